@@ -1,0 +1,38 @@
+# Two commands set everything up (see README):
+#   make explore   virtual environment + fpexplore[jupyter], then JupyterLab on the explorer
+#   make test      virtual environment + fpexplore[jupyter,dev], then the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# JupyterLab refuses to run as root without --allow-root (containers, CI)
+JUPYTER_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: explore test lint bench clean
+
+explore: $(VENV)/.installed-jupyter
+	$(BIN)/jupyter lab notebooks/00_explorer.ipynb $(JUPYTER_ARGS)
+
+test: $(VENV)/.installed-dev
+	FPX_MIN_ORACLE_CASES=100000 $(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python benchmarks/bench_exact.py
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "fpexplore needs Python 3.10 or newer (found " + sys.version.split()[0] + "); set PYTHON=python3.x")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-jupyter: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[jupyter]"
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[jupyter,dev]"
+	touch $@ $(VENV)/.installed-jupyter
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache *.egg-info

@@ -1,0 +1,345 @@
+"""Correctly rounded references: ``fma``, ``exact_sum``, ``exact_dot``.
+
+Each result is the exact real value of the operation on the given inputs, rounded once to
+nearest-even in the inputs' format, with IEEE 754 behaviour for NaN, infinities, signed zeros,
+subnormals and overflow. They are the fast twins of the slow rational oracles in the tests.
+
+How the fast paths stay exact:
+
+* ``fma``, float16/bfloat16/float32: the product is exact in float64; the addition is rounded
+  to odd in float64 (TwoSum + a one-ulp nudge), then rounded once to the format. Round to
+  odd at 53 >= p + 2 bits followed by round to nearest is a single correct rounding (Boldo &
+  Melquiond 2008). float64: Dekker's TwoProduct, TwoSum and a round-to-odd addition (same
+  paper, algorithm "Emulated FMA"); elements outside its safe exponent range (huge or tiny
+  products, results near underflow or overflow) fall back to exact rationals, one by one.
+* ``exact_sum`` / ``exact_dot``: values are bucketed by binary exponent; inside a bucket all
+  values are integer multiples of one quantum and short enough that float64 sums them without
+  error (``np.bincount``); the few bucket totals are combined as Python integers and rounded
+  once. float64 values are first split into high and low halves (26 + 27 bits); float64
+  products are split exactly with TwoProduct.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ._rounding import float_to_scaled_int, odd_add64, round_rational, round_scaled_int, two_sum
+from .formats import FormatInfo, _coerce, _round_f64, _scalar_out, format_info
+
+__all__ = ["exact_dot", "exact_sum", "fma"]
+
+_SPLITTER = float(2**27 + 1)
+_F64_INFO = format_info("float64")
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dekker's TwoProduct with Veltkamp splitting: ``p + e == a*b`` exactly (safe range only)."""
+    p = a * b
+    t = _SPLITTER * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLITTER * b
+    bh = t - (t - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def _fma_rational(a: float, b: float, c: float, info: FormatInfo) -> float:
+    q = Fraction(a) * Fraction(b) + Fraction(c)
+    return round_rational(q.numerator, q.denominator, info.precision, info.emin, info.emax)
+
+
+def fma(a, b, c):
+    """Fused multiply-add ``a*b + c`` with a single rounding, elementwise with broadcasting.
+
+    Inputs must share one of ``FORMATS`` (Python scalars adopt it when exactly representable);
+    the result has that format. Exact, including NaN/inf rules (``fma(inf, 0, c)`` is NaN, a
+    finite product plus ``±inf`` is ``±inf`` even if the product would overflow), signed zeros
+    and gradual underflow. 0-d inputs give a NumPy scalar.
+    """
+    (a, b, c), info = _coerce(a, b, c, what="fma")
+    with np.errstate(all="ignore"):
+        if info.name != "float64":
+            out = _fma_narrow(a, b, c, info)
+        else:
+            a, b, c = np.broadcast_arrays(a, b, c)
+            out = np.empty(a.shape)
+            flat = out.reshape(-1)  # a view: filling it fills out
+            A, B, C = (v.reshape(-1) for v in (a, b, c))
+            for i in range(0, A.size, _BLOCK):  # blocks keep the temporaries in cache
+                j = i + _BLOCK
+                flat[i:j] = _fma64(A[i:j], B[i:j], C[i:j])
+    return _scalar_out(out)
+
+
+_BLOCK = 1 << 15  # elements per cache-sized block in the vectorized fast paths
+
+
+def _fma_narrow(a: np.ndarray, b: np.ndarray, c: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """fma for formats of at most 24 bits: the product is exact in float64 (and cannot overflow).
+
+    ``s = RN64(a*b + c)`` is rounded once more to the format. That double rounding can only
+    go wrong where ``s`` is exactly a midpoint between two neighbours in the format (every
+    midpoint is a float64 number, so RN64 keeps all values on their side of it) or where the
+    result is subnormal in the format (checked conservatively). Only those few elements are
+    recomputed with a round-to-odd addition, which is exact.
+    """
+    a, b, c = np.broadcast_arrays(a, b, c)
+    shape = a.shape
+    a, b, c = (v.reshape(-1) for v in (a, b, c))
+    out = np.empty(a.size, dtype=info.dtype)
+    low = np.uint64((1 << (53 - info.precision)) - 1)  # bits of s below the format's precision
+    half = np.uint64(1 << (52 - info.precision))
+    # work block by block so that the float64 temporaries stay in cache
+    s = np.empty(min(_BLOCK, a.size))
+    work = np.empty_like(s)
+    for i in range(0, a.size, _BLOCK):
+        j = min(i + _BLOCK, a.size)
+        n = j - i
+        sv, wv = s[:n], work[:n]
+        sv[...] = c[i:j]
+        wv[...] = a[i:j]
+        wv *= b[i:j].astype(np.float64)  # the exact product
+        sv += wv  # RN64(a*b + c)
+        out[i:j] = _round_f64(sv, info)
+        bits = wv.view(np.uint64)
+        np.bitwise_and(sv.view(np.uint64), low, out=bits)
+        suspect = bits == half
+        np.abs(sv, out=wv)
+        suspect |= wv < info.smallest_normal
+        if suspect.any():
+            idx = np.flatnonzero(suspect) + i
+            aa, bb, cc = (v[idx].astype(np.float64) for v in (a, b, c))
+            out[idx] = _round_f64(odd_add64(aa * bb, cc), info)
+    return out.reshape(shape)
+
+
+def _fma64(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    finite = np.isfinite(A) & np.isfinite(B) & np.isfinite(C)
+    # special values (and exactly zero products) follow plain IEEE arithmetic, except that a
+    # finite product (even one that overflows float64) plus an infinite c is that infinity.
+    naive = np.where(np.isinf(C) & np.isfinite(A) & np.isfinite(B), C, A * B + C)
+    _, ea = np.frexp(A)
+    _, eb = np.frexp(B)
+    _, ec = np.frexp(C)
+    absA, absB = np.abs(A), np.abs(B)
+    fast = (
+        finite
+        & (absA >= 2.0**-1022)
+        & (absB >= 2.0**-1022)
+        & (absA < 2.0**995)
+        & (absB < 2.0**995)
+        & (ea + eb >= -968)
+        & (ea + eb <= 1020)
+        & (ec <= 1020)
+    )
+    ph, pl = _two_product(A, B)
+    th, tl = two_sum(C, ph)
+    v = odd_add64(pl, tl)
+    r = th + v
+    # results near underflow or overflow are left to the exact path
+    ath = np.abs(th)
+    fast &= (ath == 0) | ((ath >= 2.0**-968) & (ath < 2.0**1020))
+    zero_product = finite & ((A == 0) | (B == 0))
+    out = np.where(fast, r, naive)
+    slow = finite & ~fast & ~zero_product
+    if slow.any():
+        idx = np.nonzero(slow)
+        vals = [
+            _fma_rational(x, y, z, _F64_INFO)
+            for x, y, z in zip(A[idx].tolist(), B[idx].tolist(), C[idx].tolist())
+        ]
+        out[idx] = vals
+    return out
+
+
+# ----------------------------------------------------------------------------- exact sums
+
+class _ExactAccumulator:
+    """Exact running sum of finite floats, fed block by block; ``total()`` gives ``(N, K)``
+    meaning ``N * 2**K`` exactly.
+
+    Values are bucketed by their biased exponent E. float32 values (``add32``) in bucket E are
+    multiples of 2**(max(E,1) - 150) below 2**(E - 126), so 2**29 of them sum exactly in
+    float64. float64 values (``add64``) are split into their top 26 significand bits (hi) and
+    the rest (lo): hi parts are multiples of 2**(max(E,1) - 1048) below 2**(E - 1022), lo
+    parts multiples of 2**(max(E,1) - 1075) below 2**(max(E,1) - 1048), so 2**26 of either
+    sum exactly. float64 values of magnitude >= 2**960 are scaled by 2**-256 (exactly) into a
+    second accumulator so that no bucket sum can overflow. ``np.bincount`` does the bucket
+    sums; the few nonzero bucket totals are combined as Python integers.
+    """
+
+    _HI_MASK = np.uint64(~((1 << 27) - 1) & 0xFFFFFFFFFFFFFFFF)
+
+    def __init__(self, shift: int = 0):
+        self.shift = shift
+        self.terms: list[tuple[int, int]] = []
+        self.count32 = self.count64 = 0
+        self.sums32 = np.zeros(256)
+        self.hi = np.zeros(2048)
+        self.lo = np.zeros(2048)
+        self.big: _ExactAccumulator | None = None
+
+    def add32(self, x32: np.ndarray) -> None:
+        if self.count32 + x32.size > 1 << 29:
+            self._flush()
+        self.count32 += x32.size
+        e = ((x32.view(np.uint32) >> np.uint32(23)) & np.uint32(0xFF)).astype(np.intp)
+        # (bincount is several times faster with intp keys and float64 weights given to it)
+        self.sums32 += np.bincount(e, weights=x32.astype(np.float64), minlength=256)
+
+    def add64(self, x64: np.ndarray) -> None:
+        big = np.abs(x64) >= 2.0**960
+        if big.any():
+            if self.big is None:
+                self.big = _ExactAccumulator(self.shift + 256)
+            self.big.add64(x64[big] * 2.0**-256)
+            x64 = x64[~big]
+        if self.count64 + x64.size > 1 << 26:
+            self._flush()
+        self.count64 += x64.size
+        bits = x64.view(np.uint64)
+        e = ((bits >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.intp)
+        hi = (bits & self._HI_MASK).view(np.float64)
+        self.hi += np.bincount(e, weights=hi, minlength=2048)
+        self.lo += np.bincount(e, weights=x64 - hi, minlength=2048)
+
+    def _flush(self) -> None:
+        for sums, offset in ((self.sums32, 150), (self.hi, 1048), (self.lo, 1075)):
+            for E in np.flatnonzero(sums).tolist():
+                k = max(E, 1) - offset
+                self.terms.append((float_to_scaled_int(sums[E], k), k + self.shift))
+            sums[:] = 0.0
+        self.count32 = self.count64 = 0
+
+    def total(self) -> tuple[int, int]:
+        return _combine(self._all_terms())
+
+    def _all_terms(self) -> list[tuple[int, int]]:
+        self._flush()
+        return self.terms + (self.big._all_terms() if self.big is not None else [])
+
+
+def _blocks(n: int):
+    """Slices of at most _BLOCK elements covering range(n)."""
+    return (slice(i, min(i + _BLOCK, n)) for i in range(0, n, _BLOCK))
+
+
+def _combine(terms: list[tuple[int, int]]) -> tuple[int, int]:
+    """Sum ``n * 2**k`` terms exactly into one ``(N, K)``."""
+    if not terms:
+        return 0, 0
+    K = min(k for _, k in terms)
+    return sum(n << (k - K) for n, k in terms), K
+
+
+def _specials(values: np.ndarray):
+    """IEEE result of a sum containing NaN or infinities, or None if all are finite."""
+    if np.isfinite(values).all():
+        return None
+    if np.isnan(values).any():
+        return np.nan
+    pos = np.isposinf(values).any()
+    neg = np.isneginf(values).any()
+    if pos and neg:
+        return np.nan
+    return np.inf if pos else -np.inf
+
+
+def _finish(N: int, K: int, info: FormatInfo, all_negative_zero: bool):
+    if N == 0:
+        value = -0.0 if all_negative_zero else 0.0
+    else:
+        value = round_scaled_int(N, K, info.precision, info.emin, info.emax)
+    return np.asarray(value, dtype=np.float64).astype(info.dtype)[()]
+
+
+def exact_sum(x):
+    """Correctly rounded sum of all elements of ``x``, in x's format.
+
+    Exact for any size and dynamic range (no intermediate rounding at all). IEEE rules: any
+    NaN or ``+inf`` with ``-inf`` gives NaN; infinities of one sign give that infinity; an
+    exact zero is ``-0.0`` only if every element is ``-0.0`` (and there is at least one),
+    otherwise ``+0.0``; the empty sum is ``+0.0``. Overflow gives ``±inf``.
+    """
+    (x,), info = _coerce(x, what="exact_sum")
+    x = np.ascontiguousarray(x).reshape(-1)
+    special = _specials(x)
+    if special is not None:
+        return np.asarray(special).astype(info.dtype)[()]
+    acc = _ExactAccumulator()
+    for blk in _blocks(x.size):
+        if info.name == "float64":
+            acc.add64(x[blk])
+        else:  # float16 and bfloat16 values are exact in float32
+            acc.add32(x[blk].astype(np.float32))
+    N, K = acc.total()
+    all_neg_zero = N == 0 and x.size > 0 and bool(np.all(np.signbit(x) & (x == 0)))
+    return _finish(N, K, info, all_neg_zero)
+
+
+def exact_dot(a, b):
+    """Correctly rounded dot product ``sum(a[i] * b[i])`` of two 1-D arrays, in their format.
+
+    The exact real value, rounded once: no product or partial sum is rounded. IEEE rules:
+    NaN inputs, ``inf * 0`` or infinite products of both signs give NaN; otherwise an infinite
+    product gives that infinity (finite products never overflow here: they are exact). An
+    exact zero is ``-0.0`` only if every product is ``-0.0``; the empty dot is ``+0.0``.
+    """
+    (a, b), info = _coerce(a, b, what="exact_dot")
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"exact_dot takes 1-D arrays, got shapes {a.shape} and {b.shape}")
+    if a.shape != b.shape:
+        raise ValueError(f"exact_dot: shapes {a.shape} and {b.shape} differ")
+    A = a.astype(np.float64)
+    B = b.astype(np.float64)
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(A) & np.isfinite(B)
+        if not finite.all():
+            prods = np.where(finite, 0.0, A * B)  # inf*0 -> nan; inf*x -> ±inf
+            special = _specials(prods)
+            if special is not None:
+                return np.asarray(special).astype(info.dtype)[()]
+        if info.name != "float64":
+            # products of p <= 24 bit values are exact float64 numbers (no over/underflow)
+            acc = _ExactAccumulator()
+            for blk in _blocks(A.size):
+                acc.add64(A[blk] * B[blk])
+            prod_neg_zero = ((A == 0) | (B == 0)) & (np.signbit(A) != np.signbit(B))
+        else:
+            acc, prod_neg_zero = _dot64(A, B)
+    N, K = acc.total()
+    all_neg_zero = N == 0 and A.size > 0 and bool(np.all(prod_neg_zero))
+    return _finish(N, K, info, all_neg_zero)
+
+
+def _dot64(A: np.ndarray, B: np.ndarray):
+    _, ea = np.frexp(A)
+    _, eb = np.frexp(B)
+    absA, absB = np.abs(A), np.abs(B)
+    zero = (A == 0) | (B == 0)
+    safe = (
+        (absA >= 2.0**-1022)
+        & (absB >= 2.0**-1022)
+        & (absA < 2.0**995)
+        & (absB < 2.0**995)
+        & (ea + eb >= -968)
+        & (ea + eb <= 1020)
+    )
+    acc = _ExactAccumulator()
+    for blk in _blocks(A.size):
+        ok = safe[blk]
+        ph, pl = _two_product(np.where(ok, A[blk], 0.0), np.where(ok, B[blk], 0.0))
+        acc.add64(ph)
+        acc.add64(pl)
+    slow = ~safe & ~zero
+    if slow.any():
+        # exact products outside the safe range: integers times 2**-2148
+        for x, y in zip(A[slow].tolist(), B[slow].tolist()):
+            q = Fraction(x) * Fraction(y)
+            acc.terms.append((q.numerator * ((1 << 2148) // q.denominator), -2148))
+    prod_neg_zero = zero & (np.signbit(A) != np.signbit(B))
+    return acc, prod_neg_zero

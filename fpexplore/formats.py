@@ -1,0 +1,515 @@
+"""Binary floating-point formats: registry, correct rounding, bits, ulps, neighbours.
+
+``FORMATS`` are the storage formats an array can have. ``"tf32"`` is an *input rounding*
+(float32 storage, 10 explicit significand bits, float32's exponent range), accepted by
+:func:`as_format`, :func:`format_info` and :func:`ulp` but not an array dtype.
+
+Everything here is exact: :func:`as_format` rounds to nearest, ties to even, with gradual
+underflow and overflow to infinity, from any of the formats, from integers of any size and
+from exact rationals (``fractions.Fraction``, ``decimal.Decimal``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import ml_dtypes
+import numpy as np
+
+from ._rounding import odd_f64_to_f32, round_rational
+
+__all__ = [
+    "FORMATS",
+    "ROUNDINGS",
+    "ULP_NAN",
+    "BitFields",
+    "FormatInfo",
+    "as_format",
+    "bit_string",
+    "fields",
+    "format_info",
+    "format_of",
+    "from_bits",
+    "next_down",
+    "next_up",
+    "to_bits",
+    "ulp",
+    "ulp_distance",
+]
+
+FORMATS = ("float16", "bfloat16", "float32", "float64")
+ROUNDINGS = FORMATS + ("tf32",)
+
+#: Returned by ``ulp_distance(..., nan="sentinel")`` where exactly one side is NaN.
+ULP_NAN = int(np.iinfo(np.int64).min)
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    """Parameters of a binary format (IEEE 754 style, with subnormals).
+
+    ``precision`` counts the implicit bit (float32: 24). Values are Python floats.
+    """
+
+    name: str
+    dtype: np.dtype = field(repr=False)
+    uint: np.dtype = field(repr=False)
+    bits: int
+    precision: int
+    emin: int
+    emax: int
+    storage: bool = True
+
+    @property
+    def fraction_bits(self) -> int:
+        """Explicit significand bits (precision - 1)."""
+        return self.precision - 1
+
+    @property
+    def exponent_bits(self) -> int:
+        return self.bits - 1 - (self.precision - 1) if self.storage else 8
+
+    @property
+    def bias(self) -> int:
+        return self.emax
+
+    @property
+    def eps(self) -> float:
+        """Distance from 1 to the next larger value, 2**(1 - precision)."""
+        return math.ldexp(1.0, 1 - self.precision)
+
+    @property
+    def unit_roundoff(self) -> float:
+        """u = eps / 2, the bound on the relative error of one rounding."""
+        return math.ldexp(1.0, -self.precision)
+
+    @property
+    def smallest_subnormal(self) -> float:
+        return math.ldexp(1.0, self.emin - self.precision + 1)
+
+    @property
+    def smallest_normal(self) -> float:
+        return math.ldexp(1.0, self.emin)
+
+    @property
+    def max(self) -> float:
+        return math.ldexp(2.0 - math.ldexp(1.0, 1 - self.precision), self.emax)
+
+
+_INFO = {
+    "float16": FormatInfo("float16", np.dtype(np.float16), np.dtype(np.uint16), 16, 11, -14, 15),
+    "bfloat16": FormatInfo("bfloat16", _BF16, np.dtype(np.uint16), 16, 8, -126, 127),
+    "float32": FormatInfo("float32", np.dtype(np.float32), np.dtype(np.uint32), 32, 24, -126, 127),
+    "float64": FormatInfo(
+        "float64", np.dtype(np.float64), np.dtype(np.uint64), 64, 53, -1022, 1023
+    ),
+    "tf32": FormatInfo(
+        "tf32", np.dtype(np.float32), np.dtype(np.uint32), 32, 11, -126, 127, storage=False
+    ),
+}
+_BY_DTYPE = {_INFO[name].dtype: _INFO[name] for name in FORMATS}
+
+
+def format_info(fmt) -> FormatInfo:
+    """Return the :class:`FormatInfo` for a format name, a NumPy dtype or a FormatInfo.
+
+    Raises ValueError listing the valid names for anything else.
+    """
+    if isinstance(fmt, FormatInfo):
+        return fmt
+    if isinstance(fmt, str):
+        info = _INFO.get(fmt)
+        if info is None:
+            raise ValueError(f"unknown format {fmt!r}; valid formats: {', '.join(ROUNDINGS)}")
+        return info
+    try:
+        dt = np.dtype(fmt)
+    except TypeError:
+        dt = None
+    if dt is not None and dt in _BY_DTYPE:
+        return _BY_DTYPE[dt]
+    raise ValueError(f"unknown format {fmt!r}; valid formats: {', '.join(ROUNDINGS)}")
+
+
+def _unsupported_dtype(dt: np.dtype) -> TypeError:
+    if dt.kind in "iu":
+        hint = (
+            "integer input is not a floating-point format: convert it explicitly, "
+            "e.g. fpx.as_format(x, 'float64')"
+        )
+    elif dt.kind == "b":
+        hint = "boolean input is not a floating-point format"
+    elif dt.kind == "O":
+        hint = (
+            "object arrays are not supported: "
+            "convert to one of the formats with fpx.as_format(x, fmt)"
+        )
+    else:
+        hint = f"dtype {dt} is not supported"
+    return TypeError(f"{hint}; supported formats: {', '.join(FORMATS)}")
+
+
+def format_of(x) -> str:
+    """Name of the format of a NumPy array or scalar (TypeError for other dtypes)."""
+    dt = np.asarray(x).dtype
+    info = _BY_DTYPE.get(dt)
+    if info is None:
+        raise _unsupported_dtype(dt)
+    return info.name
+
+
+def _info_of_array(x: np.ndarray) -> FormatInfo:
+    info = _BY_DTYPE.get(x.dtype)
+    if info is None:
+        raise _unsupported_dtype(x.dtype)
+    return info
+
+
+def _scalar_out(out: np.ndarray):
+    """NumPy convention: 0-d results come back as NumPy scalars."""
+    return out[()] if out.ndim == 0 else out
+
+
+# ----------------------------------------------------------------------------- rounding
+
+
+def _round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """Correctly round a float64 array to ``info`` (vectorized)."""
+    name = info.name
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        if name == "float64":
+            return x64
+        if name in ("float32", "float16"):
+            # IEEE conversions (float16: NumPy's direct double->half, no double rounding)
+            return x64.astype(info.dtype)
+        odd32 = odd_f64_to_f32(x64)  # round to odd at 24 bits, then once to the target
+        if name == "bfloat16":
+            return odd32.astype(_BF16)
+        return _round_f32_bits(odd32, 13)  # tf32
+
+
+def _round_f32_bits(x32: np.ndarray, drop: int) -> np.ndarray:
+    """Round float32 values to ``24 - drop`` significand bits, nearest-even, NaN kept."""
+    b = x32.view(np.uint32)
+    half = np.uint32((1 << (drop - 1)) - 1)
+    r = (b + half + ((b >> np.uint32(drop)) & np.uint32(1))) & np.uint32(
+        (0xFFFFFFFF >> drop) << drop
+    )
+    out = r.view(np.float32)
+    return np.where(np.isnan(x32), x32, out)
+
+
+def _as_ratio(v) -> tuple[int, int] | float:
+    """Exact (num, den) of a real number, or the float itself if it is NaN or infinite."""
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError("boolean values are not numbers to round")
+    if isinstance(v, numbers.Integral):
+        return int(v), 1
+    if isinstance(v, numbers.Rational):
+        return int(v.numerator), int(v.denominator)
+    if isinstance(v, (numbers.Complex)) and not isinstance(v, numbers.Real):
+        raise TypeError(f"complex value {v!r} cannot be rounded to a real format")
+    if hasattr(v, "as_integer_ratio"):
+        try:
+            return v.as_integer_ratio()
+        except (OverflowError, ValueError):
+            return float(v)  # inf or nan
+    raise TypeError(f"cannot round {type(v).__name__} value {v!r} to a binary format")
+
+
+def _round_exact_scalar(v, info: FormatInfo) -> float:
+    r = _as_ratio(v)
+    if isinstance(r, float):
+        return r
+    num, den = r
+    if num == 0:
+        # keep the sign of a float zero (-0.0), integers and rationals give +0
+        return math.copysign(0.0, v) if isinstance(v, (float, np.floating)) else 0.0
+    return round_rational(num, den, info.precision, info.emin, info.emax)
+
+
+def as_format(x, fmt):
+    """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``), nearest-even.
+
+    ``x`` may be a NumPy array or scalar of any of the formats, a Python float or int, a list,
+    an integer array (exact whatever its size), or exact rationals (``Fraction``, ``Decimal``,
+    object arrays of them). The result has the format's dtype (``"tf32"``: float32 holding
+    values with 11 significant bits). Rounding is correct: no double rounding, gradual
+    underflow, overflow to ``±inf``; NaN stays NaN, signed zeros keep their sign.
+    """
+    info = format_info(fmt)
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError("boolean values are not numbers to round")
+    arr = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    kind = arr.dtype.kind
+    if arr.dtype in _BY_DTYPE:
+        src = _BY_DTYPE[arr.dtype]
+        if src.name == info.name:
+            return _scalar_out(arr.copy())
+        if src.precision <= info.precision and src.emin >= info.emin and src.emax <= info.emax:
+            return _scalar_out(arr.astype(info.dtype))  # widening: exact
+        return _scalar_out(_round_f64(arr.astype(np.float64), info))
+    if kind in "iu":
+        if arr.size == 0 or int(np.max(np.abs(arr.astype(np.float64)))) < 2**53:
+            return _scalar_out(_round_f64(arr.astype(np.float64), info))
+        arr = arr.astype(object)
+        kind = "O"
+    if kind in "fO":  # other float widths (longdouble) and objects: exact per element
+        flat = (
+            [_round_exact_scalar(v, info) for v in arr.reshape(-1).tolist()]
+            if kind == "O"
+            else [_round_exact_scalar(v, info) for v in arr.reshape(-1)]
+        )
+        out = np.array(flat, dtype=np.float64).reshape(arr.shape)
+        return _scalar_out(out.astype(info.dtype))  # exactly representable already
+    if kind == "b":
+        raise TypeError("boolean values are not numbers to round")
+    raise TypeError(f"cannot round values of dtype {arr.dtype} to {info.name}")
+
+
+# ----------------------------------------------------------------------------- bits
+
+
+class BitFields(NamedTuple):
+    """Sign (0/1), biased exponent field and explicit significand (fraction) field."""
+
+    sign: np.ndarray
+    exponent: np.ndarray
+    significand: np.ndarray
+
+
+def _float_array(x) -> tuple[np.ndarray, FormatInfo]:
+    arr = np.asarray(x)
+    if arr.dtype in _BY_DTYPE:
+        return arr, _BY_DTYPE[arr.dtype]
+    raise _unsupported_dtype(arr.dtype)
+
+
+def _bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """Bit patterns as a new unsigned array of the same shape (0-d stays 0-d)."""
+    return np.array(arr, dtype=info.dtype, order="C", copy=True).view(info.uint)
+
+
+def to_bits(x):
+    """The bit patterns of ``x`` as unsigned integers of the format's width."""
+    arr, info = _float_array(x)
+    return _scalar_out(_bits(arr, info))
+
+
+def from_bits(bits, fmt):
+    """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`)."""
+    info = format_info(fmt)
+    if not info.storage:
+        raise ValueError(f"{info.name} is an input rounding, not a storage format")
+    b = np.asarray(bits)
+    if b.dtype.kind not in "iu":
+        raise TypeError("bit patterns must be integers")
+    if b.size and (int(b.min()) < 0 or int(b.max()) >= 1 << info.bits):
+        raise ValueError(f"bit patterns for {info.name} must lie in [0, 2**{info.bits})")
+    return _scalar_out(b.astype(info.uint).view(info.dtype))
+
+
+def fields(x) -> BitFields:
+    """Split ``x`` into (sign, biased exponent, fraction) integer fields."""
+    arr, info = _float_array(x)
+    b = np.asarray(to_bits(arr)).astype(np.uint64)
+    fb = info.fraction_bits
+    sign = (b >> np.uint64(info.bits - 1)).astype(np.int64)
+    expo = ((b >> np.uint64(fb)) & np.uint64((1 << info.exponent_bits) - 1)).astype(np.int64)
+    frac = (b & np.uint64((1 << fb) - 1)).astype(np.int64)
+    return BitFields(_scalar_out(sign), _scalar_out(expo), _scalar_out(frac))
+
+
+def bit_string(x, sep: str = " "):
+    """Bit pattern as ``"s eeeeeeee ffff..."`` (a str for scalars, an array of str otherwise)."""
+    arr, info = _float_array(x)
+    b = np.asarray(to_bits(arr)).reshape(-1).tolist()
+    eb = info.exponent_bits
+
+    def one(v: int) -> str:
+        s = format(v, f"0{info.bits}b")
+        return sep.join((s[0], s[1 : 1 + eb], s[1 + eb :]))
+
+    out = [one(v) for v in b]
+    if arr.ndim == 0:
+        return out[0]
+    return np.array(out, dtype=object).reshape(arr.shape)
+
+
+# ----------------------------------------------------------------------------- ulps
+
+
+def ulp(x, fmt=None):
+    """Unit in the last place of ``x``: the quantum ``2**(max(e, emin) - precision + 1)``.
+
+    ``e = floor(log2|x|)``; zeros and subnormals get the smallest subnormal; ``ulp(±inf) =
+    inf``, ``ulp(nan) = nan``. The result has x's dtype. ``fmt`` (e.g. ``"tf32"`` for float32
+    data) selects the precision when it differs from the storage format.
+    """
+    arr, storage = _float_array(x)
+    info = storage if fmt is None else format_info(fmt)
+    if info.dtype != storage.dtype:
+        raise TypeError(f"{info.name} values are stored as {info.dtype}, got {storage.name} data")
+    with np.errstate(invalid="ignore"):
+        x64 = arr.astype(np.float64)
+    _, e = np.frexp(np.abs(x64))  # |x| = m * 2^e, m in [0.5, 1): floor(log2|x|) = e - 1
+    e = np.where(x64 == 0, info.emin, e.astype(np.int64) - 1)
+    q = np.maximum(e, info.emin) - (info.precision - 1)
+    out = np.ldexp(1.0, q)
+    out = np.where(np.isfinite(x64), out, np.abs(x64))
+    return _scalar_out(out.astype(storage.dtype))
+
+
+def _step(x, direction: int):
+    with np.errstate(invalid="ignore"):  # NaN bit patterns in ml_dtypes formats
+        return _step_impl(x, direction)
+
+
+def _step_impl(x, direction: int):
+    arr, info = _float_array(x)
+    b = _bits(arr, info).astype(np.uint64)
+    one = np.uint64(1)
+    sign_bit = np.uint64(1 << (info.bits - 1))
+    negative = (b & sign_bit) != 0
+    is_zero = (b & ~sign_bit) == 0
+    # moving away from zero is +1 on the bit pattern, toward zero is -1
+    away = negative if direction < 0 else ~negative
+    nb = np.where(away, b + one, b - one)
+    tiny = np.uint64(1) | (sign_bit if direction < 0 else np.uint64(0))
+    nb = np.where(is_zero, tiny, nb)
+    out = nb.astype(info.uint).view(info.dtype)
+    inf = np.isinf(arr) & (np.signbit(arr) == (direction < 0))  # next_up(+inf) = +inf
+    out = np.where(np.isnan(arr) | inf, arr, out)
+    return _scalar_out(out.astype(info.dtype))
+
+
+def next_up(x):
+    """The least value of the format greater than ``x`` (IEEE nextUp; ``next_up(-0.0)`` is the
+    smallest positive subnormal, ``next_up(max) = inf``, ``next_up(inf) = inf``, NaN stays)."""
+    return _step(x, +1)
+
+
+def next_down(x):
+    """The greatest value of the format less than ``x`` (IEEE nextDown)."""
+    return _step(x, -1)
+
+
+def _ordered_key(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """Map values to int64 so that consecutive values differ by 1 and ±0 both map to 0."""
+    b = _bits(arr, info).astype(np.uint64)
+    sign_bit = np.uint64(1 << (info.bits - 1))
+    mag = (b & ~sign_bit).astype(np.int64)
+    return np.where((b & sign_bit) != 0, -mag, mag)
+
+
+def ulp_distance(a, b, *, nan: str = "raise"):
+    """Signed number of representable values from ``a`` to ``b`` (int64).
+
+    ``ulp_distance(a, next_up(a)) == 1``; ``-0.0`` and ``+0.0`` are 0 apart; ``±inf`` count as
+    one step beyond ``±max``. ``a`` and ``b`` must have the same format (no silent conversion)
+    and broadcast together. float64 distances beyond 2**63 - 1 saturate at ±(2**63 - 1).
+
+    NaN: ``nan="raise"`` (default) raises ValueError; ``nan="sentinel"`` returns 0 where both
+    are NaN and :data:`ULP_NAN` (the most negative int64) where exactly one is.
+    """
+    if nan not in ("raise", "sentinel"):
+        raise ValueError(f"nan must be 'raise' or 'sentinel', got {nan!r}")
+    (xa, xb), info = _coerce(a, b, what="ulp_distance")
+    xa, xb = np.broadcast_arrays(xa, xb)
+    na, nb_ = np.isnan(xa), np.isnan(xb)
+    any_nan = na | nb_
+    if nan == "raise" and any_nan.any():
+        raise ValueError(
+            f"ulp_distance of NaN is undefined ({int(any_nan.sum())} NaN position(s)); "
+            "pass nan='sentinel' to get ULP_NAN there"
+        )
+    ka, kb = _ordered_key(xa, info), _ordered_key(xb, info)
+    with np.errstate(over="ignore"):
+        d = kb - ka
+    overflow = ((ka < 0) != (kb < 0)) & ((d < 0) != (kb < 0))
+    if overflow.any():
+        big = np.int64(np.iinfo(np.int64).max)
+        d = np.where(overflow, np.where(kb < 0, -big, big), d)
+    if any_nan.any():
+        d = np.where(any_nan, np.where(na & nb_, 0, ULP_NAN), d)
+    return _scalar_out(np.asarray(d, dtype=np.int64))
+
+
+# ----------------------------------------------------------------------------- input coercion
+
+
+def _weak_array(x) -> np.ndarray | None:
+    """Python scalars and lists are 'weak' (no format of their own); arrays are 'strong'."""
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError("boolean input is not a floating-point number")
+    if isinstance(x, np.generic):  # np.float64 subclasses float but has a format
+        return None
+    if isinstance(x, (float, int)):
+        return np.asarray(x)
+    if isinstance(x, (list, tuple)):
+        arr = np.asarray(x)
+        if arr.dtype == np.float64 or arr.dtype.kind in "iu":
+            return arr
+    return None
+
+
+def _coerce(*xs, what: str) -> tuple[list[np.ndarray], FormatInfo]:
+    """Bring inputs to one format without changing any value.
+
+    NumPy arrays and scalars fix the format; all of them must agree (mixed formats raise
+    TypeError saying how to convert). Python floats/ints and lists adopt that format only if
+    every value is exactly representable in it (else TypeError); alone they are float64.
+    """
+    strong: dict[str, FormatInfo] = {}
+    prepared: list[tuple[np.ndarray, bool]] = []
+    for x in xs:
+        weak = _weak_array(x)
+        if weak is not None:
+            if (
+                weak.dtype.kind in "iu"
+                and weak.size
+                and np.max(np.abs(weak.astype(np.float64))) >= 2**53
+            ):
+                raise TypeError(f"{what}: integer input too large to be exact in float64")
+            if weak.dtype.kind not in "iuf":
+                raise TypeError(f"{what}: unsupported input {x!r}")
+            prepared.append((weak, True))
+            continue
+        arr = np.asarray(x)
+        info = _BY_DTYPE.get(arr.dtype)
+        if info is None:
+            raise TypeError(f"{what}: {_unsupported_dtype(arr.dtype)}")
+        strong[info.name] = info
+        prepared.append((arr, False))
+    if len(strong) > 1:
+        names = sorted(strong, key=FORMATS.index)
+        raise TypeError(
+            f"{what}: mixed formats {' and '.join(names)}; convert explicitly first, e.g. "
+            f"fpx.as_format(x, {names[-1]!r}) (widening is exact) or "
+            f"fpx.as_format(x, {names[0]!r}) (rounds)"
+        )
+    info = next(iter(strong.values())) if strong else _INFO["float64"]
+    out = []
+    for arr, is_weak in prepared:
+        if is_weak:
+            f64 = arr.astype(np.float64)
+            conv = as_format(f64, info.name)
+            conv = np.asarray(conv)
+            same = (conv.astype(np.float64) == f64) | (
+                np.isnan(f64) & np.isnan(conv.astype(np.float64))
+            )
+            if not np.all(same):
+                bad = f64[~same].reshape(-1)[0] if f64.ndim else float(f64)
+                raise TypeError(
+                    f"{what}: the Python value {bad!r} is not exactly representable in "
+                    f"{info.name}; round it explicitly with fpx.as_format(value, {info.name!r}) "
+                    "or pass an array of that format"
+                )
+            arr = conv
+        out.append(arr)
+    return out, info

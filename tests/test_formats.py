@@ -1,0 +1,322 @@
+"""fpexplore.formats against the oracle: rounding, bits, ulps, neighbours, ULP distance."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fpexplore as fpx
+
+import oracle
+from oracle import SPECS, same
+from strategies import STORAGE, random_values, values
+
+ALL = STORAGE + ("tf32",)
+
+
+# ----------------------------------------------------------------------------- registry
+
+
+def test_formats_tuple_and_info():
+    assert fpx.FORMATS == ("float16", "bfloat16", "float32", "float64")
+    # IEEE 754-2019 table 3.5 (binary16/32/64) and the bfloat16 / TF32 definitions
+    expect = {
+        "float16": (11, -14, 15, 2.0**-10, 2.0**-24, 2.0**-14, 65504.0),
+        "bfloat16": (8, -126, 127, 2.0**-7, 2.0**-133, 2.0**-126, 3.3895313892515355e38),
+        "float32": (24, -126, 127, 2.0**-23, 2.0**-149, 2.0**-126, 3.4028234663852886e38),
+        "float64": (
+            53,
+            -1022,
+            1023,
+            2.0**-52,
+            5e-324,
+            2.2250738585072014e-308,
+            1.7976931348623157e308,
+        ),
+        "tf32": (11, -126, 127, 2.0**-10, 2.0**-136, 2.0**-126, 3.4011621342146535e38),
+    }
+    for name, (p, emin, emax, eps, sub, norm, mx) in expect.items():
+        info = fpx.format_info(name)
+        assert (info.precision, info.emin, info.emax) == (p, emin, emax)
+        assert (info.eps, info.smallest_subnormal, info.smallest_normal, info.max) == (
+            eps,
+            sub,
+            norm,
+            mx,
+        )
+        assert info.unit_roundoff == eps / 2
+    assert fpx.format_info(np.float32).name == "float32"
+    assert fpx.format_info(ml_dtypes.bfloat16).name == "bfloat16"
+    for name in fpx.FORMATS:  # the storage formats agree with NumPy / ml_dtypes finfo
+        fi = ml_dtypes.finfo(SPECS[name][0])
+        info = fpx.format_info(name)
+        assert float(fi.max) == info.max and float(fi.eps) == info.eps
+        assert float(fi.smallest_subnormal) == info.smallest_subnormal
+
+
+def test_unknown_format_lists_valid_ones():
+    with pytest.raises(ValueError, match="float16, bfloat16, float32, float64, tf32"):
+        fpx.format_info("float8")
+    with pytest.raises(ValueError, match="valid formats"):
+        fpx.as_format(1.0, "half")
+    with pytest.raises(ValueError, match="valid formats"):
+        fpx.format_info(np.int32)
+
+
+def test_format_of():
+    assert fpx.format_of(np.zeros(2, np.float16)) == "float16"
+    assert fpx.format_of(np.zeros(2, ml_dtypes.bfloat16)) == "bfloat16"
+    with pytest.raises(TypeError, match="integer"):
+        fpx.format_of(np.arange(3))
+
+
+# ----------------------------------------------------------------------------- as_format
+
+
+def check_rounding(x64: np.ndarray, fmt: str) -> None:
+    got = np.atleast_1d(fpx.as_format(x64, fmt))
+    assert got.dtype == SPECS[fmt][0]
+    for g, v in zip(got, x64.tolist()):
+        want = v if not math.isfinite(v) else oracle.round_fraction(Fraction(v), fmt)
+        if v == 0:
+            want = v
+        oracle.CHECKED["cases"] += 1
+        assert same(g, oracle.to_format(want, fmt)), (fmt, v, g, want)
+
+
+def near_midpoints(rng, fmt: str, n: int) -> np.ndarray:
+    """float64 values at, just above and just below midpoints of fmt, over its whole range."""
+    _, p, emin, emax = SPECS[fmt]
+    m = rng.integers(2 ** (p - 1), 2**p, size=n).astype(np.float64)
+    e = rng.integers(emin - p - 3, emax + 1, size=n)
+    mid = np.ldexp(m + 0.5, e - p + 1)  # exact in float64 for p <= 24 (p+1 bits)
+    if p > 24:  # float64 midpoints are not float64 numbers: use values around them
+        mid = np.ldexp(m, e - p + 1)
+    nudge = rng.choice([-1, 0, 1], size=n)
+    with np.errstate(over="ignore"):
+        out = np.where(nudge == 0, mid, np.nextafter(mid, np.where(nudge > 0, np.inf, -np.inf)))
+    return out * rng.choice([-1.0, 1.0], size=n)
+
+
+@pytest.mark.parametrize("fmt", ALL)
+def test_as_format_from_float64(fmt):
+    rng = np.random.default_rng(5)
+    x = np.concatenate(
+        [
+            near_midpoints(rng, fmt, 6000),
+            random_values(rng, "float64", 3000).astype(np.float64),
+            np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-320, -1e-320]),
+            # the overflow threshold max + ulp(max)/2 rounds to inf; just below rounds to max
+            np.array([float(oracle.max_finite(fmt)) * (1 + 2.0 ** -SPECS[fmt][1])]),
+            np.nextafter(
+                np.array([float(oracle.max_finite(fmt)) * (1 + 2.0 ** -SPECS[fmt][1])]), 0
+            ),
+        ]
+    )
+    check_rounding(x, fmt)
+
+
+@pytest.mark.parametrize("src", STORAGE)
+@pytest.mark.parametrize("fmt", ALL)
+def test_as_format_between_formats(src, fmt):
+    rng = np.random.default_rng(9)
+    x = random_values(rng, src, 3000)
+    got = np.atleast_1d(fpx.as_format(x, fmt))
+    with np.errstate(invalid="ignore"):
+        x64 = x.astype(np.float64)
+    check_rounding(x64, fmt)
+    assert np.array_equal(got, np.atleast_1d(fpx.as_format(x64, fmt)), equal_nan=True)
+
+
+def test_as_format_double_rounding_traps():
+    # via float32 these would round to the even neighbour; correctly they round up
+    assert float(fpx.as_format(1 + 2**-8 + 2**-40, "bfloat16")) == 1 + 2**-7
+    assert float(fpx.as_format(1 + 2**-11 + 2**-40, "tf32")) == 1 + 2**-10
+    assert float(fpx.as_format(1 + 2**-11 + 2**-40, "float16")) == 1 + 2**-10
+
+
+def test_as_format_exact_inputs():
+    assert float(fpx.as_format(Fraction(1, 3), "float32")) == float(np.float32(1 / 3))
+    assert float(fpx.as_format(2**1000 + 1, "float64")) == 2.0**1000
+    assert float(fpx.as_format(Decimal("0.1"), "float64")) == 0.1
+    big = np.array([2**53 + 1, -(2**62) - 1], dtype=np.int64)
+    assert fpx.as_format(big, "float64").tolist() == [2.0**53, -(2.0**62)]
+    assert fpx.as_format(np.array([2**53 + 1]), "float32")[0] == np.float32(2.0**53)
+    # 2^24 + 1 is a tie in float32 -> even (2^24); 2^24 + 3 -> 2^24 + 4
+    assert fpx.as_format([2**24 + 1, 2**24 + 3], "float32").tolist() == [2.0**24, 2.0**24 + 4]
+    assert fpx.as_format(10**400, "float64") == np.inf
+    assert np.signbit(fpx.as_format(-0.0, "bfloat16"))
+    assert fpx.as_format(np.float32(3.0), "float32") == np.float32(3.0)
+    with pytest.raises(TypeError, match="boolean"):
+        fpx.as_format(True, "float32")
+    with pytest.raises(TypeError):
+        fpx.as_format(1 + 2j, "float64")
+
+
+@settings(max_examples=300)
+@given(q=st.fractions(max_denominator=10**30), fmt=st.sampled_from(ALL))
+def test_as_format_fractions_hypothesis(q, fmt):
+    got = fpx.as_format(q, fmt)
+    oracle.CHECKED["cases"] += 1
+    assert same(got, oracle.to_format(oracle.round_fraction(q, fmt), fmt))
+
+
+# ----------------------------------------------------------------------------- bits
+
+
+def test_bits_fields_and_strings():
+    assert fpx.to_bits(np.float32(1.0)) == 0x3F800000
+    assert fpx.bit_string(np.float32(-1.5)) == "1 01111111 10000000000000000000000"
+    assert fpx.bit_string(np.float16(65504)) == "0 11110 1111111111"
+    assert fpx.bit_string(ml_dtypes.bfloat16(1.0), sep="") == "0011111110000000"
+    assert fpx.bit_string(np.float64(2.0)) == "0 10000000000 " + "0" * 52
+    f = fpx.fields(np.array([-2.5, 5e-324, np.inf]))
+    assert f.sign.tolist() == [1, 0, 0]
+    assert f.exponent.tolist() == [1024, 0, 2047]
+    assert f.significand.tolist() == [2**50, 1, 0]
+    arr = np.array([[1.0, -0.0]], dtype=np.float32)
+    assert fpx.bit_string(arr).shape == (1, 2)
+    assert fpx.from_bits(fpx.to_bits(arr), "float32").tolist() == arr.tolist()
+    with pytest.raises(ValueError, match="2\\*\\*16"):
+        fpx.from_bits(70000, "float16")
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+def test_bits_roundtrip_random(fmt):
+    rng = np.random.default_rng(1)
+    x = random_values(rng, fmt, 2000)
+    b = fpx.to_bits(x)
+    back = fpx.from_bits(b, fmt)
+    assert np.array_equal(back.view(b.dtype), b)
+    s, e, m = fpx.fields(x)
+    info = fpx.format_info(fmt)
+    rebuilt = (s.astype(object) << (info.bits - 1)) | (e.astype(object) << info.fraction_bits) | m
+    assert [int(v) for v in rebuilt] == [int(v) for v in b]
+
+
+# ----------------------------------------------------------------------------- neighbours
+
+
+def sorted_values(fmt: str) -> np.ndarray:
+    """All values of a 16-bit format in increasing order, NaNs and -0.0 removed."""
+    with np.errstate(invalid="ignore"):
+        allv = np.arange(2**16, dtype=np.uint16).view(SPECS[fmt][0]).astype(np.float64)
+    allv = allv[~np.isnan(allv)]
+    allv = allv[~((allv == 0) & np.signbit(allv))]
+    return np.sort(allv)
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
+def test_neighbours_ulps_distances_exhaustive_16bit(fmt):
+    """Every 16-bit pattern: next_up/next_down/ulp_distance against the sorted value list."""
+    dt = SPECS[fmt][0]
+    order = sorted_values(fmt)
+    index = {v: i for i, v in enumerate(order.tolist())}
+    index[-0.0] = index[0.0]
+    x = np.arange(2**16, dtype=np.uint16).view(dt)
+    with np.errstate(invalid="ignore"):
+        x64 = x.astype(np.float64)
+        up = fpx.next_up(x).astype(np.float64)
+        down = fpx.next_down(x).astype(np.float64)
+    finite = ~np.isnan(x64)
+    for v, u, d in zip(x64[finite].tolist(), up[finite].tolist(), down[finite].tolist()):
+        i = index[v]
+        assert u == (order[i + 1] if i + 1 < len(order) else math.inf)
+        assert d == (order[i - 1] if i > 0 else -math.inf)
+        if v == 0:  # nextUp(±0) is the smallest positive subnormal
+            assert u == order[index[0.0] + 1]
+    assert np.isnan(up[~finite]).all() and np.isnan(down[~finite]).all()
+    # ulp_distance is the difference of positions in the sorted list (±0 at one position)
+    rng = np.random.default_rng(0)
+    a = rng.choice(x[finite], 5000)
+    b = rng.choice(x[finite], 5000)
+    got = fpx.ulp_distance(a, b)
+    want = [index[float(q)] - index[float(p)] for p, q in zip(a, b)]
+    oracle.CHECKED["cases"] += len(want)
+    assert got.tolist() == want
+    # ulp: the quantum, against the oracle
+    got_ulp = fpx.ulp(x[finite]).astype(np.float64)
+    want_ulp = [oracle.ulp(v, fmt) for v in x64[finite].tolist()]
+    assert got_ulp.tolist() == want_ulp
+
+
+@pytest.mark.parametrize("fmt", ["float32", "float64"])
+def test_neighbours_wide_formats(fmt):
+    rng = np.random.default_rng(2)
+    x = random_values(rng, fmt, 5000)
+    dt = SPECS[fmt][0].type
+    with np.errstate(invalid="ignore", over="ignore"):
+        want_up = np.nextafter(x, dt(np.inf))
+        want_down = np.nextafter(x, dt(-np.inf))
+    # IEEE nextUp(-0) = +min subnormal; nextafter(-0, +inf) gives the same value
+    assert np.array_equal(fpx.next_up(x), want_up, equal_nan=True)
+    assert np.array_equal(fpx.next_down(x), want_down, equal_nan=True)
+
+
+@pytest.mark.parametrize("fmt", ["float32", "float64"])
+def test_ulp_distance_wide_formats(fmt):
+    rng = np.random.default_rng(4)
+    a = random_values(rng, fmt, 4000)
+    b = random_values(rng, fmt, 4000)
+    b[:1000] = fpx.next_up(a[:1000])
+    ok = ~np.isnan(a) & ~np.isnan(b)
+    a, b = a[ok], b[ok]
+    got = fpx.ulp_distance(a, b)
+    big = 2**63 - 1
+    for g, p, q in zip(got.tolist(), a.tolist(), b.tolist()):
+        want = oracle.ordinal(q, fmt) - oracle.ordinal(p, fmt)
+        oracle.CHECKED["cases"] += 1
+        assert g == max(-big, min(big, want)), (p, q, g, want)
+    x = random_values(rng, fmt, 3000)
+    x = x[np.isfinite(x)]
+    assert np.all(fpx.ulp_distance(x, fpx.next_up(x)) == 1)
+    got_ulp = fpx.ulp(x).astype(np.float64)
+    assert got_ulp.tolist() == [oracle.ulp(v, fmt) for v in x.tolist()]
+
+
+def test_ulp_distance_rules():
+    f32 = np.float32
+    assert fpx.ulp_distance(f32(-0.0), f32(0.0)) == 0
+    assert fpx.ulp_distance(f32(1.0), f32(1.0 + 2**-23)) == 1
+    assert fpx.ulp_distance(f32(1.0 + 2**-23), f32(1.0)) == -1
+    assert fpx.ulp_distance(f32(-1e-45), f32(1e-45)) == 2
+    assert fpx.ulp_distance(f32(3.4028235e38), f32(np.inf)) == 1
+    # the SO 21020356 matmul differences at ~100: 7.63e-06 is one float32 ulp there
+    assert fpx.ulp_distance(f32(100.0), f32(100.0) + f32(7.62939453125e-06)) == 1
+    with pytest.raises(ValueError, match="NaN"):
+        fpx.ulp_distance(f32(np.nan), f32(1.0))
+    got = fpx.ulp_distance(
+        np.array([np.nan, np.nan, 1.0]), np.array([np.nan, 1.0, np.nan]), nan="sentinel"
+    )
+    assert got.tolist() == [0, fpx.ULP_NAN, fpx.ULP_NAN]
+    assert fpx.ulp_distance(-1.7976931348623157e308, 1.7976931348623157e308) == 2**63 - 1
+    with pytest.raises(TypeError, match="mixed formats"):
+        fpx.ulp_distance(np.float32(1), np.float64(1))
+    with pytest.raises(ValueError, match="nan must be"):
+        fpx.ulp_distance(1.0, 2.0, nan="ignore")
+
+
+def test_ulp_tf32():
+    x = np.array([1.0, 3.0, 1e-38], dtype=np.float32)
+    assert fpx.ulp(x, "tf32").tolist() == [2.0**-10, 2.0**-9, 2.0**-136]
+    with pytest.raises(TypeError, match="stored as float32"):
+        fpx.ulp(np.float64(1.0), "tf32")
+
+
+@settings(max_examples=200)
+@given(data=st.data(), fmt=st.sampled_from(STORAGE))
+def test_next_up_ulp_consistency_hypothesis(data, fmt):
+    v = data.draw(values(fmt))
+    x = np.array([v]).astype(SPECS[fmt][0])
+    if not np.isfinite(x.astype(np.float64)).all():
+        return
+    up = fpx.next_up(x)
+    assert fpx.ulp_distance(x, up)[0] == 1
+    assert same(fpx.next_down(up)[0], x[0]) or (x[0] == 0 and fpx.next_down(up)[0] == 0)

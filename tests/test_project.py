@@ -1,0 +1,99 @@
+"""Project hygiene: import weight, environment files in sync with pyproject.toml, layout."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+import fpexplore as fpx
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("IPython", "ipywidgets", "matplotlib", "pandas", "cupy", "ipympl", "tqdm")
+
+
+def test_import_is_light():
+    code = f"import sys, fpexplore\nprint([m for m in {HEAVY!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+# pip name -> conda-forge name where they differ
+CONDA_NAME = {"ml-dtypes": "ml_dtypes", "cupy-cuda12x": "cupy"}
+
+
+def _norm(req: str) -> str | None:
+    """'ml-dtypes>=0.5' -> 'ml_dtypes>=0.5' (conda-forge spelling); None if not for Python 3.11."""
+    req = req.replace(" ", "")
+    if ";" in req:
+        req, marker = req.split(";", 1)
+        if "python_version<'3.11'" in marker.replace('"', "'"):
+            return None  # the conda environments pin Python 3.11
+    name = re.match(r"[A-Za-z0-9_.\-]+", req).group(0)
+    key = name.lower().replace("_", "-")
+    return CONDA_NAME.get(key, key) + req[len(name) :]
+
+
+def _pyproject():
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    proj = data["project"]
+    groups = {"runtime": proj["dependencies"], **proj["optional-dependencies"]}
+    return {g: {r for r in map(_norm, reqs) if r} for g, reqs in groups.items()}
+
+
+def _conda(path: Path):
+    env = yaml.safe_load(path.read_text())
+    assert "conda-forge" in env["channels"]
+    deps = [d for d in env["dependencies"] if isinstance(d, str)]
+    assert "python=3.11" in deps, f"{path} must pin python=3.11"
+    pip = [d for d in env["dependencies"] if isinstance(d, dict)]
+    return {d.replace(" ", "") for d in deps if d not in ("python=3.11", "pip")}, pip
+
+
+def test_environment_files_match_pyproject():
+    groups = _pyproject()
+    assert groups["runtime"] == {"numpy>=2.0", "ml_dtypes>=0.5"}
+    full, pip = _conda(ROOT / "environment.yml")
+    assert full == groups["runtime"] | groups["jupyter"] | groups["gpu"] | groups["dev"]
+    assert pip == [{"pip": ["-e ."]}]
+    binder, _ = _conda(ROOT / "binder" / "environment.yml")
+    assert binder == groups["runtime"] | groups["jupyter"]  # no CuPy: Binder has no GPU
+    assert "pip install --no-deps ." in (ROOT / "binder" / "postBuild").read_text()
+
+
+def test_public_api_names():
+    for name in ("FORMATS", "fma", "exact_sum", "exact_dot", "ulp_distance", "as_format"):
+        assert name in fpx.__all__ and hasattr(fpx, name)
+    assert set(fpx.__all__) <= set(dir(fpx))
+
+
+def test_readme_quick_start_matches_makefile_and_ci():
+    readme = (ROOT / "README.md").read_text()
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"^(make \w+)", quick, flags=re.M)
+    assert commands == ["make explore", "make test"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^explore:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
+    assert "notebooks/00_explorer.ipynb" in makefile
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^make test$", ci, re.M), (
+        ".ci/run must run the README's test command verbatim"
+    )
+
+
+@pytest.mark.parametrize("nb", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_notebooks_stored_without_outputs(nb):
+    data = json.loads(nb.read_text())
+    for cell in data["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell.get("outputs") == [] and cell.get("execution_count") is None, nb.name
