@@ -1,15 +1,17 @@
 """fpexplore: see, measure and explain floating-point differences between CPU and GPU.
 
 Architecture (dependencies point downward only; ``import fpexplore`` loads NumPy and
-ml_dtypes, nothing else):
+ml_dtypes, nothing else; numba loads on the first call of an order):
 
 - ``formats``    format registry, correct rounding to a format (incl. tf32), bits, ulp, neighbours
 - ``exact``      correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast twins)
 - ``_rounding``  exact rational rounding and round-to-odd helpers used by the two above
+- ``orders/``    evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
+                 trees, CuPy/CUB hypotheses, compensated, exact), compiled with numba on first use
 
-Planned on top (see the project issues): ``orders/`` (summation and product orders),
-``ops/`` (composite ops and their formula variants), ``metrics``, ``backends/`` (numpy,
-emulated, cupy, replay), ``experiment`` (compare/sweep tables), ``plots`` and ``widgets``.
+Planned on top (see the project issues): ``ops/`` (composite ops and their formula variants),
+``metrics``, ``backends/`` (numpy, emulated, cupy, replay), ``experiment`` (compare/sweep
+tables), ``plots`` and ``widgets``.
 """
 
 from .exact import exact_dot, exact_sum, fma
@@ -31,6 +33,13 @@ from .formats import (
     ulp,
     ulp_distance,
 )
+from .orders import (
+    dot,
+    exact_matmul,
+    matmul,
+    orders,
+    sum,  # noqa: A004  (like np.sum)
+)
 
 __version__ = "0.1.0"
 
@@ -42,15 +51,20 @@ __all__ = [
     "FormatInfo",
     "as_format",
     "bit_string",
+    "dot",
     "exact_dot",
+    "exact_matmul",
     "exact_sum",
     "fields",
     "fma",
     "format_info",
     "format_of",
     "from_bits",
+    "matmul",
     "next_down",
     "next_up",
+    "orders",
+    "sum",
     "to_bits",
     "ulp",
     "ulp_distance",

@@ -158,6 +158,7 @@ def _fma64(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- exact sums
 
+
 class _ExactAccumulator:
     """Exact running sum of finite floats, fed block by block; ``total()`` gives ``(N, K)``
     meaning ``N * 2**K`` exactly.

@@ -19,7 +19,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("IPython", "ipywidgets", "matplotlib", "pandas", "cupy", "ipympl", "tqdm")
+HEAVY = ("IPython", "ipywidgets", "matplotlib", "pandas", "cupy", "ipympl", "tqdm", "numba")
 
 
 def test_import_is_light():
@@ -62,7 +62,7 @@ def _conda(path: Path):
 
 def test_environment_files_match_pyproject():
     groups = _pyproject()
-    assert groups["runtime"] == {"numpy>=2.0", "ml_dtypes>=0.5"}
+    assert groups["runtime"] == {"numpy>=2.0", "ml_dtypes>=0.5", "numba>=0.60"}
     full, pip = _conda(ROOT / "environment.yml")
     assert full == groups["runtime"] | groups["jupyter"] | groups["gpu"] | groups["dev"]
     assert pip == [{"pip": ["-e ."]}]

@@ -1,0 +1,706 @@
+"""Compiled (numba) loops for the evaluation orders. Private: use fpexplore.orders.
+
+Arithmetic model
+----------------
+Every kernel computes in a *compute type* given by the type of its ``z`` argument (a +0.0):
+
+* float32 ``z``: native IEEE single arithmetic (the float32 accumulator).
+* float64 ``z``: IEEE double arithmetic, followed after every operation by a rounding to the
+  accumulator format described by ``rp = (p, emin, vmax)``; ``p == 0`` means no rounding
+  (the float64 accumulator). float16 and bfloat16 accumulators use this: their sums, products
+  and fused multiply-adds are exact or innocuously double-rounded in float64 (53 >= 2*22 + 2)
+  and then rounded once to the format, so each operation is correctly rounded.
+
+Products of two inputs are rounded to the accumulator format; ``fused`` steps use a hardware
+(or libm) fused multiply-add through the ``llvm.fma`` intrinsic for float32/float64, which is
+correctly rounded; they are cross-checked against fpexplore.exact.fma in the tests.
+Kernels never use fast-math, so no operation is reassociated or contracted by the compiler.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
+
+_jit = nb.njit(cache=True, nogil=True)
+
+# ----------------------------------------------------------------------------- scalar helpers
+
+
+@intrinsic
+def _hw_fma(typingctx, a, b, c):
+    """llvm.fma: a*b + c with a single rounding (float32 or float64)."""
+    if not (a == b == c and isinstance(a, types.Float)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ty = args[0].type
+        name = "llvm.fma.f32" if ty == ir.FloatType() else "llvm.fma.f64"
+        fnty = ir.FunctionType(ty, [ty, ty, ty])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, name)
+        return builder.call(fn, args)
+
+    return a(a, b, c), codegen
+
+
+@nb.njit
+def _round64(v, rp):
+    """Round a float64 to nearest-even at precision rp[0], min exponent rp[1], max rp[2]."""
+    p = rp[0]
+    if p == 0 or v == 0.0 or not math.isfinite(v):
+        return v
+    _, e = math.frexp(v)
+    ex = e - 1
+    if ex < rp[1]:
+        ex = rp[1]
+    q = ex - p + 1
+    r = math.ldexp(np.rint(math.ldexp(v, -q)), q)
+    if abs(r) > rp[2]:
+        return math.copysign(math.inf, v)
+    return r
+
+
+def _rnd(v, rp):
+    """Round a compute-type value to the accumulator format (float32: nothing to do)."""
+
+
+@overload(_rnd)
+def _rnd_impl(v, rp):
+    if v == types.float32:
+        return lambda v, rp: v
+    return lambda v, rp: _round64(v, rp)
+
+
+def _round_to(v, rp):
+    """Round a compute-type value to another format (rp), keeping the compute type."""
+
+
+@overload(_round_to)
+def _round_to_impl(v, rp):
+    if v == types.float32:
+        return lambda v, rp: np.float32(_round64(np.float64(v), rp))
+    return lambda v, rp: _round64(v, rp)
+
+
+def _cast(v, z):
+    """v converted to the type of z (exact: storage values are representable)."""
+
+
+@overload(_cast)
+def _cast_impl(v, z):
+    if z == types.float32:
+        return lambda v, z: np.float32(v)
+    return lambda v, z: np.float64(v)
+
+
+def _fma(a, b, c, rp):
+    """Correctly rounded a*b + c in the accumulator format."""
+
+
+@overload(_fma)
+def _fma_impl(a, b, c, rp):
+    if a == types.float32:
+        return lambda a, b, c, rp: _hw_fma(a, b, c)
+
+    def impl(a, b, c, rp):
+        if rp[0] == 0:
+            return _hw_fma(a, b, c)
+        return _round64(a * b + c, rp)  # 16-bit values: a*b exact, one innocuous rounding
+
+    return impl
+
+
+@nb.njit
+def _add(a, b, rp):
+    return _rnd(a + b, rp)
+
+
+@nb.njit
+def _term(x, y, i, has_y, z, rp):
+    """Term i: x[i], or the product x[i]*y[i] rounded to the accumulator format."""
+    if has_y:
+        return _rnd(_cast(x[i], z) * _cast(y[i], z), rp)
+    return _cast(x[i], z)
+
+
+@nb.njit
+def _ftz32(v, on):
+    """CUDA -ftz=true for float32: subnormal operands and results become signed zeros."""
+    if on and v != 0 and abs(v) < 1.1754943508222875e-38:
+        return v * (v - v)  # a zero of v's sign and type
+    return v
+
+
+# ----------------------------------------------------------------------------- 1-D orders
+
+
+@_jit
+def sequential(x, y, has_y, fused, z, rp, lo, hi, step):
+    """acc = t[first]; acc = acc + t[i] for the rest of range(lo, hi, step) (fused: fma)."""
+    first = True
+    acc = z
+    for i in range(lo, hi, step):
+        if first:
+            acc = _term(x, y, i, has_y, z, rp)
+            first = False
+        elif fused:
+            acc = _fma(_cast(x[i], z), _cast(y[i], z), acc, rp)
+        else:
+            acc = _add(acc, _term(x, y, i, has_y, z, rp), rp)
+    return acc
+
+
+# The two pairwise orders walk their recursion trees with explicit stacks: numba's cache
+# (cache=True) can crash when it loads a recursive function called from another one.
+_STACK = 192  # frames; the trees are at most ~2*log2(n) + 2 deep
+
+
+@_jit
+def _pairwise_leaf(x, y, has_y, z, rp, lo, n):
+    """Textbook pairwise for n <= 4 terms (the same tree, spelled out)."""
+    if n <= 0:
+        return z
+    if n == 1:
+        return _term(x, y, lo, has_y, z, rp)
+    if n == 2:
+        return _add(_term(x, y, lo, has_y, z, rp), _term(x, y, lo + 1, has_y, z, rp), rp)
+    if n == 3:
+        t12 = _add(_term(x, y, lo + 1, has_y, z, rp), _term(x, y, lo + 2, has_y, z, rp), rp)
+        return _add(_term(x, y, lo, has_y, z, rp), t12, rp)
+    t01 = _add(_term(x, y, lo, has_y, z, rp), _term(x, y, lo + 1, has_y, z, rp), rp)
+    t23 = _add(_term(x, y, lo + 2, has_y, z, rp), _term(x, y, lo + 3, has_y, z, rp), rp)
+    return _add(t01, t23, rp)
+
+
+@_jit
+def pairwise(x, y, has_y, z, rp, lo, hi):
+    """Textbook recursive halving: S(t[lo:hi]) = S(first n//2) + S(rest); S([a]) = a."""
+    frames = np.empty((_STACK, 3), dtype=np.int64)  # (lo, hi, children done?)
+    vals = np.full(_STACK, z)
+    nf = 0
+    nv = 0
+    frames[0, 0] = lo
+    frames[0, 1] = hi
+    frames[0, 2] = 0
+    nf = 1
+    while nf > 0:
+        nf -= 1
+        a = frames[nf, 0]
+        b = frames[nf, 1]
+        n = b - a
+        if n <= 4:
+            vals[nv] = _pairwise_leaf(x, y, has_y, z, rp, a, n)
+            nv += 1
+        elif frames[nf, 2] == 1:
+            nv -= 1
+            vals[nv - 1] = _add(vals[nv - 1], vals[nv], rp)
+        else:
+            mid = a + n // 2
+            frames[nf, 2] = 1
+            frames[nf + 1, 0] = mid
+            frames[nf + 1, 1] = b
+            frames[nf + 1, 2] = 0
+            frames[nf + 2, 0] = a
+            frames[nf + 2, 1] = mid
+            frames[nf + 2, 2] = 0
+            nf += 3  # the left half is evaluated first, then the right, then their sum
+    return vals[0]
+
+
+@_jit
+def _numpy_block(x, y, has_y, z, rp, lo, n):
+    """NumPy's pairwise_sum for n <= 128 terms (loops_utils.h.src)."""
+    if n < 8:
+        res = -z
+        for i in range(lo, lo + n):
+            res = _add(res, _term(x, y, i, has_y, z, rp), rp)
+        return res
+    r0 = _term(x, y, lo, has_y, z, rp)
+    r1 = _term(x, y, lo + 1, has_y, z, rp)
+    r2 = _term(x, y, lo + 2, has_y, z, rp)
+    r3 = _term(x, y, lo + 3, has_y, z, rp)
+    r4 = _term(x, y, lo + 4, has_y, z, rp)
+    r5 = _term(x, y, lo + 5, has_y, z, rp)
+    r6 = _term(x, y, lo + 6, has_y, z, rp)
+    r7 = _term(x, y, lo + 7, has_y, z, rp)
+    end = n - n % 8
+    i = 8
+    while i < end:
+        b = lo + i
+        r0 = _add(r0, _term(x, y, b, has_y, z, rp), rp)
+        r1 = _add(r1, _term(x, y, b + 1, has_y, z, rp), rp)
+        r2 = _add(r2, _term(x, y, b + 2, has_y, z, rp), rp)
+        r3 = _add(r3, _term(x, y, b + 3, has_y, z, rp), rp)
+        r4 = _add(r4, _term(x, y, b + 4, has_y, z, rp), rp)
+        r5 = _add(r5, _term(x, y, b + 5, has_y, z, rp), rp)
+        r6 = _add(r6, _term(x, y, b + 6, has_y, z, rp), rp)
+        r7 = _add(r7, _term(x, y, b + 7, has_y, z, rp), rp)
+        i += 8
+    res = _add(
+        _add(_add(r0, r1, rp), _add(r2, r3, rp), rp),
+        _add(_add(r4, r5, rp), _add(r6, r7, rp), rp),
+        rp,
+    )
+    while i < n:
+        res = _add(res, _term(x, y, lo + i, has_y, z, rp), rp)
+        i += 1
+    return res
+
+
+@_jit
+def numpy_pairwise(x, y, has_y, z, rp, lo, n):
+    """NumPy's pairwise_sum: blocks of <= 128 as above; larger n split at n/2 rounded down to
+    a multiple of 8, the two halves summed and added."""
+    frames = np.empty((_STACK, 3), dtype=np.int64)  # (lo, n, children done?)
+    vals = np.full(_STACK, z)
+    nv = 0
+    frames[0, 0] = lo
+    frames[0, 1] = n
+    frames[0, 2] = 0
+    nf = 1
+    while nf > 0:
+        nf -= 1
+        a = frames[nf, 0]
+        m = frames[nf, 1]
+        if m <= 128:
+            vals[nv] = _numpy_block(x, y, has_y, z, rp, a, m)
+            nv += 1
+        elif frames[nf, 2] == 1:
+            nv -= 1
+            vals[nv - 1] = _add(vals[nv - 1], vals[nv], rp)
+        else:
+            n2 = m // 2
+            n2 -= n2 % 8
+            frames[nf, 2] = 1
+            frames[nf + 1, 0] = a + n2
+            frames[nf + 1, 1] = m - n2
+            frames[nf + 1, 2] = 0
+            frames[nf + 2, 0] = a
+            frames[nf + 2, 1] = n2
+            frames[nf + 2, 2] = 0
+            nf += 3
+    return vals[0]
+
+
+@_jit
+def numpy_sum(x, y, has_y, z, rp, out_rp, chunk):
+    """np.sum: acc = +0 (output format); per chunk acc = out(acc + pairwise(chunk)).
+
+    The addition is done in the accumulator type and rounded to the output format (float16
+    data: float32 pairwise, rounded to half per inner-loop call, as NumPy does).
+    """
+    n = x.shape[0]
+    acc = z
+    lo = 0
+    while lo < n:
+        m = min(chunk, n - lo)
+        acc = _round_to(_add(acc, numpy_pairwise(x, y, has_y, z, rp, lo, m), rp), out_rp)
+        lo += m
+    return acc
+
+
+@_jit
+def blocked(x, y, has_y, fused, z, rp, block):
+    """Sequential within blocks of `block` terms, then sequential over the block sums."""
+    n = x.shape[0]
+    acc = z
+    first = True
+    for lo in range(0, n, block):
+        s = sequential(x, y, has_y, fused, z, rp, lo, min(lo + block, n), 1)
+        if first:
+            acc = s
+            first = False
+        else:
+            acc = _add(acc, s, rp)
+    return acc
+
+
+@_jit
+def tree_partials(x, y, has_y, z, rp, block, strided):
+    """Per-block shared-memory tree of a CUDA reduction kernel; the last block is padded with
+    +0.0 as threads past the end load 0. Interleaved addressing: t[i] += t[i + s] for
+    i % 2s == 0, s = 1, 2, 4...; strided (sequential addressing): t[i] += t[i + h] for i < h,
+    h = block/2, block/4, ..., 1."""
+    n = x.shape[0]
+    nb_ = (n + block - 1) // block
+    out = np.full(nb_, z)
+    buf = np.full(block, z)
+    for b in range(nb_):
+        lo = b * block
+        for i in range(block):
+            buf[i] = _term(x, y, lo + i, has_y, z, rp) if lo + i < n else z
+        if strided:
+            h = block // 2
+            while h >= 1:
+                for i in range(h):
+                    buf[i] = _add(buf[i], buf[i + h], rp)
+                h //= 2
+        else:
+            s = 1
+            while s < block:
+                for i in range(0, block, 2 * s):
+                    buf[i] = _add(buf[i], buf[i + s], rp)
+                s *= 2
+        out[b] = buf[0]
+    return out
+
+
+@_jit
+def combine(values, z, rp, order):
+    """acc = +0.0; acc = acc + values[order[k]] for k in turn (atomicAdd onto a zeroed result)."""
+    acc = z
+    for k in range(order.shape[0]):
+        acc = _add(acc, values[order[k]], rp)
+    return acc
+
+
+@_jit
+def cupy_kernel(x, y, has_y, fused, z, rp, block_size, ftz):
+    """CuPy's own reduction kernel for a full reduction (cupy/_core/_reduction.pyx): one block;
+    lane m sums t[m], t[m+P], ... onto +0.0 (P = block_size / block_stride); then a shared-memory
+    tree with strides P/2, ..., 1. ftz: CuPy compiles with -ftz=true (float32 only)."""
+    n = x.shape[0]
+    if n == 0:
+        return z
+    v = max(1, block_size // n)
+    bstride = 1
+    while bstride * 2 <= v:
+        bstride *= 2
+    P = block_size // bstride
+    s = np.full(P, z)  # lane m adds t[m], t[m+P], ... onto +0.0, in that order
+    for j in range(n):
+        m = j % P
+        if fused:
+            s[m] = _ftz32(
+                _fma(_ftz32(_cast(x[j], z), ftz), _ftz32(_cast(y[j], z), ftz), s[m], rp), ftz
+            )
+        else:
+            t = _ftz32(_term(x, y, j, has_y, z, rp), ftz)
+            s[m] = _ftz32(_add(s[m], t, rp), ftz)
+    h = P // 2
+    while h >= 1:
+        for t in range(h):
+            s[t] = _ftz32(_add(s[t], s[t + h], rp), ftz)
+        h //= 2
+    return s[0]
+
+
+@_jit
+def kahan(x, y, has_y, fused, z, rp):
+    """Kahan (Higham, Alg. 4.2): s = t0; c = 0; y = t_i - c; u = s + y; c = (u - s) - y; s = u.
+    fused: y = fma(a_i, b_i, -c)."""
+    n = x.shape[0]
+    if n == 0:
+        return z
+    s = _term(x, y, 0, has_y, z, rp)
+    c = z
+    for i in range(1, n):
+        if fused:
+            yy = _fma(_cast(x[i], z), _cast(y[i], z), -c, rp)
+        else:
+            yy = _rnd(_term(x, y, i, has_y, z, rp) - c, rp)
+        u = _add(s, yy, rp)
+        c = _rnd(_rnd(u - s, rp) - yy, rp)
+        s = u
+    return s
+
+
+@_jit
+def neumaier(x, y, has_y, z, rp):
+    """Neumaier (Higham's Kahan-Babuska): s = t0; c = 0; u = s + t; c += (s - u) + t if
+    |s| >= |t| else (t - u) + s; s = u; result s + c."""
+    n = x.shape[0]
+    if n == 0:
+        return z
+    s = _term(x, y, 0, has_y, z, rp)
+    c = z
+    for i in range(1, n):
+        t = _term(x, y, i, has_y, z, rp)
+        u = _add(s, t, rp)
+        if abs(s) >= abs(t):
+            c = _add(c, _add(_rnd(s - u, rp), t, rp), rp)
+        else:
+            c = _add(c, _add(_rnd(t - u, rp), s, rp), rp)
+        s = u
+    return _add(s, c, rp)
+
+
+@_jit
+def permutation(n, seed):
+    """A seeded random permutation of range(n): Fisher-Yates driven by SplitMix64.
+
+    Deterministic on every platform (integer arithmetic only); NumPy's Generator.permutation
+    is several times slower at 10^6 elements.
+    """
+    perm = np.arange(n)
+    state = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x632BE59BD9B4E019)
+    for i in range(n - 1, 0, -1):
+        state += np.uint64(0x9E3779B97F4A7C15)
+        r = state
+        r = (r ^ (r >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        r = (r ^ (r >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        r = r ^ (r >> np.uint64(31))
+        j = np.int64(r % np.uint64(i + 1))
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
+@_jit
+def terms(x, y, has_y, z, rp):
+    """All terms as an array of the compute type."""
+    n = x.shape[0]
+    out = np.full(n, z)
+    for i in range(n):
+        out[i] = _term(x, y, i, has_y, z, rp)
+    return out
+
+
+# ----------------------------------------------------------------------------- CUB
+
+
+@_jit
+def _cub_thread_reduce(v, m, tree, rp):
+    """ThreadReduce over v[0:m]: binary tree (CCCL >= 2.8) or sequential (CCCL <= 2.6)."""
+    if not tree:
+        r = v[0]
+        for k in range(1, m):
+            r = _add(r, v[k], rp)
+        return r
+    s = 1
+    while s < m:
+        for j in range(0, m - s, 2 * s):
+            v[j] = _add(v[j], v[j + s], rp)
+        s *= 2
+    return v[0]
+
+
+@_jit
+def _cub_block_reduce(agg, num_valid, rp, warp):
+    """BLOCK_REDUCE_WARP_REDUCTIONS: shfl_down offsets 1..16 per warp, then warps in order."""
+    bt = agg.shape[0]
+    full = num_valid >= bt
+    result = agg[0]
+    for k in range(bt // 32):
+        nvalid = 32 if full else max(0, min(32, num_valid - 32 * k))
+        last = nvalid - 1
+        for i in range(32):
+            warp[i] = agg[32 * k + i]
+        off = 1
+        while off <= 16:
+            # all lanes shuffle at once: ascending i reads warp[i + off] before it is updated
+            for i in range(32):
+                if i + off <= last:
+                    warp[i] = _add(warp[i + off], warp[i], rp)
+            off *= 2
+        if k == 0:
+            result = warp[0]
+        elif full or 32 * k < num_valid:
+            result = _add(result, warp[0], rp)
+    return result
+
+
+@_jit
+def _cub_consume(v, begin, end, stride, bt, ipt, vec, vectorized, tree, z, rp, agg, items, warp):
+    """AgentReduce::ConsumeRange for one thread block (strip-mined tiles)."""
+    tile = bt * ipt
+    off = begin
+    if end - off < tile:
+        for t in range(bt):
+            a = z
+            first = True
+            for j in range(off + t, end, bt):
+                if first:
+                    a = v[j]
+                    first = False
+                else:
+                    a = _add(a, v[j], rp)
+            agg[t] = a
+        return _cub_block_reduce(agg, end - off, rp, warp)
+    for t in range(bt):
+        _cub_items(v, off, t, bt, ipt, vec, vectorized, items, 0)
+        agg[t] = _cub_thread_reduce(items, ipt, tree, rp)
+    if end - off >= stride:
+        off += stride
+        broke = False
+        while off <= end - tile:
+            for t in range(bt):
+                items[0] = agg[t]
+                _cub_items(v, off, t, bt, ipt, vec, vectorized, items, 1)
+                agg[t] = _cub_thread_reduce(items, ipt + 1, tree, rp)
+            if end - off < stride:
+                broke = True
+                break
+            off += stride
+        if not broke and off < end:
+            for t in range(bt):
+                a = agg[t]
+                for j in range(off + t, end, bt):
+                    a = _add(a, v[j], rp)
+                agg[t] = a
+    return _cub_block_reduce(agg, bt, rp, warp)
+
+
+@_jit
+def _cub_items(v, off, t, bt, ipt, vec, vectorized, items, at):
+    if vectorized:
+        k = at
+        for i in range(ipt // vec):
+            base = off + i * bt * vec + t * vec
+            for q in range(vec):
+                items[k] = v[base + q]
+                k += 1
+    else:
+        for i in range(ipt):
+            items[at + i] = v[off + t + i * bt]
+
+
+@_jit
+def cub_sum(v, z, rp, bt, ipt, vec, aligned, tree, max_blocks):
+    """cub::DeviceReduce::Sum as read from CCCL source (a hypothesis until a GPU confirms it)."""
+    n = v.shape[0]
+    if n == 0:
+        return z
+    tile = bt * ipt
+    agg = np.full(bt, z)
+    items = np.full(ipt + 1, z)
+    warp = np.full(32, z)
+    if n <= tile:
+        r = _cub_consume(v, 0, n, tile, bt, ipt, vec, aligned, tree, z, rp, agg, items, warp)
+        return _add(z, r, rp)
+    g = min((n + tile - 1) // tile, max_blocks)
+    part = np.full(g, z)
+    for b in range(g):
+        part[b] = _cub_consume(
+            v, b * tile, n, g * tile, bt, ipt, vec, aligned, tree, z, rp, agg, items, warp
+        )
+    r = _cub_consume(part, 0, g, tile, bt, ipt, vec, True, tree, z, rp, agg, items, warp)
+    return _add(z, r, rp)
+
+
+# ----------------------------------------------------------------------------- matmul
+
+
+# order codes for reduce_code (see products.MATMUL_CODES)
+@_jit
+def reduce_code(code, x, y, fused, z, rp, block):
+    """One order over the products x[i]*y[i] (used per output element by matmul)."""
+    n = x.shape[0]
+    if code == 0:
+        return sequential(x, y, True, fused, z, rp, 0, n, 1)
+    if code == 1:
+        return sequential(x, y, True, fused, z, rp, n - 1, -1, -1)
+    if code == 2:
+        return pairwise(x, y, True, z, rp, 0, n)
+    if code == 3:
+        return blocked(x, y, True, fused, z, rp, block)
+    if code == 4 or code == 5:
+        parts = tree_partials(x, y, True, z, rp, block, code == 5)
+        return combine(parts, z, rp, np.arange(parts.shape[0]))
+    if code == 6:
+        return kahan(x, y, True, fused, z, rp)
+    return neumaier(x, y, True, z, rp)
+
+
+@_jit
+def matmul(A, Bt, code, fused, z, rp, block, split):
+    """out[i, j] = order over k of A[i, k] * Bt[j, k]; with split > 1 the k range is cut into
+    `split` contiguous slices whose results are added in slice order (split-K)."""
+    m = A.shape[0]
+    n = Bt.shape[0]
+    k = A.shape[1]
+    out = np.full((m, n), z)
+    for i in range(m):
+        x = A[i]
+        for j in range(n):
+            y = Bt[j]
+            if split <= 1:
+                out[i, j] = reduce_code(code, x, y, fused, z, rp, block)
+            else:
+                acc = z
+                for s in range(split):
+                    lo = s * k // split
+                    hi = (s + 1) * k // split
+                    part = reduce_code(code, x[lo:hi], y[lo:hi], fused, z, rp, block)
+                    acc = part if s == 0 else _add(acc, part, rp)
+                out[i, j] = acc
+    return out
+
+
+@nb.njit
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@nb.njit
+def _odd_sum(h, lo):
+    """RO(h + lo) in float64 (round to odd) for finite h, lo."""
+    s, e = _two_sum(h, lo)
+    if e != 0.0 and math.isfinite(s):
+        _, ex = math.frexp(s)
+        quantum = math.ldexp(1.0, max(ex - 53, -1074))  # ulp(s): s / quantum is an integer
+        if np.int64(abs(s / quantum)) % 2 == 0:  # even last bit: step toward the exact value
+            s = np.nextafter(s, math.copysign(math.inf, e))
+    return s
+
+
+@_jit
+def dot2_bounds(A, Bt, odd):
+    """Interval ends for each exact dot product A[i] . Bt[j] (float64 inputs), via Dot2.
+
+    Products are split error-free with a hardware fma (TwoProduct) and accumulated with TwoSum
+    into hi + lo (Ogita, Rump & Oishi, "Accurate sum and dot product", 2005). With
+    err = 8 * gamma_k**2 * sum|p| + 4k * 2**-1074 (a generous bound on |hi + lo - exact|,
+    including underflow of the product errors), the exact value lies in [lo_end, hi_end],
+    each end being the exact hi + lo -/+ err rounded to nearest in float64, or (odd=True) to odd
+    so that a further rounding to a narrower format is correct. Where both ends round to the
+    same value in the target format, that value is the correctly rounded result.
+    zero[i, j]: 1 if every product is exactly +/-0 with at least one +0 (result +0.0), 2 if all
+    are -0 (result -0.0), else 0. Non-finite inputs give non-finite ends: the caller falls back.
+    """
+    m = A.shape[0]
+    n = Bt.shape[0]
+    k = A.shape[1]
+    lo_end = np.empty((m, n))
+    hi_end = np.empty((m, n))
+    zero = np.zeros((m, n), dtype=np.int8)
+    g = k * 2.0**-53 / (1.0 - k * 2.0**-53)
+    for i in range(m):
+        for j in range(n):
+            s = 0.0
+            c = 0.0
+            absum = 0.0
+            all_zero = True
+            all_neg_zero = True
+            for t in range(k):
+                a = A[i, t]
+                b = Bt[j, t]
+                p = a * b
+                e = _hw_fma(a, b, -p)
+                s, q = _two_sum(s, p)
+                c = c + (q + e)
+                absum = absum + abs(p)
+                if a == 0.0 or b == 0.0:
+                    if math.copysign(1.0, a) == math.copysign(1.0, b):
+                        all_neg_zero = False
+                else:
+                    all_zero = False
+                    all_neg_zero = False
+            if all_zero:
+                zero[i, j] = 2 if (all_neg_zero and k > 0) else 1
+            err = 8.0 * g * g * absum + 4.0 * k * 5e-324
+            h, lo = _two_sum(s, c)
+            if odd:
+                lo_end[i, j] = _odd_sum(h, lo - err)
+                hi_end[i, j] = _odd_sum(h, lo + err)
+            else:
+                lo_end[i, j] = h + (lo - err)
+                hi_end[i, j] = h + (lo + err)
+    return lo_end, hi_end, zero

@@ -1,0 +1,174 @@
+"""Product orders: ``fpx.dot`` and ``fpx.matmul`` over the summation orders.
+
+Each output is the chosen summation order applied to the products ``a[i]*b[i]``. Products are
+rounded to the accumulator format before they are added, except with ``fma=True`` in orders
+that keep a running accumulator (sequential, reverse, blocked, shuffled, cupy-kernel, kahan):
+there each product is fused into the addition that consumes it, ``acc = fma(a_i, b_i, acc)``
+(Kahan: ``y = fma(a_i, b_i, -c)``). Two orders reproduce what a library computes literally:
+``"numpy"`` is ``np.sum(a * b)`` and ``"cub"`` is CuPy's ``(a * b).sum()``, so their products
+are rounded in the inputs' format.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exact import exact_dot
+from ..formats import _coerce, as_format
+from ._registry import lookup
+from .summation import accumulator, arith, check_fma, finish, kernels, reduce_1d, to_storage
+
+__all__ = ["dot", "matmul"]
+
+MATMUL_CODES = {
+    "sequential": 0,
+    "reverse": 1,
+    "pairwise": 2,
+    "blocked": 3,
+    "tree": 4,
+    "tree-strided": 5,
+    "kahan": 6,
+    "neumaier": 7,
+}
+
+
+def _literal_products(a: np.ndarray, b: np.ndarray, ftz: bool) -> np.ndarray:
+    """a * b elementwise in the inputs' format, as NumPy or a CuPy elementwise kernel does."""
+    with np.errstate(all="ignore"):
+        p = np.multiply(a, b)
+    if ftz and p.dtype == np.float32:  # NVRTC -ftz=true: subnormal products become zeros
+        p = np.where(np.abs(p) < np.float32(2.0**-126), p * np.float32(0), p)
+    return p
+
+
+def dot(a, b, order: str = "sequential", *, fma: bool = False, accumulate=None, **params):
+    """Dot product of two 1-D arrays in the given evaluation ``order``.
+
+    Parameters are as for :func:`fpexplore.sum`; ``fma=True`` fuses each product into the
+    accumulation where the order has an accumulator (ValueError elsewhere, since it would
+    change nothing). ``order="numpy"`` is ``np.sum(a * b)`` (not ``np.dot``, which calls a
+    CPU-specific BLAS kernel); ``"cub"`` is CuPy's default 1-D ``cupy.dot`` (products, then
+    CUB's sum) and ``"cupy-kernel"`` its no-CUB reduction kernel: hypotheses until run on a GPU.
+
+    Returns a NumPy scalar in the inputs' format.
+    """
+    spec = lookup("dot", order)
+    (a, b), info = _coerce(a, b, what="dot")
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
+    fused = check_fma(spec, fma, "dot")
+    p = spec.validate(params)
+    if spec.name == "exact":
+        return exact_dot(a, b)
+    ar = arith(accumulator(accumulate, info, spec))
+    if spec.name in ("numpy", "numpy-chunked", "cub"):
+        terms = _literal_products(a, b, ftz=spec.name == "cub")
+        return finish(reduce_1d(spec, p, to_storage(terms, ar), None, False, ar, info), info)
+    X, Y = to_storage(a, ar), to_storage(b, ar)
+    return finish(reduce_1d(spec, p, X, Y, fused, ar, info), info)
+
+
+def matmul(
+    A,
+    B,
+    order: str = "sequential",
+    *,
+    fma: bool = False,
+    accumulate=None,
+    input_rounding=None,
+    split_k=None,
+    **params,
+):
+    """Matrix product ``A @ B`` with every output computed by the given order over k.
+
+    Parameters
+    ----------
+    A, B : 2-D arrays (m, k) and (k, n) of one format
+    order : one of ``fpx.orders("matmul")``
+    fma, accumulate, **params : as for :func:`fpexplore.dot` (tree orders combine their block
+        results sequentially here)
+    input_rounding : None, "tf32" or "bfloat16"
+        Round A and B to this format first (tensor-core inputs), keeping their storage format.
+    split_k : int, optional
+        Cut k into this many contiguous slices, reduce each with the order, and add the slice
+        results in order (split-K GEMM).
+
+    Returns an (m, n) array in the inputs' format. ``order="exact"`` is correctly rounded.
+    """
+    spec = lookup("matmul", order)
+    (A, B), info = _coerce(A, B, what="matmul")
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
+        raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
+    fused = check_fma(spec, fma, "matmul")
+    p = spec.validate(params)
+    if p.get("combine", "sequential") != "sequential":
+        raise ValueError(
+            "matmul combines tree blocks sequentially; combine='atomic' is for sum/dot"
+        )
+    if input_rounding is not None:
+        if input_rounding not in ("tf32", "bfloat16"):
+            raise ValueError(
+                f"input_rounding must be None, 'tf32' or 'bfloat16', got {input_rounding!r}"
+            )
+        A = np.asarray(as_format(as_format(A, input_rounding), info.name))
+        B = np.asarray(as_format(as_format(B, input_rounding), info.name))
+    k = A.shape[1]
+    if split_k is not None:
+        if (
+            isinstance(split_k, bool)
+            or not isinstance(split_k, int)
+            or not 1 <= split_k <= max(k, 1)
+        ):
+            raise ValueError(f"split_k must be an integer between 1 and k={k}, got {split_k!r}")
+    if spec.name == "exact":
+        if split_k not in (None, 1):
+            raise ValueError("split_k does not apply to the exact order")
+        return exact_matmul(A, B)
+    ar = arith(accumulator(accumulate, info, spec))
+    X = to_storage(A, ar)
+    Yt = to_storage(np.ascontiguousarray(B.T), ar)
+    out = kernels().matmul(
+        X, Yt, MATMUL_CODES[spec.name], fused, ar.z, ar.rp, p.get("block", 1), split_k or 1
+    )
+    return np.asarray(as_format(out.astype(np.float64), info.name))
+
+
+def exact_matmul(A, B):
+    """Correctly rounded ``A @ B``: each element is the exact dot product rounded once.
+
+    Fast path: Dot2 interval bounds per element (see _kernels.dot2_bounds); elements whose
+    interval does not round to one value (near ties, exact zeros of cancelling products,
+    non-finite values) are computed with :func:`fpexplore.exact_dot`.
+    """
+    (A, B), info = _coerce(A, B, what="exact_matmul")
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
+        raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
+    m, n = A.shape[0], B.shape[1]
+    A64 = np.ascontiguousarray(A, dtype=np.float64)
+    Bt64 = np.ascontiguousarray(B.T, dtype=np.float64)
+    wide = info.name == "float64"
+    # float64 inputs: TwoProduct must not overflow or underflow for the bound to hold
+    safe = bool(np.isfinite(A64).all() and np.isfinite(Bt64).all())
+    if wide and safe:
+        mags = np.abs(np.concatenate([A64.ravel(), Bt64.ravel()]))
+        nz = mags[mags > 0]
+        safe = nz.size == 0 or (nz.min() >= 2.0**-450 and nz.max() <= 2.0**450)
+    out = np.empty((m, n), dtype=info.dtype)
+    if not safe:
+        for i in range(m):
+            for j in range(n):
+                out[i, j] = exact_dot(A[i], B[:, j])
+        return out
+    lo_end, hi_end, zero = kernels().dot2_bounds(A64, Bt64, not wide)
+    r_lo = np.asarray(as_format(lo_end, info.name))
+    r_hi = np.asarray(as_format(hi_end, info.name))
+    # bitwise agreement (so -0.0 and +0.0 differ: an interval around 0 is not decided)
+    good = (
+        (r_lo.view(info.uint) == r_hi.view(info.uint)) & np.isfinite(lo_end) & np.isfinite(hi_end)
+    )
+    out[...] = r_lo
+    out[zero == 1] = 0.0
+    out[zero == 2] = -0.0
+    for i, j in zip(*np.nonzero(~good & (zero == 0))):
+        out[i, j] = exact_dot(A[i], B[:, j])
+    return out

@@ -1,0 +1,516 @@
+"""Every evaluation order against its slow independent definition (tests/slow_orders.py),
+the `numpy` orders against real NumPy (live and recorded), and the order API's errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+import slow_orders as so
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy_sum_cases import cases, make, view
+
+import fpexplore as fpx
+
+import oracle
+from oracle import SPECS, same
+from strategies import STORAGE, arrays, random_values
+
+DATA = Path(__file__).parent / "data"
+SIZES = [0, 1, 2, 3, 5, 8, 9, 17, 64, 100, 129, 300, 1000]
+NON_EXACT = [o for o in fpx.orders("sum") if o != "exact"]
+
+
+def permutation(n, seed):
+    """The seeded permutation the shuffled/atomic orders use (input data, not arithmetic)."""
+    from fpexplore.orders._kernels import permutation as perm
+
+    return perm(n, seed).tolist()
+
+
+def default_acc(order: str, fmt: str) -> str:
+    if fmt == "float16" and order in ("numpy", "numpy-chunked", "cupy-kernel"):
+        return "float32"
+    return fmt
+
+
+def expected_sum(order, x, fmt, acc=None, **params):
+    """The slow definition of fpx.sum(x, order, accumulate=acc, **params), in x's format."""
+    acc = acc or default_acc(order, fmt)
+    ar = so.Arith(acc, ftz=(order == "cupy-kernel" and params.get("ftz", True)))
+    t = [ar.conv(v) for v in x]
+    if order == "cupy-kernel":
+        t = [ar._f(v) for v in t]
+    if order == "sequential":
+        r = so.sequential(t, ar)
+    elif order == "reverse":
+        r = so.sequential(t[::-1], ar)
+    elif order == "pairwise":
+        r = so.pairwise(t, ar)
+    elif order in ("numpy", "numpy-chunked"):
+        if fmt == "bfloat16":  # ml_dtypes' add loop: sequential onto +0.0
+            r = so.tree(t, ar, block=1) if t else ar.zero()
+        else:
+            chunk = params.get("chunk", 8192) if order == "numpy-chunked" else None
+            r = so.numpy_sum(t, ar, fmt, chunk)
+    elif order == "blocked":
+        r = so.blocked(t, ar, params.get("block", 128))
+    elif order in ("tree", "tree-strided"):
+        block = params.get("block", 128)
+        nparts = -(-len(t) // block)
+        perm = None
+        if params.get("combine") == "atomic":
+            perm = permutation(nparts, params.get("seed", 0))
+        r = so.tree(t, ar, block, order == "tree-strided", perm)
+    elif order == "cupy-kernel":
+        r = so.cupy_kernel(t, ar, params.get("block_size", 512))
+    elif order == "cub":
+        bits = SPECS[acc][0].itemsize * 8
+        ipt = params.get("items") or {16: 32, 32: 16, 64: 8}[bits]
+        tree_ = (params.get("thread_reduce") or ("tree" if bits < 64 else "sequential")) == "tree"
+        r = so.cub(
+            t,
+            ar,
+            params.get("max_blocks", 5280),
+            params.get("threads", 256),
+            ipt,
+            params.get("vector", 4),
+            params.get("aligned", True),
+            tree_,
+        )
+    elif order == "shuffled":
+        p = permutation(len(t), params.get("seed", 0))
+        r = so.sequential([t[i] for i in p], ar)
+    elif order == "kahan":
+        r = so.kahan(t, ar)
+    elif order == "neumaier":
+        r = so.neumaier(t, ar)
+    else:
+        raise AssertionError(order)
+    return so.Arith(fmt).conv(r) if fmt != acc else r
+
+
+def check(got, want, fmt, ctx):
+    want = np.asarray(want, dtype=SPECS[fmt][0])[()] if not isinstance(want, np.generic) else want
+    if fmt == "float64":
+        want = np.float64(want)
+    oracle.CHECKED["cases"] += 1
+    assert same(got, want), (ctx, got, want)
+
+
+def data(fmt, n, seed=0, finite=True):
+    rng = np.random.default_rng(seed + n)
+    x = random_values(rng, fmt, n)
+    if finite:
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(x.astype(np.float64))
+        x[bad] = np.asarray(0.5, dtype=x.dtype)
+        # keep partial sums finite: scale into a moderate range
+        big = np.abs(x.astype(np.float64)) > 2.0 ** (SPECS[fmt][3] - 12)
+        x[big] = np.asarray(1.5, dtype=x.dtype)
+    return x
+
+
+# ----------------------------------------------------------------------------- sum
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+@pytest.mark.parametrize("order", NON_EXACT)
+def test_sum_orders_match_definitions(order, fmt):
+    for n in SIZES:
+        x = data(fmt, n)
+        check(fpx.sum(x, order), expected_sum(order, x, fmt), fmt, (order, n))
+
+
+PARAM_CASES = [
+    ("blocked", {"block": 1}),
+    ("blocked", {"block": 7}),
+    ("tree", {"block": 2}),
+    ("tree", {"block": 32, "combine": "atomic", "seed": 3}),
+    ("tree-strided", {"block": 64, "combine": "atomic", "seed": 9}),
+    ("tree-strided", {"block": 256}),
+    ("numpy-chunked", {"chunk": 64}),
+    ("numpy-chunked", {"chunk": 100}),
+    ("cupy-kernel", {"block_size": 64}),
+    ("cupy-kernel", {"ftz": False}),
+    ("shuffled", {"seed": 12345}),
+    ("cub", {"threads": 32, "items": 4, "vector": 2, "max_blocks": 3}),
+    ("cub", {"threads": 32, "items": 4, "vector": 4, "aligned": False, "max_blocks": 2}),
+    ("cub", {"threads": 64, "items": 8, "thread_reduce": "sequential", "max_blocks": 5}),
+]
+
+
+@pytest.mark.parametrize("fmt", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("order,params", PARAM_CASES, ids=lambda v: str(v))
+def test_sum_order_parameters(order, params, fmt):
+    for n in (0, 1, 31, 129, 700, 1500):
+        x = data(fmt, n, seed=1)
+        got = fpx.sum(x, order, **params)
+        check(got, expected_sum(order, x, fmt, **params), fmt, (order, params, n))
+
+
+def test_cub_multi_block_default_tile():
+    """Sizes over one 4096-element tile: strip-mining over blocks, a partial last tile."""
+    for n, max_blocks in ((4097, 5280), (9000, 2), (20000, 3), (12289, 3)):
+        x = data("float32", n, seed=5)
+        got = fpx.sum(x, "cub", max_blocks=max_blocks)
+        check(got, expected_sum("cub", x, "float32", max_blocks=max_blocks), "float32", n)
+    rng = np.random.default_rng(6)
+    xs = [rng.uniform(0, 1, 4097 + k).astype(np.float32) for k in range(20)]
+    # alignment changes the order (vector loads vs striped loads), so some results differ
+    assert any(fpx.sum(x, "cub") != fpx.sum(x, "cub", aligned=False) for x in xs)
+
+
+@pytest.mark.parametrize(
+    "fmt,acc",
+    [
+        ("float16", "float32"),
+        ("float16", "float64"),
+        ("bfloat16", "float32"),
+        ("float32", "float64"),
+        ("float32", "float16"),
+        ("float64", "float32"),
+    ],
+)
+@pytest.mark.parametrize(
+    "order", ["sequential", "pairwise", "tree", "kahan", "neumaier", "blocked"]
+)
+def test_sum_accumulator_formats(order, fmt, acc):
+    for n in (0, 1, 10, 300):
+        x = data(fmt, n, seed=2)
+        if SPECS[acc][1] < SPECS[fmt][1]:  # narrower accumulator: keep values representable
+            x = np.asarray(fpx.as_format(fpx.as_format(x, acc), fmt))
+        check(fpx.sum(x, order, accumulate=acc), expected_sum(order, x, fmt, acc), fmt, (n,))
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+@settings(max_examples=60)
+@given(data_=st.data())
+def test_sum_specials_hypothesis(fmt, data_):
+    """NaN, ±inf, ±0, subnormals, overflow: every order follows its definition."""
+    x = data_.draw(arrays(fmt, 0, 24))
+    order = data_.draw(st.sampled_from(NON_EXACT))
+    with np.errstate(all="ignore"):
+        check(fpx.sum(x, order), expected_sum(order, x, fmt), fmt, (order, x))
+
+
+def test_exact_order_and_signed_zeros():
+    x = np.array([1e20, 1.0, -1e20], dtype=np.float64)
+    assert fpx.sum(x, "exact") == 1.0
+    assert fpx.sum(x, "sequential") == 0.0
+    z = np.array([-0.0, -0.0])
+    assert np.signbit(fpx.sum(z, "sequential"))  # acc = x[0]: -0 + -0
+    assert not np.signbit(fpx.sum(z, "numpy"))  # NumPy adds to the identity +0.0
+    assert not np.signbit(fpx.sum(z, "tree"))  # combined onto a zeroed result
+    assert not np.signbit(fpx.sum(np.array([], np.float32), "kahan"))
+
+
+def test_sum_of_2d_flattens_in_c_order():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
+    assert same(fpx.sum(x, "sequential"), fpx.sum(x.ravel(), "sequential"))
+    assert same(fpx.sum(x.T, "sequential"), fpx.sum(x.T.ravel(), "sequential"))
+
+
+# ------------------------------------------------------------------------ numpy orders vs NumPy
+
+
+@pytest.mark.parametrize("how", ["contiguous", "stride2", "reversed"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_numpy_order_equals_installed_np_sum(dtype, how):
+    """sizes 0..300, 1000, 8191..8193, 16385, 10^5+3, 10^6+3 (contiguous), three data kinds."""
+    if tuple(int(v) for v in np.__version__.split(".")[:2]) < (2, 3):
+        pytest.skip("the 'numpy' order models NumPy >= 2.3; 'numpy-chunked' models this one")
+    n_checked = 0
+    for n, kind, dt, h in cases():
+        if dt != dtype or h != how:
+            continue
+        v = view(make(n, kind, dtype), how)
+        with np.errstate(over="ignore"):
+            want = np.sum(v)
+        check(fpx.sum(v, "numpy"), want, dtype, (n, kind))
+        n_checked += 1
+    assert n_checked > 300
+
+
+def test_numpy_order_bfloat16_equals_np_sum():
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 7, 100, 8193):
+        x = rng.standard_normal(n).astype(ml_dtypes.bfloat16)
+        check(fpx.sum(x, "numpy"), np.sum(x), "bfloat16", n)
+
+
+@pytest.mark.parametrize("version", ["2.2.6", "1.26.4"])
+def test_numpy_chunked_equals_recorded_old_numpy(version):
+    """tests/data/numpy_sum_<version>.json: np.sum under that NumPy (record_numpy_sum.py)."""
+    rec = json.loads((DATA / f"numpy_sum_{version}.json").read_text())
+    assert rec["numpy"] == version
+    differs = 0
+    for n, kind, dtype, how, hexbits in rec["cases"]:
+        v = view(make(n, kind, dtype), how)
+        want = np.array(int(hexbits, 16), dtype=SPECS[dtype][0].str.replace("f", "u")).view(dtype)
+        got = fpx.sum(v, "numpy-chunked")
+        check(got, want[()], dtype, (version, n, kind, how))
+        differs += not same(fpx.sum(v, "numpy"), want[()])
+    assert differs > 10  # the recording tells the two NumPy generations apart
+
+
+# ----------------------------------------------------------------------------- dot
+
+
+def expected_dot(order, a, b, fmt, fused=False, acc=None, **params):
+    acc = acc or default_acc(order, fmt)
+    ar = so.Arith(acc, ftz=(order == "cupy-kernel"))
+    if order in ("numpy", "numpy-chunked", "cub"):  # literal a * b in the inputs' format
+        with np.errstate(all="ignore"):
+            prods = np.multiply(a, b)
+        if order == "cub" and fmt == "float32":
+            prods = np.where(np.abs(prods) < 2.0**-126, prods * 0, prods)
+        return expected_sum(order, prods.astype(SPECS[fmt][0]), fmt, acc, **params)
+    A = [ar.conv(v) for v in a.tolist()]
+    B = [ar.conv(v) for v in b.tolist()]
+    if order == "cupy-kernel":
+        A, B = [ar._f(v) for v in A], [ar._f(v) for v in B]
+    t = [ar.mul(p, q) for p, q in zip(A, B)]
+    if not fused:
+        if order in (
+            "sequential",
+            "reverse",
+            "pairwise",
+            "blocked",
+            "tree",
+            "tree-strided",
+            "shuffled",
+            "kahan",
+            "neumaier",
+            "cupy-kernel",
+        ):
+            r = _sum_terms(order, t, ar, **params)
+            return so.Arith(fmt).conv(r) if fmt != acc else r
+        raise AssertionError(order)
+    if order in ("sequential", "reverse", "shuffled"):
+        idx = list(range(len(A)))
+        if order == "reverse":
+            idx = idx[::-1]
+        if order == "shuffled":
+            idx = permutation(len(A), params.get("seed", 0))
+        r = _fused_chain(A, B, idx, ar)
+    elif order == "blocked":
+        block = params.get("block", 128)
+        parts = [
+            _fused_chain(A, B, list(range(lo, min(lo + block, len(A)))), ar)
+            for lo in range(0, len(A), block)
+        ]
+        r = so.sequential(parts, ar)
+    elif order == "kahan":
+        r = so.kahan(None, ar, fused=(A, B)) if A else ar.zero()
+    elif order == "cupy-kernel":
+        r = so.cupy_kernel(t, ar, params.get("block_size", 512), A, B)
+    else:
+        raise AssertionError(order)
+    return so.Arith(fmt).conv(r) if fmt != acc else r
+
+
+def _fused_chain(A, B, idx, ar):
+    if not idx:
+        return ar.zero()
+    acc = ar.mul(A[idx[0]], B[idx[0]])
+    for i in idx[1:]:
+        acc = ar.fma(A[i], B[i], acc)
+    return acc
+
+
+def _sum_terms(order, t, ar, **params):
+    if order == "sequential":
+        return so.sequential(t, ar)
+    if order == "reverse":
+        return so.sequential(t[::-1], ar)
+    if order == "pairwise":
+        return so.pairwise(t, ar)
+    if order == "blocked":
+        return so.blocked(t, ar, params.get("block", 128))
+    if order in ("tree", "tree-strided"):
+        return so.tree(t, ar, params.get("block", 128), order == "tree-strided")
+    if order == "shuffled":
+        return so.sequential([t[i] for i in permutation(len(t), params.get("seed", 0))], ar)
+    if order == "kahan":
+        return so.kahan(t, ar)
+    if order == "neumaier":
+        return so.neumaier(t, ar)
+    if order == "cupy-kernel":
+        return so.cupy_kernel(t, ar, params.get("block_size", 512))
+    raise AssertionError(order)
+
+
+FMA_ORDERS = [o for o in fpx.orders("dot") if o not in ("exact",)]
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+@pytest.mark.parametrize("order", FMA_ORDERS)
+def test_dot_orders_match_definitions(order, fmt):
+    fusable = order in ("sequential", "reverse", "blocked", "shuffled", "kahan", "cupy-kernel")
+    for n in (0, 1, 2, 9, 130, 600):
+        a = data(fmt, n, seed=3)
+        b = data(fmt, n, seed=4)
+        # keep products in range
+        a = np.asarray(fpx.as_format(np.clip(a.astype(np.float64), -1e3, 1e3), fmt))
+        b = np.asarray(fpx.as_format(np.clip(b.astype(np.float64), -1e3, 1e3), fmt))
+        for fused in (False, True) if fusable else (False,):
+            got = fpx.dot(a, b, order, fma=fused)
+            check(got, expected_dot(order, a, b, fmt, fused), fmt, (order, fused, n))
+
+
+def test_dot_numpy_is_np_sum_of_products_and_fma_example():
+    rng = np.random.default_rng(8)
+    for dt in (np.float16, np.float32, np.float64):
+        a = rng.standard_normal(10007).astype(dt)
+        b = rng.standard_normal(10007).astype(dt)
+        assert same(fpx.dot(a, b, "numpy"), np.sum(a * b))
+    # cases.md section 3 (NVIDIA whitepaper): serial, FMA serial and the exact value
+    a = np.array([1.907607, -0.7862027, 1.147311, 0.9604002], dtype=np.float32)
+    b = np.array([-0.9355000, -0.6915108, 1.724470, -0.7097529], dtype=np.float32)
+    serial = np.float32(0)
+    for x, y in zip(a, b):
+        serial = np.float32(serial + np.float32(x * y))
+    assert same(fpx.dot(a, b, "sequential"), serial)
+    fma_serial = np.float32(a[0] * b[0])
+    for x, y in zip(a[1:], b[1:]):
+        fma_serial = fpx.fma(x, y, fma_serial)
+    assert same(fpx.dot(a, b, "sequential", fma=True), fma_serial)
+    assert fpx.dot(a, b, "sequential") != fpx.dot(a, b, "sequential", fma=True)
+
+
+# ----------------------------------------------------------------------------- matmul
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("order", [o for o in fpx.orders("matmul") if o != "exact"])
+def test_matmul_each_element_is_the_dot(order, fmt):
+    rng = np.random.default_rng(12)
+    A = rng.standard_normal((7, 33)).astype(SPECS[fmt][0])
+    B = rng.standard_normal((33, 5)).astype(SPECS[fmt][0])
+    fusable = order in ("sequential", "reverse", "blocked", "kahan")
+    for fused in (False, True) if fusable else (False,):
+        params = {"block": 8} if order in ("blocked", "tree", "tree-strided") else {}
+        M = fpx.matmul(A, B, order, fma=fused, **params)
+        assert M.shape == (7, 5) and M.dtype == SPECS[fmt][0]
+        for i in range(7):
+            for j in range(5):
+                d = fpx.dot(A[i], np.ascontiguousarray(B[:, j]), order, fma=fused, **params)
+                check(M[i, j], d, fmt, (order, fused, i, j))
+
+
+def test_matmul_split_k_and_input_rounding():
+    rng = np.random.default_rng(13)
+    A = rng.standard_normal((4, 50)).astype(np.float32)
+    B = rng.standard_normal((50, 3)).astype(np.float32)
+    M = fpx.matmul(A, B, "sequential", split_k=3)
+    ar = so.Arith("float32")
+    for i in range(4):
+        for j in range(3):
+            cuts = [0, 50 // 3, 100 // 3, 50]
+            parts = [
+                so.sequential([ar.mul(A[i, k], B[k, j]) for k in range(lo, hi)], ar)
+                for lo, hi in zip(cuts, cuts[1:])
+            ]
+            check(M[i, j], so.sequential(parts, ar), "float32", (i, j))
+    T = fpx.matmul(A, B, "pairwise", input_rounding="tf32")
+    At = np.asarray(fpx.as_format(A, "tf32"))
+    Bt = np.asarray(fpx.as_format(B, "tf32"))
+    assert np.array_equal(T, fpx.matmul(At, Bt, "pairwise"))
+    assert not np.array_equal(T, fpx.matmul(A, B, "pairwise"))
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+def test_exact_matmul_matches_exact_dot(fmt):
+    rng = np.random.default_rng(14)
+    A = random_values(rng, fmt, 12 * 40).reshape(12, 40)
+    B = random_values(rng, fmt, 40 * 9).reshape(40, 9)
+    with np.errstate(invalid="ignore"):
+        A[~np.isfinite(A.astype(np.float64))] = 1
+        B[~np.isfinite(B.astype(np.float64))] = 1
+    A = np.asarray(fpx.as_format(np.clip(A.astype(np.float64), -1e4, 1e4), fmt))
+    B = np.asarray(fpx.as_format(np.clip(B.astype(np.float64), -1e4, 1e4), fmt))
+    A[0] = 0.0  # exact zeros: +0
+    A[1] = -0.0
+    B[:, 0] = 0.0  # (-0) * (+0): all products -0 -> -0
+    A[2, :20] = A[3, :20]  # cancelling rows
+    A[2, 20:] = -A[3, 20:]
+    E = fpx.matmul(A, B, "exact")
+    for i in range(12):
+        for j in range(9):
+            check(E[i, j], fpx.exact_dot(A[i], np.ascontiguousarray(B[:, j])), fmt, (i, j))
+
+
+def test_exact_matmul_special_values_fall_back():
+    A = np.array([[np.inf, 1.0], [1e300, 1e300]])
+    B = np.array([[0.0, 1.0], [1.0, 1e10]])
+    E = fpx.exact_matmul(A, B)
+    assert np.isnan(E[0, 0]) and E[0, 1] == np.inf and E[1, 1] == np.inf
+
+
+# ----------------------------------------------------------------------------- API and errors
+
+
+def test_orders_listing():
+    names = list(fpx.orders("sum"))
+    for name in (
+        "sequential",
+        "reverse",
+        "pairwise",
+        "numpy",
+        "numpy-chunked",
+        "blocked",
+        "tree",
+        "tree-strided",
+        "cupy-kernel",
+        "cub",
+        "shuffled",
+        "kahan",
+        "neumaier",
+        "exact",
+    ):
+        assert name in names
+    assert fpx.orders("sum")["cub"].endswith("[hypothesis]")
+    assert "exact" in fpx.orders("matmul") and "cub" not in fpx.orders("matmul")
+    with pytest.raises(ValueError, match="ops with orders: sum, dot, matmul"):
+        fpx.orders("conv")
+
+
+def test_order_errors():
+    x = np.ones(10, np.float32)
+    with pytest.raises(ValueError, match="valid orders: sequential, reverse, pairwise"):
+        fpx.sum(x, "random")
+    with pytest.raises(ValueError, match="power of two"):
+        fpx.sum(x, "tree", block=100)
+    with pytest.raises(ValueError, match="its parameters: block, combine, seed"):
+        fpx.sum(x, "tree", blocks=128)
+    with pytest.raises(ValueError, match="has no parameter"):
+        fpx.sum(x, "sequential", block=4)
+    with pytest.raises(ValueError, match="combine must be one of"):
+        fpx.sum(x, "tree", combine="random")
+    with pytest.raises(ValueError, match="a sum has none"):
+        fpx.sum(x, "sequential", fma=True)
+    with pytest.raises(ValueError, match="Orders where it does: sequential"):
+        fpx.dot(x, x, "pairwise", fma=True)
+    with pytest.raises(ValueError, match="input rounding"):
+        fpx.sum(x, "sequential", accumulate="tf32")
+    with pytest.raises(ValueError, match="valid formats"):
+        fpx.sum(x, "sequential", accumulate="float8")
+    with pytest.raises(ValueError, match="block must be an integer"):
+        fpx.sum(x, "blocked", block=2.5)
+    with pytest.raises(ValueError, match="multiple of vector"):
+        fpx.sum(x, "cub", items=6, vector=4)
+    with pytest.raises(ValueError, match="1-D arrays of equal length"):
+        fpx.dot(x, np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="split_k must be"):
+        fpx.matmul(np.ones((2, 3)), np.ones((3, 2)), split_k=5)
+    with pytest.raises(ValueError, match="input_rounding"):
+        fpx.matmul(np.ones((2, 3)), np.ones((3, 2)), input_rounding="float16")
+    with pytest.raises(ValueError, match="atomic"):
+        fpx.matmul(np.ones((2, 3)), np.ones((3, 2)), "tree", combine="atomic")
+    with pytest.raises(TypeError, match="mixed formats"):
+        fpx.dot(x, np.ones(10))
