@@ -9,9 +9,10 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 - ``orders/``    evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
                  trees, CuPy/CUB hypotheses, compensated, exact), compiled with numba on first use
 
-Planned on top (see the project issues): ``ops/`` (composite ops and their formula variants),
-``metrics``, ``backends/`` (numpy, emulated, cupy, replay), ``experiment`` (compare/sweep
-tables), ``plots`` and ``widgets``.
+- ``ops/``       composite ops and their formula variants (linspace, ...); ops(), variants()
+
+Planned on top (see the project issues): ``metrics``, ``backends/`` (numpy, emulated, cupy,
+replay), ``experiment`` (compare/sweep tables), ``plots`` and ``widgets``.
 """
 
 from .exact import exact_dot, exact_sum, fma
@@ -33,6 +34,8 @@ from .formats import (
     ulp,
     ulp_distance,
 )
+from .ops._registry import ops, variants
+from .ops.linspace import linspace
 from .orders import (
     dot,
     exact_matmul,
@@ -56,6 +59,7 @@ __all__ = [
     "exact_matmul",
     "exact_sum",
     "fields",
+    "linspace",
     "fma",
     "format_info",
     "format_of",
@@ -63,9 +67,11 @@ __all__ = [
     "matmul",
     "next_down",
     "next_up",
+    "ops",
     "orders",
     "sum",
     "to_bits",
     "ulp",
     "ulp_distance",
+    "variants",
 ]

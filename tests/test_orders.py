@@ -9,14 +9,14 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-import slow_orders as so
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy_sum_cases import cases, make, view
 
 import fpexplore as fpx
 
 import oracle
+import slow_orders as so
+from numpy_sum_cases import cases, make, view
 from oracle import SPECS, same
 from strategies import STORAGE, arrays, random_values
 

@@ -19,7 +19,17 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("IPython", "ipywidgets", "matplotlib", "pandas", "cupy", "ipympl", "tqdm", "numba")
+HEAVY = (
+    "IPython",
+    "ipywidgets",
+    "matplotlib",
+    "pandas",
+    "cupy",
+    "ipympl",
+    "tqdm",
+    "numba",
+    "mpmath",
+)
 
 
 def test_import_is_light():
@@ -62,7 +72,7 @@ def _conda(path: Path):
 
 def test_environment_files_match_pyproject():
     groups = _pyproject()
-    assert groups["runtime"] == {"numpy>=2.0", "ml_dtypes>=0.5", "numba>=0.60"}
+    assert groups["runtime"] == {"numpy>=2.0", "ml_dtypes>=0.5", "numba>=0.60", "mpmath>=1.3"}
     full, pip = _conda(ROOT / "environment.yml")
     assert full == groups["runtime"] | groups["jupyter"] | groups["gpu"] | groups["dev"]
     assert pip == [{"pip": ["-e ."]}]

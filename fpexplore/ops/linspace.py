@@ -1,0 +1,463 @@
+"""``fpx.linspace``: NumPy 1.x, NumPy 2.x and CuPy semantics, accurate formulas, exact.
+
+The library variants reproduce each library's arithmetic *and* its type promotion, step by
+step with explicit loop dtypes, so they do not depend on the installed NumPy:
+
+* ``numpy1``: NumPy 1.26 (``numpy/core/function_base.py``). Legacy value-based promotion: any
+  0-d input (Python scalar, NumPy scalar, 0-d array) is computed in float64. Verified bit for
+  bit against NumPy 1.26.4 (21,150 recorded cases in tests/data).
+* ``numpy2``: NumPy >= 2.0 (``numpy/_core/function_base.py``, NEP 50): Python scalars are weak,
+  NumPy scalars and 0-d arrays keep their dtype. Verified against NumPy 2.2.6 and 2.4.6, and
+  against the installed ``np.linspace`` in the tests.
+* ``cupy-array`` / ``cupy-scalar``: ``cupy/_creation/ranges.py`` (CuPy 13.6-14.2), read from
+  source, not run on a GPU (hypotheses). Both ends Python or NumPy scalars take the scalar
+  path: one float64 kernel ``start + i*step``, contracted to ``fma(i, step, start)`` by NVRTC,
+  rounded once to the result dtype. Otherwise the array path: NumPy 2's formula, each
+  operation a separate kernel compiled with ``-ftz=true`` (float32 subnormals flushed).
+  ``cupy`` picks the path as CuPy does.
+
+Accurate formulas, computed in the result dtype of the NumPy 2 rules (t = i/div):
+
+* ``lerp``: ``start*(1 - t) + stop*t``, each operation rounded (exact at both ends).
+* ``fma``: ``fma(i, step, start)`` with ``step = (stop - start)/div``: one rounding per element
+  after the step.
+* ``exact``: every element is ``start + i*(stop - start)/div`` computed exactly and rounded
+  once (the last element is ``stop``); integer dtypes take the floor, as NumPy does.
+
+Per element, NumPy computes ``y[i] = (i*step) + start`` with ``step = (stop - start)/div``,
+rounded after each operation, then sets ``y[-1] = stop`` when ``endpoint``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from fractions import Fraction
+from functools import reduce
+
+import numpy as np
+
+from .._rounding import round_rational
+from ..exact import fma as exact_fma
+from ..formats import format_info
+from ._registry import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant, lookup, register
+
+__all__ = ["linspace"]
+
+register(
+    "linspace",
+    "evenly spaced numbers over an interval (np.linspace / cupy.linspace)",
+    [
+        Variant("numpy1", "NumPy 1.26: 0-d inputs promoted to float64", LIBRARY),
+        Variant("numpy2", "NumPy >= 2.0: NEP 50 promotion, float32 stays float32", LIBRARY),
+        Variant("cupy", "CuPy: the scalar path for two scalars, else the array path", HYPOTHESIS),
+        Variant("cupy-array", "CuPy array path: NumPy 2's formula in kernels, -ftz", HYPOTHESIS),
+        Variant("cupy-scalar", "CuPy scalar path: fma(i, step, start) in float64", HYPOTHESIS),
+        Variant("lerp", "start*(1-t) + stop*t, t = i/div", FORMULA),
+        Variant("fma", "fma(i, step, start), step = (stop-start)/div", FORMULA),
+        Variant("exact", "start + i*(stop-start)/div, correctly rounded", EXACT),
+    ],
+)
+
+_F64 = np.dtype(np.float64)
+_I64 = np.dtype(np.int64)  # a Python int on Linux/macOS x86-64 and arm64
+
+
+# ----------------------------------------------------------------------------- operands
+
+
+class _Op:
+    """A value as a promotion rule sees it: an array (possibly 0-d) and, for Python scalars
+    under NEP 50, the weak Python value."""
+
+    __slots__ = ("arr", "weak", "py")
+
+    def __init__(self, arr, weak=False, py=None):
+        self.arr = arr
+        self.weak = weak
+        self.py = py
+
+    @property
+    def dtype(self):
+        return self.arr.dtype
+
+    @property
+    def ndim(self):
+        return self.arr.ndim
+
+    def cast(self, dt):
+        dt = np.dtype(dt)
+        if self.weak:
+            return np.asarray(np.asarray(self.py, dtype=dt))
+        if self.arr.dtype == dt:
+            return self.arr
+        with np.errstate(all="ignore"):
+            return self.arr.astype(dt)
+
+
+def _is_py(x) -> bool:
+    return type(x) in (int, float)
+
+
+def _py(x) -> _Op:
+    return _Op(np.asarray(x, dtype=_I64 if type(x) is int else _F64), weak=True, py=x)
+
+
+def _strong(x) -> _Op:
+    a = np.asarray(x)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"linspace: start and stop must be real numbers or arrays, got {a.dtype}")
+    return _Op(a)
+
+
+def _operand(x) -> _Op:
+    if type(x) is complex or isinstance(x, (complex, np.complexfloating)):
+        raise TypeError("linspace: complex start/stop are not supported")
+    if isinstance(x, bool):
+        raise TypeError("linspace: start and stop must be numbers, not bool")
+    return _py(x) if _is_py(x) else _strong(x)
+
+
+def _cat(dt) -> int:
+    return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[np.dtype(dt).kind]
+
+
+def _legacy_type(ops):
+    """NumPy 1.x value-based promotion (legacy PyArray_ResultType)."""
+    arrays = [o for o in ops if o.ndim > 0]
+    scalars = [o for o in ops if o.ndim == 0]
+    if not arrays or (
+        scalars and max(_cat(s.dtype) for s in scalars) > max(_cat(a.dtype) for a in arrays)
+    ):
+        return reduce(np.promote_types, [o.dtype for o in ops])
+    dts = [a.dtype for a in arrays] + [np.min_scalar_type(s.arr[()]) for s in scalars]
+    return reduce(np.promote_types, dts)
+
+
+def _nep50_type(ops):
+    """NumPy 2 (NEP 50) promotion: Python int/float are weak."""
+    strong = [o.dtype for o in ops if not o.weak]
+    weak = [o for o in ops if o.weak]
+    if not strong:
+        return _F64 if any(type(w.py) is float for w in weak) else _I64
+    r = reduce(np.promote_types, strong)
+    for w in weak:
+        if type(w.py) is float and r.kind in "biu":
+            r = np.promote_types(r, _F64)
+        elif type(w.py) is int and r.kind == "b":
+            r = np.promote_types(r, _I64)
+    return r
+
+
+def _ftz32(a):
+    """CUDA -ftz=true: float32 subnormals become zeros of the same sign."""
+    a = np.asarray(a)
+    if a.dtype != np.float32:
+        return a
+    sub = (a != 0) & (np.abs(a) < np.float32(2.0**-126))
+    return np.where(sub, a * np.float32(0), a).astype(np.float32) if sub.any() else a
+
+
+_UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+
+
+def _binop(name, a: _Op, b: _Op, loop, ftz=False) -> _Op:
+    x, y = a.cast(loop), b.cast(loop)
+    if ftz:
+        x, y = _ftz32(x), _ftz32(y)
+    with np.errstate(all="ignore"):
+        r = np.asarray(_UFUNC[name](x, y, dtype=loop))
+    return _Op(_ftz32(r) if ftz else r)
+
+
+def _inplace(name, y: _Op, b: _Op, loop, ftz=False) -> _Op:
+    """y <op>= b: computed in the loop dtype, stored back in y's dtype."""
+    r = _binop(name, y, b, loop, ftz)
+    out = r.cast(y.dtype)
+    return _Op(_ftz32(out) if ftz else out)
+
+
+def _is_int_dtype(dtype) -> bool:
+    return dtype is not None and np.issubdtype(np.dtype(dtype), np.integer)
+
+
+def _finish(y, endpoint, num, stop_vals, axis, dtype, integer_dtype):
+    if endpoint and num > 1:
+        y[-1, ...] = stop_vals
+    if axis != 0:
+        y = np.moveaxis(y, 0, axis)
+    if integer_dtype:
+        np.floor(y, out=y)
+    with np.errstate(all="ignore"):
+        return y.astype(dtype, copy=False)
+
+
+# ----------------------------------------------------------------------------- NumPy
+
+
+def _numpy1(start, stop, num, endpoint, dtype, axis):
+    div = (num - 1) if endpoint else num
+    one = _Op(np.asarray(1.0))
+    S0, P0 = _strong(start), _strong(stop)  # asanyarray(): Python int -> int64
+    S = _binop("mul", S0, one, _legacy_type([S0, one]))  # start * 1.0
+    P = _binop("mul", P0, one, _legacy_type([P0, one]))
+    dt = _legacy_type([S, P, _Op(np.asarray(float(num)))])
+    integer_dtype = _is_int_dtype(dtype)
+    dtype = dt if dtype is None else dtype
+    delta = _binop("sub", P, S, _legacy_type([P, S]))
+    y = _Op(np.arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim))
+    divop = _Op(np.asarray(div, dtype=_I64))
+    if div > 0:
+        step = _binop("div", delta, divop, _legacy_type([delta, divop]))
+        mul = _inplace if delta.ndim == 0 else _binop
+        if np.any(step.arr == 0):  # underflow branch: y /= div; y *= delta
+            y = _inplace("div", y, divop, _legacy_type([y, divop]))
+            y = mul("mul", y, delta, _legacy_type([y, delta]))
+        else:
+            y = mul("mul", y, step, _legacy_type([y, step]))
+    else:
+        y = _binop("mul", y, delta, _legacy_type([y, delta]))
+    y = _inplace("add", y, S, _legacy_type([y, S]))
+    return _finish(y.arr.copy(), endpoint, num, P.arr, axis, dtype, integer_dtype)
+
+
+def _numpy2_dtype(start, stop):
+    S, P = _operand(start), _operand(stop)
+    return S, P, _nep50_type([S, P, _py(1.0)])
+
+
+def _numpy2(start, stop, num, endpoint, dtype, axis):
+    div = (num - 1) if endpoint else num
+    both_py = _is_py(start) and _is_py(stop)
+    S, P, dt = _numpy2_dtype(start, stop)
+    if both_py:  # _array_converter makes both 0-d arrays only when both are Python scalars
+        S, P = _Op(S.arr), _Op(P.arr)
+    integer_dtype = _is_int_dtype(dtype)
+    dtype = dt if dtype is None else dtype
+    delta = _binop("sub", P, S, dt)  # np.subtract(stop, start, dtype=type(dt))
+    y = _Op(np.arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim))
+    divop = _py(div)
+    if div > 0:
+        step = _binop("div", delta, divop, _nep50_type([delta, divop]))
+        mul = _inplace if delta.ndim == 0 else _binop
+        if np.any(step.arr == 0):
+            y = _inplace("div", y, divop, _nep50_type([y, divop]))
+            y = mul("mul", y, delta, _nep50_type([y, delta]))
+        else:
+            y = mul("mul", y, step, _nep50_type([y, step]))
+    else:
+        y = _binop("mul", y, delta, _nep50_type([y, delta]))
+    y = _inplace("add", y, S, _nep50_type([y, S]))
+    return _finish(y.arr.copy(), endpoint, num, P.cast(y.dtype), axis, dtype, integer_dtype)
+
+
+# ----------------------------------------------------------------------------- CuPy (hypotheses)
+
+
+def _astype_device(a, dtype, ftz):
+    """CuPy's astype kernel: with -ftz a float32 source or destination is flushed."""
+    dtype = np.dtype(dtype)
+    if a.dtype == dtype:
+        return a
+    if ftz:
+        a = _ftz32(a)
+    with np.errstate(all="ignore"):
+        r = a.astype(dtype)
+    return _ftz32(r) if ftz else r
+
+
+def _host_sub(stop, start):
+    """stop - start on the host with NumPy 2 rules (CuPy's scalar path)."""
+    if _is_py(stop) and _is_py(start):
+        return stop - start
+    S, P = _operand(start), _operand(stop)
+    return _binop("sub", P, S, _nep50_type([P, S])).arr[()]
+
+
+def _cupy_scalar(start, stop, num, endpoint, dtype, ftz=True):
+    S, P = _operand(start), _operand(stop)
+    if S.ndim or P.ndim or not (np.isscalar(start) and np.isscalar(stop)):
+        raise ValueError("cupy-scalar: start and stop must both be scalars (CuPy's scalar path)")
+    dt = _nep50_type([S, P, _py(float(num))])
+    dtype = dt if dtype is None else dtype
+    ret = np.empty((num,), dtype=dt)
+    div = (num - 1) if endpoint else num
+    if div <= 0:
+        if num > 0:
+            ret[...] = S.cast(dt)  # ret.fill(start)
+    else:
+        step = float(_host_sub(stop, start)) / div  # Python float division on the host
+        start_d = float(S.cast(_F64))
+        i = np.arange(num, dtype=np.float64)
+        if step == 0.0:  # kernel 'ddd->d': out0 = in0 + i * in1 / in2 (nothing to contract)
+            d = float(_host_sub(float(stop), start))
+            vals = start_d + (i * d) / float(div)
+        else:  # kernel 'dd->d': out0 = in0 + i * in1, contracted to fma(i, step, start)
+            vals = np.asarray(exact_fma(i, step, start_d))
+        with np.errstate(all="ignore"):
+            ret[...] = vals.astype(dt)
+        if ftz:
+            ret = _ftz32(ret)
+        if endpoint:
+            ret[-1] = float(stop)
+    if _is_int_dtype(dtype):
+        if ftz:
+            ret = _ftz32(ret)
+        np.floor(ret, out=ret)
+    return _astype_device(ret, dtype, ftz)
+
+
+def _cupy_array(start, stop, num, endpoint, dtype, axis, ftz=True):
+    div = (num - 1) if endpoint else num
+    one = _py(1.0)
+
+    def conv(x):
+        if np.isscalar(x):
+            return _operand(x)
+        a = _strong(x)  # cupy.asarray(x) * 1.0; float arrays (also 0-d) keep their dtype
+        return a if a.dtype.kind == "f" else _binop("mul", a, one, _nep50_type([a, one]))
+
+    S, P = conv(start), conv(stop)
+    dt = _nep50_type([S, P, _py(float(num))])
+    dtype = dt if dtype is None else dtype
+    delta = _binop("sub", P, S, _nep50_type([P, S]), ftz)
+    ret = _Op(np.arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim))
+    divop = _py(div)
+    if num > 1:
+        step = _binop("div", delta, divop, _nep50_type([delta, divop]), ftz)
+        if np.any(step.arr == 0):
+            ret = _inplace("div", ret, divop, _nep50_type([ret, divop]), ftz)
+            ret = _binop("mul", ret, delta, _nep50_type([ret, delta]), ftz)
+        else:
+            ret = _binop("mul", ret, step, _nep50_type([ret, step]), ftz)
+    else:
+        ret = _binop("mul", ret, delta, _nep50_type([ret, delta]), ftz)
+    ret = _inplace("add", ret, S, _nep50_type([ret, S]), ftz)
+    y = ret.arr.copy()
+    if endpoint and num > 1:
+        y[-1, ...] = P.cast(y.dtype)
+    if axis != 0:
+        y = np.moveaxis(y, 0, axis)
+    if _is_int_dtype(dtype):
+        if ftz:
+            y = _ftz32(y)
+        np.floor(y, out=y)
+    return _astype_device(y, dtype, ftz)
+
+
+# ----------------------------------------------------------------------------- formulas
+
+
+def _formula(variant, start, stop, num, endpoint, dtype, axis):
+    """lerp / fma / exact in the NumPy 2 result dtype (cast to `dtype` at the end)."""
+    S, P, dt = _numpy2_dtype(start, stop)
+    if dt.kind != "f" or dt.itemsize not in (2, 4, 8):
+        raise TypeError(f"linspace variant {variant!r} computes in float16/32/64, not {dt}")
+    a, b = S.cast(dt), P.cast(dt)
+    a, b = np.broadcast_arrays(a, b)
+    div = (num - 1) if endpoint else num
+    shape = (num,) + a.shape
+    i = np.arange(num).reshape((-1,) + (1,) * a.ndim)
+    with np.errstate(all="ignore"):
+        if variant == "exact":
+            y = _exact_values(a, b, num, div, dt)
+        elif div <= 0:
+            y = np.broadcast_to(a + 0 * (b - a), shape).astype(dt)  # 0*delta + start, as NumPy
+        elif variant == "lerp":
+            t = (i.astype(dt) / dt.type(div)).astype(dt)
+            y = (a * (dt.type(1) - t)).astype(dt) + (b * t).astype(dt)
+        else:  # fma
+            step = ((b - a) / dt.type(div)).astype(dt)
+            y = np.asarray(exact_fma(np.broadcast_to(i.astype(dt), shape), step, a))
+        y = np.array(np.broadcast_to(y, shape), dtype=dt)
+    integer_dtype = _is_int_dtype(dtype)
+    return _finish(y, endpoint, num, b, axis, dt if dtype is None else dtype, integer_dtype)
+
+
+def _exact_values(a, b, num, div, dt):
+    """start + i*(stop - start)/div exactly, rounded once per element to dt."""
+    info = format_info(dt)
+    out = np.empty((num,) + a.shape, dtype=dt)
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    cols = out.reshape(num, flat_a.size)
+    for c, (s, e) in enumerate(zip(flat_a.tolist(), flat_b.tolist())):
+        if not (math.isfinite(s) and math.isfinite(e)):
+            with np.errstate(all="ignore"):
+                i = np.arange(num, dtype=dt)
+                cols[:, c] = s + (i / dt.type(max(div, 1))) * (dt.type(e) - dt.type(s))
+            continue
+        fs, fe = Fraction(s), Fraction(e)
+        if div <= 0:
+            cols[:, c] = s
+            continue
+        den = fs.denominator * fe.denominator * div
+        base = fs.numerator * fe.denominator * div
+        slope = fe.numerator * fs.denominator - fs.numerator * fe.denominator
+        vals = []
+        for k in range(num):
+            n = base + k * slope
+            v = round_rational(n, den, info.precision, info.emin, info.emax) if n else 0.0
+            vals.append(v)
+        if vals and vals[0] == 0.0:
+            vals[0] = s  # i = 0 is start itself (keeps -0.0)
+        cols[:, c] = vals
+    return out
+
+
+# ----------------------------------------------------------------------------- public
+
+
+def linspace(
+    start,
+    stop,
+    num: int = 50,
+    *,
+    variant: str = "numpy2",
+    dtype=None,
+    endpoint: bool = True,
+    axis: int = 0,
+):
+    """``num`` evenly spaced values from ``start`` to ``stop`` as a given library computes them.
+
+    Parameters
+    ----------
+    start, stop : Python or NumPy scalars, 0-d or n-d arrays (as ``np.linspace`` takes them;
+        the *kind* matters: a 0-d float32 array is promoted differently by NumPy 1 and 2).
+    num : int >= 0
+    variant : one of ``fpx.variants("linspace")`` (see the module docstring)
+    dtype, endpoint, axis : as in ``np.linspace``
+
+    Returns
+    -------
+    ndarray whose dtype follows the emulated library's promotion rules (``numpy1`` gives float64
+    for a 0-d float32 ``stop``, ``numpy2`` float32).
+    """
+    spec = lookup("linspace", variant)
+    try:
+        num = operator.index(num)
+    except TypeError:
+        raise TypeError(f"linspace: num must be an integer, got {num!r}") from None
+    if num < 0:
+        raise ValueError(f"linspace: num must be >= 0, got {num}")
+    if not isinstance(endpoint, (bool, np.bool_)):
+        raise TypeError(f"linspace: endpoint must be True or False, got {endpoint!r}")
+    for x in (start, stop):
+        _operand(x)  # type checks
+    if dtype is not None:
+        dt = np.dtype(dtype)
+        if dt.kind not in "biuf":
+            raise TypeError(f"linspace: dtype must be a real numeric dtype, got {dt}")
+    name = spec.name
+    if name == "numpy1":
+        return _numpy1(start, stop, num, endpoint, dtype, axis)
+    if name == "numpy2":
+        return _numpy2(start, stop, num, endpoint, dtype, axis)
+    if name == "cupy-scalar":
+        return _cupy_scalar(start, stop, num, endpoint, dtype)
+    if name == "cupy-array":
+        return _cupy_array(start, stop, num, endpoint, dtype, axis)
+    if name == "cupy":
+        if np.isscalar(start) and np.isscalar(stop):
+            return _cupy_scalar(start, stop, num, endpoint, dtype)
+        return _cupy_array(start, stop, num, endpoint, dtype, axis)
+    return _formula(name, start, stop, num, endpoint, dtype, axis)

@@ -1,0 +1,202 @@
+"""fpx.linspace: NumPy 1/2 variants against real NumPy (recorded and live), CuPy variants and
+the formulas against slow definitions, exact against Fractions, cupy/cupy#8724's numbers."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import warnings
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+
+import oracle
+from linspace_grid import cases, decode_input, matches
+
+DATA = Path(__file__).parent / "data"
+
+
+def _recording(name):
+    with gzip.open(DATA / name, "rt") as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize(
+    "name,variant",
+    [("linspace_numpy-1.26.4.json.gz", "numpy1"), ("linspace_numpy-2.2.6.json.gz", "numpy2")],
+)
+def test_numpy_variants_equal_recorded_numpy(name, variant):
+    """21,150 calls recorded under the real NumPy (tests/data/record_linspace.py)."""
+    doc = _recording(name)
+    assert doc["numpy_version"] == name.split("-")[1][: -len(".json.gz")]
+    bad = []
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for c in doc["cases"]:
+            s, e = decode_input(c["start"]), decode_input(c["stop"])
+            y = fpx.linspace(
+                s,
+                e,
+                c["num"],
+                variant=variant,
+                endpoint=c["endpoint"],
+                dtype=c["dtype"],
+                axis=c["axis"],
+            )
+            if not matches(c["out"], y):
+                bad.append(c["id"])
+    oracle.CHECKED["cases"] += len(doc["cases"])
+    assert len(doc["cases"]) == 21150 and bad == []
+
+
+def test_numpy2_equals_installed_np_linspace():
+    if int(np.__version__.split(".")[0]) < 2:
+        pytest.skip("numpy2 models NumPy >= 2")
+    n = 0
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for meta, s, e in cases():
+            if meta["num"] > 50:
+                continue  # the recording covers the big ones; keep this test quick
+            kw = dict(endpoint=meta["endpoint"], dtype=meta["dtype"], axis=meta["axis"])
+            want = np.linspace(s, e, meta["num"], **kw)
+            got = fpx.linspace(s, e, meta["num"], variant="numpy2", **kw)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.array_equal(
+                got.view(f"u{got.dtype.itemsize}"), want.view(f"u{want.dtype.itemsize}")
+            ), meta
+            n += 1
+    oracle.CHECKED["cases"] += n
+
+
+def test_cupy_issue_8724_numbers():
+    """cupy/cupy#8724: the reporter's script, its numbers, and what NumPy 2 makes of it."""
+    chirp = np.array(50e-6, dtype=np.float32)
+    # NumPy 1.x evaluated the script's arithmetic in float64 (0-d arrays were promoted)
+    f_if_max = 1e9 / np.float64(chirp) * 2 * 150 / 3e8
+    num1 = int(np.float64(chirp) / (1 / f_if_max / 2))
+    assert num1 == 2000
+    y1 = fpx.linspace(0, chirp, num1, variant="numpy1", dtype=np.float64)
+    assert y1[5] == 1.2506252810628754e-07  # NumPy 1.26.4 (reported)
+    y2 = fpx.linspace(0, chirp, num1, variant="cupy-array", dtype=np.float64)
+    assert y2[5] == 1.2506252744515223e-07  # CuPy (reported)
+    assert fpx.linspace(0, chirp, num1, variant="numpy2", dtype=np.float64)[5] == y2[5]
+    # NumPy 2 (NEP 50) keeps the script's own arithmetic in float32: num becomes 1999
+    f32 = 1e9 / chirp * 2 * 150 / 3e8
+    num2 = int(chirp / (1 / f32 / 2))
+    assert num2 == 1999
+    y3 = fpx.linspace(0, chirp, num2, variant="numpy2", dtype=np.float64)
+    assert y3[5] == 1.251251262601727e-07
+    # closer to the truth (5 * stop / 1999 for the float32 stop, rounded to float64): NumPy 1
+    exact = fpx.linspace(0.0, float(chirp), num1, variant="exact")
+    assert exact.dtype == np.float64
+    assert abs(fpx.ulp_distance(exact[5], y1[5])) <= 1
+    assert abs(fpx.ulp_distance(exact[5], y2[5])) > 10**7  # float32 arithmetic: ~1e-8 relative
+    # the exact variant in the inputs' float32 rounds to CuPy's float32 value
+    assert fpx.linspace(0, chirp, num1, variant="exact")[5] == np.float32(y2[5])
+
+
+# ----------------------------------------------------------------------------- formulas
+
+
+def _dt(start, stop):
+    return np.result_type(start, stop, 1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_lerp_fma_exact_match_definitions(dtype, endpoint):
+    rng = np.random.default_rng(3)
+    fmt = np.dtype(dtype).name
+    for _ in range(8):
+        s, e = (rng.standard_normal(2) * 10).astype(dtype)
+        for num in (0, 1, 2, 5, 33):
+            div = num - 1 if endpoint else num
+            lerp = fpx.linspace(s, e, num, variant="lerp", endpoint=endpoint)
+            fma = fpx.linspace(s, e, num, variant="fma", endpoint=endpoint)
+            exact = fpx.linspace(s, e, num, variant="exact", endpoint=endpoint)
+            assert lerp.dtype == fma.dtype == exact.dtype == dtype
+            T = np.dtype(dtype).type
+            for i in range(num):
+                last = endpoint and i == num - 1 and num > 1
+                if div <= 0:
+                    want_l = want_f = T(s + T(0) * T(e - s))
+                else:
+                    t = T(T(i) / T(div))
+                    want_l = T(T(s * T(T(1) - t)) + T(e * t))
+                    step = T(T(e - s) / T(div))
+                    want_f = T(oracle.fma(float(T(i)), float(step), float(s), fmt))
+                q = Fraction(float(s)) + i * (Fraction(float(e)) - Fraction(float(s))) / max(div, 1)
+                want_x = T(oracle.round_fraction(q, fmt)) if div > 0 else T(s)
+                if last:
+                    want_l = want_f = want_x = e
+                assert oracle.same(lerp[i], T(want_l)), ("lerp", s, e, num, i)
+                assert oracle.same(fma[i], T(want_f)), ("fma", s, e, num, i)
+                assert oracle.same(exact[i], T(want_x)), ("exact", s, e, num, i)
+                oracle.CHECKED["cases"] += 3
+
+
+def test_exact_is_never_further_than_numpy():
+    """Correct rounding: no variant is closer to the exact value than `exact` itself."""
+    for s, e, num in ((0.1, 2.7, 50), (-1.3, 1e-3, 1000), (np.float32(0.0), np.float32(1.7), 777)):
+        x = fpx.linspace(s, e, num, variant="exact")
+        for v in ("numpy2", "lerp", "fma"):
+            y = fpx.linspace(s, e, num, variant=v)
+            qs = [
+                Fraction(float(s)) + i * (Fraction(float(e)) - Fraction(float(s))) / (num - 1)
+                for i in range(num)
+            ]
+            ex = [abs(Fraction(float(a)) - q) for a, q in zip(x, qs)]
+            ey = [abs(Fraction(float(a)) - q) for a, q in zip(y, qs)]
+            assert all(a <= b for a, b in zip(ex, ey)), v
+
+
+def test_cupy_scalar_path_definition():
+    """Source-derived: float64 kernel fma(i, step, start), step = float(stop-start)/div on the
+    host, rounded once to the result dtype, last element = stop."""
+    for s, e, num in ((0.1, 2.7, 50), (np.float32(0.5), np.float32(3.25), 17), (-2, 7, 10)):
+        y = fpx.linspace(s, e, num, variant="cupy-scalar")
+        dt = np.result_type(s, e, 1.0) if type(s) is not int else np.dtype(np.float64)
+        assert y.dtype == dt
+        step = float(e - s) / (num - 1)
+        for i in range(num - 1):
+            want = np.asarray(oracle.fma(float(i), step, float(s), "float64")).astype(dt)
+            assert oracle.same(y[i], want[()]), (s, e, i)
+        assert y[-1] == e
+    # it differs from NumPy in 11 of 50 elements for linspace(0.1, 2.7, 50)
+    d = fpx.linspace(0.1, 2.7, 50, variant="cupy-scalar") != np.linspace(0.1, 2.7, 50)
+    assert np.flatnonzero(d).tolist() == [7, 11, 14, 18, 23, 24, 29, 30, 31, 39, 46]
+    with pytest.raises(ValueError, match="both be scalars"):
+        fpx.linspace(np.zeros(2), 1.0, 5, variant="cupy-scalar")
+
+
+def test_cupy_array_path_flushes_float32_subnormals():
+    s, e = np.array(0.0, np.float32), np.array(1e-44, np.float32)  # a subnormal stop
+    a = fpx.linspace(s, e, 7, variant="cupy-array")
+    b = fpx.linspace(s, e, 7, variant="numpy2")
+    assert a.dtype == b.dtype == np.float32
+    assert np.all(a[:-1] == 0) and np.any(b[:-1] != 0)  # -ftz=true flushes the tiny steps
+    x = np.array([0.1, 0.2], np.float32)
+    assert np.array_equal(fpx.linspace(x, 2 * x, 9, variant="cupy"), np.linspace(x, 2 * x, 9))
+
+
+def test_linspace_errors():
+    with pytest.raises(ValueError, match="num must be >= 0"):
+        fpx.linspace(0.0, 1.0, -1)
+    with pytest.raises(TypeError, match="num must be an integer"):
+        fpx.linspace(0.0, 1.0, 2.5)
+    with pytest.raises(ValueError, match="valid variants: numpy1, numpy2"):
+        fpx.linspace(0.0, 1.0, 5, variant="numpy3")
+    with pytest.raises(TypeError, match="complex"):
+        fpx.linspace(0.0, 1j, 5)
+    with pytest.raises(TypeError, match="real numbers"):
+        fpx.linspace("a", 1.0, 5)
+    for v in fpx.variants("linspace"):
+        assert fpx.linspace(0.0, 1.0, 0, variant=v).shape == (0,)
+        assert fpx.linspace(0.5, 1.0, 1, variant=v).tolist() == [0.5]
+    assert math.isnan(float(fpx.linspace(-np.inf, np.inf, 3, variant="exact")[1]))
