@@ -1,0 +1,189 @@
+"""Error metrics against a reference, and a-priori error bounds (Higham).
+
+* :func:`ulp_error`: signed ULPs from the reference to the value (``ulp_distance(ref, value)``),
+  NaN-tolerant (both NaN: 0; one NaN: ``ULP_NAN``).
+* :func:`bits_error`: ``log2(1 + |ulp error|)``, as Herbie reports it (0 = correctly rounded
+  when the reference is the correctly rounded result).
+* :func:`rel_error`: ``|value - ref| / |ref|``, computed exactly (Fractions) and returned as a
+  float64; ``inf`` when ref is 0 and value is not, ``nan`` for NaN/inf mismatches.
+* :func:`summarize`: the per-variant numbers the explorer tables show.
+* Bounds on |computed sum - exact sum| for n terms with S = sum |x_i| and unit roundoff u
+  (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §4.2 and §3.1; Higham &
+  Mary 2019 for the probabilistic one): :func:`gamma`, :func:`sum_bound`, :func:`dot_bound`.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .formats import ULP_NAN, format_info, ulp_distance
+
+__all__ = [
+    "bits_error",
+    "dot_bound",
+    "gamma",
+    "posterior_sum_bound",
+    "rel_error",
+    "sum_bound",
+    "sum_depth",
+    "summarize",
+    "ulp_error",
+]
+
+
+def ulp_error(value, reference):
+    """Signed number of representable values from ``reference`` to ``value`` (int64).
+
+    Both must have the same format. NaN handling: 0 where both are NaN, :data:`ULP_NAN`
+    where exactly one is (so "disagree on NaN" is visible and never counted as small).
+    """
+    return ulp_distance(reference, value, nan="sentinel")
+
+
+def bits_error(ulps):
+    """``log2(1 + |ulps|)`` as float64; ``ULP_NAN`` entries give ``inf``."""
+    u = np.asarray(ulps, dtype=np.int64)
+    out = np.log2(1.0 + np.abs(u.astype(np.float64)))
+    return np.where(u == ULP_NAN, np.inf, out)
+
+
+def rel_error(value, reference):
+    """Exact ``|value - reference| / |reference|`` rounded to float64, elementwise."""
+    v = np.asarray(value)
+    r = np.asarray(reference)
+    v, r = np.broadcast_arrays(v, r)
+    out = np.empty(v.shape, dtype=np.float64)
+    fv = v.astype(np.float64).reshape(-1)
+    fr = r.astype(np.float64).reshape(-1)
+    flat = out.reshape(-1)
+    for i, (a, b) in enumerate(zip(fv.tolist(), fr.tolist())):
+        if math.isnan(a) or math.isnan(b):
+            flat[i] = 0.0 if (math.isnan(a) and math.isnan(b)) else math.nan
+        elif math.isinf(a) or math.isinf(b):
+            flat[i] = 0.0 if a == b else math.inf
+        elif b == 0:
+            flat[i] = 0.0 if a == 0 else math.inf
+        else:
+            flat[i] = float(abs(Fraction(a) - Fraction(b)) / abs(Fraction(b)))
+    return out[()] if out.ndim == 0 else out
+
+
+def summarize(value, reference) -> dict:
+    """Summary numbers of a result (scalar or array) against its reference.
+
+    Keys: ``n`` (elements), ``exact_share`` (share bit-equal to the reference, NaN == NaN),
+    ``max_abs_ulp``, ``mean_abs_ulp`` (``ULP_NAN`` elements count as infinite), ``ulp``
+    (the signed error of a scalar result, else the one of largest magnitude), ``max_bits``,
+    ``max_rel`` (largest exact relative error).
+    """
+    v = np.asarray(value)
+    r = np.asarray(reference)
+    u = np.asarray(ulp_error(v, r)).reshape(-1)
+    nan_mismatch = u == ULP_NAN
+    absu = np.where(nan_mismatch, np.inf, np.abs(u.astype(np.float64)))
+    n = int(u.size)
+    worst = int(u[np.argmax(absu)]) if n else 0
+    rel = np.asarray(rel_error(v, r)).reshape(-1) if n <= 200_000 else _rel_fast(v, r)
+    return {
+        "n": n,
+        "exact_share": float(np.mean(u == 0)) if n else 1.0,
+        "max_abs_ulp": float(absu.max()) if n else 0.0,
+        "mean_abs_ulp": float(absu.mean()) if n else 0.0,
+        "ulp": worst,
+        "max_bits": float(bits_error(worst)) if n else 0.0,
+        "max_rel": float(np.nanmax(rel)) if n and not np.all(np.isnan(rel)) else 0.0,
+    }
+
+
+def _rel_fast(v, r):
+    """float64 relative error for big arrays (each value and reference exact in float64; the
+    difference is rounded once, so the result is within 1 float64 ulp of the exact ratio)."""
+    a = v.astype(np.float64).reshape(-1)
+    b = r.astype(np.float64).reshape(-1)
+    with np.errstate(all="ignore"):
+        out = np.abs(a - b) / np.abs(b)
+    out[(a == b) | (np.isnan(a) & np.isnan(b))] = 0.0
+    return out
+
+
+# ----------------------------------------------------------------------------- bounds
+
+
+def gamma(k, fmt) -> float:
+    """gamma_k = k u / (1 - k u) for the format's unit roundoff u (inf once k u >= 1)."""
+    u = format_info(fmt).unit_roundoff
+    ku = k * u
+    return math.inf if ku >= 1 else ku / (1 - ku)
+
+
+def _abs_sum(x) -> float:
+    return float(np.sum(np.abs(np.asarray(x, dtype=np.float64))))
+
+
+def sum_depth(n: int, order: str, *, block: int = 128) -> int:
+    """The most additions any one term goes through in ``order`` (an upper bound); a summation
+    of depth d has error at most gamma_d * sum|x_i| (Higham §4.2, any summation tree)."""
+    if n <= 1:
+        return 0
+    h = math.ceil(math.log2(n))
+    if order in ("sequential", "reverse", "shuffled"):
+        return n - 1
+    if order in ("pairwise", "tree", "tree-strided"):
+        return h + (order != "pairwise")  # GPU trees: plus the add onto the zeroed result
+    if order in ("numpy", "numpy-chunked"):
+        # leaf blocks of <= 128: 15 adds per accumulator, 3 to combine, <= 7 remainder adds
+        chunks = math.ceil(n / 8192) if order == "numpy-chunked" else 1
+        return 25 + h + chunks
+    if order == "blocked":
+        return block - 1 + math.ceil(n / block) - 1
+    if order == "cupy-kernel":  # 512 lanes, each sequential from +0, then a 9-level tree
+        return math.ceil(n / 512) + 9
+    if order == "cub":  # tiles of 4096 per block (strip-mined), per-thread trees, warps, 2 passes
+        tiles = math.ceil(n / 4096)
+        grid = min(tiles, 5280)
+        per_block = math.ceil(tiles / grid)
+        return 5 * (per_block + 1) + 13 + 5 * (math.ceil(grid / 4096) + 1) + 13 + 1
+    raise ValueError(f"no depth for order {order!r}")
+
+
+def sum_bound(x, order: str = "sequential", fmt=None, *, block: int = 128, lam: float = 1.0):
+    """A bound on |computed sum - exact sum| for summing ``x`` in ``order`` (a float).
+
+    Worst case (Higham §4.2): ``gamma_d * S`` with S = sum |x_i| and d = :func:`sum_depth`
+    (sequential: n - 1; pairwise: ceil(log2 n); blocked: b - 1 + n/b; ...). Compensated
+    (kahan, neumaier): ``(2u + gamma_n**2) S`` (Higham §4.3). ``"exact"``: the final rounding,
+    ``u |sum|``. ``order="probabilistic"``: ``lam * sqrt(n) * u * S`` (Higham & Mary 2019;
+    holds with probability >= 1 - 2 exp(-lam**2 / 2) under their model of independent
+    rounding errors). ``fmt`` (default: x's format) gives u.
+    """
+    x = np.asarray(x)
+    fmt = fmt or format_info(x.dtype).name
+    n = x.size
+    S = _abs_sum(x)
+    u = format_info(fmt).unit_roundoff
+    if n <= 1:
+        return 0.0
+    if order in ("kahan", "neumaier"):
+        return (2 * u + gamma(n, fmt) ** 2) * S
+    if order == "exact":
+        return u * abs(float(np.sum(x.astype(np.float64))))
+    if order == "probabilistic":
+        return lam * math.sqrt(n) * u * S
+    return gamma(sum_depth(n, order, block=block), fmt) * S
+
+
+def posterior_sum_bound(partial_sums, fmt) -> float:
+    """A-posteriori bound for any order: u * sum |partial sums| (each addition's error is at
+    most u times its result; Higham §4.2 eq. (4.3))."""
+    return format_info(fmt).unit_roundoff * _abs_sum(partial_sums)
+
+
+def dot_bound(a, b, fmt=None) -> float:
+    """gamma_n |a|^T |b|: recursive dot product without FMA (Higham §3.1)."""
+    a = np.asarray(a)
+    fmt = fmt or format_info(a.dtype).name
+    s = float(np.sum(np.abs(a.astype(np.float64)) * np.abs(np.asarray(b, dtype=np.float64))))
+    return gamma(a.size, fmt) * s

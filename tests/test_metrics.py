@@ -1,0 +1,89 @@
+"""Metrics against exact Fraction arithmetic; error bounds hold for every order."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore import metrics
+
+
+def test_ulp_and_bits_error():
+    r = np.array([1.0, 1.0, np.nan, 1.0, np.nan, 0.0], np.float32)
+    v = np.array([1.0 + 2**-23, 1.0 - 2**-24, np.nan, np.nan, 1.0, -0.0], np.float32)
+    u = metrics.ulp_error(v, r)
+    assert u.tolist() == [1, -1, 0, fpx.ULP_NAN, fpx.ULP_NAN, 0]
+    b = metrics.bits_error(u)
+    assert b[0] == 1.0 and b[2] == 0.0 and np.isinf(b[3])
+    assert metrics.bits_error(7) == 3.0  # Herbie: log2(1 + 7)
+
+
+def test_rel_error_is_exact():
+    v = np.array([0.1, 1e-300, 0.0, np.inf, np.nan, 3.0])
+    r = np.array([0.1 + 2**-56, 2e-300, 0.0, np.inf, np.nan, 0.0])
+    got = metrics.rel_error(v, r)
+    want0 = float(abs(Fraction(0.1) - Fraction(0.1 + 2**-56)) / Fraction(0.1 + 2**-56))
+    assert got[0] == want0 and got[1] == 0.5 and got[2] == 0.0
+    assert got[3] == 0.0 and got[4] == 0.0 and got[5] == math.inf
+
+
+def test_summarize():
+    r = np.array([1, 2, 3, 4], np.float32)
+    v = r.copy()
+    v[1] = fpx.next_up(v[1])
+    v[3] = fpx.next_down(fpx.next_down(v[3]))
+    s = metrics.summarize(v, r)
+    assert s["n"] == 4 and s["exact_share"] == 0.5
+    assert s["max_abs_ulp"] == 2 and s["mean_abs_ulp"] == 0.75 and s["ulp"] == -2
+    assert s["max_bits"] == math.log2(3)
+    assert s["max_rel"] == 2.0**-23  # two ulps of 2^-22 below 4, relative to 4
+    one = metrics.summarize(np.float32(1.5), np.float32(1.5))
+    assert one["ulp"] == 0 and one["exact_share"] == 1.0
+
+
+@pytest.mark.parametrize("order", [o for o in fpx.orders("sum") if o != "exact"])
+@pytest.mark.parametrize("fmt", ["float16", "float32"])
+def test_sum_bounds_hold(order, fmt):
+    """|computed - exact| <= bound for every order, on benign and cancelling data."""
+    rng = np.random.default_rng(1)
+    for n in (2, 17, 1000, 20000):
+        for kind in ("uniform", "cancel", "wide"):
+            x = rng.uniform(0, 1, n)
+            if kind == "cancel":
+                x = np.concatenate([x, -x[: n // 2] * (1 + 1e-3)])
+            if kind == "wide":
+                x = rng.standard_normal(n) * np.exp2(rng.uniform(-8, 8, n))
+            x = (x * (16 / n)).astype(fmt)  # keep float16 sums finite
+            got = fpx.sum(x, order, accumulate=fmt)
+            exact = sum((Fraction(float(v)) for v in x), Fraction(0))
+            err = abs(Fraction(float(got)) - exact)
+            bound = metrics.sum_bound(x, order, fmt)
+            if math.isfinite(bound):  # gamma_d is infinite once d*u >= 1 (vacuous)
+                assert err <= Fraction(bound), (order, n, kind)
+
+
+def test_probabilistic_bound_is_tighter_and_usually_holds():
+    rng = np.random.default_rng(2)
+    held = 0
+    for _ in range(50):
+        x = rng.uniform(0, 1, 10000).astype(np.float32)
+        err = abs(float(fpx.sum(x, "sequential")) - float(fpx.exact_sum(x.astype(np.float64))))
+        held += err <= metrics.sum_bound(x, "probabilistic", lam=3.0)
+        assert metrics.sum_bound(x, "probabilistic") < metrics.sum_bound(x, "sequential")
+    assert held >= 45
+
+
+def test_dot_bound_and_gamma():
+    assert metrics.gamma(1, "float32") == 2**-24 / (1 - 2**-24)
+    assert metrics.gamma(2**30, "float16") == math.inf
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 500)).astype(np.float32)
+    err = abs(Fraction(float(fpx.dot(a, b))) - sum(Fraction(float(p)) * Fraction(float(q))
+                                                   for p, q in zip(a, b)))
+    assert err <= Fraction(metrics.dot_bound(a, b))
+    with pytest.raises(ValueError, match="no depth"):
+        metrics.sum_bound(np.ones(4), "magic")
