@@ -11,11 +11,17 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 
 - ``ops/``       composite ops and their formula variants (linspace, ...); ops(), variants()
 
-Planned on top (see the project issues): ``metrics``, ``backends/`` (numpy, emulated, cupy,
-replay), ``experiment`` (compare/sweep tables), ``plots`` and ``widgets``.
+- ``metrics``    ulp / bits / relative error, summaries, Higham's error bounds
+- ``backends/``  numpy, emulated, cupy (the only module importing CuPy, lazily), replay
+- ``_adapters``  how each op takes part in experiments (inputs, variants, NumPy call, reference)
+- ``experiment`` compare() and sweep(): tidy pandas tables (pandas loads when they run)
+- ``plots``      matplotlib figures from those tables (matplotlib loads when they run)
+- ``widgets``    the ipywidgets explorer app, fpx.explorer() (ipywidgets loads when asked for)
 """
 
+from .backends import backends
 from .exact import exact_dot, exact_sum, fma
+from .experiment import DISTRIBUTIONS, compare, generate, sweep
 from .formats import (
     FORMATS,
     ROUNDINGS,
@@ -46,30 +52,46 @@ from .orders import (
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name):
+    # the widget app needs ipywidgets: load it only when asked for
+    if name == "explorer":
+        from .widgets import explorer
+
+        return explorer
+    raise AttributeError(f"module 'fpexplore' has no attribute {name!r}")
+
+
 __all__ = [
+    "DISTRIBUTIONS",
     "FORMATS",
     "ROUNDINGS",
     "ULP_NAN",
     "BitFields",
     "FormatInfo",
     "as_format",
+    "backends",
     "bit_string",
+    "compare",
     "dot",
     "exact_dot",
     "exact_matmul",
     "exact_sum",
+    "explorer",
     "fields",
     "linspace",
     "fma",
     "format_info",
     "format_of",
     "from_bits",
+    "generate",
     "matmul",
     "next_down",
     "next_up",
     "ops",
     "orders",
     "sum",
+    "sweep",
     "to_bits",
     "ulp",
     "ulp_distance",

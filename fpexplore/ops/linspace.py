@@ -37,9 +37,9 @@ from functools import reduce
 
 import numpy as np
 
-from .._rounding import round_rational
+from .._rounding import odd_add64, round_rational, two_sum
 from ..exact import fma as exact_fma
-from ..formats import format_info
+from ..formats import as_format, format_info
 from ._registry import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant, lookup, register
 
 __all__ = ["linspace"]
@@ -60,6 +60,7 @@ register(
 )
 
 _F64 = np.dtype(np.float64)
+_BF16 = format_info("bfloat16").dtype  # ml_dtypes: promotes with a Python float to float64
 _I64 = np.dtype(np.int64)  # a Python int on Linux/macOS x86-64 and arm64
 
 
@@ -105,7 +106,7 @@ def _py(x) -> _Op:
 
 def _strong(x) -> _Op:
     a = np.asarray(x)
-    if a.dtype.kind not in "biuf":
+    if a.dtype.kind not in "biuf" and a.dtype != _BF16:
         raise TypeError(f"linspace: start and stop must be real numbers or arrays, got {a.dtype}")
     return _Op(a)
 
@@ -119,6 +120,8 @@ def _operand(x) -> _Op:
 
 
 def _cat(dt) -> int:
+    if np.dtype(dt) == _BF16:
+        return 2
     return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[np.dtype(dt).kind]
 
 
@@ -351,8 +354,8 @@ def _cupy_array(start, stop, num, endpoint, dtype, axis, ftz=True):
 def _formula(variant, start, stop, num, endpoint, dtype, axis):
     """lerp / fma / exact in the NumPy 2 result dtype (cast to `dtype` at the end)."""
     S, P, dt = _numpy2_dtype(start, stop)
-    if dt.kind != "f" or dt.itemsize not in (2, 4, 8):
-        raise TypeError(f"linspace variant {variant!r} computes in float16/32/64, not {dt}")
+    if dt != _BF16 and (dt.kind != "f" or dt.itemsize not in (2, 4, 8)):
+        raise TypeError(f"linspace variant {variant!r} computes in one of fpx.FORMATS, not {dt}")
     a, b = S.cast(dt), P.cast(dt)
     a, b = np.broadcast_arrays(a, b)
     div = (num - 1) if endpoint else num
@@ -375,32 +378,62 @@ def _formula(variant, start, stop, num, endpoint, dtype, axis):
 
 
 def _exact_values(a, b, num, div, dt):
-    """start + i*(stop - start)/div exactly, rounded once per element to dt."""
-    info = format_info(dt)
+    """start + i*(stop - start)/div exactly, rounded once per element to dt (any columns)."""
     out = np.empty((num,) + a.shape, dtype=dt)
     flat_a, flat_b = a.reshape(-1), b.reshape(-1)
     cols = out.reshape(num, flat_a.size)
     for c, (s, e) in enumerate(zip(flat_a.tolist(), flat_b.tolist())):
-        if not (math.isfinite(s) and math.isfinite(e)):
-            with np.errstate(all="ignore"):
-                i = np.arange(num, dtype=dt)
-                cols[:, c] = s + (i / dt.type(max(div, 1))) * (dt.type(e) - dt.type(s))
-            continue
-        fs, fe = Fraction(s), Fraction(e)
-        if div <= 0:
-            cols[:, c] = s
-            continue
+        cols[:, c] = exact_column(s, e, num, div, dt)
+    return out
+
+
+def exact_column(s: float, e: float, num: int, div: int, dt) -> np.ndarray:
+    """The exact values s + i*(e - s)/div, i < num, each rounded once to dt.
+
+    Fast path (Ziv's strategy): with q = (e - s)/div = hi + lo + r (hi, lo float64, |r| tiny),
+    y_i = s + i*hi + i*lo is formed as an unevaluated float64 pair with error-free TwoProduct
+    and TwoSum; |pair - exact| <= err = 2**-100 * (|s| + i*|hi|) + 2**-1060. Where both ends of
+    [pair - err, pair + err] round to the same value of dt (float64: to nearest; narrower: to odd
+    in float64, then to dt), that is the correctly rounded value; the other elements are
+    computed with exact rationals.
+    """
+    info = format_info(dt)
+    dt = np.dtype(dt)
+    if not (math.isfinite(s) and math.isfinite(e)):
+        with np.errstate(all="ignore"):
+            i = np.arange(num, dtype=dt)
+            return s + (i / dt.type(max(div, 1))) * (dt.type(e) - dt.type(s))
+    if div <= 0:
+        return np.full(num, s, dtype=dt)
+    fs, fe = Fraction(s), Fraction(e)
+    q = (fe - fs) / div
+    hi = float(q)
+    lo = float(q - Fraction(hi))
+    i = np.arange(num, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        p = i * hi
+        e1 = np.asarray(exact_fma(i, hi, -p))  # i*hi - p, exact (no underflow in the safe range)
+        hs, e2 = two_sum(p, np.full(num, s))
+        t = (e1 + e2) + i * lo
+        err = 2.0**-100 * (abs(s) + i * abs(hi)) + 2.0**-1060
+        if info.name == "float64":  # round to nearest directly
+            lo_end, hi_end = hs + (t - err), hs + (t + err)
+        else:  # round to odd in float64, then once to the narrower format
+            lo_end = np.asarray(as_format(odd_add64(hs, t - err), info.name))
+            hi_end = np.asarray(as_format(odd_add64(hs, t + err), info.name))
+    safe = abs(hi) < 2.0**900 and abs(s) < 2.0**900 and (hi == 0 or abs(hi) > 2.0**-900)
+    good = (lo_end.view(info.uint) == hi_end.view(info.uint)) & np.isfinite(hs)
+    out = lo_end.astype(dt)
+    bad = np.flatnonzero(~good) if safe else np.arange(num)
+    if bad.size:
         den = fs.denominator * fe.denominator * div
         base = fs.numerator * fe.denominator * div
         slope = fe.numerator * fs.denominator - fs.numerator * fe.denominator
-        vals = []
-        for k in range(num):
+        for k in bad.tolist():
             n = base + k * slope
-            v = round_rational(n, den, info.precision, info.emin, info.emax) if n else 0.0
-            vals.append(v)
-        if vals and vals[0] == 0.0:
-            vals[0] = s  # i = 0 is start itself (keeps -0.0)
-        cols[:, c] = vals
+            out[k] = round_rational(n, den, info.precision, info.emin, info.emax) if n else 0.0
+    if num:
+        out[0] = s  # i = 0 is start itself (keeps the sign of a zero)
     return out
 
 
@@ -448,6 +481,17 @@ def linspace(
         if dt.kind not in "biuf":
             raise TypeError(f"linspace: dtype must be a real numeric dtype, got {dt}")
     name = spec.name
+    if (
+        spec.kind != EXACT
+        and spec.kind != FORMULA
+        and any(np.asarray(v).dtype == _BF16 for v in (start, stop))
+    ):
+        raise ValueError(
+            f"linspace variant {name!r} has no bfloat16 semantics to reproduce: NumPy 1.26 and "
+            "CuPy have no bfloat16, and NumPy 2 with ml_dtypes promotes it inconsistently "
+            "(np.result_type(bfloat16 array, 1.0) is float64, a ufunc gives float32). "
+            "Use variant 'lerp', 'fma' or 'exact', or float32 endpoints"
+        )
     if name == "numpy1":
         return _numpy1(start, stop, num, endpoint, dtype, axis)
     if name == "numpy2":

@@ -1,0 +1,262 @@
+"""How each op takes part in an experiment: its inputs, variants, NumPy's own call and the
+reference. One adapter per op; ``get(op)`` looks them up (ValueError listing the ops)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .exact import exact_dot, exact_sum
+from .formats import as_format, format_info
+from .metrics import sum_bound
+from .ops._registry import ops as _ops
+from .ops._registry import variants as _variants
+from .orders import dot, exact_matmul, matmul
+from .orders import sum as fsum
+from .orders._registry import OPS as ORDER_OPS
+
+
+class Adapter:
+    """Base: subclasses set ``op`` and implement ``inputs``, ``run`` and ``reference``."""
+
+    op = ""
+    default_variants: tuple = ()
+    numpy_label: str | None = None
+    max_n = 10**7
+    bytes_per_element = 64.0  # generous: inputs, outputs, reference and temporaries
+
+    def bytes_needed(self, n: int, itemsize: int) -> int:
+        return int(n * self.bytes_per_element)
+
+    unsupported: dict = {}  # format -> variants that do not exist for it (the op says why)
+
+    def variants_for(self, fmt: str) -> list[str]:
+        """The variants that exist for inputs of format ``fmt``."""
+        skip = self.unsupported.get(fmt, ())
+        return [v for v in _variants(self.op) if v not in skip]
+
+    def resolve_variants(self, variants, fmt: str | None = None) -> list[str]:
+        valid = _variants(self.op)
+        if variants is None:
+            chosen = list(self.default_variants) or list(valid)
+            return [v for v in chosen if fmt is None or v in self.variants_for(fmt)]
+        if isinstance(variants, str):
+            variants = [variants]
+        out = []
+        for v in variants:
+            if v not in valid:
+                raise ValueError(
+                    f"unknown variant {v!r} for {self.op}; valid variants: {', '.join(valid)}"
+                )
+            out.append(v)
+        return out
+
+    def inputs(self, n, fmt, distribution, seed, params) -> dict:
+        raise NotImplementedError
+
+    def run(self, variant, inputs, params):
+        raise NotImplementedError
+
+    numpy = None  # NumPy's own function on the inputs, or None
+
+    def reference(self, inputs, params, fmt):
+        """The correctly rounded result in format ``fmt``."""
+        raise NotImplementedError
+
+    def reference_for(self, inputs, out, params, cache):
+        """The reference in the format of ``out`` (or of the inputs when out is None).
+
+        A library may return another format than its inputs' (``np.matmul`` of bfloat16 gives
+        float32): the reference is then the exact result rounded to that format, computed from
+        the inputs widened exactly. A narrower output format is refused (no exact widening).
+        """
+        fmt = format_info(np.asarray(out).dtype).name if out is not None else inputs["format"]
+        if fmt not in cache:
+            if fmt == inputs["format"]:
+                cache[fmt] = self.reference(inputs, params, fmt)
+            else:
+                src, dst = format_info(inputs["format"]), format_info(fmt)
+                if dst.precision < src.precision or dst.emax < src.emax:
+                    raise ValueError(
+                        f"{self.op}: a {fmt} result of {src.name} inputs has no "
+                        "exact reference here"
+                    )
+                wide = {
+                    k: (
+                        np.asarray(as_format(v, fmt))
+                        if isinstance(v, np.ndarray) and v.dtype == src.dtype
+                        else v
+                    )
+                    for k, v in inputs.items()
+                }
+                wide["format"] = fmt
+                cache[fmt] = self.reference(wide, params, fmt)
+        return cache[fmt]
+
+    def bounds(self, inputs, fmt):
+        return None
+
+
+def _gen(*args, **kwargs):
+    from .experiment import generate
+
+    return generate(*args, **kwargs)
+
+
+class _OrderAdapter(Adapter):
+    """sum, dot, matmul: the variants are evaluation orders."""
+
+    default_variants = ("sequential", "pairwise", "numpy", "tree", "kahan")
+
+    def order_params(self, variant: str, params: dict) -> dict:
+        spec = ORDER_OPS[self.op][variant]
+        keep = set(spec.params) | {"accumulate"}
+        if self.op != "sum" and spec.fma:
+            keep.add("fma")
+        if self.op == "matmul":
+            keep |= {"input_rounding", "split_k"}
+        return {k: v for k, v in params.items() if k in keep}
+
+
+class SumAdapter(_OrderAdapter):
+    op = "sum"
+    numpy_label = "np.sum"
+    max_n = 10**8
+    bytes_per_element = 24.0
+
+    def inputs(self, n, fmt, distribution, seed, params):
+        return {"format": fmt, "x": _gen(distribution, n, fmt, seed)}
+
+    def run(self, variant, inputs, params):
+        return fsum(inputs["x"], variant, **self.order_params(variant, params))
+
+    def numpy(self, inputs, params):
+        with np.errstate(all="ignore"):
+            return np.sum(inputs["x"])
+
+    def reference(self, inputs, params, fmt):
+        return exact_sum(inputs["x"])
+
+    def bounds(self, inputs, fmt):
+        x = inputs["x"]
+        return {
+            "worst_sequential": sum_bound(x, "sequential", fmt),
+            "worst_pairwise": sum_bound(x, "pairwise", fmt),
+            "probabilistic": sum_bound(x, "probabilistic", fmt),
+        }
+
+
+class DotAdapter(SumAdapter):
+    op = "dot"
+    numpy_label = "np.dot"
+    bytes_per_element = 40.0
+
+    def inputs(self, n, fmt, distribution, seed, params):
+        return {
+            "format": fmt,
+            "a": _gen(distribution, n, fmt, seed),
+            "b": _gen(
+                distribution if distribution != "ill-conditioned" else "normal", n, fmt, seed + 1
+            ),
+        }
+
+    def run(self, variant, inputs, params):
+        return dot(inputs["a"], inputs["b"], variant, **self.order_params(variant, params))
+
+    def numpy(self, inputs, params):
+        with np.errstate(all="ignore"):
+            return np.dot(inputs["a"], inputs["b"])
+
+    def reference(self, inputs, params, fmt):
+        return exact_dot(inputs["a"], inputs["b"])
+
+    def bounds(self, inputs, fmt):
+        p = np.abs(inputs["a"].astype(np.float64) * inputs["b"].astype(np.float64))
+        return {
+            "worst_sequential": sum_bound(p, "sequential", fmt),
+            "worst_pairwise": sum_bound(p, "pairwise", fmt),
+            "probabilistic": sum_bound(p, "probabilistic", fmt),
+        }
+
+
+class MatmulAdapter(_OrderAdapter):
+    op = "matmul"
+    numpy_label = "np.matmul"
+    default_variants = ("sequential", "pairwise", "tree", "kahan")
+    max_n = 1024  # the emulated orders are O(n^3) loops
+
+    def bytes_needed(self, n, itemsize):
+        return int(n * n * 64)
+
+    def inputs(self, n, fmt, distribution, seed, params):
+        return {
+            "format": fmt,
+            "A": _gen(distribution, n * n, fmt, seed).reshape(n, n),
+            "B": _gen(distribution, n * n, fmt, seed + 1).reshape(n, n),
+        }
+
+    def run(self, variant, inputs, params):
+        return matmul(inputs["A"], inputs["B"], variant, **self.order_params(variant, params))
+
+    def numpy(self, inputs, params):
+        with np.errstate(all="ignore"):
+            return inputs["A"] @ inputs["B"]
+
+    def reference(self, inputs, params, fmt):
+        return exact_matmul(inputs["A"], inputs["B"])
+
+
+class LinspaceAdapter(Adapter):
+    """start and stop are two values drawn from the distribution."""
+
+    op = "linspace"
+    unsupported = {"bfloat16": {"numpy1", "numpy2", "cupy", "cupy-array", "cupy-scalar"}}
+    numpy_label = "np.linspace"
+    default_variants = ("numpy1", "numpy2", "cupy-scalar", "lerp", "fma")
+    bytes_per_element = 96.0
+
+    def inputs(self, n, fmt, distribution, seed, params):
+        a, b = _gen(distribution, 2, fmt, seed)
+        return {"format": fmt, "start": a, "stop": b, "num": n}
+
+    def _args(self, inputs, params):
+        kw = {k: v for k, v in params.items() if k in ("endpoint",)}
+        return inputs["start"], inputs["stop"], inputs["num"], kw
+
+    def run(self, variant, inputs, params):
+        from .ops.linspace import linspace
+
+        s, e, num, kw = self._args(inputs, params)
+        return linspace(s, e, num, variant=variant, **kw)
+
+    def numpy(self, inputs, params):
+        s, e, num, kw = self._args(inputs, params)
+        with np.errstate(all="ignore"):
+            return np.linspace(s, e, num, **kw)
+
+    def reference(self, inputs, params, fmt):
+        from .ops.linspace import exact_column
+
+        s, e, num, kw = self._args(inputs, params)
+        div = num - 1 if kw.get("endpoint", True) else num
+        y = exact_column(float(s), float(e), num, div, format_info(fmt).dtype)
+        if kw.get("endpoint", True) and num > 1:
+            y[-1] = float(e)
+        return y
+
+
+_ADAPTERS = {a.op: a for a in (SumAdapter(), DotAdapter(), MatmulAdapter(), LinspaceAdapter())}
+
+
+def register(adapter: Adapter) -> None:
+    _ADAPTERS[adapter.op] = adapter
+
+
+def get(op: str) -> Adapter:
+    if op not in _ADAPTERS:
+        valid = [o for o in _ops() if o in _ADAPTERS]
+        raise ValueError(f"unknown op {op!r}; valid ops: {', '.join(valid)}")
+    return _ADAPTERS[op]
+
+
+def names() -> list[str]:
+    return [o for o in _ops() if o in _ADAPTERS]

@@ -1,0 +1,340 @@
+"""Experiments: ``compare()`` runs an op's variants on generated data next to NumPy (and the
+GPU, when there is one) and measures each result against the exact reference; ``sweep()``
+does it over sizes. Both return tidy pandas tables (pandas is imported when they run).
+
+Data: :func:`generate` draws ``n`` values of a format from a named distribution, seeded.
+Every op is described by an *adapter* (inputs, variants, NumPy's own call, the reference);
+adapters live in :mod:`fpexplore._adapters`.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _adapters
+from .formats import FORMATS, as_format, format_info
+from .metrics import summarize
+
+__all__ = ["DISTRIBUTIONS", "Comparison", "Sweep", "compare", "generate", "sweep"]
+
+DISTRIBUTIONS = {
+    "uniform": "uniform on [0, 1)",
+    "normal": "standard normal",
+    "wide": "log-uniform magnitudes over many binades, random signs",
+    "ill-conditioned": "values that cancel: the exact result is tiny next to the terms",
+}
+BACKENDS = ("numpy", "emulated", "cupy", "replay")
+
+
+def _check(name: str, value, valid) -> None:
+    if value not in valid:
+        raise ValueError(f"unknown {name} {value!r}; valid: {', '.join(valid)}")
+
+
+def generate(distribution: str, n: int, fmt: str = "float32", seed: int = 0, *, shape=None):
+    """``n`` values (or an array of ``shape``) of format ``fmt`` drawn from ``distribution``,
+    each correctly rounded to the format. Deterministic for a given seed.
+
+    "wide" spans ~2/3 of the format's exponent range (float16: 2^-9..2^9, others 2^-40..2^40);
+    "ill-conditioned" pairs each value with its negation times (1 + 1e-3 * noise), shuffled.
+    """
+    _check("distribution", distribution, DISTRIBUTIONS)
+    info = format_info(fmt)
+    shape = (n,) if shape is None else tuple(shape)
+    size = int(np.prod(shape))
+    rng = np.random.default_rng(seed)
+    if distribution == "uniform":
+        x = rng.random(size)
+    elif distribution == "normal":
+        x = rng.standard_normal(size)
+    elif distribution == "wide":
+        span = 9 if info.name == "float16" else 40
+        x = np.exp2(rng.uniform(-span, span, size)) * rng.choice([-1.0, 1.0], size)
+    else:
+        half = (size + 1) // 2
+        v = rng.standard_normal(half)
+        w = -v * (1 + 1e-3 * rng.standard_normal(half))
+        x = np.concatenate([v, w])[:size]
+        x = x[rng.permutation(size)]
+    return np.asarray(as_format(x, info.name)).reshape(shape)
+
+
+def environment() -> dict:
+    """NumPy version and the device a run used (columns of every table)."""
+    return {
+        "numpy_version": np.__version__,
+        "device": f"CPU ({platform.machine()}, {os.cpu_count()} cores)",
+    }
+
+
+@dataclass
+class Comparison:
+    """The outcome of :func:`compare`: ``table`` (a pandas DataFrame, one row per result),
+    ``results`` (the raw outputs by label), ``reference``, ``inputs``, ``messages`` (e.g. an
+    unavailable backend), and ``plot()``."""
+
+    op: str
+    format: str
+    n: int
+    table: object
+    results: dict
+    reference: object
+    inputs: dict
+    params: dict
+    messages: list = field(default_factory=list)
+
+    def plot(self, kind: str = "auto", ax=None):
+        """A matplotlib Figure: "bars" (ULP error per result, for scalar results), "hist"
+        (ULP-error histogram per result), "heatmap" (per-element ULP errors of a matrix
+        result), or "auto" (bars for scalars, heatmap for matmul, else hist)."""
+        from . import plots
+
+        return plots.plot_comparison(self, kind=kind, ax=ax)
+
+    def snippet(self) -> str:
+        """Python code that recreates this comparison with the public API."""
+        args = [repr(self.op), f"format={self.format!r}", f"n={self.n}"]
+        args += [f"{k}={v!r}" for k, v in self.params.items()]
+        return "import fpexplore as fpx\n\ncmp = fpx.compare(" + ", ".join(args) + ")\ncmp.table"
+
+
+MAX_BYTES_FRACTION = 0.5  # use at most half of the available memory
+
+
+def available_memory() -> int:
+    """Bytes of memory available (Linux /proc/meminfo, else physical memory, else 4 GiB)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
+
+
+def check_size(adapter, n: int, fmt: str) -> None:
+    """Refuse sizes that would not fit (before allocating anything) or exceed the op's limit."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    limit = adapter.max_n
+    if n > limit:
+        raise ValueError(f"n={n} is too large for {adapter.op}: the limit is {limit}")
+    need = adapter.bytes_needed(int(n), format_info(fmt).bits // 8)
+    budget = int(available_memory() * MAX_BYTES_FRACTION)
+    if need > budget:
+        max_n = int(n * budget / need)
+        raise ValueError(
+            f"n={n} needs about {need / 2**30:.1f} GiB for {adapter.op} but only "
+            f"{budget / 2**30:.1f} GiB may be used here; the limit is about n={max_n}"
+        )
+
+
+def compare(
+    op: str,
+    *,
+    format: str = "float32",  # noqa: A002  (the design's public name)
+    n: int,
+    variants=None,
+    distribution: str = "uniform",
+    seed: int = 0,
+    backends=("numpy", "emulated"),
+    **op_params,
+) -> Comparison:
+    """Run ``op`` on ``n`` generated values in each variant and backend; measure each result
+    against the correctly rounded reference.
+
+    Parameters
+    ----------
+    op : one of ``fpx.ops()``
+    format : one of ``fpx.FORMATS``
+    n : problem size (elements; for matmul the matrix side)
+    variants : names from ``fpx.variants(op)``; None: the op's default selection
+    distribution : one of ``fpx.DISTRIBUTIONS``
+    seed : data seed
+    backends : "numpy" (NumPy's own function), "emulated" (fpexplore's variants), "cupy"
+        (a real GPU; a message, not an error, where there is none), "replay" (recorded GPU runs)
+    **op_params : passed to the variants that take them (e.g. ``block=256``, ``accumulate=``)
+
+    Returns
+    -------
+    Comparison with ``.table`` columns: op, format, n, distribution, seed, variant, backend,
+    value (scalar results), ulp_error (signed, the largest), max_abs_ulp, mean_abs_ulp,
+    exact_share, rel_error, bits_error, time_ms, numpy_version, device.
+    """
+    adapter = _adapters.get(op)
+    _check("format", format, FORMATS)
+    _check("distribution", distribution, DISTRIBUTIONS)
+    for b in backends:
+        _check("backend", b, BACKENDS)
+    check_size(adapter, n, format)
+    variants = adapter.resolve_variants(variants, format)
+    inputs = adapter.inputs(n, format, distribution, seed, op_params)
+    reference_cache: dict = {}
+    rows, results, messages = [], {}, []
+    env = environment()
+
+    def add_row(label, backend, out, elapsed):
+        ref = adapter.reference_for(inputs, out, op_params, reference_cache)
+        s = summarize(out, ref)
+        scalar = np.ndim(out) == 0
+        rows.append(
+            {
+                "op": op,
+                "format": format,
+                "n": n,
+                "distribution": distribution,
+                "seed": seed,
+                "variant": label,
+                "backend": backend,
+                "value": float(out) if scalar else np.nan,
+                "ulp_error": s["ulp"],
+                "max_abs_ulp": s["max_abs_ulp"],
+                "mean_abs_ulp": s["mean_abs_ulp"],
+                "exact_share": s["exact_share"],
+                "rel_error": s["max_rel"],
+                "bits_error": s["max_bits"],
+                "time_ms": elapsed * 1e3,
+                **env,
+            }
+        )
+        results[(label, backend)] = out
+
+    if "numpy" in backends and adapter.numpy is not None:
+        t0 = time.perf_counter()
+        out = adapter.numpy(inputs, op_params)
+        add_row(adapter.numpy_label, "numpy", out, time.perf_counter() - t0)
+    if "emulated" in backends:
+        for v in variants:
+            t0 = time.perf_counter()
+            out = adapter.run(v, inputs, op_params)
+            add_row(v, "emulated", out, time.perf_counter() - t0)
+    for b in ("cupy", "replay"):
+        if b in backends:
+            messages.append(_unavailable(b))
+    import pandas as pd
+
+    table = pd.DataFrame(rows)
+    ref = adapter.reference_for(inputs, None, op_params, reference_cache)
+    return Comparison(
+        op,
+        format,
+        int(n),
+        table,
+        results,
+        ref,
+        inputs,
+        _public_params(variants, distribution, seed, backends, op_params, adapter),
+        messages,
+    )
+
+
+def _public_params(variants, distribution, seed, backends, op_params, adapter) -> dict:
+    p = {"variants": list(variants), "distribution": distribution, "seed": seed}
+    if tuple(backends) != ("numpy", "emulated"):
+        p["backends"] = tuple(backends)
+    p.update(op_params)
+    return p
+
+
+def _unavailable(backend: str) -> str:
+    from .backends import (
+        status,
+    )  # (fpx.backends is the function; the package is fpexplore.backends)
+
+    ok, reason = status(backend)
+    if ok:
+        return f"{backend}: available but not used by compare() yet"
+    return f"{backend} backend unavailable: {reason}; showing the emulated GPU orders instead"
+
+
+@dataclass
+class Sweep:
+    """The outcome of :func:`sweep`: ``table`` (one row per size and result) and ``plot()``
+    (error against n, log-log, with the worst-case and probabilistic bounds dashed)."""
+
+    op: str
+    format: str
+    table: object
+    bounds: object
+
+    def plot(self, ax=None):
+        from . import plots
+
+        return plots.plot_sweep(self, ax=ax)
+
+
+def sweep(
+    op: str,
+    *,
+    format: str = "float32",  # noqa: A002
+    sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000),
+    variants=None,
+    distribution: str = "uniform",
+    seed: int = 0,
+    backends=("numpy", "emulated"),
+    progress: bool = True,
+    **op_params,
+) -> Sweep:
+    """Error against n: :func:`compare` at each size (same seed), stacked into one table.
+
+    ``table`` has compare's columns plus ``abs_error`` (|value - exact| for scalar results,
+    else the largest element error) and for sum/dot the bound columns of ``bounds``: one row per
+    size with ``worst_sequential`` (gamma_{n-1} S), ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and
+    ``probabilistic`` (sqrt(n) u S), all absolute. A progress bar shows on long sweeps.
+    """
+    import pandas as pd
+
+    sizes = [int(s) for s in sizes]
+    adapter = _adapters.get(op)
+    for s in sizes:
+        check_size(adapter, s, format)
+    bar = _progress(len(sizes)) if progress and len(sizes) > 1 else None
+    parts, bound_rows = [], []
+    for s in sizes:
+        c = compare(
+            op,
+            format=format,
+            n=s,
+            variants=variants,
+            distribution=distribution,
+            seed=seed,
+            backends=backends,
+            **op_params,
+        )
+        t = c.table.copy()
+        t["abs_error"] = [_abs_error(out, c.reference) for out in c.results.values()]
+        parts.append(t)
+        b = adapter.bounds(c.inputs, format)
+        if b is not None:
+            bound_rows.append({"n": s, **b})
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return Sweep(op, format, pd.concat(parts, ignore_index=True), pd.DataFrame(bound_rows))
+
+
+def _abs_error(out, ref) -> float:
+    a = np.asarray(out, dtype=np.float64)
+    b = np.asarray(ref, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        d = np.abs(a - b)
+    d = np.where(a == b, 0.0, d)
+    return float(np.nanmax(d)) if d.size else 0.0
+
+
+def _progress(total: int):
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm comes with the jupyter extra
+        return None
+    return tqdm(total=total, desc="sweep", leave=False)

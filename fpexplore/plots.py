@@ -1,0 +1,215 @@
+"""Matplotlib figures from experiment results (no widgets here).
+
+Every function draws into ``ax`` when given (the explorer redraws one figure in place) or
+into a new :class:`matplotlib.figure.Figure` (not registered with pyplot, so a notebook shows
+it once). Colours: the Okabe-Ito colour-blind-safe palette; every legend names the backend.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .formats import bit_string, format_info
+from .metrics import ulp_error
+
+__all__ = [
+    "OKABE_ITO",
+    "bit_view",
+    "error_vs_n",
+    "plot_comparison",
+    "plot_sweep",
+    "ulp_bars",
+    "ulp_heatmap",
+    "ulp_histogram",
+]
+
+OKABE_ITO = (
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#D55E00",  # vermillion
+    "#F0E442",  # yellow
+    "#000000",  # black
+)
+BACKEND_HATCH = {"numpy": "", "emulated": "//", "cupy": "", "replay": ".."}
+
+
+def _new_ax(figsize=(7.0, 3.6)):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _label(variant: str, backend: str) -> str:
+    return f"{variant} ({backend})"
+
+
+def _color(i: int) -> str:
+    return OKABE_ITO[i % len(OKABE_ITO)]
+
+
+def _title(cmp) -> str:
+    return f"{cmp.op}, {cmp.format}, n = {cmp.n:,} ({cmp.params.get('distribution', '')})"
+
+
+def ulp_bars(cmp, ax=None):
+    """Signed ULP error of each scalar result against the correctly rounded value."""
+    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    t = cmp.table
+    labels = [_label(v, b) for v, b in zip(t["variant"], t["backend"])]
+    vals = t["ulp_error"].astype(float).to_numpy()
+    y = np.arange(len(labels))
+    bars = ax.barh(y, vals, color=[_color(i) for i in range(len(labels))], edgecolor="black")
+    for bar, b in zip(bars, t["backend"]):
+        bar.set_hatch(BACKEND_HATCH.get(b, ""))
+    for yi, v in zip(y, vals):
+        ax.annotate(
+            f"{int(v):+d}",
+            (v, yi),
+            xytext=(4 if v >= 0 else -4, 0),
+            textcoords="offset points",
+            va="center",
+            ha="left" if v >= 0 else "right",
+        )
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", lw=1)
+    lim = max(1.0, float(np.max(np.abs(vals))) if len(vals) else 1.0) * 1.25
+    ax.set_xlim(-lim, lim)
+    ax.set_xlabel("error in ulps of the result (0 = correctly rounded)")
+    ax.set_title(_title(cmp))
+    return fig
+
+
+def ulp_histogram(cmp, ax=None, bins: int = 41):
+    """Per-element signed ULP errors of each array result, one step histogram per result."""
+    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    errs = {}
+    for (variant, backend), out in cmp.results.items():
+        ref = cmp.reference if np.asarray(out).dtype == np.asarray(cmp.reference).dtype else None
+        if ref is None:
+            ref = _ref_like(cmp, out)
+        e = np.asarray(ulp_error(out, ref), dtype=np.float64).reshape(-1)
+        errs[_label(variant, backend)] = np.clip(e[np.abs(e) < 2**62], -1e6, 1e6)
+    allv = np.concatenate(list(errs.values())) if errs else np.zeros(1)
+    lim = max(2.0, float(np.max(np.abs(allv))) if allv.size else 2.0)
+    edges = (
+        np.linspace(-lim - 0.5, lim + 0.5, bins)
+        if lim > bins // 2
+        else np.arange(-int(lim) - 0.5, int(lim) + 1.5)
+    )
+    for i, (label, e) in enumerate(errs.items()):
+        ax.hist(e, bins=edges, histtype="step", lw=2, color=_color(i), label=label)
+    ax.set_yscale("log")
+    ax.set_xlabel("element error in ulps (0 = correctly rounded)")
+    ax.set_ylabel("elements")
+    ax.legend(fontsize="small")
+    ax.set_title(_title(cmp))
+    return fig
+
+
+def _ref_like(cmp, out):
+    from . import _adapters
+
+    adapter = _adapters.get(cmp.op)
+    return adapter.reference_for(cmp.inputs, out, cmp.params, {})
+
+
+def ulp_heatmap(cmp, ax=None, which=None):
+    """Element-wise ULP errors of one matrix result (default: the first emulated one)."""
+    fig, ax = _new_ax(figsize=(5.0, 4.2)) if ax is None else (ax.figure, ax)
+    keys = list(cmp.results)
+    key = which or next((k for k in keys if k[1] == "emulated"), keys[0])
+    out = cmp.results[key]
+    e = np.asarray(ulp_error(out, _ref_like(cmp, out)), dtype=np.float64)
+    e = np.where(np.abs(e) < 2**62, e, np.nan)
+    lim = max(1.0, float(np.nanmax(np.abs(e))) if e.size else 1.0)
+    im = ax.imshow(e, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
+    fig.colorbar(im, ax=ax, label="ulps from the exact result")
+    ax.set_title(f"{_label(*key)}: {cmp.op} {cmp.format}, n = {cmp.n}")
+    return fig
+
+
+def plot_comparison(cmp, kind: str = "auto", ax=None):
+    kinds = ("auto", "bars", "hist", "heatmap")
+    if kind not in kinds:
+        raise ValueError(f"unknown plot kind {kind!r}; valid: {', '.join(kinds)}")
+    scalar = all(np.ndim(v) == 0 for v in cmp.results.values())
+    if kind == "auto":
+        kind = "bars" if scalar else ("heatmap" if cmp.op == "matmul" else "hist")
+    if kind == "bars":
+        return ulp_bars(cmp, ax)
+    if kind == "heatmap":
+        return ulp_heatmap(cmp, ax)
+    return ulp_histogram(cmp, ax)
+
+
+def error_vs_n(table, bounds=None, ax=None, title=""):
+    """|error| against n, log-log, one line per result; bounds dashed and labelled."""
+    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    groups = table.groupby(["variant", "backend"], sort=False)
+    for i, ((variant, backend), g) in enumerate(groups):
+        err = g["abs_error"].to_numpy(dtype=float)
+        n = g["n"].to_numpy()
+        ax.loglog(
+            n, np.where(err > 0, err, np.nan), "o-", color=_color(i), label=_label(variant, backend)
+        )
+    if bounds is not None and len(bounds):
+        names = {
+            "worst_sequential": r"worst case, sequential ($\gamma_{n-1}\,\Sigma|x|$)",
+            "worst_pairwise": r"worst case, pairwise ($\gamma_{\lceil\log_2 n\rceil}\,\Sigma|x|$)",
+            "probabilistic": r"probabilistic ($\sqrt{n}\,u\,\Sigma|x|$)",
+        }
+        for j, (col, label) in enumerate(names.items()):
+            if col in bounds:
+                ax.loglog(bounds["n"], bounds[col], "--", color="grey", lw=1 + j * 0.5, label=label)
+    ax.set_xlabel("n")
+    ax.set_ylabel("|computed − exact|")
+    ax.legend(fontsize="small")
+    ax.set_title(title)
+    return fig
+
+
+def plot_sweep(sw, ax=None):
+    return error_vs_n(sw.table, sw.bounds, ax=ax, title=f"{sw.op}, {sw.format}: error against n")
+
+
+def bit_view(values: dict, ax=None):
+    """Sign / exponent / significand boxes of one value per row, colour-coded, with a marker
+    on every bit that differs from the first row (put the exact value first)."""
+    items = list(values.items())
+    if not items:
+        raise ValueError("bit_view needs at least one value")
+    info = format_info(np.asarray(items[0][1]).dtype)
+    nb = info.bits
+    fig, ax = (
+        _new_ax(figsize=(max(6.0, nb * 0.22), 0.55 * len(items) + 0.9))
+        if ax is None
+        else (ax.figure, ax)
+    )
+    first = bit_string(items[0][1], sep="")
+    colors = {"s": OKABE_ITO[5], "e": OKABE_ITO[0], "f": OKABE_ITO[2]}
+    eb = info.exponent_bits
+    for row, (label, v) in enumerate(items):
+        bits = bit_string(np.asarray(v), sep="")
+        for k, ch in enumerate(bits):
+            part = "s" if k == 0 else ("e" if k <= eb else "f")
+            ax.add_patch(_rect(k, row, colors[part], alpha=0.85 if ch == "1" else 0.18))
+            ax.text(k + 0.5, row + 0.5, ch, ha="center", va="center", fontsize=7)
+            if ch != first[k]:
+                ax.plot(k + 0.5, row + 0.08, marker="^", color="black", ms=4)
+        ax.text(nb + 0.4, row + 0.5, f"{label} = {float(v)!r}", va="center", fontsize=8)
+    ax.set_xlim(0, nb + 14)
+    ax.set_ylim(len(items), 0)
+    ax.axis("off")
+    ax.set_title(f"{info.name}: sign | exponent ({eb} bits) | significand ({info.fraction_bits})")
+    return fig
+
+
+def _rect(x, y, color, alpha):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x + 0.05, y + 0.1), 0.9, 0.8, color=color, alpha=alpha, lw=0)

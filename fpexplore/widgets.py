@@ -1,0 +1,224 @@
+"""The explorer app: ipywidgets controls mapped one to one onto :func:`fpexplore.compare`.
+
+``explorer()`` returns an :class:`Explorer`; display it (it is an ``ipywidgets.VBox``). Each
+control change recomputes ``compare(...)`` with the controls' values and redraws the one figure
+in place (an ipympl canvas when ipympl is installed, so it works with ``%matplotlib widget``,
+in Voila and on Binder; otherwise a PNG image widget). Errors appear as a message inside the
+app, never as a traceback. A "reproduce this" box shows the public-API call behind the view.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import traceback
+
+import ipywidgets as W
+import numpy as np
+
+from . import _adapters
+from .experiment import DISTRIBUTIONS, compare
+from .formats import FORMATS
+
+__all__ = ["Explorer", "explorer"]
+
+SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
+BACKEND_CHOICES = ("numpy", "emulated", "cupy", "replay")
+TABLE_COLUMNS = [
+    "variant",
+    "backend",
+    "value",
+    "ulp_error",
+    "max_abs_ulp",
+    "mean_abs_ulp",
+    "exact_share",
+    "rel_error",
+    "bits_error",
+    "time_ms",
+]
+
+
+def _canvas():
+    """(figure, widget): an ipympl canvas if available, else an Agg figure + Image widget."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7.0, 3.8), layout="constrained")
+    try:
+        from ipympl.backend_nbagg import Canvas, FigureManager
+
+        canvas = Canvas(fig)
+        FigureManager(canvas, 0)
+        canvas.header_visible = False
+        canvas.toolbar_visible = "fade-in-fade-out"
+        return fig, canvas
+    except Exception:  # pragma: no cover - ipympl is part of the jupyter extra
+        return fig, W.Image(format="png")
+
+
+class Explorer(W.VBox):
+    """The app. Attributes: one control per :func:`compare` argument (``op``, ``format``,
+    ``n``, ``variants``, ``distribution``, ``seed``, ``backends``), ``comparison`` (the last
+    result), ``figure`` (the matplotlib Figure), ``table``, ``snippet``, ``message``."""
+
+    def __init__(
+        self,
+        op="sum",
+        format="float32",
+        n=100_000,
+        variants=None,  # noqa: A002
+        distribution="uniform",
+        seed=0,
+        backends=("numpy", "emulated"),
+        **op_params,
+    ):
+        self.op_params = dict(op_params)
+        self.comparison = None
+        self.op = W.Dropdown(options=_adapters.names(), value=op, description="op")
+        self.format = W.Dropdown(options=list(FORMATS), value=format, description="format")
+        self.n = W.SelectionSlider(
+            options=SIZES, value=_nearest(n), description="n", continuous_update=False
+        )
+        self.variants = W.SelectMultiple(description="variants", rows=8)
+        self.distribution = W.Dropdown(
+            options=list(DISTRIBUTIONS), value=distribution, description="data"
+        )
+        self.seed = W.BoundedIntText(value=seed, min=0, max=2**31 - 1, description="seed")
+        self.backends = W.SelectMultiple(
+            options=BACKEND_CHOICES, value=tuple(backends), description="backend", rows=4
+        )
+        self.message = W.HTML()
+        self.banner = W.HTML()
+        self.table = W.HTML()
+        self.snippet = W.Textarea(
+            layout=W.Layout(width="100%", height="6em"), description="reproduce this"
+        )
+        self.figure, self.canvas = _canvas()
+        self._set_variant_options(variants)
+        controls = W.VBox(
+            [self.op, self.format, self.n, self.distribution, self.seed, self.backends]
+        )
+        super().__init__(
+            [
+                W.HBox([controls, self.variants]),
+                self.banner,
+                self.message,
+                self.canvas,
+                self.table,
+                self.snippet,
+            ]
+        )
+        self.add_class("fpx-explorer")
+        self._busy = False
+        for w in (self.n, self.variants, self.distribution, self.seed, self.backends):
+            w.observe(self._changed, names="value")
+        self.format.observe(self._format_changed, names="value")
+        self.op.observe(self._op_changed, names="value")
+        self.update()
+
+    # ------------------------------------------------------------------ state -> compare()
+
+    def _set_variant_options(self, selected=None):
+        """Offer the variants that exist for the op and format; keep the selection if valid."""
+        adapter = _adapters.get(self.op.value)
+        opts = adapter.variants_for(self.format.value)
+        if selected is None:
+            selected = [v for v in self.variants.value if v in opts] or None
+        self._busy = True
+        try:
+            self.variants.options = opts
+            chosen = adapter.resolve_variants(selected, self.format.value)
+            self.variants.value = tuple(v for v in chosen if v in opts)
+        finally:
+            self._busy = False
+
+    def _op_changed(self, change):
+        self.variants.value = ()
+        self._set_variant_options(None)
+        self.update()
+
+    def _format_changed(self, change):
+        self._set_variant_options(None)
+        self.update()
+
+    def _changed(self, change):
+        if not self._busy:
+            self.update()
+
+    def arguments(self) -> dict:
+        """The :func:`compare` keyword arguments the controls currently describe."""
+        return dict(
+            op=self.op.value,
+            format=self.format.value,
+            n=int(self.n.value),
+            variants=list(self.variants.value),
+            distribution=self.distribution.value,
+            seed=int(self.seed.value),
+            backends=tuple(self.backends.value),
+            **self.op_params,
+        )
+
+    def update(self):
+        """Recompute and redraw; any error becomes a message in the app."""
+        args = self.arguments()
+        try:
+            if not args["backends"]:
+                raise ValueError("choose at least one backend")
+            if "emulated" in args["backends"] and not args["variants"]:
+                raise ValueError("choose at least one variant")
+            cmp = compare(**args)
+            self._draw(cmp)
+        except Exception as e:  # shown in the app, never raised into the notebook
+            self.comparison = None
+            self.message.value = _error_html(e)
+            self._log = traceback.format_exc()
+            return
+        self.comparison = cmp
+        self.message.value = ""
+        self.banner.value = "".join(
+            f'<div class="fpx-banner" style="background:#fff3cd;padding:4px 8px;'
+            f'border-left:4px solid #E69F00">{html.escape(m)}</div>'
+            for m in cmp.messages
+        )
+        cols = [c for c in TABLE_COLUMNS if c in cmp.table]
+        self.table.value = cmp.table[cols].to_html(
+            index=False, float_format=_fmt, border=0, classes="fpx-table"
+        )
+        self.snippet.value = cmp.snippet()
+
+    def _draw(self, cmp):
+        fig = self.figure
+        fig.clear()
+        ax = fig.add_subplot()
+        cmp.plot(ax=ax)
+        if isinstance(self.canvas, W.Image):
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=90)
+            self.canvas.value = buf.getvalue()
+        else:
+            self.canvas.draw_idle()
+
+
+def _nearest(n: int) -> int:
+    return min(SIZES, key=lambda s: abs(np.log10(s) - np.log10(max(int(n), 1))))
+
+
+def _fmt(v) -> str:
+    if v == 0 or not np.isfinite(v):
+        return str(v)
+    if abs(v) >= 1e5 or abs(v) < 1e-3:
+        return f"{v:.3e}"
+    return f"{v:.6g}"
+
+
+def _error_html(e: Exception) -> str:
+    return (
+        '<div class="fpx-error" style="background:#fde2e1;padding:6px 10px;'
+        'border-left:4px solid #D55E00"><b>Cannot show this combination.</b> '
+        f"{html.escape(str(e))}</div>"
+    )
+
+
+def explorer(**kwargs) -> Explorer:
+    """The ipywidgets app of notebooks/00_explorer.ipynb (see :class:`Explorer`); keyword
+    arguments set the initial controls (as for :func:`fpexplore.compare`)."""
+    return Explorer(**kwargs)
