@@ -62,6 +62,10 @@ def __getattr__(name):
     raise AttributeError(f"module 'fpexplore' has no attribute {name!r}")
 
 
+def __dir__():
+    return sorted(set(globals()) | {"explorer"})
+
+
 __all__ = [
     "DISTRIBUTIONS",
     "FORMATS",

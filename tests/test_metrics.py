@@ -82,8 +82,10 @@ def test_dot_bound_and_gamma():
     assert metrics.gamma(2**30, "float16") == math.inf
     rng = np.random.default_rng(3)
     a, b = rng.standard_normal((2, 500)).astype(np.float32)
-    err = abs(Fraction(float(fpx.dot(a, b))) - sum(Fraction(float(p)) * Fraction(float(q))
-                                                   for p, q in zip(a, b)))
+    err = abs(
+        Fraction(float(fpx.dot(a, b)))
+        - sum(Fraction(float(p)) * Fraction(float(q)) for p, q in zip(a, b))
+    )
     assert err <= Fraction(metrics.dot_bound(a, b))
     with pytest.raises(ValueError, match="no depth"):
         metrics.sum_bound(np.ones(4), "magic")
