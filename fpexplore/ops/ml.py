@@ -1,0 +1,897 @@
+"""Machine-learning ops: ``cdist`` (expanded vs direct distances) and the Adam step.
+
+Both are composite ops: each variant is a formula evaluated exactly as written, with every
+operation rounded to nearest-even in a stated format, next to an ``exact`` variant whose every
+output is the correctly rounded value of the exact real formula.
+
+Arithmetic model (both ops)
+---------------------------
+Arrays keep their *storage format* F (the inputs' common format, one of ``fpx.FORMATS``).
+Every elementwise operation (+, -, *, /, sqrt) is rounded once to F, as a framework that writes
+each intermediate tensor in F does (float16 and bfloat16 are computed in float64 and rounded
+once, which is the correctly rounded F result since 53 >= 2p + 2). ``fma`` is
+:func:`fpexplore.fma`. Reductions (``cdist`` only) run in one of fpexplore's evaluation orders
+in an *accumulator* format and are rounded once to F at the end (:func:`fpexplore.matmul`).
+
+Cases reproduced (see shared/cases.md): openvinotoolkit/openvino#29552 (the expanded distance
+formula cancels catastrophically in float16 for near-duplicate points) and the Ascend NPU
+``apply_adam`` article (multiply-then-divide vs divide-then-multiply agree on ~99.99 % of the
+elements in float32).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from contextlib import contextmanager
+from fractions import Fraction
+
+import numpy as np
+
+from .._rounding import _nudge_to_odd, round_rational, round_scaled_int, two_sum
+from ..exact import _two_product
+from ..exact import fma as exact_fma
+from ..formats import FORMATS, FormatInfo, _coerce, _round_f64, _scalar_out, format_info
+from ._registry import EXACT, FORMULA, HYPOTHESIS, Variant, lookup, register
+
+__all__ = ["ADAM_MOMENTS", "adam_pass_rates", "adam_run", "adam_step", "cdist", "pass_rate"]
+
+register(
+    "cdist",
+    "pairwise Euclidean distances between the rows of x (m, d) and y (n, d)",
+    [
+        Variant(
+            "expanded",
+            "sqrt(clamp(|x|^2 - 2 x.y + |y|^2, 0)): norms by sums, x.y by matmul",
+            FORMULA,
+        ),
+        Variant("direct", "sqrt(sum((x - y)^2)) per pair", FORMULA),
+        Variant(
+            "exact", "each distance correctly rounded (exact sum of squares, exact sqrt)", EXACT
+        ),
+    ],
+)
+
+ADAM_MOMENTS = {
+    "lerp": "m + w*(g - m) (w < 0.5) or g - (g - m)*(1 - w), w = 1 - beta1, each op rounded "
+    "(ATen Lerp.h as written); v = beta2*v + ((1 - beta2)*g)*g",
+    "lerp-fma": "fma(w, g - m, m) (w < 0.5) or fma(w - 1, g - m, g) (ATen's vectorized CPU "
+    "lerp_vec); v as for lerp",
+    "mul-add": "m = beta1*m + (1 - beta1)*g; v = beta2*v + ((1 - beta2)*g)*g, each op rounded",
+}
+
+register(
+    "adam_step",
+    "one Adam optimizer step (moments: " + ", ".join(ADAM_MOMENTS) + ")",
+    [
+        Variant("div-then-mul", "param - lr*(m_hat/(sqrt(v_hat) + eps))", FORMULA),
+        Variant(
+            "div-then-mul+fma", "fma(-lr, m_hat/(sqrt(v_hat) + eps), param): one rounding", FORMULA
+        ),
+        Variant("mul-then-div", "param - (lr*m_hat)/(sqrt(v_hat) + eps)", FORMULA),
+        Variant(
+            "torch",
+            "PyTorch's single-tensor CPU Adam as read from source: "
+            "param + (-(lr/bc1)*m)/(sqrt(v)/sqrt(bc2) + eps)",
+            HYPOTHESIS,
+        ),
+        Variant("exact", "every output the correctly rounded exact real Adam step", EXACT),
+    ],
+)
+
+_F64 = np.dtype(np.float64)
+
+
+# ----------------------------------------------------------------------------- arithmetic in F
+
+
+class _F:
+    """Elementwise IEEE operations rounded once to the format ``info`` (see module docstring)."""
+
+    def __init__(self, info: FormatInfo):
+        self.info = info
+        self.native = info.name in ("float32", "float64")  # NumPy's own IEEE loops
+
+    def const(self, value: float) -> np.ndarray:
+        """A Python float rounded once to F (0-d array)."""
+        return np.asarray(_round_f64(np.asarray(float(value), dtype=_F64), self.info))
+
+    def _apply(self, f, *args):
+        with np.errstate(all="ignore"):
+            if self.native:
+                return f(*args)
+            return _round_f64(np.asarray(f(*(np.asarray(a, dtype=_F64) for a in args))), self.info)
+
+    def add(self, a, b):
+        return self._apply(np.add, a, b)
+
+    def sub(self, a, b):
+        return self._apply(np.subtract, a, b)
+
+    def mul(self, a, b):
+        return self._apply(np.multiply, a, b)
+
+    def div(self, a, b):
+        return self._apply(np.divide, a, b)
+
+    def sqrt(self, a):
+        return self._apply(np.sqrt, a)
+
+
+def _check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+# ----------------------------------------------------------------------------- cdist
+
+
+def cdist(
+    x,
+    y,
+    *,
+    variant: str = "expanded",
+    order: str = "sequential",
+    accumulate=None,
+    fma: bool = False,
+    clamp: bool = True,
+    **order_params,
+):
+    """Pairwise Euclidean distances ``out[i, j] = ||x[i] - y[j]||`` in an exact evaluation order.
+
+    Parameters
+    ----------
+    x, y : arrays (m, d) and (n, d) of one of ``fpx.FORMATS`` (the storage format F)
+    variant : "expanded", "direct" or "exact" (``fpx.variants("cdist")``)
+    order : str
+        Evaluation order of every reduction, one of ``fpx.orders("matmul")`` (default
+        "sequential": ``acc = t[0]; acc = acc + t[k]``). Order parameters (``block=...``) go
+        in ``**order_params``.
+    accumulate : format name, optional
+        Accumulator format of the reductions (default F). ``x`` in float16 with
+        ``accumulate="float32"`` is "float16 storage, float32 accumulate" (the usual GPU
+        practice for half tensors); float16 with the default is "float16 throughout".
+    fma : bool
+        Fuse each product of ``x @ y.T`` into its accumulation (expanded only, orders with an
+        accumulator; see :func:`fpexplore.matmul`).
+    clamp : bool
+        Expanded only: replace negative squared distances by +0 before the sqrt (as
+        ``clamp(min=0)``); without it they give NaN.
+
+    Returns
+    -------
+    (m, n) array in F.
+
+    Notes
+    -----
+    ``RN`` rounds to F; ``sum_A`` is the chosen order in the accumulator format A over one
+    row, its result rounded once to F (computed as ``fpx.matmul(t, ones((d, 1)))``: each
+    product ``t[k]*1`` is exact, so this is exactly ``fpx.sum(t, order, accumulate=A)``).
+
+    * ``expanded`` (cases.md section 4, openvinotoolkit/openvino#29552)::
+
+          xn[i]   = sum_A(RN(x[i, k] * x[i, k]))           # (x**2).sum(-1)
+          yn[j]   = sum_A(RN(y[j, k] * y[j, k]))
+          xy      = fpx.matmul(x, y.T, order, fma=fma, accumulate=A)   # rounded to F
+          d2[i,j] = RN(RN(xn[i] - RN(2 * xy[i, j])) + yn[j])
+          d2      = +0 where d2 < 0 (if clamp; NaN stays NaN)
+          out     = RN(sqrt(d2))
+
+    * ``direct``::
+
+          t[k]    = RN(RN(x[i, k] - y[j, k]) ** 2)          # (x - y)**2, two roundings
+          out     = RN(sqrt(sum_A(t)))
+
+      ``fma=True`` raises here: the squares are rounded before they are summed.
+    * ``exact``: ``RN(sqrt(sum_k (x[i,k] - y[j,k])**2))`` of the exact real value, one rounding
+      (``order``, ``accumulate``, ``fma`` and ``clamp`` do not apply and are ignored). float16,
+      bfloat16, float32: evaluated in float64 with a rigorous relative error bound
+      ``(d + 8) * 2**-53`` (all terms are non-negative); pairs whose bound straddles a
+      rounding boundary, and all float64 input, take the exact path: the sum of squares as a
+      Python integer ``D * 2**(-2S)``, ``r = isqrt(D * 4**k)`` with at least p + 2 bits and a
+      sticky bit (``2r + (r*r != D*4**k)``, round to odd), then one rounding to F. Pairs with
+      NaN or infinite coordinates get the IEEE float64 value of the direct formula.
+    """
+    lookup("cdist", variant)
+    (x, y), info = _coerce(x, y, what="cdist")
+    if x.ndim != 2 or y.ndim != 2:
+        raise ValueError(
+            f"cdist takes 2-D arrays (m, d) and (n, d), got shapes {x.shape}, {y.shape}"
+        )
+    if x.shape[1] != y.shape[1]:
+        raise ValueError(
+            f"cdist: x and y must have the same number of columns d, got {x.shape} and {y.shape}"
+        )
+    fma = _check_bool("fma", fma)
+    clamp = _check_bool("clamp", clamp)
+    if variant == "exact":
+        return _cdist_exact(x, y, info)
+    from ..orders._registry import MATMUL_ORDERS
+
+    if order not in MATMUL_ORDERS:
+        raise ValueError(
+            f"unknown order {order!r} for cdist; valid orders: {', '.join(MATMUL_ORDERS)}"
+        )
+    if accumulate is not None:
+        acc = format_info(accumulate)
+        if not acc.storage:
+            raise ValueError(
+                f"accumulate must be one of {', '.join(FORMATS)}; {acc.name!r} is an input rounding"
+            )
+    F = _F(info)
+    red = dict(order=order, accumulate=accumulate, **order_params)
+    if variant == "expanded":
+        xn = _row_sums(F.mul(x, x), info, red)
+        yn = _row_sums(F.mul(y, y), info, red)
+        from ..orders import matmul
+
+        xy = matmul(x, np.ascontiguousarray(y.T), fma=fma, **red)
+        d2 = F.add(F.sub(xn[:, None], F.mul(F.const(2.0), xy)), yn[None, :])
+        if clamp:
+            d2 = np.where(d2 < 0, np.zeros((), info.dtype), d2)
+        return F.sqrt(d2)
+    # direct
+    if fma:
+        raise ValueError(
+            "fma=True does not apply to cdist 'direct': each square is rounded to the storage "
+            "format before it is summed; it applies to 'expanded' (the x @ y.T products)"
+        )
+    m, n, d = x.shape[0], y.shape[0], x.shape[1]
+    out = np.empty((m, n), dtype=info.dtype)
+    rows = max(1, (1 << 18) // max(1, n * d))
+    for i in range(0, m, rows):
+        xi = x[i : i + rows]
+        diff = F.sub(xi[:, None, :], y[None, :, :])
+        sq = F.mul(diff, diff)
+        d2 = _row_sums(sq.reshape(-1, d), info, red).reshape(xi.shape[0], n)
+        out[i : i + rows] = F.sqrt(d2)
+    return out
+
+
+def _row_sums(t: np.ndarray, info: FormatInfo, red: dict) -> np.ndarray:
+    """Each row of t summed in the order (exactly fpx.sum of the row): t @ ones((d, 1))."""
+    from ..orders import matmul
+
+    ones = np.ones((t.shape[1], 1), dtype=info.dtype)
+    return matmul(np.ascontiguousarray(t), ones, **red)[:, 0]
+
+
+def _cdist_exact(x: np.ndarray, y: np.ndarray, info: FormatInfo) -> np.ndarray:
+    m, n = x.shape[0], y.shape[0]
+    out = np.empty((m, n), dtype=info.dtype)
+    X = x.astype(_F64)
+    Y = y.astype(_F64)
+    if info.name == "float64":
+        undecided = np.ones((m, n), dtype=bool)
+    else:
+        undecided = _cdist_bounds(X, Y, info, out)
+    if undecided.any():
+        xs = _scaled_ints(X)
+        ys = _scaled_ints(Y)
+        for i, j in zip(*np.nonzero(undecided)):
+            out[i, j] = _exact_distance(X[i], Y[j], xs, ys, i, j, info)
+    return out
+
+
+def _cdist_bounds(X: np.ndarray, Y: np.ndarray, info: FormatInfo, out: np.ndarray) -> np.ndarray:
+    """float64 distances with a relative error bound (d + 8) * 2**-53 (non-negative terms;
+    no under- or overflow for values of at most 24 bits): stores the pairs whose interval
+    rounds to one value of F, returns the mask of the others. Non-finite pairs: IEEE value."""
+    m, n, d = X.shape[0], Y.shape[0], X.shape[1]
+    rel = (d + 8) * 2.0**-53
+    undecided = np.zeros((m, n), dtype=bool)
+    rows = max(1, (1 << 18) // max(1, n * d))
+    with np.errstate(all="ignore"):
+        for i in range(0, m, rows):
+            diff = X[i : i + rows, None, :] - Y[None, :, :]
+            dist = np.sqrt(np.sum(diff * diff, axis=-1))
+            lo = _round_f64(dist * (1.0 - rel), info)
+            hi = _round_f64(dist * (1.0 + rel), info)
+            out[i : i + rows] = hi
+            same = lo.view(info.uint) == hi.view(info.uint)
+            undecided[i : i + rows] = ~(same | ~np.isfinite(dist))
+    return undecided
+
+
+def _scaled_ints(A: np.ndarray):
+    """(rows of Python ints, S) with A[i, k] == ints[i][k] * 2**-S exactly (finite entries)."""
+    vals = A.tolist()
+    S = 0
+    for row in vals:
+        for v in row:
+            if math.isfinite(v) and v != 0:
+                S = max(S, v.as_integer_ratio()[1].bit_length() - 1)
+    ints = []
+    for row in vals:
+        r = []
+        for v in row:
+            if math.isfinite(v):
+                num, den = v.as_integer_ratio()
+                r.append(num << (S - (den.bit_length() - 1)))
+            else:
+                r.append(None)
+        ints.append(r)
+    return ints, S
+
+
+def _exact_distance(xr, yr, xs, ys, i, j, info: FormatInfo) -> float:
+    xi, Sx = xs
+    yj, Sy = ys
+    a, b = xi[i], yj[j]
+    if any(v is None for v in a) or any(v is None for v in b):
+        with np.errstate(all="ignore"):
+            diff = xr - yr
+            return float(np.sqrt(np.sum(diff * diff)))
+    S = max(Sx, Sy)
+    ax, by = S - Sx, S - Sy
+    D = sum(((p << ax) - (q << by)) ** 2 for p, q in zip(a, b))  # distance^2 = D * 2**(-2S)
+    return _round_sqrt(D, -2 * S, info)
+
+
+def _round_sqrt(D: int, K: int, info: FormatInfo) -> float:
+    """sqrt(D * 2**K) rounded once to nearest-even in ``info`` (D >= 0 an int, K even)."""
+    if D == 0:
+        return 0.0
+    # r = isqrt(D * 4**k) with at least p + 2 bits; 2r + sticky is round-to-odd of 2*sqrt(..)
+    k = max(0, info.precision + 3 - D.bit_length() // 2)
+    M = D << (2 * k)
+    r = math.isqrt(M)
+    q = 2 * r + (r * r != M)
+    return round_scaled_int(q, K // 2 - k - 1, info.precision, info.emin, info.emax)
+
+
+# ----------------------------------------------------------------------------- Adam: inputs
+
+
+def _real(name: str, value) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (numbers.Real, np.floating, np.integer)
+    ):
+        raise TypeError(f"{name} must be a real number (Python or NumPy scalar), got {value!r}")
+    f = float(value)
+    if isinstance(value, numbers.Integral) and f != int(value):
+        raise TypeError(f"{name}={value!r} is not exactly representable as a float")
+    if not math.isfinite(f):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return f
+
+
+def _hyper(lr, beta1, beta2, eps, weight_decay, step) -> tuple:
+    lr = _real("lr", lr)
+    if lr < 0:
+        raise ValueError(f"lr must be >= 0, got {lr!r}")
+    beta1 = _real("beta1", beta1)
+    beta2 = _real("beta2", beta2)
+    for name, b in (("beta1", beta1), ("beta2", beta2)):
+        if not 0.0 <= b < 1.0:
+            raise ValueError(f"{name} must be in [0, 1), got {b!r}")
+    eps = _real("eps", eps)
+    if not eps > 0:
+        raise ValueError(f"eps must be > 0, got {eps!r}")
+    weight_decay = _real("weight_decay", weight_decay)
+    if weight_decay < 0:
+        raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}")
+    if isinstance(step, (bool, np.bool_)) or not isinstance(step, (numbers.Integral, np.integer)):
+        raise TypeError(f"step must be an integer >= 1 (the step count, 1 first), got {step!r}")
+    step = int(step)
+    if step < 1:
+        raise ValueError(f"step must be >= 1 (1 for the first step), got {step}")
+    return lr, beta1, beta2, eps, weight_decay, step
+
+
+def _check_moments(moments: str) -> str:
+    if moments not in ADAM_MOMENTS:
+        raise ValueError(
+            f"unknown moments {moments!r} for adam_step; valid: {', '.join(ADAM_MOMENTS)}"
+        )
+    return moments
+
+
+def _adam_arrays(param, grad, m, v):
+    arrays, info = _coerce(param, grad, m, v, what="adam_step")
+    shapes = [a.shape for a in arrays]
+    if len(set(shapes)) != 1:
+        raise ValueError(
+            "adam_step: param, grad, m and v must have the same shape, got "
+            + ", ".join(map(str, shapes))
+        )
+    return arrays, info
+
+
+# ----------------------------------------------------------------------------- Adam: step
+
+
+def adam_step(
+    param,
+    grad,
+    m,
+    v,
+    step,
+    *,
+    lr,
+    beta1,
+    beta2,
+    eps,
+    weight_decay=0.0,
+    variant: str = "div-then-mul",
+    moments: str = "lerp",
+):
+    """One Adam step; returns ``(param, m, v)`` in the inputs' format F.
+
+    Parameters
+    ----------
+    param, grad, m, v : arrays of one shape and one format F of ``fpx.FORMATS``
+        ``m`` and ``v`` are the moments after step ``step - 1`` (zeros before the first).
+    step : int >= 1
+        The number of this step (1 for the first), as ``state["step"]`` after PyTorch's
+        increment.
+    lr, beta1, beta2, eps, weight_decay : real numbers
+        ``lr >= 0``, ``0 <= beta < 1``, ``eps > 0``, ``weight_decay >= 0``, all finite.
+    variant : one of ``fpx.variants("adam_step")``
+        "div-then-mul", "div-then-mul+fma", "mul-then-div", "torch", "exact".
+    moments : one of ``ADAM_MOMENTS``: "lerp" (default), "lerp-fma", "mul-add"
+
+    Notes
+    -----
+    Hyperparameters mirror PyTorch's ``torch.optim.Adam`` (``_single_tensor_adam``): they
+    are Python floats; scalar-only arithmetic is done in float64 by Python,
+    ``bc1 = 1 - beta1**step`` and ``bc2 = 1 - beta2**step`` (Python's ``float ** int``, i.e.
+    the C library's ``pow``), ``1 - beta``, ``lr/bc1``, ``math.sqrt(bc2)``; every scalar is then
+    rounded once to F where it meets a tensor (as ATen's CPU kernels convert a Python scalar
+    to the tensor's dtype for float32/float64). For float16/bfloat16 PyTorch computes inside
+    each kernel in float32; here every operation is rounded to F ("F throughout").
+
+    With ``RN`` = round to F and ``c(x)`` = the float64 scalar x rounded to F::
+
+        g   = grad                              if weight_decay == 0
+            = RN(grad + RN(c(wd) * param))      otherwise (Adam's L2 term, grad.add(param, wd))
+        w   = c(1 - beta1)
+        m'  = lerp:     RN(m + RN(w * RN(g - m)))              if |w| < 0.5
+                        RN(g - RN(RN(g - m) * RN(1 - w)))      otherwise
+              lerp-fma: fma(w, RN(g - m), m)  /  fma(RN(w - 1), RN(g - m), g)
+              mul-add:  RN(RN(c(beta1) * m) + RN(w * g))
+        v'  = RN(RN(c(beta2) * v) + RN(RN(c(1 - beta2) * g) * g))   (all three)
+        m_hat = RN(m' / c(bc1));  v_hat = RN(v' / c(bc2));  den = RN(RN(sqrt(v_hat)) + c(eps))
+        div-then-mul:      param' = RN(param - RN(c(lr) * RN(m_hat / den)))
+        div-then-mul+fma:  param' = fma(-c(lr), RN(m_hat / den), param)
+        mul-then-div:      param' = RN(param - RN(RN(c(lr) * m_hat) / den))
+        torch:             den = RN(RN(RN(sqrt(v')) / c(sqrt(bc2))) + c(eps))
+                           param' = RN(param + RN(RN(c(-(lr/bc1)) * m') / den))
+
+    ``mul-then-div`` has no FMA form: its last product feeds a division, not an addition.
+    ``torch`` is ATen's CPU ``addcdiv`` (``self + value*t1/t2``: multiply, then divide) as read
+    from source, not run against PyTorch here; the vectorized CPU ``lerp`` is ``lerp-fma``
+    (``vec::fmadd``), and PyTorch's CUDA kernels are compiled with FMA contraction.
+
+    ``exact``: each of param', m', v' is the exact real value of Adam's formula
+    (``m' = beta1*m + (1-beta1)*g``, ``v' = beta2*v + (1-beta2)*g**2``,
+    ``param' = param - lr*(m'/bc1)/(sqrt(v'/bc2) + eps)``, ``g = grad + wd*param``), with the
+    hyperparameters taken as the exact values of the given floats and ``bc = 1 - beta**step``
+    exact (no rounding anywhere), rounded once to F. Exact zeros get IEEE's sign rules.
+    float16/bfloat16/float32: a float64 evaluation with rigorous error bounds decides almost
+    every element; the rest, and all of float64 (about 0.3 ms per element), use exact
+    rationals and ``mpmath`` interval arithmetic at increasing precision until both ends of
+    the interval round to the same value (this terminates: a rational result is reached
+    exactly). Elements with a NaN or infinite input get the float64 IEEE value of the
+    div-then-mul formula rounded to F.
+    """
+    lookup("adam_step", variant)
+    _check_moments(moments)
+    hyper = _hyper(lr, beta1, beta2, eps, weight_decay, step)
+    (param, grad, m, v), info = _adam_arrays(param, grad, m, v)
+    if variant == "exact":
+        out = _adam_exact(param, grad, m, v, info, *hyper)
+    else:
+        out = _adam_formula(param, grad, m, v, info, variant, moments, *hyper)
+    return tuple(_scalar_out(np.asarray(a, dtype=info.dtype)) for a in out)
+
+
+def _adam_formula(param, grad, m, v, info, variant, moments, lr, beta1, beta2, eps, wd, step):
+    F = _F(info)
+    bc1 = 1.0 - beta1**step
+    bc2 = 1.0 - beta2**step
+    g = grad if wd == 0 else F.add(grad, F.mul(F.const(wd), param))
+    w = F.const(1.0 - beta1)
+    if moments == "mul-add":
+        m1 = F.add(F.mul(F.const(beta1), m), F.mul(w, g))
+    else:
+        diff = F.sub(g, m)
+        small = abs(float(w)) < 0.5
+        if moments == "lerp":
+            if small:
+                m1 = F.add(m, F.mul(w, diff))
+            else:
+                m1 = F.sub(g, F.mul(diff, F.sub(F.const(1.0), w)))
+        elif small:
+            m1 = exact_fma(w, diff, m)
+        else:
+            m1 = exact_fma(F.sub(w, F.const(1.0)), diff, g)
+    v1 = F.add(F.mul(F.const(beta2), v), F.mul(F.mul(F.const(1.0 - beta2), g), g))
+    if variant == "torch":
+        den = F.add(F.div(F.sqrt(v1), F.const(math.sqrt(bc2))), F.const(eps))
+        p1 = F.add(param, F.div(F.mul(F.const(-(lr / bc1)), m1), den))
+        return p1, m1, v1
+    m_hat = F.div(m1, F.const(bc1))
+    v_hat = F.div(v1, F.const(bc2))
+    den = F.add(F.sqrt(v_hat), F.const(eps))
+    lr_f = F.const(lr)
+    if variant == "mul-then-div":
+        p1 = F.sub(param, F.div(F.mul(lr_f, m_hat), den))
+    else:
+        r = F.div(m_hat, den)
+        if variant == "div-then-mul+fma":
+            p1 = exact_fma(-lr_f, r, param)
+        else:
+            p1 = F.sub(param, F.mul(lr_f, r))
+    return p1, m1, v1
+
+
+# ----------------------------------------------------------------------------- Adam: exact
+
+_U = 2.0**-53
+_TINY = 4 * 2.0**-1074
+
+
+def _e_add(a, ea, b, eb):
+    s = a + b
+    return s, ea + eb + _U * np.abs(s) + _TINY
+
+
+def _e_mul(a, ea, b, eb):
+    p = a * b
+    return p, np.abs(a) * eb + np.abs(b) * ea + ea * eb + _U * np.abs(p) + _TINY
+
+
+def _e_div(a, ea, b, eb):
+    q = a / b
+    room = np.abs(b) - eb
+    ok = room > 0
+    err = np.where(
+        ok, (np.abs(b) * ea + np.abs(a) * eb) / (np.abs(b) * np.where(ok, room, 1.0)), np.inf
+    )
+    return q, err + _U * np.abs(q) + _TINY
+
+
+def _e_scalar(q: Fraction) -> tuple[float, float]:
+    """A rational constant as float64 (correctly rounded) and a bound on its error."""
+    f = float(q)  # int / int true division is correctly rounded in CPython
+    return f, (0.0 if Fraction(f) == q else _U * abs(f))
+
+
+def _decide(val, err, info: FormatInfo, out: np.ndarray, undecided: np.ndarray) -> None:
+    """Where [val - E, val + E] rounds to one F value, store it; else mark undecided."""
+    E = 2.0 * err + 2.0 * _U * np.abs(val) + _TINY
+    lo = _round_f64(val - E, info)
+    hi = _round_f64(val + E, info)
+    same = (lo.view(info.uint) == hi.view(info.uint)) & np.isfinite(E)
+    out[...] = np.where(same, lo, out)
+    undecided |= ~same
+
+
+def _adam_exact(param, grad, m, v, info, lr, beta1, beta2, eps, wd, step):
+    shape = param.shape
+    P, G0, M, V = (np.asarray(a, dtype=_F64).reshape(-1) for a in (param, grad, m, v))
+    n = P.size
+    outs = [np.zeros(n, dtype=info.dtype) for _ in range(3)]
+    finite = np.isfinite(P) & np.isfinite(G0) & np.isfinite(M) & np.isfinite(V)
+    undecided = np.zeros(n, dtype=bool)
+    with np.errstate(all="ignore"):
+        if not finite.all():  # IEEE propagation of NaN and infinities, in float64
+            bad = ~finite
+            ref = _adam_formula(
+                P[bad], G0[bad], M[bad], V[bad], format_info("float64"), "div-then-mul",
+                "mul-add", lr, beta1, beta2, eps, wd, step,
+            )  # fmt: skip
+            for o, r in zip(outs, ref):
+                o[bad] = _round_f64(np.asarray(r), info)
+        if info.name == "float64":
+            undecided[:] = finite
+        else:
+            undecided |= _adam_bounds(P, G0, M, V, info, outs, lr, beta1, beta2, eps, wd, step)
+            undecided &= finite
+    if undecided.any():
+        _adam_exact_slow(P, G0, M, V, info, outs, undecided, lr, beta1, beta2, eps, wd, step)
+    return tuple(o.reshape(shape) for o in outs)
+
+
+def _adam_bounds(P, G0, M, V, info, outs, lr, beta1, beta2, eps, wd, step) -> np.ndarray:
+    """float64 evaluation with error bounds; returns the mask of undecided elements."""
+    b1, b2 = Fraction(beta1), Fraction(beta2)
+    c1, ec1 = _e_scalar(1 - b1)
+    c2, ec2 = _e_scalar(1 - b2)
+    bc1, ebc1 = _e_scalar(1 - b1**step) if step <= 4096 else _bc_bounds(beta1, step)
+    bc2, ebc2 = _e_scalar(1 - b2**step) if step <= 4096 else _bc_bounds(beta2, step)
+    z = np.zeros_like(P)
+    if wd == 0:
+        g, eg = G0, z
+    else:
+        g, eg = _e_add(G0, z, *_e_mul(np.float64(wd), 0.0, P, z))
+    undecided = np.zeros(P.size, dtype=bool)
+    if wd == 0 and ec1 == 0 and ec2 == 0:
+        # exact: with decimal betas, beta*m + (1 - beta)*g is often within 2**-55 of a
+        # midpoint of F (e.g. (9m + g)/10 is dyadic when 9m + g is a multiple of 5)
+        m1, em1 = _ro_dot2(beta1, M, c1, G0, info, outs[1], undecided)
+        v1, ev1 = _ro_dot2(beta2, V, c2, G0 * G0, info, outs[2], undecided)  # g*g is exact
+    else:
+        m1, em1 = _e_add(*_e_mul(np.float64(beta1), 0.0, M, z), *_e_mul(np.float64(c1), ec1, g, eg))
+        g2 = _e_mul(g, eg, g, eg)
+        v1, ev1 = _e_add(*_e_mul(np.float64(beta2), 0.0, V, z), *_e_mul(np.float64(c2), ec2, *g2))
+        _decide(m1, em1, info, outs[1], undecided)
+        _decide(v1, ev1, info, outs[2], undecided)
+    mh, emh = _e_div(m1, em1, np.float64(bc1), ebc1)
+    vh, evh = _e_div(v1, ev1, np.float64(bc2), ebc2)
+    # sqrt: decided only where the true v_hat is known to be >= 0
+    nonneg = vh - evh >= 0
+    s = np.sqrt(np.maximum(vh, 0.0))
+    es = np.where(vh > 0, np.minimum(evh / np.where(vh > 0, s, 1.0), np.sqrt(evh)), np.sqrt(evh))
+    es = es + _U * s + _TINY
+    den, eden = _e_add(s, es, np.float64(eps), 0.0)
+    q, eq = _e_div(mh, emh, den, eden)
+    u, eu = _e_mul(np.float64(lr), 0.0, q, eq)
+    p1, ep1 = _e_add(P, z, -u, eu)
+    und_p = ~nonneg
+    _decide(p1, ep1, info, outs[0], und_p)
+    # an exact zero update (m' == 0 or lr == 0) is decided above only if p itself is exact:
+    # signed zeros of p - (+-0) are handled by the slow path
+    und_p |= (P == 0) | (m1 == 0)
+    return undecided | und_p
+
+
+def _ro_dot2(a: float, B: np.ndarray, c: float, D: np.ndarray, info, out, undecided):
+    """a*B + c*D rounded once to F (F of at most 24 bits), elementwise, from float64 values.
+
+    Error-free: TwoProduct for both products, TwoSum to distil the four parts into
+    ``z + rest`` (exactly), then round to odd in float64 from the sign of ``rest`` and once
+    to F (Boldo & Melquiond). Elements where the products could under- or overflow, or the
+    sign of ``rest`` or ``|rest| < ulp(z)`` is not certain, are marked undecided.
+    Returns ``z`` and a bound on ``|a*B + c*D - z|`` for later use.
+    """
+    h1, l1 = _two_product(np.float64(a), B)
+    h2, l2 = _two_product(np.float64(c), D)
+    s, e = two_sum(h1, h2)
+    t1, e1 = two_sum(l1, l2)
+    t2, e2 = two_sum(e, t1)
+    z, ez = two_sum(s, t2)
+    r1, f1 = two_sum(e1, e2)
+    r2, f2 = two_sum(ez, r1)  # a*B + c*D == z + r2 + f1 + f2 exactly
+    small = np.abs(f1) + np.abs(f2)
+    rest_sign = np.where(r2 != 0, r2, f1 + f2)
+    safe = np.ones(z.shape, dtype=bool)
+    for x, h in ((a, h1), (c, h2)):  # TwoProduct is exact away from under/overflow
+        ah = np.abs(h)
+        safe &= (ah == 0) | ((ah >= 2.0**-960) & (ah <= 2.0**960))
+        if x != 0 and not 2.0**-900 <= abs(x) <= 2.0**900:
+            safe[:] = False
+    safe &= (h1 != 0) | (B == 0) | (a == 0)
+    safe &= (h2 != 0) | (D == 0) | (c == 0)
+    ok = safe & np.isfinite(z) & ((r2 == 0) | (np.abs(r2) > 2 * small))
+    ok &= (rest_sign == 0) | ((z != 0) & (np.abs(r2) + small < _U * np.abs(z)))
+    zero = (z == 0) & (rest_sign == 0)
+    ro = _nudge_to_odd(np.where(ok & ~zero, z, 1.0), np.where(ok, rest_sign, 0.0), np.uint64)
+    val = _round_f64(ro, info)
+    # an exact zero: the IEEE sign of a*B + c*D from the (exact) signed zero products
+    val = np.where(zero, _round_f64(np.float64(a) * B + np.float64(c) * D, info), val)
+    out[...] = np.where(ok, val, out)
+    undecided |= ~ok
+    return z, np.where(ok, _U * np.abs(z), np.inf)
+
+
+def _bc_bounds(beta: float, step: int) -> tuple[float, float]:
+    """1 - beta**step for large steps: an mpmath interval at 120 bits, as (float, error bound)."""
+    with _iv_prec(120) as iv:
+        lo, hi = _iv_ends(1 - iv.mpf(beta) ** step)
+    f = float((lo + hi) / 2)
+    return f, float(hi - lo) + _U * abs(f)
+
+
+@contextmanager
+def _iv_prec(prec: int):
+    """mpmath's interval context at ``prec`` bits, restored afterwards (mpmath keeps the
+    precision in a global context: not thread-safe)."""
+    import mpmath
+
+    iv = mpmath.iv
+    old = iv.prec
+    iv.prec = prec
+    try:
+        yield iv
+    finally:
+        iv.prec = old
+
+
+def _iv_ends(x) -> tuple[Fraction, Fraction]:
+    """Exact ends of a finite mpmath interval."""
+    from mpmath.libmp import to_rational
+
+    return tuple(Fraction(*to_rational(end)) for end in x._mpi_)
+
+
+class _X:
+    """An exact real with an IEEE sign bit (for zeros): the value and whether it is negative."""
+
+    __slots__ = ("q", "neg")
+
+    def __init__(self, q: Fraction, neg: bool):
+        self.q = q
+        self.neg = neg
+
+    @classmethod
+    def of(cls, f: float) -> _X:
+        return cls(Fraction(f), math.copysign(1.0, f) < 0)
+
+    def __add__(self, o: _X) -> _X:
+        s = self.q + o.q
+        return _X(s, s < 0 if s != 0 else (self.neg and o.neg))
+
+    def __mul__(self, o: _X) -> _X:
+        return _X(self.q * o.q, self.neg != o.neg)
+
+    def rounded(self, info: FormatInfo) -> float:
+        """Rounded once to nearest-even in info (a Python float exactly in the format)."""
+        if self.q == 0:
+            return -0.0 if self.neg else 0.0
+        q = self.q
+        return round_rational(q.numerator, q.denominator, info.precision, info.emin, info.emax)
+
+
+def _adam_exact_slow(P, G0, M, V, info, outs, which, lr, beta1, beta2, eps, wd, step) -> None:
+    """Exact rationals for g, m', v'; mpmath intervals for param' (see adam_step)."""
+    B1, B2 = _X.of(beta1), _X.of(beta2)
+    C1, C2 = _X(1 - B1.q, False), _X(1 - B2.q, False)
+    WD, LR = _X.of(wd), _X.of(lr)
+    bc_cache: dict = {}
+    for idx in np.flatnonzero(which).tolist():
+        p, g0, m, v = (float(A[idx]) for A in (P, G0, M, V))
+        Pp = _X.of(p)
+        g = _X.of(g0) if wd == 0 else _X.of(g0) + WD * Pp
+        m1 = B1 * _X.of(m) + C1 * g
+        v1 = B2 * _X.of(v) + C2 * (g * g)
+        outs[1][idx] = m1.rounded(info)
+        outs[2][idx] = v1.rounded(info)
+        if v1.q < 0:
+            outs[0][idx] = math.nan  # sqrt of a negative second moment
+            continue
+        if m1.q == 0 or lr == 0:
+            # the update lr*(m'/bc1)/den is a signed zero (bc1, den > 0): p - (+-0), IEEE
+            u_neg = m1.neg != LR.neg
+            outs[0][idx] = (Pp + _X(Fraction(0), not u_neg)).rounded(info)
+            continue
+        prec = 128
+        while True:
+            with _iv_prec(prec) as iv:
+                if prec not in bc_cache:
+                    bc_cache[prec] = (1 - iv.mpf(beta1) ** step, 1 - iv.mpf(beta2) ** step)
+                bc1, bc2 = bc_cache[prec]
+                m_hat = _iv_of(iv, m1.q) / bc1
+                den = iv.sqrt(_iv_of(iv, v1.q) / bc2) + iv.mpf(eps)
+                lo, hi = _iv_ends(iv.mpf(p) - iv.mpf(lr) * (m_hat / den))
+            if lo == hi:  # exact (a point interval); IEEE x - x is +0
+                outs[0][idx] = _X(lo, lo < 0).rounded(info)
+                break
+            if lo != 0 and hi != 0:  # an end at zero leaves the sign of a zero result open
+                rlo = _X(lo, lo < 0).rounded(info)
+                rhi = _X(hi, hi < 0).rounded(info)
+                if _same_bits(rlo, rhi):
+                    outs[0][idx] = rlo
+                    break
+            prec *= 2
+
+
+def _iv_of(iv, q: Fraction):
+    """An exact rational as an mpmath interval (a point when it fits the working precision)."""
+    return iv.mpf(q.numerator) / iv.mpf(q.denominator)
+
+
+def _same_bits(a: float, b: float) -> bool:
+    """a and b are Python floats holding values of one format: equal including the sign."""
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+# ----------------------------------------------------------------------------- comparisons
+
+
+def pass_rate(a, b) -> float:
+    """Share of elements of ``a`` and ``b`` that are bit-for-bit equal (any NaN equals any NaN;
+    ``-0.0`` and ``+0.0`` differ), as the Ascend article's "pass rate". Same shape and format
+    required; NaN for empty arrays."""
+    (a, b), info = _coerce(a, b, what="pass_rate")
+    if a.shape != b.shape:
+        raise ValueError(f"pass_rate: shapes {a.shape} and {b.shape} differ")
+    if a.size == 0:
+        return math.nan
+    same = a.view(info.uint) == b.view(info.uint)
+    with np.errstate(invalid="ignore"):
+        same |= np.isnan(a.astype(_F64)) & np.isnan(b.astype(_F64))
+    return float(np.count_nonzero(same)) / a.size
+
+
+def adam_run(
+    param,
+    grads: Iterable,
+    *,
+    lr,
+    beta1,
+    beta2,
+    eps,
+    weight_decay=0.0,
+    variant: str = "div-then-mul",
+    moments: str = "lerp",
+    m=None,
+    v=None,
+    first_step: int = 1,
+):
+    """Run Adam over a sequence of gradients: an iterator of ``(step, param, m, v)`` after
+    each step (arguments are checked at the call, before any step runs).
+
+    ``grads`` is an array whose first axis is the step, or any iterable of arrays shaped
+    like ``param``. ``m`` and ``v`` default to zeros (a fresh optimizer); ``first_step`` is
+    the number of the first step. Each step is :func:`adam_step` with the given variant.
+    """
+    lookup("adam_step", variant)
+    _check_moments(moments)
+    hyper = dict(lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay)
+    _hyper(**hyper, step=first_step)  # errors now, not at the first iteration
+    (p,), _ = _coerce(param, what="adam_run")
+    m = np.zeros_like(p) if m is None else m
+    v = np.zeros_like(p) if v is None else v
+    return _adam_steps(p, m, v, grads, int(first_step), variant, moments, hyper)
+
+
+def _adam_steps(p, m, v, grads, step, variant, moments, hyper):
+    for g in grads:
+        p, m, v = adam_step(p, g, m, v, step, variant=variant, moments=moments, **hyper)
+        yield step, p, m, v
+        step += 1
+
+
+def adam_pass_rates(
+    param,
+    grads: Iterable,
+    *,
+    lr,
+    beta1,
+    beta2,
+    eps,
+    weight_decay=0.0,
+    a="div-then-mul",
+    b="mul-then-div",
+    moments: str = "lerp",
+    m=None,
+    v=None,
+    first_step: int = 1,
+) -> np.ndarray:
+    """Per-step pass rate of ``param`` between two Adam variants run side by side.
+
+    Both runs start from the same ``param``, ``m``, ``v`` and see the same ``grads``, each
+    evolving its own state (so differences can compound). ``a`` and ``b`` are variant names
+    or dicts of :func:`adam_step` keywords (``{"variant": ..., "moments": ...}``; a dict
+    without "moments" uses ``moments``). Returns a float64 array: element s is
+    :func:`pass_rate` of the two params after step ``first_step + s``.
+    """
+    spec = []
+    for name, s in (("a", a), ("b", b)):
+        if isinstance(s, str):
+            s = {"variant": s}
+        if not isinstance(s, dict) or set(s) - {"variant", "moments"}:
+            raise ValueError(
+                f"{name} must be a variant name or a dict with keys 'variant' and 'moments', "
+                f"got {s!r}"
+            )
+        spec.append({"variant": "div-then-mul", "moments": moments, **s})
+    hyper = dict(lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay)
+    start = dict(m=m, v=v, first_step=first_step)
+    grads_a, grads_b = _tee(grads)
+    run_a = adam_run(param, grads_a, **hyper, **start, **spec[0])
+    run_b = adam_run(param, grads_b, **hyper, **start, **spec[1])
+    rates = [pass_rate(pa, pb) for (_, pa, _, _), (_, pb, _, _) in zip(run_a, run_b)]
+    return np.asarray(rates, dtype=np.float64)
+
+
+def _tee(grads):
+    """The gradients twice (an iterator is read once into a list)."""
+    if isinstance(grads, np.ndarray):
+        return grads, grads
+    grads = list(grads)
+    return grads, grads
