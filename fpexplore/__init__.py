@@ -9,7 +9,8 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 - ``orders/``    evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
                  trees, CuPy/CUB hypotheses, compensated, exact), compiled with numba on first use
 
-- ``ops/``       composite ops and their formula variants (linspace, ...); ops(), variants()
+- ``ops/``       composite ops and formula variants: linspace, cdist, adam_step, variance,
+                 softmax, logsumexp, exp/log/sin/tanh/sqrt/pow; registry ops(), variants()
 
 - ``metrics``    ulp / bits / relative error, summaries, Higham's error bounds
 - ``backends/``  numpy, emulated, cupy (the only module importing CuPy, lazily), replay
@@ -41,7 +42,18 @@ from .formats import (
     ulp_distance,
 )
 from .ops._registry import ops, variants
+from .ops.elementwise import (
+    exp,
+    log,
+    pow,  # noqa: A004  (like math.pow)
+    sin,
+    sqrt,
+    tanh,
+    ulp_error,
+)
 from .ops.linspace import linspace
+from .ops.ml import adam_pass_rates, adam_run, adam_step, cdist, pass_rate
+from .ops.stats import logsumexp, softmax, variance
 from .orders import (
     dot,
     exact_matmul,
@@ -54,11 +66,15 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    # the widget app needs ipywidgets: load it only when asked for
+    # the widget app needs ipywidgets, plots need matplotlib: load them only when asked for
     if name == "explorer":
         from .widgets import explorer
 
         return explorer
+    if name in ("plots", "widgets"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'fpexplore' has no attribute {name!r}")
 
 
@@ -67,37 +83,52 @@ def __dir__():
 
 
 __all__ = [
+    "BitFields",
     "DISTRIBUTIONS",
     "FORMATS",
+    "FormatInfo",
     "ROUNDINGS",
     "ULP_NAN",
-    "BitFields",
-    "FormatInfo",
+    "adam_pass_rates",
+    "adam_run",
+    "adam_step",
     "as_format",
     "backends",
     "bit_string",
+    "cdist",
     "compare",
     "dot",
     "exact_dot",
     "exact_matmul",
     "exact_sum",
+    "exp",
     "explorer",
     "fields",
-    "linspace",
     "fma",
     "format_info",
     "format_of",
     "from_bits",
     "generate",
+    "linspace",
+    "log",
+    "logsumexp",
     "matmul",
     "next_down",
     "next_up",
     "ops",
     "orders",
+    "pass_rate",
+    "pow",
+    "sin",
+    "softmax",
+    "sqrt",
     "sum",
     "sweep",
+    "tanh",
     "to_bits",
     "ulp",
     "ulp_distance",
+    "ulp_error",
+    "variance",
     "variants",
 ]

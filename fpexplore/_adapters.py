@@ -244,7 +244,203 @@ class LinspaceAdapter(Adapter):
         return y
 
 
-_ADAPTERS = {a.op: a for a in (SumAdapter(), DotAdapter(), MatmulAdapter(), LinspaceAdapter())}
+class CdistAdapter(Adapter):
+    """x: n points of dimension d (param ``d``, default 16) from the distribution; y: the same
+    points moved by ``closeness`` (default 1e-2) times normal noise, so that the expanded
+    formula cancels (cases.md section 4)."""
+
+    op = "cdist"
+    numpy_label = "numpy broadcast"
+    default_variants = ("expanded", "direct")
+    max_n = 2048
+    keys = ("order", "accumulate", "fma", "clamp", "block")
+
+    def bytes_needed(self, n, itemsize):
+        return int(n * n * 64)
+
+    def inputs(self, n, fmt, distribution, seed, params):
+        d = int(params.get("d", 16))
+        close = float(params.get("closeness", 1e-2))
+        x = _gen(distribution, n * d, "float64", seed).reshape(n, d)
+        noise = _gen("normal", n * d, "float64", seed + 1).reshape(n, d) * close
+        return {
+            "format": fmt,
+            "x": np.asarray(as_format(x, fmt)),
+            "y": np.asarray(as_format(x + noise, fmt)),
+        }
+
+    def run(self, variant, inputs, params):
+        from .ops.ml import cdist
+
+        kw = {k: v for k, v in params.items() if k in self.keys}
+        if variant != "expanded":
+            kw.pop("clamp", None)
+            kw.pop("fma", None)
+        return cdist(inputs["x"], inputs["y"], variant=variant, **kw)
+
+    def numpy(self, inputs, params):
+        x, y = inputs["x"], inputs["y"]
+        with np.errstate(all="ignore"):
+            return np.sqrt(((x[:, None, :] - y[None, :, :]) ** 2).sum(-1))
+
+    def reference(self, inputs, params, fmt):
+        from .ops.ml import cdist
+
+        return cdist(inputs["x"], inputs["y"], variant="exact")
+
+
+class AdamAdapter(Adapter):
+    """n parameters from the distribution; gradients normal; moments after one step with a
+    previous gradient; this is step 2. Hyperparameters: lr=1e-3, betas (0.9, 0.999),
+    eps=1e-8 unless given (``lr=``, ``beta1=``, ...). The table measures the new parameters."""
+
+    op = "adam_step"
+    default_variants = ("div-then-mul", "mul-then-div", "div-then-mul+fma", "torch")
+    max_n = 10**7
+    bytes_per_element = 160.0
+    hyper = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0}
+
+    def inputs(self, n, fmt, distribution, seed, params):
+        from .ops.ml import adam_step
+
+        p = _gen(distribution, n, fmt, seed)
+        g0 = _gen("normal", n, fmt, seed + 1)
+        zero = np.zeros_like(p)
+        h = {k: params.get(k, v) for k, v in self.hyper.items()}
+        _, m, v = adam_step(p, g0, zero, zero, 1, variant="div-then-mul", **h)
+        return {
+            "format": fmt,
+            "param": p,
+            "grad": _gen("normal", n, fmt, seed + 2),
+            "m": m,
+            "v": v,
+            "hyper": h,
+        }
+
+    def _call(self, variant, inputs, params):
+        from .ops.ml import adam_step
+
+        kw = {k: v for k, v in params.items() if k == "moments"}
+        return adam_step(
+            inputs["param"],
+            inputs["grad"],
+            inputs["m"],
+            inputs["v"],
+            2,
+            variant=variant,
+            **inputs["hyper"],
+            **kw,
+        )[0]
+
+    def run(self, variant, inputs, params):
+        return self._call(variant, inputs, params)
+
+    def reference(self, inputs, params, fmt):
+        return self._call("exact", inputs, params)
+
+
+class ElementwiseAdapter(Adapter):
+    """x from the distribution (log, sqrt and pow take |x|, zeros replaced by the smallest
+    normal number); pow's exponent y is uniform on [-3, 3]."""
+
+    default_variants = ("numpy", "wide")
+    bytes_per_element = 48.0
+
+    def __init__(self, op: str):
+        self.op = op
+        self.numpy_label = "np.power" if op == "pow" else f"np.{op}"
+
+    def _func(self):
+        from .ops import elementwise
+
+        return getattr(elementwise, self.op)
+
+    def inputs(self, n, fmt, distribution, seed, params):
+        x = _gen(distribution, n, fmt, seed)
+        if self.op in ("log", "sqrt", "pow"):
+            tiny = np.asarray(format_info(fmt).smallest_normal, dtype=x.dtype)
+            x = np.where(x == 0, tiny, np.abs(x))
+        out = {"format": fmt, "x": x}
+        if self.op == "pow":
+            y = _gen("uniform", n, "float64", seed + 1) * 6 - 3
+            out["y"] = np.asarray(as_format(y, fmt))
+        return out
+
+    def _args(self, inputs):
+        return (inputs["x"], inputs["y"]) if self.op == "pow" else (inputs["x"],)
+
+    def run(self, variant, inputs, params):
+        return self._func()(*self._args(inputs), variant=variant)
+
+    def numpy(self, inputs, params):
+        f = np.power if self.op == "pow" else getattr(np, self.op)
+        with np.errstate(all="ignore"):
+            return f(*self._args(inputs))
+
+    def reference(self, inputs, params, fmt):
+        return self._func()(*self._args(inputs), variant="exact")
+
+
+class _StatsAdapter(Adapter):
+    keys = ("order", "accumulate")
+    max_n = 10**6  # the exact references take a few microseconds per element
+
+    def inputs(self, n, fmt, distribution, seed, params):
+        return {"format": fmt, "x": _gen(distribution, n, fmt, seed)}
+
+    def _func(self):
+        from .ops import stats
+
+        return getattr(stats, self.op)
+
+    def run(self, variant, inputs, params):
+        kw = {k: v for k, v in params.items() if k in self.keys}
+        if self.op == "variance" and variant in ("welford", "numpy", "exact"):
+            kw.pop("order", None)  # their order is part of the variant
+        return self._func()(inputs["x"], variant=variant, **kw)
+
+    def reference(self, inputs, params, fmt):
+        kw = {k: v for k, v in params.items() if k == "ddof"}
+        return self._func()(inputs["x"], variant="exact", **kw)
+
+
+class VarianceAdapter(_StatsAdapter):
+    op = "variance"
+    numpy_label = "np.var"
+    default_variants = ("two-pass", "one-pass", "welford", "numpy")
+    keys = ("order", "accumulate", "ddof")
+    max_n = 10**7
+
+    def numpy(self, inputs, params):
+        with np.errstate(all="ignore"):
+            return np.var(inputs["x"], ddof=params.get("ddof", 0))
+
+
+class SoftmaxAdapter(_StatsAdapter):
+    op = "softmax"
+    default_variants = ("naive", "shifted")
+
+
+class LogsumexpAdapter(_StatsAdapter):
+    op = "logsumexp"
+    default_variants = ("naive", "shifted")
+
+
+_ADAPTERS = {
+    a.op: a
+    for a in (
+        SumAdapter(),
+        DotAdapter(),
+        MatmulAdapter(),
+        LinspaceAdapter(),
+        CdistAdapter(),
+        AdamAdapter(),
+        VarianceAdapter(),
+        SoftmaxAdapter(),
+        LogsumexpAdapter(),
+        *(ElementwiseAdapter(f) for f in ("exp", "log", "sin", "tanh", "sqrt", "pow")),
+    )
+}
 
 
 def register(adapter: Adapter) -> None:

@@ -86,7 +86,13 @@ def summarize(value, reference) -> dict:
     absu = np.where(nan_mismatch, np.inf, np.abs(u.astype(np.float64)))
     n = int(u.size)
     worst = int(u[np.argmax(absu)]) if n else 0
-    rel = np.asarray(rel_error(v, r)).reshape(-1) if n <= 200_000 else _rel_fast(v, r)
+    # the largest relative error: located in float64 (exact differences of values of the
+    # same format are within one float64 rounding), then computed exactly for that element
+    rel = _rel_fast(v, r) if n else np.zeros(0)
+    max_rel = 0.0
+    if n and not np.all(np.isnan(rel)):
+        k = int(np.nanargmax(rel))
+        max_rel = float(rel_error(v.reshape(-1)[k], r.reshape(-1)[k]))
     return {
         "n": n,
         "exact_share": float(np.mean(u == 0)) if n else 1.0,
@@ -94,15 +100,16 @@ def summarize(value, reference) -> dict:
         "mean_abs_ulp": float(absu.mean()) if n else 0.0,
         "ulp": worst,
         "max_bits": float(bits_error(worst)) if n else 0.0,
-        "max_rel": float(np.nanmax(rel)) if n and not np.all(np.isnan(rel)) else 0.0,
+        "max_rel": max_rel,
     }
 
 
 def _rel_fast(v, r):
-    """float64 relative error for big arrays (each value and reference exact in float64; the
-    difference is rounded once, so the result is within 1 float64 ulp of the exact ratio)."""
-    a = v.astype(np.float64).reshape(-1)
-    b = r.astype(np.float64).reshape(-1)
+    """Relative errors in float64 (two roundings: the difference and the quotient), with the
+    special cases of :func:`rel_error`."""
+    shape = np.broadcast(v, r).shape
+    a = np.broadcast_to(np.asarray(v), shape).astype(np.float64).reshape(-1)
+    b = np.broadcast_to(np.asarray(r), shape).astype(np.float64).reshape(-1)
     with np.errstate(all="ignore"):
         out = np.abs(a - b) / np.abs(b)
     out[(a == b) | (np.isnan(a) & np.isnan(b))] = 0.0

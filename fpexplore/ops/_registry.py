@@ -27,6 +27,20 @@ class Variant:
 
 
 _OPS: dict[str, tuple[str, dict[str, Variant]]] = {}
+_PREFERRED = (
+    "linspace",
+    "cdist",
+    "adam_step",
+    "variance",
+    "softmax",
+    "logsumexp",
+    "exp",
+    "log",
+    "sin",
+    "tanh",
+    "sqrt",
+    "pow",
+)  # the order the explorer lists them
 
 
 def register(op: str, description: str, variants: list[Variant]) -> None:
@@ -35,7 +49,7 @@ def register(op: str, description: str, variants: list[Variant]) -> None:
 
 
 def _ensure_loaded() -> None:
-    from . import linspace  # noqa: F401  (modules register themselves)
+    from . import elementwise, linspace, ml, stats  # noqa: F401  (they register themselves)
 
 
 def ops() -> dict[str, str]:
@@ -50,7 +64,8 @@ def ops() -> dict[str, str]:
         "matmul": "matrix product",
     }
     assert set(out) == set(ORDER_OPS)
-    out.update({name: desc for name, (desc, _) in _OPS.items()})
+    order = [o for o in _PREFERRED if o in _OPS] + [o for o in _OPS if o not in _PREFERRED]
+    out.update({name: _OPS[name][0] for name in order})
     return out
 
 
