@@ -1,0 +1,61 @@
+"""Benchmark what a user of the explorer waits for (targets from the explorer issue):
+
+* compare() + plot() rendered to PNG for sum, float32, n = 10^6, five variants [<= 300 ms];
+* the app's update latency for the same view (a control change -> recompute -> redraw);
+* a sweep 10..10^6 over five orders [<= 3 s].
+
+Warm timings (numba kernels compiled and cached, NumPy/matplotlib imported), median of 5.
+
+    python benchmarks/bench_explorer.py
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import fpexplore as fpx
+
+VARIANTS = ["sequential", "pairwise", "numpy", "tree", "kahan"]
+
+
+def timeit(fn, repeat=5):
+    fn()
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def compare_and_png():
+    cmp = fpx.compare("sum", format="float32", n=10**6, variants=VARIANTS)
+    fig = cmp.plot()
+    fig.savefig(io.BytesIO(), format="png", dpi=90)
+
+
+def main():
+    print(f"numpy {np.__version__}, python {platform.python_version()}, {os.cpu_count()} cores")
+    t = timeit(compare_and_png)
+    print(f"compare + plot + PNG, sum float32 n=10^6, 5 variants: {t:.0f} ms")
+    app = fpx.explorer(n=10**6, variants=VARIANTS)
+    seeds = iter(range(1, 100))
+
+    def change():  # a control change: new data, recompute, redraw
+        app.seed.value = next(seeds)
+        app.figure.savefig(io.BytesIO(), format="png", dpi=90)  # what the browser receives
+
+    print(f"explorer update latency (seed change at n=10^6, redraw): {timeit(change):.0f} ms")
+    sizes = [10, 100, 1000, 10**4, 10**5, 10**6]
+    t = timeit(lambda: fpx.sweep("sum", sizes=sizes, variants=VARIANTS, progress=False), repeat=3)
+    print(f"sweep 10..10^6 over 5 orders: {t / 1e3:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

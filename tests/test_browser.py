@@ -1,0 +1,120 @@
+"""The explorer in a real browser: JupyterLab + Debian's chromium driven by Playwright.
+
+Starts JupyterLab on a free loopback port (HOME in a temp folder, --allow-root when root),
+opens notebooks/00_explorer.ipynb, runs all cells, checks the widgets render, changes the
+format dropdown, checks that the plot changes and no traceback appears, and stops the server
+by its PID. Skipped (with the reason) where chromium or Playwright is missing; .ci/run
+installs both. Set FPX_SCREENSHOT=path to save a screenshot of the app.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.browser
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def lab(tmp_path):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium; .ci/run does)")
+    pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+    work = tmp_path / "notebooks"
+    shutil.copytree(ROOT / "notebooks", work)
+    home = tmp_path / "home"
+    home.mkdir()
+    port, token = _free_port(), "fpx-test-token"
+    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+           "--ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
+           "--ServerApp.open_browser=False", "--LabApp.news_url=None",
+           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    env = dict(os.environ, HOME=str(home), JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
+               JUPYTER_RUNTIME_DIR=str(home / "runtime"))
+    log = open(tmp_path / "lab.log", "w")
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    raise RuntimeError((tmp_path / "lab.log").read_text()) from None
+                time.sleep(0.5)
+        else:
+            raise RuntimeError("JupyterLab did not start:\n" + (tmp_path / "lab.log").read_text())
+        yield url, token
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # the server and its kernels
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_explorer_in_jupyterlab(lab):
+    from playwright.sync_api import sync_playwright
+
+    url, token = lab
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"],
+        )
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.goto(f"{url}/lab/tree/00_explorer.ipynb?token={token}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                               timeout=120_000, state="attached")
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Run All Cells$")).click()
+        app = page.locator(".fpx-explorer")
+        app.wait_for(timeout=180_000)
+        canvas = app.locator("canvas").first
+        canvas.wait_for(timeout=60_000)
+        page.wait_for_timeout(1500)  # let the first draw arrive
+        before = canvas.screenshot()
+        fmt = app.locator(".widget-dropdown", has=page.locator("label", has_text="format"))
+        fmt.locator("select").select_option("float16")
+        deadline = time.time() + 90
+        after = before
+        while after == before and time.time() < deadline:
+            page.wait_for_timeout(500)
+            after = canvas.screenshot()
+        shot = os.environ.get("FPX_SCREENSHOT")
+        if shot:
+            app.screenshot(path=shot)
+        text = page.locator(".jp-Notebook").inner_text()
+        errors = app.locator(".fpx-error").count()
+        browser.close()
+    assert after != before, "the plot did not change after the format changed"
+    assert "Traceback" not in text and errors == 0
+    assert "float16" in text  # the table/snippet now describe the new format
