@@ -7,10 +7,14 @@ BIN := $(VENV)/bin
 # JupyterLab refuses to run as root without --allow-root (containers, CI)
 JUPYTER_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: explore test lint bench clean
+.PHONY: explore dashboard test lint bench clean
 
 explore: $(VENV)/.installed-jupyter
 	$(BIN)/jupyter lab notebooks/00_explorer.ipynb $(JUPYTER_ARGS)
+
+# the explorer as a dashboard (Voila: no code cells, just the app)
+dashboard: $(VENV)/.installed-jupyter
+	$(BIN)/voila notebooks/00_explorer.ipynb
 
 test: $(VENV)/.installed-dev
 	FPX_MIN_ORACLE_CASES=100000 $(BIN)/python -m pytest
@@ -21,6 +25,7 @@ lint: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_exact.py
 	$(BIN)/python benchmarks/bench_orders.py
+	$(BIN)/python benchmarks/bench_explorer.py
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "fpexplore needs Python 3.10 or newer (found " + sys.version.split()[0] + "); set PYTHON=python3.x")'

@@ -42,7 +42,9 @@ def lab(tmp_path):
     work = tmp_path / "notebooks"
     shutil.copytree(ROOT / "notebooks", work)
     home = tmp_path / "home"
-    home.mkdir()
+    settings = home / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
     port, token = _free_port(), "fpx-test-token"
     cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
            "--ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
