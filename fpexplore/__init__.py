@@ -18,6 +18,7 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 - ``experiment`` compare() and sweep(): tidy pandas tables (pandas loads when they run)
 - ``plots``      matplotlib figures from those tables (matplotlib loads when they run)
 - ``widgets``    the ipywidgets explorer app, fpx.explorer() (ipywidgets loads when asked for)
+- ``tolerance``  the tolerance advisor: rtol / atol / max-ULP for NumPy, CuPy and torch tests
 """
 
 from .backends import backends
@@ -61,6 +62,7 @@ from .orders import (
     orders,
     sum,  # noqa: A004  (like np.sum)
 )
+from .tolerance import suggest_tolerance
 
 __version__ = "0.1.0"
 
@@ -122,6 +124,7 @@ __all__ = [
     "sin",
     "softmax",
     "sqrt",
+    "suggest_tolerance",
     "sum",
     "sweep",
     "tanh",
