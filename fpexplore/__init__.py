@@ -18,10 +18,12 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 - ``experiment`` compare() and sweep(): tidy pandas tables (pandas loads when they run)
 - ``plots``      matplotlib figures from those tables (matplotlib loads when they run)
 - ``widgets``    the ipywidgets explorer app, fpx.explorer() (ipywidgets loads when asked for)
+- ``detective``  which order produced a result (match_orders), difference budget, reproducer
 - ``tolerance``  the tolerance advisor: rtol / atol / max-ULP for NumPy, CuPy and torch tests
 """
 
 from .backends import backends
+from .detective import difference_budget, match_orders, reproducer
 from .exact import exact_dot, exact_sum, fma
 from .experiment import DISTRIBUTIONS, compare, generate, sweep
 from .formats import (
@@ -99,6 +101,7 @@ __all__ = [
     "bit_string",
     "cdist",
     "compare",
+    "difference_budget",
     "dot",
     "exact_dot",
     "exact_matmul",
@@ -114,6 +117,7 @@ __all__ = [
     "linspace",
     "log",
     "logsumexp",
+    "match_orders",
     "matmul",
     "next_down",
     "next_up",
@@ -121,6 +125,7 @@ __all__ = [
     "orders",
     "pass_rate",
     "pow",
+    "reproducer",
     "sin",
     "softmax",
     "sqrt",

@@ -92,6 +92,11 @@ class Explorer(W.VBox):
         self.snippet = W.Textarea(
             layout=W.Layout(width="100%", height="6em"), description="reproduce this"
         )
+        self.detect = W.Button(description="Which order did NumPy use?",
+                               layout=W.Layout(width="auto"),
+                               tooltip="run the order detective on NumPy's result")
+        self.detect_out = W.HTML()
+        self.detect.on_click(self._detect)
         self.figure, self.canvas = _canvas()
         self._set_variant_options(variants)
         controls = W.VBox(
@@ -184,6 +189,52 @@ class Explorer(W.VBox):
             index=False, float_format=_fmt, border=0, classes="fpx-table"
         )
         self.snippet.value = cmp.snippet()
+        self.detect.disabled = not (cmp.op in ("sum", "dot", "matmul")
+                                    and any(b == "numpy" for _, b in cmp.results))
+        self.detect_out.value = ""
+
+    def _detect(self, _button=None):
+        """The order detective on NumPy's own function (sum, dot, matmul).
+
+        One scalar result rarely singles out an order, so NumPy is also run on five probe
+        inputs (wide-range data of 20,011 elements, seeded): six observations of the same
+        library. A matmul result already holds n*n observations.
+        """
+        from .detective import match_orders
+        from .experiment import generate
+
+        cmp = self.comparison
+        try:
+            if cmp is None or cmp.op not in ("sum", "dot", "matmul"):
+                raise ValueError("the order detective explains sum, dot and matmul results")
+            key = next((k for k in cmp.results if k[1] == "numpy"), None)
+            if key is None:
+                raise ValueError("select the numpy backend to explain NumPy's result")
+            if cmp.op == "matmul" and cmp.n > 128:
+                raise ValueError("the detective tries hundreds of orders: use n <= 128 here")
+            fmt = cmp.format
+            with np.errstate(all="ignore"):
+                if cmp.op == "sum":
+                    ins = [cmp.inputs["x"]] + [generate("wide", 20011, fmt, s) for s in range(5)]
+                    obs = [np.sum(x) for x in ins]
+                elif cmp.op == "dot":
+                    ins = [(cmp.inputs["a"], cmp.inputs["b"])] + [
+                        (generate("wide", 20011, fmt, s), generate("wide", 20011, fmt, s + 99))
+                        for s in range(5)
+                    ]
+                    obs = [np.dot(a, b) for a, b in ins]
+                else:
+                    ins = (cmp.inputs["A"], cmp.inputs["B"])
+                    obs = cmp.results[key]
+            df = match_orders(ins, obs, cmp.op, top=5)
+            cols = ["variant", "exact", "exact_matches", "observations", "max_ulp"]
+            self.detect_out.value = (
+                f"<p><b>{html.escape(key[0])}</b> on this input and probes: "
+                f"{html.escape(df.attrs['note'])}</p>"
+                + df[cols].to_html(index=False, border=0, classes="fpx-detective")
+            )
+        except Exception as e:
+            self.detect_out.value = _error_html(e)
 
     def _draw(self, cmp):
         fig = self.figure

@@ -15,8 +15,9 @@ def _pair(n=20000, seed=0):
     actual = desired.copy()
     for _ in range(5):  # move each element up to 5 ulps
         step = np.sign(noise) * (np.abs(noise) > _)
-        actual = np.where(step > 0, fpx.next_up(actual), np.where(step < 0,
-                          fpx.next_down(actual), actual))
+        actual = np.where(
+            step > 0, fpx.next_up(actual), np.where(step < 0, fpx.next_down(actual), actual)
+        )
     return actual, desired
 
 
@@ -60,8 +61,9 @@ def test_fixed_atol_explained_far_from_one():
 
 def test_torch_defaults_by_format_and_errors():
     a, d = _pair(1000)
-    tab = fpx.suggest_tolerance(np.clip(a, -1e4, 1e4).astype(np.float16),
-                                np.clip(d, -1e4, 1e4).astype(np.float16)).table
+    tab = fpx.suggest_tolerance(
+        np.clip(a, -1e4, 1e4).astype(np.float16), np.clip(d, -1e4, 1e4).astype(np.float16)
+    ).table
     row = tab.set_index("check").loc["torch.testing.assert_close"]
     assert (row["rtol"], row["atol"]) == (1e-3, 1e-5)
     with pytest.raises(ValueError, match="coverage"):

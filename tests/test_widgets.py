@@ -46,6 +46,17 @@ def test_op_change_updates_variants_and_plot():
     assert list(app.comparison.table["variant"]) == ["np.matmul", "pairwise"]
 
 
+def test_detective_button():
+    app = fpx.explorer(n=10_000)
+    app.detect.click()
+    assert "fpx-detective" in app.detect_out.value
+    # np.sum of a contiguous float32 array is the 'numpy' order, bit for bit
+    first_row = app.detect_out.value.split("<tbody>")[1].split("</td>")[0]
+    assert "numpy" in first_row
+    app.op.value = "linspace"
+    assert app.detect.disabled
+
+
 def test_errors_stay_inside_the_app():
     app = fpx.explorer(op="matmul", n=10)
     app.n.value = 3000  # beyond matmul's limit

@@ -1,0 +1,163 @@
+"""The order detective against hidden truth: observations made by the slow, independent
+definitions in tests/slow_orders.py (never by fpexplore), the difference budget's parts add up,
+and the reproducer script runs standalone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore import detective
+
+import slow_orders as so
+
+
+def _hidden(order, x, ar, **p):
+    t = [ar.conv(v) for v in x]
+    if order == "sequential":
+        return so.sequential(t, ar)
+    if order == "reverse":
+        return so.sequential(t[::-1], ar)
+    if order == "pairwise":
+        return so.pairwise(t, ar)
+    if order == "numpy":
+        return so.numpy_sum(t, ar, ar.fmt)
+    if order == "numpy-chunked":
+        return so.numpy_sum(t, ar, ar.fmt, 8192)
+    if order == "blocked":
+        return so.blocked(t, ar, p["block"])
+    if order in ("tree", "tree-strided"):
+        return so.tree(t, ar, p["block"], order == "tree-strided")
+    if order == "kahan":
+        return so.kahan(t, ar)
+    if order == "neumaier":
+        return so.neumaier(t, ar)
+    raise AssertionError(order)
+
+
+TRUTHS = [
+    ("sequential", {}),
+    ("reverse", {}),
+    ("pairwise", {}),
+    ("numpy", {}),
+    ("numpy-chunked", {}),
+    ("blocked", {"block": 64}),
+    ("blocked", {"block": 512}),
+    ("tree", {"block": 128}),
+    ("tree", {"block": 1024}),
+    ("tree-strided", {"block": 32}),
+    ("kahan", {}),
+]
+
+
+@pytest.mark.parametrize("order,params", TRUTHS, ids=lambda v: str(v))
+def test_detective_names_the_hidden_sum_order(order, params):
+    rng = np.random.default_rng(len(order) + sum(params.values()))
+    xs = [
+        (rng.standard_normal(9000) * np.exp2(rng.uniform(-6, 6, 9000))).astype(np.float32)
+        for _ in range(4)
+    ]
+    ar = so.Arith("float32")
+    observed = [np.float32(_hidden(order, list(x), ar, **params)) for x in xs]
+    df = detective.match_orders(xs, observed, "sum", top=None)
+    exact = df[df["exact"]]
+    labels = list(exact["variant"])
+    truth = detective.Candidate(order, tuple(sorted(params.items()))).label()
+    assert truth in labels, (truth, labels[:5])
+    # only genuinely indistinguishable configurations may tie (e.g. kahan vs a wider acc)
+    assert len(labels) <= 4, labels
+    assert df.attrs["exact_candidates"] == len(labels)
+
+
+def test_detective_dot_with_fma_and_matmul():
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((6, 300)).astype(np.float32)
+    B = rng.standard_normal((300, 5)).astype(np.float32)
+    ar = so.Arith("float32")
+    # hidden: blocked(64) fma chains, written with the Fraction fma oracle
+    obs = np.empty((6, 5), np.float32)
+    for i in range(6):
+        for j in range(5):
+            parts = []
+            for lo in range(0, 300, 64):
+                acc = ar.mul(A[i, lo], B[lo, j])
+                for k in range(lo + 1, min(lo + 64, 300)):
+                    acc = ar.fma(A[i, k], B[k, j], acc)
+                parts.append(acc)
+            obs[i, j] = so.sequential(parts, ar)
+    df = detective.match_orders((A, B), obs, "matmul", top=None)
+    assert df.iloc[0]["variant"] == "blocked(block=64), fma" and df.iloc[0]["exact"]
+    assert df.iloc[0]["exact_matches"] == 30
+    # dot: many single observations of the same hidden configuration
+    xs = [
+        (rng.standard_normal(700).astype(np.float32), rng.standard_normal(700).astype(np.float32))
+        for _ in range(3)
+    ]
+    seq_obs = []
+    for a, b in xs:
+        acc = ar.mul(a[0], b[0])
+        for k in range(1, 700):
+            acc = ar.fma(a[k], b[k], acc)
+        seq_obs.append(acc)
+    df = detective.match_orders(xs, seq_obs, "dot", top=5)
+    assert df.iloc[0]["variant"] == "sequential, fma"
+
+
+def test_detective_ranks_near_misses_and_checks_input():
+    x = np.random.default_rng(1).uniform(0, 1, 5000).astype(np.float32)
+    observed = fpx.next_up(fpx.sum(x, "sequential"))  # nobody computes this
+    df = detective.match_orders(x, observed, "sum")
+    assert not df["exact"].any() and df.attrs["note"] == "no candidate reproduces every observation"
+    assert df.iloc[0]["max_ulp"] == 1.0
+    with pytest.raises(ValueError, match="2 inputs but 1 observations"):
+        detective.match_orders([x, x], [observed], "sum")
+    with pytest.raises(ValueError, match="match_orders takes sum, dot or matmul"):
+        detective.match_orders(x, observed, "cdist")
+
+
+def test_difference_budget_adds_up():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(20000).astype(np.float32)
+    b = rng.standard_normal(20000).astype(np.float32)
+    start = {"order": "numpy"}  # a CPU: pairwise, products rounded
+    end = {"order": "tree", "params": {"block": 256}, "fma": False, "input_rounding": "tf32"}
+    bud = detective.difference_budget((a, b), start, end, "dot")
+    t = bud.table
+    assert list(t["step"]) == ["start", "input_rounding", "order"]
+    assert int(t["delta_ulp"].sum()) == bud.total_ulp
+    assert bud.total_ulp == fpx.ulp_distance(fpx.dot(a, b, "numpy"), bud.end)
+    assert bud.end == fpx.dot(fpx.as_format(a, "tf32"), fpx.as_format(b, "tf32"), "tree", block=256)
+    assert abs(t["delta_abs"].sum() - (float(bud.end) - float(bud.start))) < 1e-12
+    fig = bud.plot()
+    assert len(fig.axes[0].patches) == 3  # two steps and the total
+    with pytest.raises(ValueError, match="unknown factor"):
+        detective.difference_budget((a, b), start, end, "dot", factors=("colour",))
+
+
+def test_reproducer_runs_standalone(tmp_path):
+    cmp = fpx.compare("sum", format="float32", n=20000, variants=["tree", "pairwise"], seed=3)
+    script = detective.reproducer(cmp, "tree")
+    assert "fpexplore" not in script.split('"""')[2]  # the code imports only NumPy (+ CuPy)
+    path = tmp_path / "repro.py"
+    path.write_text(script)
+    out = subprocess.run(
+        [sys.executable, "-I", str(path)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    assert "reproduced" in out.stdout
+    got = float(cmp.results[("tree", "emulated")])
+    assert repr(got) in out.stdout
+    dot = fpx.compare(
+        "dot", format="float16", n=3000, variants=["sequential"], distribution="normal"
+    )
+    path.write_text(detective.reproducer(dot))
+    out = subprocess.run(
+        [sys.executable, "-I", str(path)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    with pytest.raises(ValueError, match="supports sum and dot"):
+        detective.reproducer(fpx.compare("matmul", n=10))
