@@ -75,7 +75,7 @@ def __getattr__(name):
         from .widgets import explorer
 
         return explorer
-    if name in ("plots", "widgets"):
+    if name in ("plots", "widgets", "detective", "record"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -57,6 +57,8 @@ class Adapter:
         raise NotImplementedError
 
     numpy = None  # NumPy's own function on the inputs, or None
+    gpu = None  # CuPy's counterpart on the inputs (runs on a GPU), or None
+    gpu_label = ""
 
     def reference(self, inputs, params, fmt):
         """The correctly rounded result in format ``fmt``."""
@@ -136,6 +138,13 @@ class SumAdapter(_OrderAdapter):
     def reference(self, inputs, params, fmt):
         return exact_sum(inputs["x"])
 
+    gpu_label = "cupy.sum"
+
+    def gpu(self, inputs, params):
+        from .backends import cupy as g
+
+        return g.library("sum", inputs["x"])
+
     def bounds(self, inputs, fmt):
         x = inputs["x"]
         return {
@@ -168,6 +177,13 @@ class DotAdapter(SumAdapter):
 
     def reference(self, inputs, params, fmt):
         return exact_dot(inputs["a"], inputs["b"])
+
+    gpu_label = "cupy.dot"
+
+    def gpu(self, inputs, params):
+        from .backends import cupy as g
+
+        return g.library("dot", inputs["a"], inputs["b"])
 
     def bounds(self, inputs, fmt):
         p = np.abs(inputs["a"].astype(np.float64) * inputs["b"].astype(np.float64))
@@ -203,6 +219,13 @@ class MatmulAdapter(_OrderAdapter):
 
     def reference(self, inputs, params, fmt):
         return exact_matmul(inputs["A"], inputs["B"])
+
+    gpu_label = "cupy.matmul"
+
+    def gpu(self, inputs, params):
+        from .backends import cupy as g
+
+        return g.library("matmul", inputs["A"], inputs["B"])
 
 
 class LinspaceAdapter(Adapter):

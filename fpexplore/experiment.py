@@ -219,7 +219,20 @@ def compare(
             add_row(v, "emulated", out, time.perf_counter() - t0)
     for b in ("cupy", "replay"):
         if b in backends:
-            messages.append(_unavailable(b))
+            _gpu_rows(
+                b,
+                adapter,
+                op,
+                format,
+                n,
+                distribution,
+                seed,
+                inputs,
+                op_params,
+                reference_cache,
+                add_row,
+                messages,
+            )
     import pandas as pd
 
     table = pd.DataFrame(rows)
@@ -245,15 +258,39 @@ def _public_params(variants, distribution, seed, backends, op_params, adapter) -
     return p
 
 
-def _unavailable(backend: str) -> str:
-    from .backends import (
-        status,
-    )  # (fpx.backends is the function; the package is fpexplore.backends)
+def _gpu_rows(
+    backend, adapter, op, fmt, n, distribution, seed, inputs, op_params, cache, add_row, messages
+) -> None:
+    """Rows from a real GPU (cupy) or from recordings made on one (replay)."""
+    # (fpx.backends is the function; the package is fpexplore.backends)
+    from .backends import status
 
     ok, reason = status(backend)
-    if ok:
-        return f"{backend}: available but not used by compare() yet"
-    return f"{backend} backend unavailable: {reason}; showing the emulated GPU orders instead"
+    if not ok:
+        messages.append(
+            f"{backend} backend unavailable: {reason}; showing the emulated GPU orders instead"
+        )
+        return
+    ref_shape = np.shape(adapter.reference_for(inputs, None, op_params, cache))
+    if backend == "replay":
+        from .backends import replay
+
+        found = 0
+        for label, device, out in replay.lookup(op, fmt, n, distribution, seed):
+            if np.shape(out) == ref_shape:  # (block partials and repeated runs are not rows)
+                add_row(f"{label} [{device.get('device', 'GPU')}]", "replay", out, 0.0)
+                found += 1
+        if not found:
+            messages.append(
+                f"replay: no GPU recording of {op} {fmt} n={n} {distribution} seed={seed}"
+            )
+        return
+    if adapter.gpu is None:
+        messages.append(f"cupy backend: {op} has no CuPy counterpart here")
+        return
+    t0 = time.perf_counter()
+    out = adapter.gpu(inputs, op_params)
+    add_row(adapter.gpu_label, "cupy", out, time.perf_counter() - t0)
 
 
 @dataclass

@@ -1,11 +1,28 @@
 """The CuPy backend: the only module of fpexplore that imports CuPy, and only when called.
 
+Two ways to run on a GPU:
+
+* CuPy's own functions (:func:`library`): ``cupy.sum``, ``cupy.dot``, ``cupy.matmul`` (TF32
+  off or on), ``cupy.linspace``, elementwise math. Their orders are CuPy's/CUB's/cuBLAS's.
+* fpexplore's own CUDA kernels (:func:`kernel_sum`, :func:`kernel_dot`), one per named order,
+  written so that the order is known exactly: ``sequential``, ``blocked``, ``tree``
+  (interleaved addressing), ``tree-strided`` (sequential addressing), the block results
+  combined in order or with ``atomicAdd``, and ``kahan``; every operation is an explicit
+  round-to-nearest intrinsic (``__fadd_rn``/``__fmul_rn``, ``__fmaf_rn`` when fused; the
+  double versions for float64), so the compiler cannot contract or reorder anything.
+  CuPy compiles kernels with ``-ftz=true`` by default (float32 subnormals flushed); these
+  kernels are compiled with ``-ftz=false`` so that they match the emulated orders, which do
+  not flush.
+
 cupy-cuda12x imports fine on a machine without a GPU and fails at first use
 (cudaErrorInsufficientDriver / cudaErrorNoDevice), so availability is checked by asking the
-runtime for a device, not by the import alone.
+runtime for a device, not by the import alone. Nothing here has run on a GPU yet: the tests
+marked ``gpu`` (tests/test_gpu.py) verify it where one is present.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 _STATUS: tuple[bool, str] | None = None
 
@@ -31,3 +48,228 @@ def status() -> tuple[bool, str]:
     except Exception as e:  # cudaErrorInsufficientDriver, cudaErrorNoDevice, ...
         _STATUS = (False, f"CuPy is installed but CUDA is not usable here: {e}")
     return _STATUS
+
+
+def _cupy():
+    ok, why = status()
+    if not ok:
+        raise RuntimeError(f"the cupy backend is unavailable: {why}")
+    import cupy
+
+    return cupy
+
+
+def device_info() -> dict:
+    """Device name, compute capability, SM count, driver/runtime/CuPy versions."""
+    cp = _cupy()
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    return {
+        "device": name,
+        "compute_capability": f"{props['major']}.{props['minor']}",
+        "sm_count": int(props["multiProcessorCount"]),
+        "driver": int(cp.cuda.runtime.driverGetVersion()),
+        "runtime": int(cp.cuda.runtime.runtimeGetVersion()),
+        "cupy": cp.__version__,
+    }
+
+
+# ----------------------------------------------------------------------------- own kernels
+
+_TYPES = {
+    "float32": ("float", "__fadd_rn", "__fmul_rn", "__fmaf_rn"),
+    "float64": ("double", "__dadd_rn", "__dmul_rn", "__fma_rn"),
+}
+
+
+def kernel_source(fmt: str) -> str:
+    """CUDA C of the order kernels for float32 or float64 (every operation an _rn intrinsic).
+
+    term(i) is x[i], or the product x[i]*y[i] rounded (``y`` not null); fused steps are
+    ``fma(x[i], y[i], acc)``.
+    """
+    if fmt not in _TYPES:
+        raise ValueError(f"the order kernels exist for float32 and float64, not {fmt!r}")
+    T, ADD, MUL, FMA = _TYPES[fmt]
+    return f"""
+#define T {T}
+__device__ __forceinline__ T term(const T* x, const T* y, long long i) {{
+    return y ? {MUL}(x[i], y[i]) : x[i];
+}}
+// sequential over [lo, hi): acc = t[lo]; acc = acc + t[i] (fused: fma(x, y, acc))
+__device__ T seq(const T* x, const T* y, long long lo, long long hi, int fused) {{
+    if (hi <= lo) return (T)0;
+    T acc = term(x, y, lo);
+    for (long long i = lo + 1; i < hi; ++i)
+        acc = (fused && y) ? {FMA}(x[i], y[i], acc) : {ADD}(acc, term(x, y, i));
+    return acc;
+}}
+extern "C" __global__ void k_sequential(const T* x, const T* y, long long n, int fused, T* out) {{
+    if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = seq(x, y, 0, n, fused);
+}}
+// one thread per block of `block` terms, sequential inside; partials combined by k_combine
+extern "C" __global__ void k_blocked(const T* x, const T* y, long long n, long long block,
+                                     int fused, T* partial, long long nblocks) {{
+    long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < nblocks) {{
+        long long lo = b * block, hi = lo + block < n ? lo + block : n;
+        partial[b] = seq(x, y, lo, hi, fused);
+    }}
+}}
+// acc = p[0]; acc = acc + p[k] (the blocked order's second level)
+extern "C" __global__ void k_chain(const T* p, long long m, T* out) {{
+    if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = seq(p, 0, 0, m, 0);
+}}
+// acc = +0; acc = acc + p[k] in block order (a zeroed result receiving the block results)
+extern "C" __global__ void k_combine(const T* p, long long m, T* out) {{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {{
+        T acc = (T)0;
+        for (long long k = 0; k < m; ++k) acc = {ADD}(acc, p[k]);
+        out[0] = acc;
+    }}
+}}
+// shared-memory tree per block of blockDim.x threads; last block padded with +0
+extern "C" __global__ void k_tree(const T* x, const T* y, long long n, int strided,
+                                  int atomic, T* partial, T* result) {{
+    extern __shared__ unsigned char smem[];
+    T* s = (T*)smem;
+    unsigned int tx = threadIdx.x, B = blockDim.x;
+    long long i = (long long)blockIdx.x * B + tx;
+    s[tx] = i < n ? term(x, y, i) : (T)0;
+    __syncthreads();
+    if (strided) {{
+        for (unsigned int h = B / 2; h >= 1; h /= 2) {{
+            if (tx < h) s[tx] = {ADD}(s[tx], s[tx + h]);
+            __syncthreads();
+        }}
+    }} else {{
+        for (unsigned int k = 1; k < B; k *= 2) {{
+            if (tx % (2 * k) == 0) s[tx] = {ADD}(s[tx], s[tx + k]);
+            __syncthreads();
+        }}
+    }}
+    if (tx == 0) {{
+        partial[blockIdx.x] = s[0];
+        if (atomic) atomicAdd(result, s[0]);
+    }}
+}}
+// Kahan (Higham Alg. 4.2), one thread
+extern "C" __global__ void k_kahan(const T* x, const T* y, long long n, int fused, T* out) {{
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    if (n == 0) {{ out[0] = (T)0; return; }}
+    T s = term(x, y, 0), c = (T)0;
+    for (long long i = 1; i < n; ++i) {{
+        T v = (fused && y) ? {FMA}(x[i], y[i], -c) : {ADD}(term(x, y, i), -c);
+        T u = {ADD}(s, v);
+        c = {ADD}({ADD}(u, -s), -v);
+        s = u;
+    }}
+    out[0] = s;
+}}
+"""
+
+
+_MODULES: dict = {}
+
+
+def _module(fmt: str):
+    cp = _cupy()
+    if fmt not in _MODULES:
+        _MODULES[fmt] = cp.RawModule(code=kernel_source(fmt), options=("-ftz=false",))
+    return _MODULES[fmt]
+
+
+KERNEL_ORDERS = ("sequential", "blocked", "tree", "tree-strided", "kahan")
+
+
+def kernel_sum(
+    x,
+    order: str,
+    *,
+    y=None,
+    fma: bool = False,
+    block: int = 128,
+    combine: str = "sequential",
+    return_partials: bool = False,
+):
+    """Run one of fpexplore's order kernels on the GPU; the result as a NumPy scalar.
+
+    ``order`` in :data:`KERNEL_ORDERS`; ``y`` makes it a dot product; ``combine`` ("tree"
+    orders): "sequential" (block order onto +0) or "atomic" (``atomicAdd`` onto a zeroed
+    result, in whatever order blocks finish). ``return_partials`` also returns the block
+    results of the tree orders (deterministic even with atomics).
+    """
+    cp = _cupy()
+    x = np.ascontiguousarray(x)
+    fmt = x.dtype.name
+    mod = _module(fmt)
+    dx = cp.asarray(x)
+    dy = cp.asarray(np.ascontiguousarray(y)) if y is not None else None
+    n = np.int64(x.size)
+    out = cp.zeros(1, dtype=x.dtype)
+    yp = dy if dy is not None else np.uint64(0)  # a null pointer
+    if order == "sequential":
+        mod.get_function("k_sequential")((1,), (1,), (dx, yp, n, np.int32(fma), out))
+    elif order == "kahan":
+        mod.get_function("k_kahan")((1,), (1,), (dx, yp, n, np.int32(fma), out))
+    elif order == "blocked":
+        nb = max(1, -(-int(n) // block))
+        part = cp.zeros(nb, dtype=x.dtype)
+        threads = 128
+        mod.get_function("k_blocked")(
+            (-(-nb // threads),),
+            (threads,),
+            (dx, yp, n, np.int64(block), np.int32(fma), part, np.int64(nb)),
+        )
+        mod.get_function("k_chain")((1,), (1,), (part, np.int64(nb), out))
+    elif order in ("tree", "tree-strided"):
+        if block & (block - 1) or not 2 <= block <= 1024:
+            raise ValueError("block must be a power of two between 2 and 1024 on the GPU")
+        nb = max(1, -(-int(n) // block))
+        part = cp.zeros(nb, dtype=x.dtype)
+        atomic = combine == "atomic"
+        mod.get_function("k_tree")(
+            (nb,),
+            (block,),
+            (dx, yp, n, np.int32(order == "tree-strided"), np.int32(atomic), part, out),
+            shared_mem=block * x.dtype.itemsize,
+        )
+        if not atomic:
+            mod.get_function("k_combine")((1,), (1,), (part, np.int64(nb), out))
+        if return_partials:
+            return out.get()[0], part.get()
+    else:
+        raise ValueError(f"no GPU kernel for order {order!r}; kernels: {', '.join(KERNEL_ORDERS)}")
+    return out.get()[0]
+
+
+# ----------------------------------------------------------------------------- CuPy itself
+
+
+def library(op: str, *args, tf32: bool = False, **kwargs):
+    """CuPy's own function for ``op`` on NumPy inputs; the result back as NumPy.
+
+    sum -> cupy.sum, dot -> cupy.dot, matmul -> cupy.matmul (``tf32=True``: cuBLAS's
+    CUBLAS_COMPUTE_32F_FAST_TF32 through ``cupy.cuda.cublas``' compute type; CuPy reads
+    CUPY_TF32 once per process, so the recording runs TF32 in a subprocess), linspace ->
+    cupy.linspace, exp/log/sin/tanh/sqrt/pow -> the ufuncs.
+    """
+    cp = _cupy()
+    dev = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    if op == "sum":
+        r = cp.sum(dev[0])
+    elif op == "dot":
+        r = cp.dot(dev[0], dev[1])
+    elif op == "matmul":
+        if tf32:
+            raise ValueError("TF32 matmul: run with CUPY_TF32=1 in the environment")
+        r = cp.matmul(dev[0], dev[1])
+    elif op == "linspace":
+        r = cp.linspace(*dev, **kwargs)
+    elif op in ("exp", "log", "sin", "tanh", "sqrt"):
+        r = getattr(cp, op)(dev[0])
+    elif op == "pow":
+        r = cp.power(dev[0], dev[1])
+    else:
+        raise ValueError(f"no CuPy function for op {op!r}")
+    return cp.asnumpy(r)

@@ -1,18 +1,84 @@
-"""The replay backend: results recorded on a real GPU, shipped as data (fpexplore/data/)."""
+"""The replay backend: results recorded on a real GPU, shipped as data (fpexplore/data/).
+
+``python -m fpexplore.record`` writes ``gpu_<device>.json.gz`` on a machine with a GPU. Each
+entry is one result of a fixed, seeded case (the inputs are regenerated here with
+:func:`fpexplore.generate`, so only the outputs are stored), with the device, compute
+capability, driver, CUDA runtime and CuPy versions. Format "fpexplore-gpu-recording-v1":
+
+    {"format": ..., "device": {...}, "created": ..., "entries": [
+        {"op", "format", "n", "distribution", "seed", "variant", "params",
+         "dtype", "shape", "data": base64 of the little-endian result bytes}]}
+"""
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 from pathlib import Path
 
+import numpy as np
+
 DATA = Path(__file__).resolve().parents[1] / "data"
+FORMAT = "fpexplore-gpu-recording-v1"
 
 
-def recordings() -> list[Path]:
-    return sorted(DATA.glob("gpu_*.json*")) if DATA.is_dir() else []
+def recordings(folder: Path | None = None) -> list[Path]:
+    folder = DATA if folder is None else Path(folder)
+    return sorted(folder.glob("gpu_*.json.gz")) if folder.is_dir() else []
 
 
 def status() -> tuple[bool, str]:
     files = recordings()
     if not files:
         return False, "no GPU recordings are shipped yet (none has been made on a GPU)"
-    return True, f"{len(files)} recording(s) in {DATA}"
+    devices = sorted({load(f)["device"].get("device", "?") for f in files})
+    return True, f"{len(files)} recording(s) from {', '.join(devices)}"
+
+
+def encode(result) -> dict:
+    a = np.array(result, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
+    le = a.astype(a.dtype.newbyteorder("<"), copy=False)
+    return {
+        "dtype": a.dtype.name,
+        "shape": list(a.shape),
+        "data": base64.b64encode(le.tobytes()).decode("ascii"),
+    }
+
+
+def decode(entry: dict):
+    from ..formats import format_info
+
+    dt = (
+        format_info(entry["dtype"]).dtype
+        if entry["dtype"] == "bfloat16"
+        else np.dtype(entry["dtype"])
+    )
+    raw = base64.b64decode(entry["data"])
+    a = np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt).reshape(entry["shape"])
+    return a[()] if a.ndim == 0 else a
+
+
+def load(path) -> dict:
+    with gzip.open(path, "rt") as f:
+        doc = json.load(f)
+    if doc.get("format") != FORMAT:
+        raise ValueError(f"{path}: not an {FORMAT} file")
+    return doc
+
+
+def lookup(op: str, fmt: str, n: int, distribution: str, seed: int, folder=None) -> list:
+    """Every recorded result of this case: a list of (label, device dict, result)."""
+    out = []
+    for path in recordings(folder):
+        doc = load(path)
+        for e in doc["entries"]:
+            if (e["op"], e["format"], e["n"], e["distribution"], e["seed"]) == (
+                op,
+                fmt,
+                n,
+                distribution,
+                seed,
+            ):
+                out.append((e["variant"], doc["device"], decode(e)))
+    return out

@@ -1,0 +1,76 @@
+"""GPU verification (marked gpu; skipped cleanly without CuPy and a CUDA device).
+
+fpexplore's own order kernels must equal the emulated orders bit for bit; cupy.sum is compared
+with the `cub` and `cupy-kernel` emulations (the detective fits their parameters); the
+recorder runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore.backends import cupy as gpu
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not gpu.status()[0], reason=f"no GPU: {gpu.status()[1]}"),
+]
+
+ORDERS = [
+    ("sequential", {}),
+    ("blocked", {"block": 128}),
+    ("blocked", {"block": 1000}),
+    ("tree", {"block": 128}),
+    ("tree", {"block": 1024}),
+    ("tree-strided", {"block": 256}),
+    ("kahan", {}),
+]
+
+
+@pytest.mark.parametrize("fmt", ["float32", "float64"])
+@pytest.mark.parametrize("order,params", ORDERS, ids=str)
+def test_kernels_equal_emulation(order, params, fmt):
+    for n in (1, 127, 1000, 100_003):
+        for dist in ("uniform", "wide", "ill-conditioned"):
+            x = fpx.generate(dist, n, fmt, seed=n)
+            y = fpx.generate("normal", n, fmt, seed=n + 1)
+            assert gpu.kernel_sum(x, order, **params) == fpx.sum(x, order, **params)
+            fusable = order in ("sequential", "blocked", "kahan")
+            for fma in (False, True) if fusable else (False,):
+                got = gpu.kernel_sum(x, order, y=y, fma=fma, **params)
+                assert got == fpx.dot(x, y, order, fma=fma, **params), (order, n, dist, fma)
+
+
+def test_atomic_tree_partials_and_spread():
+    x = fpx.generate("normal", 10**6, "float32", seed=0)
+    _, parts = gpu.kernel_sum(x, "tree", block=128, combine="atomic", return_partials=True)
+    from fpexplore.orders import _kernels
+
+    want = _kernels.tree_partials(x, x[:1], False, np.float32(0), (0, 0, 0.0), 128, False)
+    assert np.array_equal(parts, want)
+    runs = {float(gpu.kernel_sum(x, "tree", block=128, combine="atomic")) for _ in range(50)}
+    bound = fpx.metrics.sum_bound(x, "sequential")
+    assert all(abs(r - float(fpx.exact_sum(x))) <= bound for r in runs)
+
+
+def test_cupy_sum_against_cub_and_cupy_kernel_hypotheses():
+    """Which emulation reproduces cupy.sum on this GPU? The answer goes in the README."""
+    xs = [fpx.generate("wide", n, "float32", seed=n) for n in (4097, 100_003, 3_000_017)]
+    observed = [gpu.library("sum", x) for x in xs]
+    cands = [
+        fpx.detective.Candidate("cub", (("max_blocks", m), ("thread_reduce", t)))
+        for m in (132 * 8 * 5, 132 * 6 * 5, 114 * 8 * 5, 108 * 8 * 5, 80 * 8 * 5)
+        for t in ("tree", "sequential")
+    ]
+    cands += [fpx.detective.Candidate("cupy-kernel", (("ftz", True),))]
+    df = fpx.match_orders(xs, observed, "sum", cands, top=None)
+    print(df[["variant", "exact", "exact_matches", "max_ulp"]].head(10).to_string())
+    assert df["exact_matches"].max() >= 1
+
+
+def test_recorder_quick(tmp_path):
+    from fpexplore import record
+
+    assert record.main(["--quick", "--out", str(tmp_path)]) == 0
+    assert list(tmp_path.glob("gpu_*.json.gz"))
