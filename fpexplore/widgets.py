@@ -92,9 +92,11 @@ class Explorer(W.VBox):
         self.snippet = W.Textarea(
             layout=W.Layout(width="100%", height="6em"), description="reproduce this"
         )
-        self.detect = W.Button(description="Which order did NumPy use?",
-                               layout=W.Layout(width="auto"),
-                               tooltip="run the order detective on NumPy's result")
+        self.detect = W.Button(
+            description="Which order did NumPy use?",
+            layout=W.Layout(width="auto"),
+            tooltip="run the order detective on NumPy's result",
+        )
         self.detect_out = W.HTML()
         self.detect.on_click(self._detect)
         self.figure, self.canvas = _canvas()
@@ -189,8 +191,9 @@ class Explorer(W.VBox):
             index=False, float_format=_fmt, border=0, classes="fpx-table"
         )
         self.snippet.value = cmp.snippet()
-        self.detect.disabled = not (cmp.op in ("sum", "dot", "matmul")
-                                    and any(b == "numpy" for _, b in cmp.results))
+        self.detect.disabled = not (
+            cmp.op in ("sum", "dot", "matmul") and any(b == "numpy" for _, b in cmp.results)
+        )
         self.detect_out.value = ""
 
     def _detect(self, _button=None):
