@@ -9,22 +9,11 @@ Targets (2-core machine): exact_sum of 10^6 float32 <= 25 ms; fma <= 10x plain a
 from __future__ import annotations
 
 import platform
-import statistics
-import time
 
 import numpy as np
+from timing import timeit  # benchmarks/timing.py (the script's folder is on sys.path)
 
 import fpexplore as fpx
-
-
-def timeit(fn, repeat: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
 
 
 def main() -> None:

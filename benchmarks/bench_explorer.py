@@ -14,24 +14,13 @@ from __future__ import annotations
 import io
 import os
 import platform
-import statistics
-import time
 
 import numpy as np
+from timing import timeit  # benchmarks/timing.py (the script's folder is on sys.path)
 
 import fpexplore as fpx
 
 VARIANTS = ["sequential", "pairwise", "numpy", "tree", "kahan"]
-
-
-def timeit(fn, repeat=5):
-    fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
 
 
 def compare_and_png():

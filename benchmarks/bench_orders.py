@@ -13,28 +13,17 @@ from __future__ import annotations
 
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
+from timing import timeit  # benchmarks/timing.py (the script's folder is on sys.path)
 
 import fpexplore as fpx
 
 N = 10**6
 BIG = 10**7
-
-
-def timeit(fn, repeat=7):
-    fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
 
 
 def _hwm_kib() -> int:

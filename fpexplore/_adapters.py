@@ -98,6 +98,15 @@ class Adapter:
         return None
 
 
+def _sum_bounds(terms, fmt) -> dict:
+    """The bounds sweep() overlays, for summing ``terms`` in format ``fmt``."""
+    return {
+        "worst_sequential": sum_bound(terms, "sequential", fmt),
+        "worst_pairwise": sum_bound(terms, "pairwise", fmt),
+        "probabilistic": sum_bound(terms, "probabilistic", fmt),
+    }
+
+
 def _gen(*args, **kwargs):
     from .experiment import generate
 
@@ -146,12 +155,7 @@ class SumAdapter(_OrderAdapter):
         return g.library("sum", inputs["x"])
 
     def bounds(self, inputs, fmt):
-        x = inputs["x"]
-        return {
-            "worst_sequential": sum_bound(x, "sequential", fmt),
-            "worst_pairwise": sum_bound(x, "pairwise", fmt),
-            "probabilistic": sum_bound(x, "probabilistic", fmt),
-        }
+        return _sum_bounds(inputs["x"], fmt)
 
 
 class DotAdapter(SumAdapter):
@@ -186,12 +190,7 @@ class DotAdapter(SumAdapter):
         return g.library("dot", inputs["a"], inputs["b"])
 
     def bounds(self, inputs, fmt):
-        p = np.abs(inputs["a"].astype(np.float64) * inputs["b"].astype(np.float64))
-        return {
-            "worst_sequential": sum_bound(p, "sequential", fmt),
-            "worst_pairwise": sum_bound(p, "pairwise", fmt),
-            "probabilistic": sum_bound(p, "probabilistic", fmt),
-        }
+        return _sum_bounds(np.abs(inputs["a"].astype(np.float64) * inputs["b"]), fmt)
 
 
 class MatmulAdapter(_OrderAdapter):

@@ -40,8 +40,9 @@ import numpy as np
 
 from .._rounding import round_rational, round_scaled_int
 from ..exact import _dot64, _ExactAccumulator
-from ..formats import FORMATS, FormatInfo, _coerce, _scalar_out, as_format, format_info
+from ..formats import FormatInfo, _coerce, _scalar_out, as_format
 from ..orders._registry import lookup as _order_lookup
+from ..orders.summation import accumulator_format
 from ..orders.summation import sum as _fsum
 from ._registry import EXACT, FORMULA, LIBRARY, Variant, lookup, register
 
@@ -180,14 +181,7 @@ def _check_order(order, variant: str, uses: tuple) -> str:
 
 
 def _acc(accumulate, info: FormatInfo) -> FormatInfo:
-    if accumulate is None:
-        return info
-    acc = format_info(accumulate)
-    if not acc.storage:
-        raise ValueError(
-            f"accumulate must be one of {', '.join(FORMATS)}; {acc.name!r} is an input rounding"
-        )
-    return acc
+    return accumulator_format(accumulate, info)
 
 
 # --------------------------------------------------------------- arithmetic in a format

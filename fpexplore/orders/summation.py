@@ -50,10 +50,17 @@ def out_rp(info: FormatInfo, ar: Arith) -> tuple:
 
 
 def accumulator(accumulate, x_info: FormatInfo, spec: OrderSpec) -> FormatInfo:
+    """The accumulator of an order: ``accumulate``, else the order's float16 default, else x's."""
+    default = x_info
+    if x_info.name == "float16" and spec.float16_accumulate:
+        default = format_info(spec.float16_accumulate)
+    return accumulator_format(accumulate, default)
+
+
+def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
+    """``accumulate`` as a storage FormatInfo (``default`` when None); tf32 is refused."""
     if accumulate is None:
-        if x_info.name == "float16" and spec.float16_accumulate:
-            return format_info(spec.float16_accumulate)
-        return x_info
+        return default
     acc = format_info(accumulate)
     if not acc.storage:
         raise ValueError(
