@@ -328,7 +328,8 @@ def _welford(xa: np.ndarray, acc: FormatInfo, ddof: int):
         _welford_nb = numba.njit(cache=True)(_welford_py)
     # float64 arithmetic rounded to acc after each operation: exact or innocuous for p <= 24
     p = 0 if acc.name == "float64" else acc.precision
-    x64 = np.ascontiguousarray(xa, dtype=_F64)
+    with np.errstate(invalid="ignore"):  # NaN bit patterns of the 16-bit formats
+        x64 = np.ascontiguousarray(xa, dtype=_F64)
     return _welford_nb(x64, ddof, p, acc.emin, acc.max)
 
 
