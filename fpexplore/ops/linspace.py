@@ -198,6 +198,24 @@ def _finish(y, endpoint, num, stop_vals, axis, dtype, integer_dtype):
 # ----------------------------------------------------------------------------- NumPy
 
 
+def _scale_and_shift(y, delta, divop, div, S, rule) -> _Op:
+    """NumPy's ``y = arange * step + start`` (the same in 1.x and 2.x, each loop dtype chosen
+    by ``rule``): ``step = delta/div``; if a step underflows to 0, ``y /= div; y *= delta``
+    instead; with ``div <= 0``, ``y * delta``; then ``y += start``. A 0-d delta multiplies in
+    place (keeping y's dtype), an n-d one broadcasts."""
+    if div > 0:
+        step = _binop("div", delta, divop, rule([delta, divop]))
+        mul = _inplace if delta.ndim == 0 else _binop
+        if np.any(step.arr == 0):
+            y = _inplace("div", y, divop, rule([y, divop]))
+            y = mul("mul", y, delta, rule([y, delta]))
+        else:
+            y = mul("mul", y, step, rule([y, step]))
+    else:
+        y = _binop("mul", y, delta, rule([y, delta]))
+    return _inplace("add", y, S, rule([y, S]))
+
+
 def _numpy1(start, stop, num, endpoint, dtype, axis):
     div = (num - 1) if endpoint else num
     one = _Op(np.asarray(1.0))
@@ -209,18 +227,7 @@ def _numpy1(start, stop, num, endpoint, dtype, axis):
     dtype = dt if dtype is None else dtype
     delta = _binop("sub", P, S, _legacy_type([P, S]))
     y = _Op(np.arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim))
-    divop = _Op(np.asarray(div, dtype=_I64))
-    if div > 0:
-        step = _binop("div", delta, divop, _legacy_type([delta, divop]))
-        mul = _inplace if delta.ndim == 0 else _binop
-        if np.any(step.arr == 0):  # underflow branch: y /= div; y *= delta
-            y = _inplace("div", y, divop, _legacy_type([y, divop]))
-            y = mul("mul", y, delta, _legacy_type([y, delta]))
-        else:
-            y = mul("mul", y, step, _legacy_type([y, step]))
-    else:
-        y = _binop("mul", y, delta, _legacy_type([y, delta]))
-    y = _inplace("add", y, S, _legacy_type([y, S]))
+    y = _scale_and_shift(y, delta, _Op(np.asarray(div, dtype=_I64)), div, S, _legacy_type)
     return _finish(y.arr.copy(), endpoint, num, P.arr, axis, dtype, integer_dtype)
 
 
@@ -239,18 +246,7 @@ def _numpy2(start, stop, num, endpoint, dtype, axis):
     dtype = dt if dtype is None else dtype
     delta = _binop("sub", P, S, dt)  # np.subtract(stop, start, dtype=type(dt))
     y = _Op(np.arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim))
-    divop = _py(div)
-    if div > 0:
-        step = _binop("div", delta, divop, _nep50_type([delta, divop]))
-        mul = _inplace if delta.ndim == 0 else _binop
-        if np.any(step.arr == 0):
-            y = _inplace("div", y, divop, _nep50_type([y, divop]))
-            y = mul("mul", y, delta, _nep50_type([y, delta]))
-        else:
-            y = mul("mul", y, step, _nep50_type([y, step]))
-    else:
-        y = _binop("mul", y, delta, _nep50_type([y, delta]))
-    y = _inplace("add", y, S, _nep50_type([y, S]))
+    y = _scale_and_shift(y, delta, _py(div), div, S, _nep50_type)
     return _finish(y.arr.copy(), endpoint, num, P.cast(y.dtype), axis, dtype, integer_dtype)
 
 
