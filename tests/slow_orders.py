@@ -139,16 +139,19 @@ def tree_block(vals, ar, strided):
     return s[0]
 
 
-def tree(t, ar, block, strided=False, order=None):
+def tree(t, ar, block, strided=False, order=None, combine_ar=None):
+    """Block trees, then the block results added onto +0 in `order` with `combine_ar`'s
+    arithmetic (atomics: float32 atomicAdd on global memory flushes subnormals)."""
     parts = []
     for lo in range(0, len(t), block):
         vals = list(t[lo : lo + block])
         vals += [ar.zero()] * (block - len(vals))
         parts.append(tree_block(vals, ar, strided))
     order = range(len(parts)) if order is None else order
-    acc = ar.zero()
+    car = combine_ar or ar
+    acc = car.zero()
     for k in order:
-        acc = ar.add(acc, parts[k])
+        acc = car.add(acc, parts[k])
     return acc
 
 

@@ -42,6 +42,23 @@ def test_kernels_equal_emulation(order, params, fmt):
                 assert got == fpx.dot(x, y, order, fma=fma, **params), (order, n, dist, fma)
 
 
+@pytest.mark.parametrize("order,params", ORDERS, ids=str)
+def test_kernels_keep_float32_subnormals(order, params):
+    """CuPy compiles with -ftz=true; the kernels' inline PTX must still keep subnormals."""
+    x = np.arange(1, 3001, dtype=np.float32) * np.float32(2.0**-149)  # all subnormal
+    x[::3] *= -1
+    assert gpu.kernel_sum(x, order, **params) == fpx.sum(x, order, **params)
+
+
+def test_atomic_add_flushes_float32_subnormal_block_results():
+    """atomicAdd(float*) flushes subnormals whatever the flags; the emulation does too."""
+    x = np.zeros(256, dtype=np.float32)
+    x[::2] = np.float32(2.0**-140)
+    got = gpu.kernel_sum(x, "tree", block=2, combine="atomic")
+    assert got == 0.0 == fpx.sum(x, "tree", block=2, combine="atomic")
+    assert gpu.kernel_sum(x, "tree", block=2) == fpx.sum(x, "tree", block=2) == 128 * 2.0**-140
+
+
 def test_atomic_tree_partials_and_spread():
     x = fpx.generate("normal", 10**6, "float32", seed=0)
     _, parts = gpu.kernel_sum(x, "tree", block=128, combine="atomic", return_partials=True)

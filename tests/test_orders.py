@@ -62,10 +62,11 @@ def expected_sum(order, x, fmt, acc=None, **params):
     elif order in ("tree", "tree-strided"):
         block = params.get("block", 128)
         nparts = -(-len(t) // block)
-        perm = None
+        perm, car = None, None
         if params.get("combine") == "atomic":
             perm = permutation(nparts, params.get("seed", 0))
-        r = so.tree(t, ar, block, order == "tree-strided", perm)
+            car = so.Arith(acc, ftz=True)  # atomicAdd(float*) flushes subnormals
+        r = so.tree(t, ar, block, order == "tree-strided", perm, car)
     elif order == "cupy-kernel":
         r = so.cupy_kernel(t, ar, params.get("block_size", 512))
     elif order == "cub":
@@ -196,6 +197,38 @@ def test_sum_specials_hypothesis(fmt, data_):
     order = data_.draw(st.sampled_from(NON_EXACT))
     with np.errstate(all="ignore"):
         check(fpx.sum(x, order), expected_sum(order, x, fmt), fmt, (order, x))
+
+
+@settings(max_examples=60)
+@given(data_=st.data())
+def test_atomic_combine_specials_hypothesis(data_):
+    """Subnormal block results: float32 atomics flush them, other formats keep them."""
+    fmt = data_.draw(st.sampled_from(STORAGE))
+    x = data_.draw(arrays(fmt, 0, 24))
+    params = {"block": data_.draw(st.sampled_from([2, 4])), "combine": "atomic", "seed": 5}
+    order = data_.draw(st.sampled_from(["tree", "tree-strided"]))
+    with np.errstate(all="ignore"):
+        check(fpx.sum(x, order, **params), expected_sum(order, x, fmt, **params), fmt, x)
+
+
+def test_atomic_combine_flushes_float32_subnormals():
+    """CUDA: atomicAdd(float*) on global memory flushes subnormal operands and results (CUDA
+    C++ Programming Guide, "Floating-Point Standard"); double and half atomics do not."""
+    s = 2.0**-140  # a float32 subnormal; two block results of s each (block=2: [s, 0])
+    x = np.array([s, 0, -s / 2, 0, s, 0], dtype=np.float32)
+    assert fpx.sum(x, "tree", block=2) == np.float32(1.5 * s)  # in block order: kept
+    assert fpx.sum(x, "tree", block=2, combine="atomic") == 0.0  # every operand flushed
+    big = np.array([2.0**-125, 0, -(2.0**-126) - 2.0**-130, 0], dtype=np.float32)
+    # 2^-125 - 2^-126 - 2^-130 is subnormal (exactly): the atomic result flushes to +0
+    assert fpx.sum(big, "tree", block=2) == np.float32(2.0**-126 - 2.0**-130)
+    r = fpx.sum(big, "tree", block=2, combine="atomic")
+    assert r == 0.0 and not np.signbit(r)
+    for fmt, scale in (("float64", 2.0**-900), ("float16", 2.0**118)):  # subnormal there too
+        y = np.asarray(fpx.as_format(x.astype(np.float64) * scale, fmt))
+        assert np.all(np.abs(y.astype(np.float64)) < fpx.format_info(fmt).smallest_normal)
+        want = 1.5 * s * scale
+        assert fpx.sum(y, "tree", block=2, combine="atomic") == want
+        assert fpx.sum(y, "tree", block=2) == want
 
 
 def test_exact_order_and_signed_zeros():

@@ -39,7 +39,11 @@ def test_import_is_light():
 
 
 # pip name -> conda-forge name where they differ
-CONDA_NAME = {"ml-dtypes": "ml_dtypes", "cupy-cuda12x": "cupy"}
+CONDA_NAME = {
+    "ml-dtypes": "ml_dtypes",
+    "cupy-cuda12x": "cupy",
+    "nvidia-cuda-nvrtc-cu12": "cuda-nvrtc",
+}
 
 
 def _norm(req: str) -> str | None:

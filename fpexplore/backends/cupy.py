@@ -4,15 +4,16 @@ Two ways to run on a GPU:
 
 * CuPy's own functions (:func:`library`): ``cupy.sum``, ``cupy.dot``, ``cupy.matmul`` (TF32
   off or on), ``cupy.linspace``, elementwise math. Their orders are CuPy's/CUB's/cuBLAS's.
-* fpexplore's own CUDA kernels (:func:`kernel_sum`, :func:`kernel_dot`), one per named order,
+* fpexplore's own CUDA kernels (:func:`kernel_sum`; with ``y`` a dot product), one per order,
   written so that the order is known exactly: ``sequential``, ``blocked``, ``tree``
   (interleaved addressing), ``tree-strided`` (sequential addressing), the block results
   combined in order or with ``atomicAdd``, and ``kahan``; every operation is an explicit
-  round-to-nearest intrinsic (``__fadd_rn``/``__fmul_rn``, ``__fmaf_rn`` when fused; the
-  double versions for float64), so the compiler cannot contract or reorder anything.
-  CuPy compiles kernels with ``-ftz=true`` by default (float32 subnormals flushed); these
-  kernels are compiled with ``-ftz=false`` so that they match the emulated orders, which do
-  not flush.
+  round-to-nearest PTX instruction (``add.rn``/``mul.rn``/``fma.rn`` in inline assembly),
+  so the compiler cannot contract or reorder anything. CuPy compiles every kernel with
+  ``-ftz=true`` appended after the caller's options, which would turn even the ``_rn``
+  intrinsics into flushing instructions; explicit PTX without ``.ftz`` keeps float32
+  subnormals, as the emulated orders do. Only ``atomicAdd`` on float32 flushes (hardware),
+  and the emulated ``combine="atomic"`` flushes likewise.
 
 cupy-cuda12x imports fine on a machine without a GPU and fails at first use
 (cudaErrorInsufficientDriver / cudaErrorNoDevice), so availability is checked by asking the
@@ -76,32 +77,56 @@ def device_info() -> dict:
 
 # ----------------------------------------------------------------------------- own kernels
 
-_TYPES = {
-    "float32": ("float", "__fadd_rn", "__fmul_rn", "__fmaf_rn"),
-    "float64": ("double", "__dadd_rn", "__dmul_rn", "__fma_rn"),
+_TYPES = {  # C type, PTX type suffix, inline-asm register constraint
+    "float32": ("float", "f32", "f"),
+    "float64": ("double", "f64", "d"),
 }
+
+# CuPy appends -ftz=true to every kernel it compiles, after the caller's options
+# (cupy/cuda/compiler.py, _compile_with_cache_cuda), and NVRTC lets the last -ftz win: even
+# the _rn intrinsics (__fadd_rn, ...) then become add.rn.ftz.f32 and flush float32
+# subnormals. So every operation is written as inline PTX with an explicit rounding modifier
+# and no .ftz, which no compiler flag rewrites and which ptxas never contracts into an FMA.
+# tests/test_cuda_source.py compiles this source with NVRTC and CuPy's options and checks.
 
 
 def kernel_source(fmt: str) -> str:
-    """CUDA C of the order kernels for float32 or float64 (every operation an _rn intrinsic).
+    """CUDA C of the order kernels for float32 or float64 (every operation inline PTX).
 
     term(i) is x[i], or the product x[i]*y[i] rounded (``y`` not null); fused steps are
-    ``fma(x[i], y[i], acc)``.
+    ``fma(x[i], y[i], acc)``. Arithmetic: ``add.rn``/``sub.rn``/``mul.rn``/``fma.rn``/``neg``
+    without ``.ftz``; the one exception is ``atomicAdd``, which on float32 in global memory
+    always flushes subnormals (the emulated ``combine="atomic"`` does the same).
     """
     if fmt not in _TYPES:
         raise ValueError(f"the order kernels exist for float32 and float64, not {fmt!r}")
-    T, ADD, MUL, FMA = _TYPES[fmt]
+    T, P, C = _TYPES[fmt]
     return f"""
 #define T {T}
+__device__ __forceinline__ T add_rn(T a, T b) {{
+    T r; asm("add.rn.{P} %0, %1, %2;" : "={C}"(r) : "{C}"(a), "{C}"(b)); return r;
+}}
+__device__ __forceinline__ T sub_rn(T a, T b) {{
+    T r; asm("sub.rn.{P} %0, %1, %2;" : "={C}"(r) : "{C}"(a), "{C}"(b)); return r;
+}}
+__device__ __forceinline__ T mul_rn(T a, T b) {{
+    T r; asm("mul.rn.{P} %0, %1, %2;" : "={C}"(r) : "{C}"(a), "{C}"(b)); return r;
+}}
+__device__ __forceinline__ T fma_rn(T a, T b, T c) {{
+    T r; asm("fma.rn.{P} %0, %1, %2, %3;" : "={C}"(r) : "{C}"(a), "{C}"(b), "{C}"(c)); return r;
+}}
+__device__ __forceinline__ T neg(T a) {{
+    T r; asm("neg.{P} %0, %1;" : "={C}"(r) : "{C}"(a)); return r;
+}}
 __device__ __forceinline__ T term(const T* x, const T* y, long long i) {{
-    return y ? {MUL}(x[i], y[i]) : x[i];
+    return y ? mul_rn(x[i], y[i]) : x[i];
 }}
 // sequential over [lo, hi): acc = t[lo]; acc = acc + t[i] (fused: fma(x, y, acc))
 __device__ T seq(const T* x, const T* y, long long lo, long long hi, int fused) {{
     if (hi <= lo) return (T)0;
     T acc = term(x, y, lo);
     for (long long i = lo + 1; i < hi; ++i)
-        acc = (fused && y) ? {FMA}(x[i], y[i], acc) : {ADD}(acc, term(x, y, i));
+        acc = (fused && y) ? fma_rn(x[i], y[i], acc) : add_rn(acc, term(x, y, i));
     return acc;
 }}
 extern "C" __global__ void k_sequential(const T* x, const T* y, long long n, int fused, T* out) {{
@@ -124,7 +149,7 @@ extern "C" __global__ void k_chain(const T* p, long long m, T* out) {{
 extern "C" __global__ void k_combine(const T* p, long long m, T* out) {{
     if (blockIdx.x == 0 && threadIdx.x == 0) {{
         T acc = (T)0;
-        for (long long k = 0; k < m; ++k) acc = {ADD}(acc, p[k]);
+        for (long long k = 0; k < m; ++k) acc = add_rn(acc, p[k]);
         out[0] = acc;
     }}
 }}
@@ -139,12 +164,12 @@ extern "C" __global__ void k_tree(const T* x, const T* y, long long n, int strid
     __syncthreads();
     if (strided) {{
         for (unsigned int h = B / 2; h >= 1; h /= 2) {{
-            if (tx < h) s[tx] = {ADD}(s[tx], s[tx + h]);
+            if (tx < h) s[tx] = add_rn(s[tx], s[tx + h]);
             __syncthreads();
         }}
     }} else {{
         for (unsigned int k = 1; k < B; k *= 2) {{
-            if (tx % (2 * k) == 0) s[tx] = {ADD}(s[tx], s[tx + k]);
+            if (tx % (2 * k) == 0) s[tx] = add_rn(s[tx], s[tx + k]);
             __syncthreads();
         }}
     }}
@@ -159,9 +184,9 @@ extern "C" __global__ void k_kahan(const T* x, const T* y, long long n, int fuse
     if (n == 0) {{ out[0] = (T)0; return; }}
     T s = term(x, y, 0), c = (T)0;
     for (long long i = 1; i < n; ++i) {{
-        T v = (fused && y) ? {FMA}(x[i], y[i], -c) : {ADD}(term(x, y, i), -c);
-        T u = {ADD}(s, v);
-        c = {ADD}({ADD}(u, -s), -v);
+        T v = (fused && y) ? fma_rn(x[i], y[i], neg(c)) : sub_rn(term(x, y, i), c);
+        T u = add_rn(s, v);
+        c = sub_rn(sub_rn(u, s), v);
         s = u;
     }}
     out[0] = s;
@@ -175,7 +200,7 @@ _MODULES: dict = {}
 def _module(fmt: str):
     cp = _cupy()
     if fmt not in _MODULES:
-        _MODULES[fmt] = cp.RawModule(code=kernel_source(fmt), options=("-ftz=false",))
+        _MODULES[fmt] = cp.RawModule(code=kernel_source(fmt))  # (CuPy adds -ftz=true)
     return _MODULES[fmt]
 
 

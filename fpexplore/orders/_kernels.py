@@ -352,11 +352,14 @@ def tree_partials(x, y, has_y, z, rp, block, strided):
 
 
 @_jit
-def combine(values, z, rp, order):
-    """acc = +0.0; acc = acc + values[order[k]] for k in turn (atomicAdd onto a zeroed result)."""
+def combine(values, z, rp, order, ftz):
+    """acc = +0.0; acc = acc + values[order[k]] for k in turn (atomicAdd onto a zeroed result).
+    ftz: float32 atomicAdd on global memory flushes subnormal operands and results to signed
+    zeros whatever the compiler flags (CUDA Programming Guide, "Floating-Point Standard";
+    PTX ISA, atom: "atom.add.f32 ... flushes subnormal inputs and results")."""
     acc = z
     for k in range(order.shape[0]):
-        acc = _add(acc, values[order[k]], rp)
+        acc = _ftz32(_add(acc, _ftz32(values[order[k]], ftz), rp), ftz)
     return acc
 
 
@@ -601,7 +604,7 @@ def reduce_code(code, x, y, fused, z, rp, block):
         return blocked(x, y, True, fused, z, rp, block)
     if code == 4 or code == 5:
         parts = tree_partials(x, y, True, z, rp, block, code == 5)
-        return combine(parts, z, rp, np.arange(parts.shape[0]))
+        return combine(parts, z, rp, np.arange(parts.shape[0]), False)
     if code == 6:
         return kahan(x, y, True, fused, z, rp)
     return neumaier(x, y, True, z, rp)

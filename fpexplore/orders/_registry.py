@@ -110,12 +110,14 @@ SUM_ORDERS = {
         ),
         OrderSpec(
             "tree",
-            "GPU shared-memory tree per block (interleaved addressing), blocks combined",
+            "GPU shared-memory tree per block (interleaved addressing), blocks combined in order "
+            "or (combine='atomic') in a seeded order, float32 flushing subnormals like atomicAdd",
             params=TREE_PARAMS,
         ),
         OrderSpec(
             "tree-strided",
-            "GPU shared-memory tree per block (sequential addressing), blocks combined",
+            "GPU shared-memory tree per block (sequential addressing), blocks combined in order "
+            "or (combine='atomic') in a seeded order, float32 flushing subnormals like atomicAdd",
             params=TREE_PARAMS,
         ),
         OrderSpec(

@@ -105,17 +105,18 @@ def reduce_1d(spec: OrderSpec, params: dict, X, Y, fused: bool, ar: Arith, out: 
     if name in ("numpy", "numpy-chunked"):
         if out.name == "bfloat16":
             # NumPy has no bfloat16: np.sum runs ml_dtypes' add loop, sequentially onto +0.0
-            return k.combine(X, z, rp, np.arange(n))
+            return k.combine(X, z, rp, np.arange(n), False)
         chunk = max(n, 1) if name == "numpy" else params["chunk"]
         return k.numpy_sum(X, Y, has_y, z, rp, out_rp(out, ar), chunk)
     if name == "blocked":
         return k.blocked(X, Y, has_y, fused, z, rp, params["block"])
     if name in ("tree", "tree-strided"):
         parts = k.tree_partials(X, Y, has_y, z, rp, params["block"], name == "tree-strided")
-        order = np.arange(parts.size)
         if params["combine"] == "atomic":
-            order = k.permutation(parts.size, params["seed"])
-        return k.combine(parts, z, rp, order)
+            # atomicAdd lands in any order; on float32 it flushes subnormals (see k.combine)
+            perm = k.permutation(parts.size, params["seed"])
+            return k.combine(parts, z, rp, perm, ar.info.name == "float32")
+        return k.combine(parts, z, rp, np.arange(parts.size), False)
     if name == "cupy-kernel":
         ftz = params["ftz"]
         ftz = (ar.info.name == "float32") if ftz is None else (ftz and ar.info.name == "float32")
