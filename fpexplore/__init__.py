@@ -22,7 +22,7 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 - ``tolerance``  the tolerance advisor: rtol / atol / max-ULP for NumPy, CuPy and torch tests
 """
 
-from .backends import backends
+from .backends import backends, has_gpu, on_gpu
 from .detective import difference_budget, match_orders, reproducer
 from .exact import exact_dot, exact_sum, fma
 from .experiment import DISTRIBUTIONS, compare, generate, sweep
@@ -114,6 +114,7 @@ __all__ = [
     "format_of",
     "from_bits",
     "generate",
+    "has_gpu",
     "linspace",
     "log",
     "logsumexp",
@@ -121,6 +122,7 @@ __all__ = [
     "matmul",
     "next_down",
     "next_up",
+    "on_gpu",
     "ops",
     "orders",
     "pass_rate",

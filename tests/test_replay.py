@@ -86,14 +86,29 @@ def test_recorder_and_gpu_backend_refuse_without_gpu(capsys):
     assert any("cupy backend unavailable" in m for m in cmp.messages)
 
 
-def test_kernel_source_uses_rounding_intrinsics_only():
+def test_kernel_source_is_inline_ptx_without_ftz():
+    """(tests/test_cuda_source.py compiles it with NVRTC and reads the PTX.)"""
     src = gpu.kernel_source("float32")
-    assert "__fadd_rn" in src and "__fmaf_rn" in src and "__fmul_rn" in src
-    body = src.replace("__fadd_rn(", "").replace("__fmul_rn(", "").replace("__fmaf_rn(", "")
-    # no bare float + or * between values (only index arithmetic remains)
-    for line in body.splitlines():
-        if "acc =" in line or "s[tx] =" in line or "T u =" in line or "T v =" in line:
-            assert " + " not in line.split("=", 1)[1] or "[" in line, line
-    assert "__dadd_rn" in gpu.kernel_source("float64")
+    for op in ("add.rn.f32", "sub.rn.f32", "mul.rn.f32", "fma.rn.f32"):
+        assert f'asm("{op} ' in src
+    assert "__fadd_rn" not in src and ".ftz" not in src  # CuPy's -ftz=true would flush those
+    assert 'asm("add.rn.f64 ' in gpu.kernel_source("float64")
     with pytest.raises(ValueError, match="float32 and float64"):
         gpu.kernel_source("float16")
+
+
+def test_on_gpu_checks_names_then_says_why_there_is_no_gpu():
+    assert fpx.has_gpu() == fpx.backends()["cupy"].startswith("available")
+    x = np.ones(8, np.float32)
+    with pytest.raises(ValueError, match="valid ops: sum, dot, matmul, linspace"):
+        fpx.on_gpu("cumsum", x)
+    with pytest.raises(ValueError, match="valid orders: sequential, blocked, tree"):
+        fpx.on_gpu("sum", x, order="numpy")
+    with pytest.raises(ValueError, match="the GPU kernels take: block, combine, fma"):
+        fpx.on_gpu("sum", x, order="tree", seed=3)
+    with pytest.raises(ValueError, match="takes 2 array"):
+        fpx.on_gpu("dot", x, order="sequential")
+    if fpx.has_gpu():
+        pytest.skip("a GPU is present")
+    with pytest.raises(RuntimeError, match="no GPU to run sum on: CuPy"):
+        fpx.on_gpu("sum", x)

@@ -2,12 +2,13 @@
 bit-exact CPU implementations), ``cupy`` (a real GPU; :mod:`fpexplore.backends.cupy` is the
 only module that imports CuPy, and only when asked), ``replay`` (results recorded on a GPU).
 
-``backends()`` reports each one and, where one is unavailable, why.
+``backends()`` reports each one and, where one is unavailable, why; ``has_gpu()`` says
+whether the ``cupy`` backend can run here, and ``on_gpu()`` runs one op on the real GPU.
 """
 
 from __future__ import annotations
 
-__all__ = ["backends", "status"]
+__all__ = ["backends", "has_gpu", "on_gpu", "status"]
 
 NAMES = ("numpy", "emulated", "cupy", "replay")
 
@@ -38,3 +39,57 @@ def backends() -> dict[str, str]:
         ok, why = status(name)
         out[name] = ("available: " if ok else "unavailable: ") + why
     return out
+
+
+def has_gpu() -> bool:
+    """True when CuPy can run on a CUDA device here (``backends()["cupy"]`` says why not)."""
+    return status("cupy")[0]
+
+
+GPU_LIBRARY_OPS = ("sum", "dot", "matmul", "linspace", "exp", "log", "sin", "tanh", "sqrt", "pow")
+GPU_KERNEL_ORDERS = ("sequential", "blocked", "tree", "tree-strided", "kahan")
+_KERNEL_PARAMS = {"fma", "block", "combine"}
+
+
+def on_gpu(op: str, *args, order: str | None = None, **kwargs):
+    """Run ``op`` on the real GPU through CuPy; the result as NumPy (measured, never emulated).
+
+    ``order=None`` calls CuPy's own function: sum -> ``cupy.sum``, dot -> ``cupy.dot``,
+    matmul -> ``cupy.matmul``, linspace -> ``cupy.linspace`` (keyword arguments passed on),
+    exp/log/sin/tanh/sqrt/pow -> the ufuncs. NumPy arrays (0-d ones too) become CuPy arrays,
+    Python scalars stay scalars, so CuPy takes the same path as with the user's own call.
+    ``order`` in ``"sequential", "blocked", "tree", "tree-strided", "kahan"`` (sum and dot
+    only) runs fpexplore's own kernel for that order instead, with ``fma``, ``block`` and
+    ``combine`` as in :func:`fpexplore.sum`; it equals the emulated order bit for bit where
+    tests/test_gpu.py has been run on the device.
+
+    Raises ValueError for an unknown op, order or parameter (listing the valid ones) and
+    RuntimeError with the reason when there is no usable GPU (see :func:`backends`).
+    """
+    if op not in GPU_LIBRARY_OPS:
+        raise ValueError(f"no GPU function for op {op!r}; valid ops: {', '.join(GPU_LIBRARY_OPS)}")
+    if order is not None:
+        if op not in ("sum", "dot"):
+            raise ValueError(f"GPU order kernels exist for sum and dot, not {op!r}")
+        if order not in GPU_KERNEL_ORDERS:
+            raise ValueError(
+                f"no GPU kernel for order {order!r}; valid orders: {', '.join(GPU_KERNEL_ORDERS)}"
+            )
+        unknown = set(kwargs) - _KERNEL_PARAMS
+        if unknown:
+            raise ValueError(
+                f"unknown parameter(s) {', '.join(sorted(unknown))}; "
+                f"the GPU kernels take: {', '.join(sorted(_KERNEL_PARAMS))}"
+            )
+        want = 2 if op == "dot" else 1
+        if len(args) != want:
+            raise ValueError(f"on_gpu({op!r}, order=...) takes {want} array(s), got {len(args)}")
+    ok, why = status("cupy")
+    if not ok:
+        raise RuntimeError(f"no GPU to run {op} on: {why}")
+    from . import cupy as _cupy
+
+    if order is None:
+        return _cupy.library(op, *args, **kwargs)
+    y = args[1] if op == "dot" else None
+    return _cupy.kernel_sum(args[0], order, y=y, **kwargs)
