@@ -81,6 +81,14 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs):
                 f"unknown parameter(s) {', '.join(sorted(unknown))}; "
                 f"the GPU kernels take: {', '.join(sorted(_KERNEL_PARAMS))}"
             )
+        # the same checks as fpx.sum / fpx.dot for that order (fma only where it fuses,
+        # block only for block orders, combine only for trees)
+        from ..orders._registry import lookup
+        from ..orders.summation import check_fma
+
+        spec = lookup(op, order)
+        check_fma(spec, kwargs.get("fma", False), op)
+        spec.validate({k: v for k, v in kwargs.items() if k != "fma"})
         want = 2 if op == "dot" else 1
         if len(args) != want:
             raise ValueError(f"on_gpu({op!r}, order=...) takes {want} array(s), got {len(args)}")
