@@ -103,6 +103,7 @@ def kernel_source(fmt: str) -> str:
     T, P, C = _TYPES[fmt]
     return f"""
 #define T {T}
+// BEGIN arithmetic (tests/cuda_on_cpu.py swaps this section for host arithmetic)
 __device__ __forceinline__ T add_rn(T a, T b) {{
     T r; asm("add.rn.{P} %0, %1, %2;" : "={C}"(r) : "{C}"(a), "{C}"(b)); return r;
 }}
@@ -118,6 +119,7 @@ __device__ __forceinline__ T fma_rn(T a, T b, T c) {{
 __device__ __forceinline__ T neg(T a) {{
     T r; asm("neg.{P} %0, %1;" : "={C}"(r) : "{C}"(a)); return r;
 }}
+// END arithmetic
 __device__ __forceinline__ T term(const T* x, const T* y, long long i) {{
     return y ? mul_rn(x[i], y[i]) : x[i];
 }}
