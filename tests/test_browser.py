@@ -94,7 +94,8 @@ def lab(tmp_path):
         log.close()
 
 
-def test_explorer_in_jupyterlab(lab):
+def test_explorer_in_jupyterlab(lab, tmp_path):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     url, token = lab
@@ -118,10 +119,25 @@ def test_explorer_in_jupyterlab(lab):
         page.wait_for_selector(
             ".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000, state="attached"
         )
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Run All Cells$")).click()
-        app = page.locator(".fpx-explorer")
-        app.wait_for(timeout=180_000)
+        # "Run All Cells" from the menu; JupyterLab can drop a command issued while it is still
+        # settling (seen on loaded 2-core machines: no cell ever ran), so check that the first
+        # cell started and try again if it did not
+        started = page.locator(".jp-InputPrompt", has_text=re.compile(r"\[(\*|\d+)\]")).first
+        for attempt in range(4):
+            page.locator(".jp-Notebook .jp-Cell").first.click()
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Run All Cells$")).click()
+            try:
+                started.wait_for(timeout=30_000)
+                break
+            except PlaywrightTimeout:
+                page.screenshot(path=str(tmp_path / f"not-started-{attempt}.png"))
+        app = page.locator(".fpx-explorer").first
+        try:
+            app.wait_for(timeout=180_000)
+        except PlaywrightTimeout:
+            page.screenshot(path=str(tmp_path / "no-app.png"))
+            raise
         canvas = app.locator("canvas").first
         canvas.wait_for(timeout=60_000)
         page.wait_for_timeout(1500)  # let the first draw arrive
