@@ -57,8 +57,9 @@ def _canvas():
 
 class Explorer(W.VBox):
     """The app. Attributes: one control per :func:`compare` argument (``op``, ``format``,
-    ``n``, ``variants``, ``distribution``, ``seed``, ``backends``), ``comparison`` (the last
-    result), ``figure`` (the matplotlib Figure), ``table``, ``snippet``, ``message``."""
+    ``n``, ``variants``, ``distribution``, ``seed``, ``backends``: numpy and emulated, plus
+    cupy where a GPU is usable), ``comparison`` (the last result), ``figure`` (the matplotlib
+    Figure), ``table``, ``snippet``, ``message``."""
 
     def __init__(
         self,
@@ -68,9 +69,13 @@ class Explorer(W.VBox):
         variants=None,  # noqa: A002
         distribution="uniform",
         seed=0,
-        backends=("numpy", "emulated"),
+        backends=None,
         **op_params,
     ):
+        if backends is None:  # the real GPU side by side wherever there is one
+            from .backends import has_gpu
+
+            backends = ("numpy", "emulated", "cupy") if has_gpu() else ("numpy", "emulated")
         self.op_params = dict(op_params)
         self.comparison = None
         self.op = W.Dropdown(options=_adapters.names(), value=op, description="op")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -73,6 +75,21 @@ def test_no_gpu_banner():
         pytest.skip("a GPU is present")
     app = fpx.explorer(n=100, backends=("emulated", "cupy"))
     assert "cupy backend unavailable" in app.banner.value and app.comparison is not None
+
+
+def test_default_backends_add_the_gpu_where_there_is_one(monkeypatch):
+    B = importlib.import_module("fpexplore.backends")  # (fpx.backends is the function)
+    C = importlib.import_module("fpexplore.backends.cupy")
+    assert fpx.explorer(n=100).backends.value == (
+        ("numpy", "emulated", "cupy") if fpx.has_gpu() else ("numpy", "emulated")
+    )
+    # a stand-in GPU (NumPy's sum labelled as measured): the app then shows a cupy row
+    real = B.status
+    monkeypatch.setattr(B, "status", lambda n: (True, "stand-in") if n == "cupy" else real(n))
+    monkeypatch.setattr(C, "library", lambda op, *a, **k: np.asarray(np.sum(a[0])))
+    app = fpx.explorer(n=100)
+    assert app.backends.value == ("numpy", "emulated", "cupy")
+    assert "cupy" in set(app.comparison.table["backend"]) and app.banner.value == ""
 
 
 def test_fuzz_every_op_format_variant():
