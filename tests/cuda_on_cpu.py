@@ -79,20 +79,21 @@ LAUNCHER = r"""
 extern "C" void launch_{name}(unsigned int gx, unsigned int bx{params}) {{
     gridDim = {{gx, 1, 1}};
     blockDim = {{bx, 1, 1}};
-    for (unsigned int b = 0; b < gx; ++b) {{
-        std::barrier<> bar(bx);
-        fpx_bar = &bar;
-        std::vector<std::thread> threads;
-        threads.reserve(bx);
-        for (unsigned int t = 0; t < bx; ++t)
-            threads.emplace_back([=]() {{
-                _mm_setcsr(_mm_getcsr() & ~0x8040u);  // no FTZ / DAZ on this thread
+    std::barrier<> bar(bx);
+    fpx_bar = &bar;
+    std::vector<std::thread> threads;
+    threads.reserve(bx);
+    for (unsigned int t = 0; t < bx; ++t)
+        threads.emplace_back([=, &bar]() {{
+            _mm_setcsr(_mm_getcsr() & ~0x8040u);  // no FTZ / DAZ on this thread
+            threadIdx = {{t, 1, 1}};
+            for (unsigned int b = 0; b < gx; ++b) {{  // blocks one after another
                 blockIdx = {{b, 1, 1}};
-                threadIdx = {{t, 1, 1}};
                 {name}({args});
-            }});
-        for (auto& th : threads) th.join();
-    }}
+                bar.arrive_and_wait();  // the block is done before the next reuses smem
+            }}
+        }});
+    for (auto& th : threads) th.join();
 }}
 """
 
@@ -176,13 +177,40 @@ class _Module:
         return _Function(self.lib, name, self.kernels[name])
 
 
+class _Runtime:
+    """cupy.cuda.runtime's device queries, answered for a device named as a stand-in."""
+
+    NAME = "CPU stand-in for a GPU (tests/cuda_on_cpu.py)"
+
+    def getDeviceCount(self):  # noqa: N802 (CuPy's names)
+        return 1
+
+    def getDeviceProperties(self, i):  # noqa: N802
+        return {"name": self.NAME.encode(), "major": 0, "minor": 0, "multiProcessorCount": 1}
+
+    def driverGetVersion(self):  # noqa: N802
+        return 0
+
+    def runtimeGetVersion(self):  # noqa: N802
+        return 0
+
+
 class FakeCupy:
-    """The CuPy names kernel_sum uses: asarray, zeros, RawModule (compiled for the CPU)."""
+    """The CuPy names fpexplore's CuPy backend uses: asarray, asnumpy, zeros, RawModule
+    (compiled for the CPU), cuda.runtime's device queries, and — for exercising code paths
+    such as the recorder only — CuPy's sum/dot/matmul/linspace/ufuncs answered by NumPy's."""
 
     __version__ = "cpu-stand-in"
 
     def __init__(self, workdir: Path | None = None):
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="fpx_cuda_cpu_"))
+        self.cuda = type("cuda", (), {"runtime": _Runtime()})()
+        for name in ("sum", "dot", "matmul", "linspace", "exp", "log", "sin", "tanh", "sqrt"):
+            setattr(self, name, getattr(np, name))
+        self.power = np.power
+
+    def asnumpy(self, a):
+        return np.asarray(a)
 
     def asarray(self, a):
         return np.array(a).view(DeviceArray)

@@ -113,3 +113,38 @@ def test_tree_pads_the_last_block_with_plus_zero(on_cpu):
     assert [bool(np.signbit(p)) for p in parts] == [True, True, True, False]
     assert not np.signbit(total)  # combined onto a zeroed result
     assert not np.signbit(fpx.sum(x, "tree", block=32))
+
+
+def test_recorder_and_replay_round_trip(on_cpu, tmp_path, monkeypatch):
+    """The recorder's quick suite runs (own kernels on the CPU stand-in, CuPy's library calls
+    answered by NumPy), writes a file the replay backend serves, and compare() shows it as
+    replay rows. A code-path check: the file lives in a temporary folder, never in
+    fpexplore/data, and is no recording of a GPU."""
+    from fpexplore import _adapters, record
+    from fpexplore.backends import replay
+
+    monkeypatch.setattr(record, "SUM_SIZES", (1000, 2003))  # (the CPU runs a thread per lane)
+    assert record.main(["--quick", "--out", str(tmp_path)]) == 0
+    (path,) = tmp_path.glob("gpu_*.json.gz")
+    doc = replay.load(path)
+    assert doc["device"]["device"].startswith("CPU stand-in")
+    checked = 0
+    for e in doc["entries"]:
+        if not e["variant"].startswith("kernel:") or "atomic" in e["variant"]:
+            continue
+        if "partials" in e["variant"]:
+            continue
+        inp = _adapters.get(e["op"]).inputs(e["n"], e["format"], e["distribution"], e["seed"], {})
+        order = e["variant"].removeprefix("kernel:").split("(")[0].split(",")[0]
+        fma = e["variant"].endswith(", fma")
+        if e["op"] == "sum":
+            want = fpx.sum(inp["x"], order, **e["params"])
+        else:
+            want = fpx.dot(inp["a"], inp["b"], order, fma=fma, **e["params"])
+        assert fpx.to_bits(replay.decode(e)) == fpx.to_bits(want), e["variant"]
+        checked += 1
+    assert checked > 50
+    monkeypatch.setattr(replay, "DATA", tmp_path)
+    cmp = fpx.compare("sum", format="float32", n=1000, backends=("emulated", "replay"), seed=0)
+    rows = cmp.table[cmp.table["backend"] == "replay"]
+    assert len(rows) >= 10 and all("CPU stand-in" in v for v in rows["variant"])
