@@ -46,8 +46,6 @@ def has_gpu() -> bool:
     return status("cupy")[0]
 
 
-GPU_LIBRARY_OPS = ("sum", "dot", "matmul", "linspace", "exp", "log", "sin", "tanh", "sqrt", "pow")
-GPU_KERNEL_ORDERS = ("sequential", "blocked", "tree", "tree-strided", "kahan")
 _KERNEL_PARAMS = {"fma", "block", "combine"}
 
 
@@ -66,14 +64,18 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs):
     Raises ValueError for an unknown op, order or parameter (listing the valid ones) and
     RuntimeError with the reason when there is no usable GPU (see :func:`backends`).
     """
-    if op not in GPU_LIBRARY_OPS:
-        raise ValueError(f"no GPU function for op {op!r}; valid ops: {', '.join(GPU_LIBRARY_OPS)}")
+    from . import cupy as _cupy  # (imports CuPy itself only when it runs something)
+
+    if op not in _cupy.LIBRARY_OPS:
+        raise ValueError(
+            f"no GPU function for op {op!r}; valid ops: {', '.join(_cupy.LIBRARY_OPS)}"
+        )
     if order is not None:
         if op not in ("sum", "dot"):
             raise ValueError(f"GPU order kernels exist for sum and dot, not {op!r}")
-        if order not in GPU_KERNEL_ORDERS:
+        if order not in _cupy.KERNEL_ORDERS:
             raise ValueError(
-                f"no GPU kernel for order {order!r}; valid orders: {', '.join(GPU_KERNEL_ORDERS)}"
+                f"no GPU kernel for order {order!r}; valid orders: {', '.join(_cupy.KERNEL_ORDERS)}"
             )
         unknown = set(kwargs) - _KERNEL_PARAMS
         if unknown:
@@ -95,8 +97,6 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs):
     ok, why = status("cupy")
     if not ok:
         raise RuntimeError(f"no GPU to run {op} on: {why}")
-    from . import cupy as _cupy
-
     if order is None:
         return _cupy.library(op, *args, **kwargs)
     y = args[1] if op == "dot" else None

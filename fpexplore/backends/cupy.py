@@ -273,6 +273,9 @@ def kernel_sum(
 # ----------------------------------------------------------------------------- CuPy itself
 
 
+LIBRARY_OPS = ("sum", "dot", "matmul", "linspace", "exp", "log", "sin", "tanh", "sqrt", "pow")
+
+
 def library(op: str, *args, tf32: bool = False, **kwargs):
     """CuPy's own function for ``op`` on NumPy inputs; the result back as NumPy.
 
