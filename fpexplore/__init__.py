@@ -23,7 +23,7 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 """
 
 from .backends import backends, has_gpu, on_gpu
-from .detective import difference_budget, match_orders, reproducer
+from .detective import difference_budget, explain_numpy, match_orders, reproducer
 from .exact import exact_dot, exact_sum, fma
 from .experiment import DISTRIBUTIONS, compare, generate, sweep
 from .formats import (
@@ -107,6 +107,7 @@ __all__ = [
     "exact_matmul",
     "exact_sum",
     "exp",
+    "explain_numpy",
     "explorer",
     "fields",
     "fma",

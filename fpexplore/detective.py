@@ -24,7 +24,7 @@ from .orders import matmul as fmatmul
 from .orders import sum as fsum
 from .orders._registry import OPS as ORDER_OPS
 
-__all__ = ["Candidate", "difference_budget", "match_orders", "reproducer"]
+__all__ = ["Candidate", "difference_budget", "explain_numpy", "match_orders", "reproducer"]
 
 BLOCKS = (32, 64, 128, 256, 512, 1024)
 INPUT_ROUNDINGS = (None, "tf32", "bfloat16")
@@ -218,6 +218,67 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
         "more observations, or larger ones, tell them apart"
     )
     return df if top is None else df.head(top)
+
+
+NUMPY_FUNCTIONS = {
+    "sum": ("np.sum", np.sum),
+    "dot": ("np.dot", np.dot),
+    "matmul": ("np.matmul", np.matmul),
+}
+PROBE_SIZE = 20_011
+
+
+def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
+    """Which order did NumPy's own function use? :func:`match_orders` on NumPy's results.
+
+    Runs ``np.sum`` / ``np.dot`` / ``np.matmul`` (on this machine, with its BLAS) on
+    ``inputs`` and, for sum and dot, on ``probes`` more seeded inputs (wide-range data of
+    20,011 elements in the same format): one scalar rarely singles out an order, several
+    observations of the same library do. A matmul result already holds one observation per
+    element, so it gets no probes.
+
+    Parameters
+    ----------
+    op : "sum", "dot" or "matmul"
+    inputs : the op's inputs as :attr:`Comparison.inputs` holds them (``{"x"}`` for sum,
+        ``{"a", "b"}`` for dot, ``{"A", "B"}`` for matmul), or a :class:`Comparison`
+    probes, top : the number of extra probe inputs; rows to return (as in match_orders)
+
+    Returns
+    -------
+    The ranked DataFrame of :func:`match_orders`; ``attrs`` adds ``function`` (e.g.
+    "np.dot") and ``note`` says how many candidates reproduce every observation. NumPy's
+    ``np.sum`` is the ``numpy`` order on every machine; ``np.dot`` and ``np.matmul`` call
+    the BLAS, whose order depends on the CPU and the library build, so their answer is
+    about this machine only.
+    """
+    from .experiment import generate
+
+    if hasattr(inputs, "inputs") and hasattr(inputs, "op"):  # a Comparison
+        if inputs.op != op:
+            raise ValueError(f"the comparison is of {inputs.op!r}, not {op!r}")
+        inputs = inputs.inputs
+    if op not in NUMPY_FUNCTIONS:
+        raise ValueError(f"explain_numpy explains {', '.join(NUMPY_FUNCTIONS)}; got {op!r}")
+    label, func = NUMPY_FUNCTIONS[op]
+    names = {"sum": ("x",), "dot": ("a", "b"), "matmul": ("A", "B")}[op]
+    missing = [k for k in names if k not in inputs]
+    if missing:
+        raise ValueError(f"{op} needs inputs {', '.join(names)}; missing {', '.join(missing)}")
+    first = tuple(np.asarray(inputs[k]) for k in names)
+    fmt = _coerce(*first, what="explain_numpy")[1].name
+    ins = [first]
+    if op != "matmul":
+        for s in range(probes):
+            ins.append(
+                tuple(generate("wide", PROBE_SIZE, fmt, s + 99 * j) for j in range(len(names)))
+            )
+    with np.errstate(all="ignore"):
+        obs = [func(*i) for i in ins]
+    arg = [i[0] for i in ins] if op == "sum" else ins
+    df = match_orders(arg, obs, op, top=top)
+    df.attrs["function"] = label
+    return df
 
 
 # ----------------------------------------------------------------------------- budget

@@ -116,6 +116,7 @@ class Explorer(W.VBox):
                 self.message,
                 self.canvas,
                 self.table,
+                W.VBox([self.detect, self.detect_out]),
                 self.snippet,
             ]
         )
@@ -202,42 +203,24 @@ class Explorer(W.VBox):
         self.detect_out.value = ""
 
     def _detect(self, _button=None):
-        """The order detective on NumPy's own function (sum, dot, matmul).
-
-        One scalar result rarely singles out an order, so NumPy is also run on five probe
-        inputs (wide-range data of 20,011 elements, seeded): six observations of the same
-        library. A matmul result already holds n*n observations.
-        """
-        from .detective import match_orders
-        from .experiment import generate
+        """The order detective on NumPy's own function: :func:`fpexplore.explain_numpy` on
+        the inputs of the current view (plus its seeded probes for sum and dot)."""
+        from .detective import explain_numpy
 
         cmp = self.comparison
         try:
             if cmp is None or cmp.op not in ("sum", "dot", "matmul"):
                 raise ValueError("the order detective explains sum, dot and matmul results")
-            key = next((k for k in cmp.results if k[1] == "numpy"), None)
-            if key is None:
+            if not any(b == "numpy" for _, b in cmp.results):
                 raise ValueError("select the numpy backend to explain NumPy's result")
             if cmp.op == "matmul" and cmp.n > 128:
                 raise ValueError("the detective tries hundreds of orders: use n <= 128 here")
-            fmt = cmp.format
-            with np.errstate(all="ignore"):
-                if cmp.op == "sum":
-                    ins = [cmp.inputs["x"]] + [generate("wide", 20011, fmt, s) for s in range(5)]
-                    obs = [np.sum(x) for x in ins]
-                elif cmp.op == "dot":
-                    ins = [(cmp.inputs["a"], cmp.inputs["b"])] + [
-                        (generate("wide", 20011, fmt, s), generate("wide", 20011, fmt, s + 99))
-                        for s in range(5)
-                    ]
-                    obs = [np.dot(a, b) for a, b in ins]
-                else:
-                    ins = (cmp.inputs["A"], cmp.inputs["B"])
-                    obs = cmp.results[key]
-            df = match_orders(ins, obs, cmp.op, top=5)
+            self.detect_out.value = "<p>searching the orders…</p>"
+            df = explain_numpy(cmp.op, cmp.inputs)
             cols = ["variant", "exact", "exact_matches", "observations", "max_ulp"]
+            probes = "" if cmp.op == "matmul" else " and 5 seeded probes"
             self.detect_out.value = (
-                f"<p><b>{html.escape(key[0])}</b> on this input and probes: "
+                f"<p><b>{html.escape(df.attrs['function'])}</b> on this input{probes}: "
                 f"{html.escape(df.attrs['note'])}</p>"
                 + df[cols].to_html(index=False, border=0, classes="fpx-detective")
             )

@@ -1,10 +1,11 @@
 """The explorer in a real browser: JupyterLab + Debian's chromium driven by Playwright.
 
 Starts JupyterLab on a free loopback port (HOME in a temp folder, --allow-root when root),
-opens notebooks/00_explorer.ipynb, runs all cells, checks the widgets render, changes the
-format dropdown, checks that the plot changes and no traceback appears, and stops the server
-by its PID. Skipped (with the reason) where chromium or Playwright is missing; .ci/run
-installs both. Set FPX_SCREENSHOT=path to save a screenshot of the app.
+opens notebooks/00_explorer.ipynb, runs all cells, checks the widgets render, clicks "Which
+order did NumPy use?" and reads the detective's answer, changes the format dropdown, checks
+that the plot changes and no traceback appears, and stops the server by its PID. Skipped
+(with the reason) where chromium or Playwright is missing; .ci/run installs both. Set
+FPX_SCREENSHOT=path to save a screenshot of the app.
 """
 
 from __future__ import annotations
@@ -141,6 +142,13 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
         canvas = app.locator("canvas").first
         canvas.wait_for(timeout=60_000)
         page.wait_for_timeout(1500)  # let the first draw arrive
+        # the detective: click the button a person sees and read the answer on the page
+        app.get_by_role("button", name="Which order did NumPy use?").click()
+        answer = app.locator(".fpx-detective")
+        answer.wait_for(timeout=120_000)
+        detective_text = app.locator(".fpx-detective").locator("xpath=..").inner_text()
+        cells = answer.locator("tbody tr").first.locator("td").all_inner_texts()
+        first_row = [c.strip() for c in cells]
         before = canvas.screenshot()
         fmt = app.locator(".widget-dropdown", has=page.locator("label", has_text="format"))
         fmt.locator("select").select_option("float16")
@@ -155,6 +163,9 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
         text = page.locator(".jp-Notebook").inner_text()
         errors = app.locator(".fpx-error").count()
         browser.close()
+    # np.sum (float32, contiguous) is the 'numpy' order on any machine, and only that one
+    assert first_row[:2] == ["numpy", "True"], first_row
+    assert "np.sum" in detective_text and "one candidate reproduces" in detective_text
     assert after != before, "the plot did not change after the format changed"
     assert "Traceback" not in text and errors == 0
     assert "float16" in text  # the table/snippet now describe the new format

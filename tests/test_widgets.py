@@ -48,15 +48,54 @@ def test_op_change_updates_variants_and_plot():
     assert list(app.comparison.table["variant"]) == ["np.matmul", "pairwise"]
 
 
-def test_detective_button():
+def _displayed(widget):
+    """Every widget a person sees: the app and its children, recursively."""
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _displayed(child)
+
+
+def _find(app, cls, **traits):
+    found = [
+        w
+        for w in _displayed(app)
+        if isinstance(w, cls) and all(getattr(w, k) == v for k, v in traits.items())
+    ]
+    assert len(found) == 1, f"expected one displayed {cls.__name__} with {traits}: {found}"
+    return found[0]
+
+
+def test_detective_button_is_displayed_and_answers():
+    import ipywidgets as W
+
     app = fpx.explorer(n=10_000)
-    app.detect.click()
-    assert "fpx-detective" in app.detect_out.value
-    # np.sum of a contiguous float32 array is the 'numpy' order, bit for bit
-    first_row = app.detect_out.value.split("<tbody>")[1].split("</td>")[0]
-    assert "numpy" in first_row
-    app.op.value = "linspace"
-    assert app.detect.disabled
+    button = _find(app, W.Button, description="Which order did NumPy use?")
+    assert not button.disabled
+    shown = {id(w) for w in _displayed(app)}
+    button.click()
+    answers = [w for w in _displayed(app) if isinstance(w, W.HTML) and "fpx-detective" in w.value]
+    assert len(answers) == 1 and id(answers[0]) in shown
+    # np.sum of a contiguous float32 array is the 'numpy' order, bit for bit, on any machine
+    first_row = answers[0].value.split("<tbody>")[1].split("</tr>")[0]
+    assert "<td>numpy</td>" in first_row and "<td>True</td>" in first_row
+    assert "np.sum" in answers[0].value and "one candidate reproduces" in answers[0].value
+    # the button shows what the public function returns
+    df = fpx.explain_numpy("sum", app.comparison.inputs)
+    assert df.iloc[0]["variant"] == "numpy" and df.attrs["function"] == "np.sum"
+    assert df.attrs["note"] == "one candidate reproduces every observation"
+    _find(app, W.Dropdown, description="op").value = "linspace"
+    assert button.disabled
+
+
+def test_explain_numpy_checks_its_arguments():
+    with pytest.raises(ValueError, match="sum, dot, matmul"):
+        fpx.explain_numpy("linspace", {"x": np.ones(3)})
+    with pytest.raises(ValueError, match="missing b"):
+        fpx.explain_numpy("dot", {"a": np.ones(3)})
+    cmp = fpx.compare("sum", n=100)
+    with pytest.raises(ValueError, match="comparison is of 'sum'"):
+        fpx.explain_numpy("dot", cmp)
+    assert fpx.explain_numpy("sum", cmp, probes=1).iloc[0]["variant"] == "numpy"
 
 
 def test_errors_stay_inside_the_app():
