@@ -269,7 +269,7 @@ class LinspaceAdapter(Adapter):
 class CdistAdapter(Adapter):
     """x: n points of dimension d (param ``d``, default 16) from the distribution; y: the same
     points moved by ``closeness`` (default 1e-2) times normal noise, so that the expanded
-    formula cancels (cases.md section 4)."""
+    formula cancels (docs/cases.md section 4)."""
 
     op = "cdist"
     numpy_label = "numpy broadcast"

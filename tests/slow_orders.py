@@ -1,5 +1,5 @@
-"""Slow, independent definitions of every evaluation order, written from design.md and the
-research notes (docs/research/), never calling fpexplore's arithmetic.
+"""Slow, independent definitions of every evaluation order, written from their definitions
+(docs/orders.md) and the research notes (docs/research/), never calling fpexplore's arithmetic.
 
 Arithmetic is done with NumPy/ml_dtypes *scalars* of the accumulator format (np.float16 and
 ml_dtypes.bfloat16 scalar operations round each result to the format; float64 uses Python

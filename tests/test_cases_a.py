@@ -1,4 +1,4 @@
-"""Case studies 10-12 (docs: /work/shared/cases.md sections 1-3): every number the notebooks
+"""Case studies 10-12 (docs/cases.md sections 1-3): every number the notebooks
 report, asserted with the public API, and the notebooks' code checked for private names.
 
 The notebooks themselves run in test_notebooks.py; this file checks the facts they state.

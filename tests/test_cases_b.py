@@ -1,6 +1,6 @@
 """The numbers shown by the case-study notebooks 13 (cdist, openvinotoolkit/openvino#29552) and
 14 (Adam operation order, the Ascend NPU ``apply_adam`` article), computed again here with the
-public API from the same data (cases.md sections 4 and 5).
+public API from the same data (docs/cases.md sections 4 and 5).
 
 Data, as in the notebooks:
 

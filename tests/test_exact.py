@@ -104,7 +104,7 @@ def test_fma_double_rounding_cases(fmt):
 
 
 def test_fma_documented_double_rounding_example():
-    """cases.md: a = b = 1 + 2^-12, c = 2^-60 in float32; naive fl32(fl64(a*b + c)) is wrong."""
+    """docs/cases.md (exact FMA): a = b = 1 + 2^-12, c = 2^-60 in float32; naive is wrong."""
     a = np.float32(1 + 2**-12)
     c = np.float32(2**-60)
     assert fpx.fma(a, a, c) == np.float32(1 + 2**-11 + 2**-23)

@@ -7,7 +7,7 @@ tests/slow_orders.py, fused multiply-adds and constants with the Fraction oracle
 (tests/oracle.py). Exact references use ``fractions.Fraction`` and ``mpmath`` at 400 bits,
 with a check that the rounding is decided. Results must be bit-identical (NaN == NaN).
 
-Documented numbers (cases.md sections 4 and 5), reproduced here:
+Documented numbers (docs/cases.md sections 4 and 5), reproduced here:
 
 * Ascend ``apply_adam`` article: float32, seed 0, 10**5 elements, param ~ N(0, 1), grads
   ~ N(0, 1), lr=1e-3, betas (0.9, 0.999), eps=1e-8, four warm-up steps: at step 5
@@ -340,7 +340,7 @@ def test_cdist_row_sums_equal_fpx_sum_in_every_order():
 
 
 def test_cdist_float16_near_duplicates_case_openvino():
-    """cases.md section 4: expanded is far worse than direct in float16 for close points."""
+    """docs/cases.md section 4: expanded is far worse than direct in float16 for close points."""
     x, y = points("float16", 64, 64, 16, 0, near=True)
     exact = np.diag(cdist(x, y, variant="exact")).astype(np.float64)
     mae = {}
@@ -560,7 +560,7 @@ def test_adam_signed_zeros_and_nonfinite():
 
 
 def test_adam_pass_rate_case_ascend():
-    """cases.md section 5: in float32 the two operation orders agree on most, not all, params."""
+    """docs/cases.md section 5: the two operation orders agree on most, not all, float32 params."""
     rng = np.random.default_rng(0)
     n = 10**5
     p = rng.normal(0, 1, n).astype(np.float32)

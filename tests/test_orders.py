@@ -402,7 +402,7 @@ def test_dot_numpy_is_np_sum_of_products_and_fma_example():
         a = rng.standard_normal(10007).astype(dt)
         b = rng.standard_normal(10007).astype(dt)
         assert same(fpx.dot(a, b, "numpy"), np.sum(a * b))
-    # cases.md section 3 (NVIDIA whitepaper): serial, FMA serial and the exact value
+    # docs/cases.md section 3 (NVIDIA whitepaper): serial, FMA serial and the exact value
     a = np.array([1.907607, -0.7862027, 1.147311, 0.9604002], dtype=np.float32)
     b = np.array([-0.9355000, -0.6915108, 1.724470, -0.7097529], dtype=np.float32)
     serial = np.float32(0)

@@ -111,3 +111,77 @@ def test_notebooks_stored_without_outputs(nb):
     for cell in data["cells"]:
         if cell["cell_type"] == "code":
             assert cell.get("outputs") == [] and cell.get("execution_count") is None, nb.name
+
+
+def _tracked_text_files() -> dict[str, str]:
+    """Every file git tracks that is text (UTF-8, no NUL byte), as path -> content."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the tracked files are unknown")
+    out = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    texts = {}
+    for name in filter(None, out.split("\0")):
+        path = ROOT / name
+        if not path.is_file():  # deleted in the working tree
+            continue
+        data = path.read_bytes()
+        if b"\0" in data:
+            continue
+        try:
+            texts[name] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    return texts
+
+
+def test_no_references_outside_the_repository():
+    """Nothing cites a document the repository does not contain: no path of a development
+    machine, no sibling checkout, no design or case notes kept elsewhere; every ``docs/...``
+    path named in the package, tests, notebooks and README exists, and so does every relative
+    link inside ``docs/``. (The patterns are assembled from pieces so that this file does not
+    match them itself.)"""
+    texts = _tracked_text_files()
+    assert len(texts) > 50 and "README.md" in texts and "fpexplore/__init__.py" in texts
+    sep = "/"
+    outside = [
+        # absolute paths of a development machine (not preceded by a host or path name)
+        re.compile(r"(?<![\w.~-])" + sep + r"(?:work|home|root|Users)" + sep),
+        re.compile(re.escape(sep + "tmp" + sep + "research")),
+        re.compile(re.escape(".." + sep + "shared")),
+        re.compile(r"\bshared" + sep + r"(?:design|cases)\.md"),
+        re.compile(r"\b" + "design" + r"\.md"),  # no such file here, so any mention is outside
+    ]
+    hits = [
+        f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
+        for name, text in texts.items()
+        for pattern in outside
+        for m in pattern.finditer(text)
+    ]
+    assert not hits, "references outside the repository:\n" + "\n".join(hits)
+
+    # docs/... paths named in the package, tests, notebooks and README exist
+    docs_path = re.compile(r"(?<![\w.-])docs" + sep + r"[\w./-]*")
+    cited = {}
+    for name, text in texts.items():
+        if name == "README.md" or name.startswith(("fpexplore/", "tests/", "notebooks/")):
+            for m in docs_path.finditer(text):
+                cited.setdefault(m.group(0).rstrip(".-"), set()).add(name)
+    missing = {p: sorted(names) for p, names in cited.items() if not (ROOT / p).exists()}
+    assert not missing, f"docs paths that do not exist: {missing}"
+    # ... and the definitions and the case studies are cited, by files other than this one
+    me = "tests/test_project.py"
+    for doc in ("docs" + sep + "orders.md", "docs" + sep + "cases.md"):
+        assert (ROOT / doc).is_file(), doc
+        assert cited.get(doc, set()) - {me}, f"nothing cites {doc}"
+
+    # relative links inside docs/ resolve (anchors and web addresses aside)
+    link = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+    broken = [
+        f"{name}: {target}"
+        for name, text in texts.items()
+        if name.startswith("docs" + sep) and name.endswith(".md")
+        for target in link.findall(text)
+        if "://" not in target and not (ROOT / name).parent.joinpath(target).exists()
+    ]
+    assert not broken, "broken links in docs/: " + ", ".join(broken)

@@ -13,7 +13,7 @@ once, which is the correctly rounded F result since 53 >= 2p + 2). ``fma`` is
 :func:`fpexplore.fma`. Reductions (``cdist`` only) run in one of fpexplore's evaluation orders
 in an *accumulator* format and are rounded once to F at the end (:func:`fpexplore.matmul`).
 
-Cases reproduced (see shared/cases.md): openvinotoolkit/openvino#29552 (the expanded distance
+Cases reproduced (docs/cases.md, sections 4 and 5): openvinotoolkit/openvino#29552 (the expanded
 formula cancels catastrophically in float16 for near-duplicate points) and the Ascend NPU
 ``apply_adam`` article (multiply-then-divide vs divide-then-multiply agree on ~99.99 % of the
 elements in float32).
@@ -170,7 +170,7 @@ def cdist(
     row, its result rounded once to F (computed as ``fpx.matmul(t, ones((d, 1)))``: each
     product ``t[k]*1`` is exact, so this is exactly ``fpx.sum(t, order, accumulate=A)``).
 
-    * ``expanded`` (cases.md section 4, openvinotoolkit/openvino#29552)::
+    * ``expanded`` (docs/cases.md section 4, openvinotoolkit/openvino#29552)::
 
           xn[i]   = sum_A(RN(x[i, k] * x[i, k]))           # (x**2).sum(-1)
           yn[j]   = sum_A(RN(y[j, k] * y[j, k]))

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # kinds of order
-DEFINITION = "definition"  # a textbook order, defined in design.md
+DEFINITION = "definition"  # a textbook order, defined in docs/orders.md
 LIBRARY = "library"  # what a real library does, verified against it on this machine
 HYPOTHESIS = "hypothesis"  # a GPU library's order as read from source, not yet confirmed on a GPU
 EXACT = "exact"

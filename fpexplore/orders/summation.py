@@ -1,7 +1,7 @@
 """Summation orders: ``fpx.sum(x, order, accumulate=..., **params)``.
 
-Every order is defined exactly (fpexplore/orders/_registry.py lists them; ../shared/design.md
-and docs/research/ give the definitions and sources). Arithmetic is round-to-nearest-even in
+Every order is defined exactly (fpexplore/orders/_registry.py lists them; docs/orders.md and
+docs/research/ give the definitions and sources). Arithmetic is round-to-nearest-even in
 the *accumulator* format (default: x's format; NumPy's and CuPy's kernels accumulate float16 in
 float32, and so do their orders here). Inputs narrower than the accumulator are widened
 exactly; wider ones are rounded to it first. The result is rounded once to x's format at the
