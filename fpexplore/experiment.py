@@ -9,6 +9,7 @@ adapters live in :mod:`fpexplore._adapters`.
 
 from __future__ import annotations
 
+import html
 import os
 import platform
 import time
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _adapters
-from .formats import FORMATS, as_format, format_info
+from .formats import FORMATS, as_format, format_info, hex_string, shortest_repr
 from .metrics import summarize
 
 __all__ = ["DISTRIBUTIONS", "Comparison", "Sweep", "compare", "generate", "sweep"]
@@ -100,7 +101,83 @@ class Comparison:
         """Python code that recreates this comparison with the public API."""
         args = [repr(self.op), f"format={self.format!r}", f"n={self.n}"]
         args += [f"{k}={v!r}" for k, v in self.params.items()]
-        return "import fpexplore as fpx\n\ncmp = fpx.compare(" + ", ".join(args) + ")\ncmp.table"
+        return "import fpexplore as fpx\n\ncmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
+
+    def formatted(self):
+        """The table as people read it: a DataFrame of strings, the exact reference first.
+
+        ``value`` is the shortest decimal that reads back as the same value in the result's
+        own format (so results that differ in the last bit print differently), ``hex`` its
+        bit pattern, ulp columns are integers, ``time_ms`` is warm (first-use compilation is
+        ``compile_ms``). Displaying a :class:`Comparison` in Jupyter shows this table.
+        """
+        import pandas as pd
+
+        t = self.table
+        scalar = np.ndim(self.reference) == 0
+        ref = {
+            "variant": "exact (reference)",
+            "backend": "reference",
+            "value": shortest_repr(self.reference) if scalar else "",
+            "hex": hex_string(self.reference) if scalar else "",
+            "ulp_error": "0",
+            "max_abs_ulp": "0",
+            "mean_abs_ulp": "0",
+            "exact_share": "1",
+            "rel_error": "0",
+            "bits_error": "0",
+            "time_ms": "",
+            "compile_ms": "",
+        }
+        rows = [ref]
+        for _, r in t.iterrows():
+            rows.append(
+                {
+                    "variant": r["variant"],
+                    "backend": r["backend"],
+                    "value": r["value_repr"] if scalar else f"array {self._shape(r)}",
+                    "hex": r["value_hex"] if scalar else "",
+                    "ulp_error": _int_text(r["ulp_error"]),
+                    "max_abs_ulp": _int_text(r["max_abs_ulp"]),
+                    "mean_abs_ulp": _num_text(r["mean_abs_ulp"], 3),
+                    "exact_share": _num_text(r["exact_share"], 4),
+                    "rel_error": _num_text(r["rel_error"], 3),
+                    "bits_error": _num_text(r["bits_error"], 3),
+                    "time_ms": _num_text(r["time_ms"], 3),
+                    "compile_ms": _num_text(r["compile_ms"], 3) if r["compile_ms"] else "",
+                }
+            )
+        out = pd.DataFrame(rows)
+        out.attrs["note"] = TIMING_NOTE
+        return out
+
+    def _shape(self, row) -> str:
+        out = self.results.get((row["variant"], row["backend"]))
+        return "x".join(str(d) for d in np.shape(out))
+
+    def _repr_html_(self) -> str:
+        return (
+            f"<p><b>{html.escape(self.op)}</b>, {html.escape(self.format)}, n = {self.n}</p>"
+            + self.formatted().to_html(index=False, border=0, classes="fpx-table")
+            + f"<p><small>{html.escape(TIMING_NOTE)}</small></p>"
+        )
+
+
+TIMING_NOTE = (
+    "time_ms: this CPU running the variant (fpexplore's emulation for 'emulated' rows), warm; "
+    "not the speed of the hardware an order emulates. compile_ms: first use in this process "
+    "(numba compiling or loading kernels), measured apart."
+)
+
+
+def _int_text(v) -> str:
+    return str(int(v)) if v == v and abs(v) != np.inf else str(v)  # NaN / inf as they are
+
+
+def _num_text(v, digits: int) -> str:
+    if v is None or v != v:
+        return "nan"
+    return f"{v:.{digits}g}"
 
 
 MAX_BYTES_FRACTION = 0.5  # use at most half of the available memory
@@ -167,8 +244,12 @@ def compare(
     Returns
     -------
     Comparison with ``.table`` columns: op, format, n, distribution, seed, variant, backend,
-    value (scalar results), ulp_error (signed, the largest), max_abs_ulp, mean_abs_ulp,
-    exact_share, rel_error, bits_error, time_ms, numpy_version, device.
+    value (scalar results, as float64), value_repr (the shortest decimal that reads back as
+    the same value in ``format``; pandas' six digits would print neighbours alike),
+    value_hex (its bit pattern), ulp_error (signed, the largest), max_abs_ulp, mean_abs_ulp,
+    exact_share, rel_error, bits_error, time_ms (this CPU running the variant, warm: not the
+    speed of the hardware an order emulates), compile_ms (first-use overhead in this process,
+    numba compiling or loading kernels, measured apart; 0 afterwards), numpy_version, device.
     """
     adapter = _adapters.get(op)
     _check("format", format, FORMATS)
@@ -182,7 +263,7 @@ def compare(
     rows, results, messages = [], {}, []
     env = environment()
 
-    def add_row(label, backend, out, elapsed):
+    def add_row(label, backend, out, elapsed, first_use=0.0):
         ref = adapter.reference_for(inputs, out, op_params, reference_cache)
         s = summarize(out, ref)
         scalar = np.ndim(out) == 0
@@ -196,6 +277,8 @@ def compare(
                 "variant": label,
                 "backend": backend,
                 "value": float(out) if scalar else np.nan,
+                "value_repr": shortest_repr(out) if scalar else None,
+                "value_hex": hex_string(out) if scalar else None,
                 "ulp_error": s["ulp"],
                 "max_abs_ulp": s["max_abs_ulp"],
                 "mean_abs_ulp": s["mean_abs_ulp"],
@@ -203,20 +286,24 @@ def compare(
                 "rel_error": s["max_rel"],
                 "bits_error": s["max_bits"],
                 "time_ms": elapsed * 1e3,
+                "compile_ms": first_use * 1e3,
                 **env,
             }
         )
         results[(label, backend)] = out
 
+    def timed(backend, variant, call):
+        return _timed((op, format, backend, variant, tuple(sorted(op_params))), call)
+
     if "numpy" in backends and adapter.numpy is not None:
-        t0 = time.perf_counter()
-        out = adapter.numpy(inputs, op_params)
-        add_row(adapter.numpy_label, "numpy", out, time.perf_counter() - t0)
+        out, elapsed, first_use = timed("numpy", None, lambda: adapter.numpy(inputs, op_params))
+        add_row(adapter.numpy_label, "numpy", out, elapsed, first_use)
     if "emulated" in backends:
         for v in variants:
-            t0 = time.perf_counter()
-            out = adapter.run(v, inputs, op_params)
-            add_row(v, "emulated", out, time.perf_counter() - t0)
+            out, elapsed, first_use = timed(
+                "emulated", v, lambda v=v: adapter.run(v, inputs, op_params)
+            )
+            add_row(v, "emulated", out, elapsed, first_use)
     for b in ("cupy", "replay"):
         if b in backends:
             _gpu_rows(
@@ -288,9 +375,28 @@ def _gpu_rows(
     if adapter.gpu is None:
         messages.append(f"cupy backend: {op} has no CuPy counterpart here")
         return
+    key = (op, fmt, "cupy", None, tuple(sorted(op_params)))
+    out, elapsed, first_use = _timed(key, lambda: adapter.gpu(inputs, op_params))
+    add_row(adapter.gpu_label, "cupy", out, elapsed, first_use)
+
+
+_WARM: set = set()  # (op, format, backend, variant, parameter names) timed before
+
+
+def _timed(key, call):
+    """(result, seconds, first-use seconds). The first call of a key in a process pays for
+    numba compiling (or loading) its kernels and for imports; it runs twice, the second run
+    is what ``time_ms`` reports and the difference is reported apart as ``compile_ms``."""
     t0 = time.perf_counter()
-    out = adapter.gpu(inputs, op_params)
-    add_row(adapter.gpu_label, "cupy", out, time.perf_counter() - t0)
+    out = call()
+    first = time.perf_counter() - t0
+    if key in _WARM:
+        return out, first, 0.0
+    _WARM.add(key)
+    t0 = time.perf_counter()
+    call()
+    warm = time.perf_counter() - t0
+    return out, warm, max(first - warm, 0.0)
 
 
 @dataclass

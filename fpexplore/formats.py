@@ -33,8 +33,10 @@ __all__ = [
     "format_info",
     "format_of",
     "from_bits",
+    "hex_string",
     "next_down",
     "next_up",
+    "shortest_repr",
     "to_bits",
     "ulp",
     "ulp_distance",
@@ -339,6 +341,53 @@ def bit_string(x, sep: str = " "):
     if arr.ndim == 0:
         return out[0]
     return np.array(out, dtype=object).reshape(arr.shape)
+
+
+def hex_string(x):
+    """Bit pattern in hexadecimal, e.g. ``"0x3dcccccd"`` for float32 0.1 (a str for scalars,
+    an array of str otherwise)."""
+    arr, info = _float_array(x)
+    digits = info.bits // 4
+    out = [f"0x{v:0{digits}x}" for v in np.asarray(to_bits(arr)).reshape(-1).tolist()]
+    return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
+
+
+def shortest_repr(x):
+    """The shortest decimal that reads back as the same value *in the value's own format*.
+
+    Two different values of a format always get different strings (``49957.387`` and
+    ``49957.39`` for neighbouring float32s, where pandas' default six digits print
+    ``49957.4`` for both). Positional notation where the digits reach the decimal point and
+    |x| >= 1e-4, scientific otherwise, as NumPy prints; ``-0.0``, ``inf`` and ``nan`` as
+    NumPy spells them. float16, float32 and float64 use NumPy's own shortest printing
+    (Dragon4); bfloat16 is searched digit by digit, each candidate checked by correct
+    rounding of the exact decimal. A str for scalars, an array of str otherwise.
+    """
+    arr, info = _float_array(x)
+    flat = arr.reshape(-1)
+    if info.name == "bfloat16":
+        out = [_shortest_by_search(float(v), info) for v in flat.tolist()]
+    else:
+        out = [str(v) for v in flat]
+    return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
+
+
+def _shortest_by_search(v: float, info: FormatInfo) -> str:
+    if v == 0 or not math.isfinite(v):
+        return str(v)
+    from decimal import Decimal
+
+    for digits in range(1, 18):
+        text = f"{v:.{digits - 1}e}"
+        num, den = Decimal(text).as_integer_ratio()
+        if round_rational(num, den, info.precision, info.emin, info.emax) == v:
+            break
+    mantissa, exponent = text.split("e")
+    if 1e-4 <= abs(v) and int(exponent) < min(digits, 16):  # NumPy: no invented zeros
+        positional = format(Decimal(text), "f")
+        return positional if "." in positional else positional + ".0"
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa}e{int(exponent):+03d}"
 
 
 # ----------------------------------------------------------------------------- ulps

@@ -9,8 +9,10 @@ app, never as a traceback. A "reproduce this" box shows the public-API call behi
 
 from __future__ import annotations
 
+import base64
 import html
 import io
+import json
 import traceback
 
 import ipywidgets as W
@@ -28,6 +30,7 @@ TABLE_COLUMNS = [
     "variant",
     "backend",
     "value",
+    "hex",
     "ulp_error",
     "max_abs_ulp",
     "mean_abs_ulp",
@@ -35,7 +38,9 @@ TABLE_COLUMNS = [
     "rel_error",
     "bits_error",
     "time_ms",
+    "compile_ms",
 ]
+EXPORTS = ("CSV", "PNG", "SVG")
 
 
 def _canvas():
@@ -104,6 +109,18 @@ class Explorer(W.VBox):
         )
         self.detect_out = W.HTML()
         self.detect.on_click(self._detect)
+        self.exports = {
+            kind: W.Button(
+                description=f"Export {kind}",
+                layout=W.Layout(width="auto"),
+                tooltip=f"the current {'table' if kind == 'CSV' else 'figure'} as {kind}",
+            )
+            for kind in EXPORTS
+        }
+        for kind, button in self.exports.items():
+            button.on_click(lambda _b, kind=kind: self.export(kind))
+        self.export_out = W.HTML()
+        self.copy = W.HTML()
         self.figure, self.canvas = _canvas()
         self._set_variant_options(variants)
         controls = W.VBox(
@@ -116,8 +133,10 @@ class Explorer(W.VBox):
                 self.message,
                 self.canvas,
                 self.table,
+                W.HBox([*self.exports.values(), self.export_out]),
                 W.VBox([self.detect, self.detect_out]),
                 self.snippet,
+                self.copy,
             ]
         )
         self.add_class("fpx-explorer")
@@ -192,11 +211,15 @@ class Explorer(W.VBox):
             f'border-left:4px solid #E69F00">{html.escape(m)}</div>'
             for m in cmp.messages
         )
-        cols = [c for c in TABLE_COLUMNS if c in cmp.table]
-        self.table.value = cmp.table[cols].to_html(
-            index=False, float_format=_fmt, border=0, classes="fpx-table"
+        shown = cmp.formatted()
+        cols = [c for c in TABLE_COLUMNS if c in shown]
+        self.table.value = (
+            shown[cols].to_html(index=False, border=0, classes="fpx-table")
+            + f'<p class="fpx-note"><small>{html.escape(shown.attrs["note"])}</small></p>'
         )
         self.snippet.value = cmp.snippet()
+        self.copy.value = _copy_button(cmp.snippet())
+        self.export_out.value = ""
         self.detect.disabled = not (
             cmp.op in ("sum", "dot", "matmul") and any(b == "numpy" for _, b in cmp.results)
         )
@@ -227,6 +250,34 @@ class Explorer(W.VBox):
         except Exception as e:
             self.detect_out.value = _error_html(e)
 
+    def export(self, kind: str) -> bytes:
+        """The current table as CSV, or the figure as PNG or SVG: returns the file's bytes and
+        shows a download link for it in the app (a teacher pastes them into slides)."""
+        try:
+            if kind not in EXPORTS:
+                raise ValueError(f"unknown export {kind!r}; choose one of {', '.join(EXPORTS)}")
+            cmp = self.comparison
+            if cmp is None:
+                raise ValueError("nothing to export: the view has no result")
+            if kind == "CSV":
+                data = cmp.table.to_csv(index=False).encode()
+                mime = "text/csv"
+            else:
+                buf = io.BytesIO()
+                self.figure.savefig(buf, format=kind.lower(), dpi=150)
+                data = buf.getvalue()
+                mime = "image/png" if kind == "PNG" else "image/svg+xml"
+            name = f"fpexplore-{cmp.op}-{cmp.format}-n{cmp.n}.{kind.lower()}"
+            self.export_out.value = (
+                f'<a class="fpx-download" download="{name}" '
+                f'href="data:{mime};base64,{base64.b64encode(data).decode()}">'
+                f"download {html.escape(name)} ({len(data) / 1024:.0f} KiB)</a>"
+            )
+            return data
+        except Exception as e:
+            self.export_out.value = _error_html(e)
+            return b""
+
     def _draw(self, cmp):
         fig = self.figure
         fig.clear()
@@ -244,12 +295,14 @@ def _nearest(n: int) -> int:
     return min(SIZES, key=lambda s: abs(np.log10(s) - np.log10(max(int(n), 1))))
 
 
-def _fmt(v) -> str:
-    if v == 0 or not np.isfinite(v):
-        return str(v)
-    if abs(v) >= 1e5 or abs(v) < 1e-3:
-        return f"{v:.3e}"
-    return f"{v:.6g}"
+def _copy_button(text: str) -> str:
+    """A button that copies ``text`` to the clipboard in the browser (one click)."""
+    payload = html.escape(json.dumps(text), quote=True)
+    return (
+        f'<button class="fpx-copy jupyter-button" title="copy the code above" '
+        f'onclick="navigator.clipboard.writeText({payload}).then('
+        f"() => {{ this.textContent = 'copied'; }})\">copy code</button>"
+    )
 
 
 def _error_html(e: Exception) -> str:

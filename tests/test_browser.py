@@ -1,11 +1,12 @@
 """The explorer in a real browser: JupyterLab + Debian's chromium driven by Playwright.
 
 Starts JupyterLab on a free loopback port (HOME in a temp folder, --allow-root when root),
-opens notebooks/00_explorer.ipynb, runs all cells, checks the widgets render, clicks "Which
-order did NumPy use?" and reads the detective's answer, changes the format dropdown, checks
-that the plot changes and no traceback appears, and stops the server by its PID. Skipped
-(with the reason) where chromium or Playwright is missing; .ci/run installs both. Set
-FPX_SCREENSHOT=path to save a screenshot of the app.
+opens notebooks/00_explorer.ipynb, runs all cells, checks the widgets render, reads the table
+(full-precision values, warm timings after a seed change), downloads the exports, copies the
+code, clicks "Which order did NumPy use?" and reads the detective's answer, changes the
+format dropdown, checks that the plot changes and no traceback appears, and stops the server
+by its PID. Skipped (with the reason) where chromium or Playwright is missing; .ci/run
+installs both. Set FPX_SCREENSHOT=path to save a screenshot of the app.
 """
 
 from __future__ import annotations
@@ -95,6 +96,16 @@ def lab(tmp_path):
         log.close()
 
 
+def _table(locator) -> dict:
+    """An HTML table on the page as {column: [cell texts]}."""
+    header = [c.strip() for c in locator.locator("thead th").all_inner_texts()]
+    rows = [
+        [c.strip() for c in row.locator("td").all_inner_texts()]
+        for row in locator.locator("tbody tr").all()
+    ]
+    return {h: [r[i] for r in rows] for i, h in enumerate(header)}
+
+
 def test_explorer_in_jupyterlab(lab, tmp_path):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
@@ -114,7 +125,11 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
                 "--disable-sync",
             ],
         )
-        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        context = browser.new_context(
+            viewport={"width": 1400, "height": 1100}, accept_downloads=True
+        )
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+        page = context.new_page()
         page.goto(f"{url}/lab/tree/00_explorer.ipynb?token={token}")
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         page.wait_for_selector(
@@ -142,6 +157,31 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
         canvas = app.locator("canvas").first
         canvas.wait_for(timeout=60_000)
         page.wait_for_timeout(1500)  # let the first draw arrive
+        # the table: sum, float32, n = 1e5; results a few ulps apart print as different numbers
+        table = app.locator("table.fpx-table").first
+        first_view = _table(table)
+        # the same view with another seed: nothing left to compile, so time_ms is warm
+        seed = app.locator(".widget-inline-hbox", has=page.locator("label", has_text="seed"))
+        seed.locator("input").fill("1")
+        seed.locator("input").press("Enter")
+        deadline = time.time() + 60
+        second_view = first_view
+        while second_view["value"] == first_view["value"] and time.time() < deadline:
+            page.wait_for_timeout(300)
+            second_view = _table(table)
+        # exports: each button leaves a download link; the downloaded file is the real thing
+        files = {}
+        for kind in ("CSV", "PNG", "SVG"):
+            app.get_by_role("button", name=f"Export {kind}").click()
+            link = app.locator("a.fpx-download", has_text=kind.lower())
+            link.wait_for(timeout=60_000)
+            with page.expect_download() as download:
+                link.click()
+            files[kind] = Path(download.value.path()).read_bytes()
+        app.locator("button.fpx-copy").click()
+        page.wait_for_timeout(500)
+        clipboard = page.evaluate("navigator.clipboard.readText()")
+        snippet = app.locator("textarea").first.input_value()
         # the detective: click the button a person sees and read the answer on the page
         app.get_by_role("button", name="Which order did NumPy use?").click()
         answer = app.locator(".fpx-detective")
@@ -163,6 +203,17 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
         text = page.locator(".jp-Notebook").inner_text()
         errors = app.locator(".fpx-error").count()
         browser.close()
+    values = first_view["value"][1:]  # (row 0 is the exact reference)
+    assert all(v.startswith("49957.") for v in values), first_view
+    assert len(set(values)) >= 3, values  # alike to six digits, told apart in full
+    first_ms = [float(v) for v in first_view["time_ms"][1:]]
+    warm_ms = [float(v) for v in second_view["time_ms"][1:]]
+    assert second_view["value"] != first_view["value"], "the seed change did not redraw"
+    for a, b in zip(first_ms, warm_ms):
+        assert a <= 10 * max(b, 0.2), (first_ms, warm_ms)
+    assert files["CSV"].startswith(b"op,format,n,") and files["PNG"].startswith(b"\x89PNG")
+    assert b"<svg" in files["SVG"][:2000]
+    assert clipboard == snippet and "fpx.compare('sum'" in clipboard
     # np.sum (float32, contiguous) is the 'numpy' order on any machine, and only that one
     assert first_row[:2] == ["numpy", "True"], first_row
     assert "np.sum" in detective_text and "one candidate reproduces" in detective_text

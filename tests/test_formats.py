@@ -320,3 +320,56 @@ def test_next_up_ulp_consistency_hypothesis(data, fmt):
     up = fpx.next_up(x)
     assert fpx.ulp_distance(x, up)[0] == 1
     assert same(fpx.next_down(up)[0], x[0]) or (x[0] == 0 and fpx.next_down(up)[0] == 0)
+
+
+# ----------------------------------------------------------------------------- printing
+
+
+def _digits(text: str) -> int:
+    """Significant decimal digits of a finite, nonzero decimal string."""
+    mantissa = text.lower().split("e")[0].lstrip("-").replace(".", "").lstrip("0")
+    return len(mantissa.rstrip("0")) or 1
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+def test_shortest_repr_round_trips_and_is_shortest(fmt):
+    """Every string reads back (exact decimal, correctly rounded by the Fraction oracle) as the
+    same value in its own format, and no string with one digit fewer does."""
+    rng = np.random.default_rng(7)
+    x = random_values(rng, fmt, 1500)
+    x = x[np.isfinite(x.astype(np.float64)) & (x != 0)]
+    texts = fpx.shortest_repr(x)
+    assert texts.shape == x.shape and len(x) > 1000
+    for v, t in zip(x.astype(np.float64).tolist(), texts.tolist()):
+        assert oracle.round_fraction(Fraction(Decimal(t)), fmt) == v, (v, t)
+        d = _digits(t)
+        if d > 1:
+            shorter = f"{v:.{d - 2}e}"  # the nearest decimal with one digit fewer
+            assert oracle.round_fraction(Fraction(Decimal(shorter)), fmt) != v, (v, t)
+
+
+def test_shortest_repr_tells_neighbours_apart():
+    # sum, float32, n = 1e5: pandas' six digits print 49957.4 for values 1 ulp apart
+    for fmt in fpx.FORMATS:
+        v = fpx.as_format(49957.4, fmt)
+        up, down = fpx.next_up(v), fpx.next_down(v)
+        shown = [fpx.shortest_repr(w) for w in (down, v, up)]
+        assert len(set(shown)) == 3, (fmt, shown)
+    assert fpx.shortest_repr(np.float32(49957.38671875)) == "49957.387"
+    assert fpx.shortest_repr(fpx.next_up(np.float32(49957.38671875))) == "49957.39"
+    # bfloat16 follows NumPy's spelling rules (float16 for comparison)
+    assert fpx.shortest_repr(fpx.as_format(49957.4, "bfloat16")) == "5e+04"
+    assert fpx.shortest_repr(np.float16(49957.4)) == "4.995e+04"
+    assert fpx.shortest_repr(fpx.as_format(0.1, "bfloat16")) == "0.1"
+    specials = np.array([-0.0, np.inf, -np.inf, np.nan], dtype=ml_dtypes.bfloat16)
+    assert fpx.shortest_repr(specials).tolist() == ["-0.0", "inf", "-inf", "nan"]
+
+
+def test_hex_string():
+    assert fpx.hex_string(np.float32(0.1)) == "0x3dcccccd"
+    assert fpx.hex_string(np.float16(-0.0)) == "0x8000"
+    assert fpx.hex_string(fpx.as_format(1.0, "bfloat16")) == "0x3f80"
+    assert fpx.hex_string(np.array([1.0, 2.0])).tolist() == [
+        "0x3ff0000000000000",
+        "0x4000000000000000",
+    ]

@@ -13,7 +13,8 @@ pytest.importorskip("ipywidgets")
 
 
 def _same_table(a, b):
-    return a.drop(columns="time_ms").equals(b.drop(columns="time_ms"))
+    timings = ["time_ms", "compile_ms"]
+    return a.drop(columns=timings).equals(b.drop(columns=timings))
 
 
 def test_controls_map_onto_compare():
@@ -173,3 +174,80 @@ def test_image_fallback_without_ipympl(monkeypatch):
 
 
 _ = np
+
+
+def _html_table(text):
+    """The first HTML table in ``text`` as a DataFrame of the strings a person reads."""
+    import html.parser
+
+    import pandas as pd
+
+    class Cells(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.cell = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.cell = ""
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None:
+                self.rows[-1].append(self.cell.strip())
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell += data
+
+    parser = Cells()
+    parser.feed(text)
+    header, *body = parser.rows
+    return pd.DataFrame(body, columns=header)
+
+
+def test_table_shows_full_precision_and_warm_timings():
+    """sum, float32, n = 1e5, the default variants: results a few ulps apart print apart."""
+    app = fpx.explorer(n=100_000)
+    cmp = app.comparison
+    shown = _html_table(app.table.value)
+    assert shown.loc[0, "variant"] == "exact (reference)"
+    assert shown.loc[0, "value"] == fpx.shortest_repr(cmp.reference)
+    values = [cmp.results[k] for k in cmp.results]
+    assert len({int(fpx.to_bits(v)) for v in values}) >= 3  # the premise: they differ
+    for row, v in zip(shown.iloc[1:].itertuples(), values):
+        assert row.value == fpx.shortest_repr(v) and row.hex == fpx.hex_string(v)
+    distinct = {int(fpx.to_bits(v)) for v in [cmp.reference, *values]}
+    assert shown["value"].nunique() == len(distinct)  # one string per bit pattern
+    assert "not the speed of the hardware" in app.table.value
+    # time_ms is the warm time: a seed change (nothing left to compile) gives the same scale
+    first = cmp.table["time_ms"].to_numpy()
+    app.seed.value = 1
+    warm = app.comparison.table["time_ms"].to_numpy()
+    assert (app.comparison.table["compile_ms"] == 0).all()
+    assert (first <= 10 * np.maximum(warm, 0.2)).all(), (first, warm)
+
+
+def test_export_buttons_and_copy_are_displayed_and_produce_files():
+    import base64
+
+    import ipywidgets as W
+
+    app = fpx.explorer(n=1000)
+    for kind, magic in (("CSV", b"op,format,n,"), ("PNG", b"\x89PNG"), ("SVG", b"<?xml")):
+        _find(app, W.Button, description=f"Export {kind}").click()
+        link = app.export_out.value
+        assert 'class="fpx-download"' in link and 'download="fpexplore-sum-float32-n1000.' in link
+        data = base64.b64decode(link.split("base64,")[1].split('"')[0])
+        assert data.startswith(magic), (kind, data[:20])
+    csv = app.export("CSV").decode()
+    assert csv.splitlines()[0].startswith("op,format,n,") and len(csv.splitlines()) == 1 + len(
+        app.comparison.table
+    )
+    app.seed.value = 3  # a new view clears the old link
+    assert app.export_out.value == ""
+    copy = [w for w in _displayed(app) if isinstance(w, W.HTML) and "fpx-copy" in w.value]
+    assert len(copy) == 1 and "navigator.clipboard.writeText" in copy[0].value
+    assert "fpx.compare(&#x27;sum&#x27;" in copy[0].value or "fpx.compare('sum'" in copy[0].value
