@@ -14,6 +14,7 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 
 - ``metrics``    ulp / bits / relative error, summaries, Higham's error bounds
 - ``backends/``  numpy, emulated, cupy (the only module importing CuPy, lazily), replay
+- ``spec``       variant specs: "tree(block=256)+tf32@float64", one grammar for a setting
 - ``_adapters``  how each op takes part in experiments (inputs, variants, NumPy call, reference)
 - ``experiment`` compare() and sweep(): tidy pandas tables (pandas loads when they run)
 - ``plots``      matplotlib figures from those tables (matplotlib loads when they run)
@@ -66,6 +67,7 @@ from .orders import (
     orders,
     sum,  # noqa: A004  (like np.sum)
 )
+from .spec import VariantSpec, parse_spec
 from .tolerance import suggest_tolerance
 
 __version__ = "0.1.0"
@@ -95,6 +97,7 @@ __all__ = [
     "FormatInfo",
     "ROUNDINGS",
     "ULP_NAN",
+    "VariantSpec",
     "adam_pass_rates",
     "adam_run",
     "adam_step",
@@ -129,6 +132,7 @@ __all__ = [
     "on_gpu",
     "ops",
     "orders",
+    "parse_spec",
     "pass_rate",
     "pow",
     "reproducer",

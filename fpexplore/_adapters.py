@@ -13,6 +13,7 @@ from .ops._registry import variants as _variants
 from .orders import dot, exact_matmul, matmul
 from .orders import sum as fsum
 from .orders._registry import OPS as ORDER_OPS
+from .spec import parse_spec
 
 
 class Adapter:
@@ -35,20 +36,15 @@ class Adapter:
         return [v for v in _variants(self.op) if v not in skip]
 
     def resolve_variants(self, variants, fmt: str | None = None) -> list[str]:
+        """The variants to run, each as its canonical variant spec string (a plain name stays
+        itself); ValueError for names or settings that do not exist for the op."""
         valid = _variants(self.op)
         if variants is None:
             chosen = list(self.default_variants) or list(valid)
             return [v for v in chosen if fmt is None or v in self.variants_for(fmt)]
-        if isinstance(variants, str):
-            variants = [variants]
-        out = []
-        for v in variants:
-            if v not in valid:
-                raise ValueError(
-                    f"unknown variant {v!r} for {self.op}; valid variants: {', '.join(valid)}"
-                )
-            out.append(v)
-        return out
+        if isinstance(variants, str) or not hasattr(variants, "__iter__"):
+            variants = [variants]  # one name, spec string or VariantSpec
+        return [str(parse_spec(v, self.op)) for v in variants]
 
     def inputs(self, n, fmt, distribution, seed, params) -> dict:
         raise NotImplementedError
@@ -127,6 +123,14 @@ class _OrderAdapter(Adapter):
             keep |= {"input_rounding", "split_k"}
         return {k: v for k, v in params.items() if k in keep}
 
+    def spec(self, variant, params: dict) -> tuple[str, dict]:
+        """(order, keywords): the op-wide params the order takes, then the spec's settings
+        (``input_rounding`` stays in the keywords: matmul takes it, dot's run applies it)."""
+        s = parse_spec(variant, self.op)
+        kw = self.order_params(s.name, params)
+        kw.update(s.kwargs())
+        return s.name, kw
+
 
 class SumAdapter(_OrderAdapter):
     op = "sum"
@@ -138,7 +142,8 @@ class SumAdapter(_OrderAdapter):
         return {"format": fmt, "x": _gen(distribution, n, fmt, seed)}
 
     def run(self, variant, inputs, params):
-        return fsum(inputs["x"], variant, **self.order_params(variant, params))
+        order, kw = self.spec(variant, params)
+        return fsum(inputs["x"], order, **kw)
 
     def numpy(self, inputs, params):
         with np.errstate(all="ignore"):
@@ -173,7 +178,11 @@ class DotAdapter(SumAdapter):
         }
 
     def run(self, variant, inputs, params):
-        return dot(inputs["a"], inputs["b"], variant, **self.order_params(variant, params))
+        s = parse_spec(variant, self.op)
+        order, kw = self.spec(s, params)
+        kw.pop("input_rounding", None)  # dot has no such keyword: round the inputs here
+        a, b = s.round_inputs(inputs["a"], inputs["b"])
+        return dot(a, b, order, **kw)
 
     def numpy(self, inputs, params):
         with np.errstate(all="ignore"):
@@ -210,7 +219,8 @@ class MatmulAdapter(_OrderAdapter):
         }
 
     def run(self, variant, inputs, params):
-        return matmul(inputs["A"], inputs["B"], variant, **self.order_params(variant, params))
+        order, kw = self.spec(variant, params)
+        return matmul(inputs["A"], inputs["B"], order, **kw)
 
     def numpy(self, inputs, params):
         with np.errstate(all="ignore"):
@@ -248,7 +258,7 @@ class LinspaceAdapter(Adapter):
         from .ops.linspace import linspace
 
         s, e, num, kw = self._args(inputs, params)
-        return linspace(s, e, num, variant=variant, **kw)
+        return linspace(s, e, num, variant=parse_spec(variant, self.op).name, **kw)
 
     def numpy(self, inputs, params):
         s, e, num, kw = self._args(inputs, params)
@@ -294,11 +304,13 @@ class CdistAdapter(Adapter):
     def run(self, variant, inputs, params):
         from .ops.ml import cdist
 
+        s = parse_spec(variant, self.op)
         kw = {k: v for k, v in params.items() if k in self.keys}
-        if variant != "expanded":
+        if s.name != "expanded":
             kw.pop("clamp", None)
             kw.pop("fma", None)
-        return cdist(inputs["x"], inputs["y"], variant=variant, **kw)
+        kw.update(s.kwargs())  # the spec's own settings win
+        return cdist(inputs["x"], inputs["y"], variant=s.name, **kw)
 
     def numpy(self, inputs, params):
         x, y = inputs["x"], inputs["y"]
@@ -342,14 +354,16 @@ class AdamAdapter(Adapter):
     def _call(self, variant, inputs, params):
         from .ops.ml import adam_step
 
+        s = parse_spec(variant, self.op)
         kw = {k: v for k, v in params.items() if k == "moments"}
+        kw.update(s.kwargs())
         return adam_step(
             inputs["param"],
             inputs["grad"],
             inputs["m"],
             inputs["v"],
             2,
-            variant=variant,
+            variant=s.name,
             **inputs["hyper"],
             **kw,
         )[0]
@@ -392,7 +406,7 @@ class ElementwiseAdapter(Adapter):
         return (inputs["x"], inputs["y"]) if self.op == "pow" else (inputs["x"],)
 
     def run(self, variant, inputs, params):
-        return self._func()(*self._args(inputs), variant=variant)
+        return self._func()(*self._args(inputs), variant=parse_spec(variant, self.op).name)
 
     def numpy(self, inputs, params):
         f = np.power if self.op == "pow" else getattr(np, self.op)
@@ -416,10 +430,12 @@ class _StatsAdapter(Adapter):
         return getattr(stats, self.op)
 
     def run(self, variant, inputs, params):
+        s = parse_spec(variant, self.op)
         kw = {k: v for k, v in params.items() if k in self.keys}
-        if self.op == "variance" and variant in ("welford", "numpy", "exact"):
+        if self.op == "variance" and s.name in ("welford", "numpy", "exact"):
             kw.pop("order", None)  # their order is part of the variant
-        return self._func()(inputs["x"], variant=variant, **kw)
+        kw.update(s.kwargs())  # the spec's own settings win
+        return self._func()(inputs["x"], variant=s.name, **kw)
 
     def reference(self, inputs, params, fmt):
         kw = {k: v for k, v in params.items() if k == "ddof"}

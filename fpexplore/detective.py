@@ -23,6 +23,7 @@ from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
 from .orders._registry import OPS as ORDER_OPS
+from .spec import VariantSpec, parse_spec
 
 __all__ = ["Candidate", "difference_budget", "explain_numpy", "match_orders", "reproducer"]
 
@@ -40,16 +41,13 @@ class Candidate:
     accumulate: str | None = None
     input_rounding: str | None = None
 
+    def spec(self) -> VariantSpec:
+        """This configuration as a variant spec (what ``compare`` and the explorer take)."""
+        return VariantSpec(self.order, self.params, self.fma, self.input_rounding, self.accumulate)
+
     def label(self) -> str:
-        p = ", ".join(f"{k}={v}" for k, v in self.params)
-        s = f"{self.order}({p})" if p else self.order
-        if self.fma:
-            s += ", fma"
-        if self.accumulate:
-            s += f", acc={self.accumulate}"
-        if self.input_rounding:
-            s += f", inputs={self.input_rounding}"
-        return s
+        """The variant spec string, e.g. ``"blocked(block=64)+fma+tf32@float64"``."""
+        return str(self.spec())
 
     def kwargs(self) -> dict:
         kw = dict(self.params)
@@ -140,9 +138,11 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
 
     Returns
     -------
-    DataFrame, best first: ``variant`` (label), ``order``, ``fma``, ``accumulate``,
-    ``input_rounding``, ``params``, ``exact_matches`` (observations reproduced bit for bit),
-    ``observations``, ``max_ulp``, ``mean_ulp``, ``exact`` (all reproduced).
+    DataFrame, best first: ``variant`` (the variant spec, e.g. ``"blocked(block=64)+fma"``:
+    ``fpx.compare(op, variants=[df.variant[0]], ...)`` reproduces it), ``order``, ``fma``,
+    ``accumulate``, ``input_rounding``, ``params``, ``exact_matches`` (observations
+    reproduced bit for bit), ``observations``, ``max_ulp``, ``mean_ulp``, ``exact`` (all
+    reproduced).
 
     The search is staged: every candidate is run on the first observation; only those within
     the best few ulps there are run on the rest (a bit-exact match must match everywhere).
@@ -317,6 +317,20 @@ class Budget:
         return fig
 
 
+def _as_config(cfg, op: str) -> dict:
+    """A configuration dict from a dict, a variant spec string or a VariantSpec."""
+    if isinstance(cfg, (str, VariantSpec)):
+        s = parse_spec(cfg, op)
+        return {
+            "order": s.name,
+            "params": dict(s.params),
+            "fma": s.fma,
+            "accumulate": s.accumulate,
+            "input_rounding": s.input_rounding,
+        }
+    return dict(cfg)
+
+
 def _config_result(op, inputs, cfg):
     c = Candidate(
         cfg["order"],
@@ -328,14 +342,14 @@ def _config_result(op, inputs, cfg):
     return _evaluate(op, c, inputs)
 
 
-def difference_budget(
-    inputs, start: dict, end: dict, op: str = "dot", *, factors=FACTORS
-) -> Budget:
+def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -> Budget:
     """Split the difference between the results of two configurations into its causes.
 
-    ``start`` and ``end`` are dicts with keys ``order`` (and ``params``), ``fma``,
+    ``start`` and ``end`` are variant specs (``"numpy"``, ``"tree(block=256)+tf32"``, see
+    :func:`fpexplore.parse_spec`) or dicts with keys ``order`` (and ``params``), ``fma``,
     ``accumulate``, ``input_rounding`` (missing keys: order "sequential", no fma, the
-    inputs' format, no input rounding). Starting from ``start``, the factors are switched to
+    inputs' format, no input rounding). The table's ``config`` column shows each step's
+    configuration as a spec. Starting from ``start``, the factors are switched to
     ``end``'s values one at a time in the order ``factors``; each step's change (in ulps of
     the result, and absolute) is that factor's share. The shares add up exactly to the total
     (the steps telescope); the attribution depends on the switching order, which is part of
@@ -356,8 +370,8 @@ def difference_budget(
         "accumulate": None,
         "input_rounding": None,
     }
-    cfg = {**defaults, **start}
-    target = {**defaults, **end}
+    cfg = {**defaults, **_as_config(start, op)}
+    target = {**defaults, **_as_config(end, op)}
     rows, steps = [], []
     prev = _config_result(op, inputs, cfg)
     first = prev

@@ -234,7 +234,9 @@ def compare(
     op : one of ``fpx.ops()``
     format : one of ``fpx.FORMATS``
     n : problem size (elements; for matmul the matrix side)
-    variants : names from ``fpx.variants(op)``; None: the op's default selection
+    variants : names from ``fpx.variants(op)`` or variant specs such as
+        ``"tree(block=256)+tf32@float64"`` (see :func:`fpexplore.parse_spec`; the table's
+        ``variant`` column shows each in its canonical spelling); None: the op's defaults
     distribution : one of ``fpx.DISTRIBUTIONS``
     seed : data seed
     backends : "numpy" (NumPy's own function), "emulated" (fpexplore's variants), "cupy"

@@ -90,7 +90,7 @@ def test_detective_dot_with_fma_and_matmul():
                 parts.append(acc)
             obs[i, j] = so.sequential(parts, ar)
     df = detective.match_orders((A, B), obs, "matmul", top=None)
-    assert df.iloc[0]["variant"] == "blocked(block=64), fma" and df.iloc[0]["exact"]
+    assert df.iloc[0]["variant"] == "blocked(block=64)+fma" and df.iloc[0]["exact"]
     assert df.iloc[0]["exact_matches"] == 30
     # dot: many single observations of the same hidden configuration
     xs = [
@@ -104,7 +104,7 @@ def test_detective_dot_with_fma_and_matmul():
             acc = ar.fma(a[k], b[k], acc)
         seq_obs.append(acc)
     df = detective.match_orders(xs, seq_obs, "dot", top=5)
-    assert df.iloc[0]["variant"] == "sequential, fma"
+    assert df.iloc[0]["variant"] == "sequential+fma"
 
 
 def test_detective_ranks_near_misses_and_checks_input():

@@ -1,0 +1,614 @@
+"""Variant specs: one small grammar for an evaluation setting.
+
+A *variant spec* names an order (sum, dot, matmul) or a formula variant (the other ops) together
+with its settings, in one string that ``fpx.compare``, ``fpx.sweep``, ``fpx.difference_budget``
+and the explorer accept wherever a plain variant name is accepted, and that the order detective
+(``fpx.match_orders``) writes in its ``variant`` column, ready to paste::
+
+    ORDER[(k=v, ...)][+fma][+tf32|+bfloat16][@ACCUMULATOR]
+
+    "pairwise"                              a plain name is a spec
+    "tree(block=256)"                       an order parameter
+    "tree(block=64, combine=atomic, seed=3)"
+    "sequential+fma"                        each product fused into the accumulation
+    "pairwise+tf32"                         inputs rounded to tf32 first (tensor-core inputs)
+    "sequential@float32"                    accumulate in float32 (e.g. float16 data)
+    "blocked(block=64)+fma+tf32@float64"
+    "tree(block=32, split_k=4)"             matmul: split-K over 4 slices of k
+    "cupy-kernel(block_size=512, ftz=True)"
+    "expanded(order=blocked, block=64)+fma@float32"   cdist's expanded formula
+    "two-pass(order=pairwise)@float64"      variance
+    "div-then-mul(moments=mul-add)"         adam_step
+
+The parts:
+
+- ``ORDER``: an order of ``fpx.orders(op)`` for sum, dot and matmul, else a variant of
+  ``fpx.variants(op)``. (adam_step's variant ``div-then-mul+fma`` is spelled as it is named.)
+- ``(k=v, ...)``: the order's parameters (``fpx.sum``'s ``**params``: ``block``, ``combine``,
+  ``seed``, ``chunk``, ``block_size``, ``ftz``, ...); for matmul also ``split_k``; for a formula
+  variant its keywords: ``order`` (the order of its reductions) with that order's parameters
+  (cdist), ``clamp`` (cdist expanded), ``moments`` (adam_step). Values: integers, floats,
+  ``True``/``False``/``None``, bare words (``combine=atomic``) or quoted strings.
+- ``+fma``: ``fma=True`` (dot, matmul and cdist's expanded formula, in orders where a product
+  feeds an accumulator).
+- ``+tf32`` / ``+bfloat16``: the inputs rounded to that format first, keeping their storage
+  format (dot and matmul; matmul's ``input_rounding=``).
+- ``@ACCUMULATOR``: ``accumulate=`` one of ``fpx.FORMATS``.
+
+Canonical spelling (``str(spec)``): the name, then the parameters as ``k=v`` joined by
+``", "`` (``order`` first, the others sorted by name; integers in decimal, floats as Python's
+``repr``, ``True``/``False``/``None``, strings bare where they read back as the same string,
+else quoted), then ``+fma``, then ``+tf32`` or ``+bfloat16``, then ``@ACCUMULATOR``. Parsing
+ignores spaces between the parts and takes the ``+`` parts in any order and case;
+``parse_spec(str(s), op) == s`` for every valid spec ``s``. A parameter written at its default
+stays in the spec (``"tree(block=128)"`` is not ``"tree"``: it pins the block size where
+``compare(..., block=256)`` passes ``block`` to every variant): in ``compare`` a spec's own
+settings take precedence over the op's keyword arguments.
+
+:func:`parse_spec` with an ``op`` also checks that the spec applies: an unknown name lists the
+op's orders or variants, an unknown parameter lists the parameters with their defaults, an
+unknown accumulator lists the formats, a syntax error shows the grammar, and a setting that
+does not apply says why (``"sequential+fma"`` for sum: "fma applies where a product feeds an
+accumulator: dot and matmul, not sum"). Value checks that need the data (``split_k`` at most
+k, ``np.var``'s accumulator at least as wide as the data) happen when the spec runs.
+
+This module is pure Python over the registries (``import`` loads neither numba nor pandas).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import numbers
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .formats import FORMATS
+from .orders._registry import OPS as ORDER_OPS
+
+__all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
+
+GRAMMAR = "ORDER[(k=v, ...)][+fma][+tf32|+bfloat16][@ACCUMULATOR]"
+INPUT_ROUNDINGS = ("tf32", "bfloat16")
+MODIFIERS = ("fma",) + INPUT_ROUNDINGS
+EXAMPLES = "e.g. 'tree(block=256)', 'sequential+fma', 'pairwise+tf32', 'sequential@float32'"
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_VARIANT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*(\+fma)?")  # adam's "div-then-mul+fma"
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|nan)")
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_RESERVED = ("True", "False", "None")
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """An evaluation setting: ``name`` (order or formula variant), ``params`` (sorted
+    ``(key, value)`` pairs; a dict is accepted), ``fma``, ``input_rounding`` ("tf32",
+    "bfloat16" or None) and ``accumulate`` (a format name or None).
+
+    ``str(spec)`` is the canonical spelling (see :mod:`fpexplore.spec`); :func:`parse_spec`
+    reads it back. Build one with :func:`parse_spec` to have it checked against an op.
+    """
+
+    name: str
+    params: tuple = ()
+    fma: bool = False
+    input_rounding: str | None = None
+    accumulate: str | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not _VARIANT_NAME.fullmatch(self.name):
+            raise ValueError(
+                f"a variant name is a word like 'tree' or 'two-pass', got {self.name!r}"
+            )
+        items = list(self.params.items()) if isinstance(self.params, dict) else list(self.params)
+        clean = []
+        for item in items:
+            k, v = item
+            if not isinstance(k, str) or not _KEY.fullmatch(k):
+                raise ValueError(f"a parameter name is an identifier, got {k!r}")
+            if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+                v = v.item()  # NumPy scalars -> Python values
+            if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+                v = int(v)
+            elif isinstance(v, numbers.Real) and not isinstance(v, bool):
+                v = float(v)
+            elif v is not None and not isinstance(v, (bool, str)):
+                raise ValueError(
+                    f"parameter {k}: a value is an integer, float, True/False/None or a string, "
+                    f"got {v!r}"
+                )
+            clean.append((k, v))
+        keys = [k for k, _ in clean]
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        if dup:
+            raise ValueError(f"parameter {', '.join(dup)} given twice")
+        object.__setattr__(self, "params", tuple(sorted(clean, key=_param_key)))
+        if not isinstance(self.fma, bool):
+            raise ValueError(f"fma must be True or False, got {self.fma!r}")
+        if self.input_rounding is not None and self.input_rounding not in INPUT_ROUNDINGS:
+            raise ValueError(
+                f"input_rounding must be None, 'tf32' or 'bfloat16', got {self.input_rounding!r}"
+            )
+        if self.accumulate is not None:
+            _check_accumulator(self.accumulate)
+
+    def __str__(self) -> str:
+        base, _, own = self.name.partition("+")  # adam_step's "div-then-mul+fma"
+        s = base
+        if self.params:
+            s += "(" + ", ".join(f"{k}={_format_value(v)}" for k, v in self.params) + ")"
+        if own:
+            s += "+" + own
+        if self.fma:
+            s += "+fma"
+        if self.input_rounding:
+            s += "+" + self.input_rounding
+        if self.accumulate:
+            s += "@" + self.accumulate
+        return s
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+    def kwargs(self) -> dict:
+        """The settings as keyword arguments: the parameters, then ``fma=True``,
+        ``accumulate=`` and ``input_rounding=`` where set (the name goes separately).
+
+        ``fpx.matmul`` takes all of them; ``fpx.sum`` and ``fpx.dot`` take all but
+        ``input_rounding`` (round the inputs first: :meth:`round_inputs`); a formula function
+        (``fpx.cdist(x, y, variant=spec.name, **spec.kwargs())``) takes what its spec allows.
+        """
+        kw = dict(self.params)
+        if self.fma:
+            kw["fma"] = True
+        if self.accumulate:
+            kw["accumulate"] = self.accumulate
+        if self.input_rounding:
+            kw["input_rounding"] = self.input_rounding
+        return kw
+
+    def round_inputs(self, *arrays):
+        """The arrays rounded to the spec's input rounding, kept in their storage format
+        (unchanged without one); what matmul's ``input_rounding=`` does to A and B."""
+        if not self.input_rounding:
+            return arrays
+        import numpy as np
+
+        from .formats import as_format, format_info
+
+        out = []
+        for a in arrays:
+            fmt = format_info(np.asarray(a).dtype).name
+            out.append(np.asarray(as_format(as_format(a, self.input_rounding), fmt)))
+        return tuple(out)
+
+
+# ----------------------------------------------------------------------------- values
+
+
+def _param_key(kv) -> tuple:
+    """Canonical order of parameters: ``order`` first (a formula's reduction order), then by
+    name."""
+    return (kv[0] != "order", kv[0])
+
+
+def _format_value(v) -> str:
+    if v is None or isinstance(v, bool):
+        return repr(v)
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return repr(float(v))
+    if _bare(v):
+        return v
+    return repr(v)
+
+
+def _bare(s: str) -> bool:
+    """Whether a string may be written without quotes and still read back as itself."""
+    return bool(_NAME.fullmatch(s)) and s not in _RESERVED and not _FLOAT.fullmatch(s)
+
+
+def _parse_value(token: str, text: str):
+    t = token.strip()
+    if not t:
+        raise _syntax(text, "a parameter has no value")
+    if t[0] in "'\"":
+        try:
+            v = ast.literal_eval(t)
+        except (ValueError, SyntaxError):
+            v = None
+        if not isinstance(v, str):
+            raise _syntax(text, f"cannot read the string {t}")
+        return v
+    if t in _RESERVED:
+        return {"True": True, "False": False, "None": None}[t]
+    if _INT.fullmatch(t):
+        return int(t)
+    if _FLOAT.fullmatch(t):
+        return float(t)
+    if _NAME.fullmatch(t):
+        return t
+    raise _syntax(text, f"cannot read the value {t!r}")
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def _syntax(text, detail: str) -> ValueError:
+    return ValueError(
+        f"cannot read variant spec {text!r}: {detail}; a spec is {GRAMMAR}, {EXAMPLES}"
+    )
+
+
+def _check_accumulator(acc: str) -> None:
+    if acc in FORMATS:
+        return
+    if acc in INPUT_ROUNDINGS or acc == "tf32":
+        raise ValueError(
+            f"{acc} is an input rounding (write +{acc}), not an accumulator format; "
+            f"accumulator formats: {', '.join(FORMATS)}"
+        )
+    raise ValueError(f"unknown accumulator {acc!r}; accumulator formats: {', '.join(FORMATS)}")
+
+
+def _split_params(s: str, pos: int, text: str) -> tuple[list[str], int]:
+    """The comma-separated items from s[pos] (just after "(") to the closing ")"."""
+    items, cur, quote = [], [], None
+    i = pos
+    while i < len(s):
+        c = s[i]
+        if quote:
+            cur.append(c)
+            if c == "\\" and i + 1 < len(s):
+                cur.append(s[i + 1])
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+            cur.append(c)
+        elif c == ",":
+            items.append("".join(cur))
+            cur = []
+        elif c == ")":
+            items.append("".join(cur))
+            if len(items) == 1 and not items[0].strip():
+                items = []
+            return items, i + 1
+        elif c == "(":
+            raise _syntax(text, "parentheses do not nest")
+        else:
+            cur.append(c)
+        i += 1
+    raise _syntax(text, "a '(' is not closed")
+
+
+def _parse(text: str) -> VariantSpec:
+    if not isinstance(text, str):
+        raise TypeError(f"a variant spec is a string (or a VariantSpec), got {type(text).__name__}")
+    s = text.strip()
+    m = _NAME.match(s)
+    if not m:
+        raise _syntax(text, "it must start with an order or variant name")
+    name, pos = m.group(), m.end()
+    params: list = []
+
+    def skip(p):
+        while p < len(s) and s[p].isspace():
+            p += 1
+        return p
+
+    pos = skip(pos)
+    if pos < len(s) and s[pos] == "(":
+        items, pos = _split_params(s, pos + 1, text)
+        for item in items:
+            key, eq, value = item.partition("=")
+            key = key.strip()
+            if not eq or not _KEY.fullmatch(key):
+                raise _syntax(text, f"a parameter is written key=value, got {item.strip()!r}")
+            params.append((key, _parse_value(value, text)))
+        keys = [k for k, _ in params]
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        if dup:
+            raise _syntax(text, f"parameter {', '.join(dup)} given twice")
+    mods: list[str] = []
+    acc = None
+    pos = skip(pos)
+    while pos < len(s):
+        c = s[pos]
+        w = _WORD.match(s, skip(pos + 1))
+        if c not in "+@" or not w:
+            raise _syntax(text, f"unexpected {s[pos:]!r}")
+        word = w.group().lower()
+        pos = skip(w.end())
+        if c == "@":
+            if pos < len(s):
+                raise _syntax(text, f"the @ACCUMULATOR comes last, found {s[pos:]!r} after it")
+            try:
+                _check_accumulator(word)
+            except ValueError as e:
+                raise ValueError(f"{text!r}: {e}") from None
+            acc = word
+            break
+        if word not in MODIFIERS:
+            raise ValueError(
+                f"unknown modifier +{w.group()} in {text!r}; modifiers: "
+                + ", ".join("+" + x for x in MODIFIERS)
+                + f" (and @ACCUMULATOR with one of {', '.join(FORMATS)}); a spec is {GRAMMAR}"
+            )
+        if word in mods:
+            raise _syntax(text, f"+{word} given twice")
+        mods.append(word)
+    rounding = [x for x in mods if x in INPUT_ROUNDINGS]
+    if len(rounding) > 1:
+        raise ValueError(f"{text!r}: one input rounding at most, +tf32 or +bfloat16, not both")
+    return VariantSpec(name, tuple(params), "fma" in mods, rounding[0] if rounding else None, acc)
+
+
+def parse_spec(text, op: str | None = None) -> VariantSpec:
+    """Read a variant spec (``ORDER[(k=v, ...)][+fma][+tf32|+bfloat16][@ACCUMULATOR]``).
+
+    Parameters
+    ----------
+    text : str or VariantSpec
+    op : an op of ``fpx.ops()``, optional
+        With it, check that the spec applies to the op (name, parameters and their values,
+        fma, input rounding, accumulator); without it, only the syntax and the accumulator
+        format are checked.
+
+    Returns
+    -------
+    VariantSpec; ``str()`` of it is the canonical spelling. ValueError names the valid parts.
+
+    Examples
+    --------
+    >>> str(parse_spec("blocked( block=64 )+tf32+fma@float64", "dot"))
+    'blocked(block=64)+fma+tf32@float64'
+    """
+    spec = text if isinstance(text, VariantSpec) else _parse(text)
+    if op is None:
+        return spec
+    if op in ORDER_OPS:
+        _check_order(spec, op)
+        return spec
+    return _check_formula(spec, op)
+
+
+# ----------------------------------------------------------------------------- sum, dot, matmul
+
+FMA_SUM = "fma applies where a product feeds an accumulator: dot and matmul, not sum"
+
+
+def _split_k_check(v):
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+        raise ValueError(f"split_k must be a positive integer (at most k), got {v!r}")
+    return int(v)
+
+
+def _describe_params(params: dict) -> str:
+    if not params:
+        return "it takes no parameters"
+    shown = ", ".join(f"{k}={_format_value(d)}" for k, (d, _) in params.items())
+    return f"its parameters (defaults): {shown}"
+
+
+def _order_params(op: str, name: str) -> dict:
+    params = dict(ORDER_OPS[op][name].params)
+    if op == "matmul" and name != "exact":
+        params["split_k"] = (None, _split_k_check)
+    return params
+
+
+def _check_params(spec: VariantSpec, allowed: dict, what: str, extra_hint=None) -> None:
+    for k, v in spec.params:
+        if k not in allowed:
+            hint = extra_hint(k) if extra_hint else None
+            raise ValueError(hint or f"{what} has no parameter {k!r}; {_describe_params(allowed)}")
+        check = allowed[k][1]
+        try:
+            check(v)
+        except ValueError as e:
+            raise ValueError(f"{str(spec)!r}: {e}") from None
+
+
+def _check_order(spec: VariantSpec, op: str) -> None:
+    table = ORDER_OPS[op]
+    if spec.name not in table:
+        raise ValueError(
+            f"unknown variant {spec.name!r} for {op}; valid variants: {', '.join(table)} "
+            f"(a variant spec: {GRAMMAR})"
+        )
+    order = table[spec.name]
+
+    def hint(k):
+        if k == "split_k":
+            if op != "matmul":
+                return f"split_k applies to matmul (cutting k into slices), not {op}"
+            return "split_k does not apply to the exact order (it is correctly rounded)"
+        return None
+
+    _check_params(spec, _order_params(op, spec.name), f"order {spec.name!r} of {op}", hint)
+    if op == "matmul" and spec.param_dict.get("combine", "sequential") != "sequential":
+        raise ValueError(
+            f"{str(spec)!r}: matmul combines tree blocks sequentially; combine=atomic is for "
+            "sum and dot"
+        )
+    if spec.fma:
+        if op == "sum":
+            raise ValueError(FMA_SUM)
+        if not order.fma:
+            fused = [n for n, o in table.items() if o.fma]
+            raise ValueError(
+                f"fma does not change order {spec.name!r} of {op}: no product feeds an "
+                f"accumulator there (each product is rounded first); orders where it does: "
+                f"{', '.join(fused)}"
+            )
+    if spec.input_rounding and op == "sum":
+        raise ValueError(
+            f"input rounding (+{spec.input_rounding}) applies to the inputs of products: dot "
+            "and matmul, not sum"
+        )
+    if spec.accumulate and spec.name == "exact":
+        raise ValueError(
+            f"an accumulator (@{spec.accumulate}) does not apply to the exact order: it is "
+            "correctly rounded, with no accumulator"
+        )
+
+
+# ----------------------------------------------------------------------------- formula variants
+
+
+@dataclass(frozen=True)
+class _Formula:
+    """What a formula variant takes: ``params`` (name -> (default, check)), ``order_of`` (the
+    op whose orders its ``order`` parameter names; "matmul" also admits that order's
+    parameters), ``accumulate``, ``fma``."""
+
+    params: dict = dataclasses.field(default_factory=dict)
+    order_of: str | None = None
+    order_params: bool = False
+    accumulate: bool = False
+    fma: bool = False
+    why_no_fma: str = ""
+
+
+def _order_check(op: str) -> Callable:
+    def check(v):
+        if v not in ORDER_OPS[op]:
+            raise ValueError(f"unknown order {v!r}; valid orders: {', '.join(ORDER_OPS[op])}")
+        return v
+
+    return check
+
+
+def _bool_check(name: str):
+    def check(v):
+        if not isinstance(v, bool):
+            raise ValueError(f"{name} must be True or False, got {v!r}")
+        return v
+
+    return check
+
+
+def _moments_check(v):
+    from .ops.ml import ADAM_MOMENTS
+
+    if v not in ADAM_MOMENTS:
+        raise ValueError(f"moments must be one of {', '.join(ADAM_MOMENTS)}, got {v!r}")
+    return v
+
+
+def _formulas() -> dict:
+    sum_order = {"order": ("sequential", _order_check("sum"))}
+    mm_order = {"order": ("sequential", _order_check("matmul"))}
+    stats = _Formula(sum_order, order_of="sum", accumulate=True)
+    squares = "each square is rounded before it is summed; fma applies to 'expanded'"
+    return {
+        "cdist": {
+            "expanded": _Formula(
+                {**mm_order, "clamp": (True, _bool_check("clamp"))},
+                order_of="matmul",
+                order_params=True,
+                accumulate=True,
+                fma=True,
+            ),
+            "direct": _Formula(
+                mm_order, order_of="matmul", order_params=True, accumulate=True, why_no_fma=squares
+            ),
+        },
+        "variance": {
+            "two-pass": stats,
+            "one-pass": stats,
+            "welford": _Formula(accumulate=True),
+            "numpy": _Formula(accumulate=True),
+        },
+        "softmax": {"naive": stats, "shifted": stats},
+        "logsumexp": {"naive": stats, "shifted": stats},
+        "adam_step": {
+            v: _Formula(
+                {"moments": ("lerp", _moments_check)},
+                why_no_fma="its fused form is the variant 'div-then-mul+fma'",
+            )
+            for v in ("div-then-mul", "div-then-mul+fma", "mul-then-div", "torch")
+        },
+    }
+
+
+def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
+    from .ops._registry import variants
+
+    valid = list(variants(op))  # ValueError listing the ops for an unknown op
+    if spec.fma and spec.name + "+fma" in valid:  # adam_step's "div-then-mul+fma"
+        spec = dataclasses.replace(spec, name=spec.name + "+fma", fma=False)
+    if spec.name not in valid:
+        raise ValueError(
+            f"unknown variant {spec.name!r} for {op}; valid variants: {', '.join(valid)} "
+            f"(a variant spec: {GRAMMAR})"
+        )
+    table = _formulas().get(op, {})
+    f = table.get(spec.name, _Formula())
+    label = f"{op} variant {spec.name!r}"
+    allowed = dict(f.params)
+    order = None
+    if f.order_of:
+        order = spec.param_dict.get("order", "sequential")
+        if "order" in spec.param_dict:
+            try:
+                allowed["order"][1](order)
+            except ValueError as e:
+                raise ValueError(f"{str(spec)!r}: {e}") from None
+        if f.order_params:
+            allowed.update(_order_params(f.order_of, order))
+            allowed.pop("split_k", None)
+
+    def hint(k):
+        if not f.params:
+            return f"{label} takes no parameters" + (
+                f" (nor does any {op} variant)" if not table else ""
+            )
+        return None
+
+    _check_params(spec, allowed, label, hint)
+    if order is not None and f.order_of == "matmul":
+        if spec.param_dict.get("combine", "sequential") != "sequential":
+            raise ValueError(
+                f"{str(spec)!r}: {op} reduces with matmul, which combines tree blocks "
+                "sequentially; combine=atomic is for sum and dot"
+            )
+    if spec.fma:
+        if not f.fma:
+            where = [v for v, g in table.items() if g.fma]
+            reason = f.why_no_fma or (
+                f"it applies to {op} " + ", ".join(map(repr, where))
+                if where
+                else f"{op} has no product feeding an accumulator"
+            )
+            raise ValueError(f"fma does not apply to {label}: {reason}")
+        if order is not None and not ORDER_OPS[f.order_of][order].fma:
+            fused = [n for n, o in ORDER_OPS[f.order_of].items() if o.fma]
+            raise ValueError(
+                f"fma does not change order {order!r} of {label}: no product feeds an "
+                f"accumulator there; orders where it does: {', '.join(fused)}"
+            )
+    if spec.input_rounding:
+        raise ValueError(
+            f"input rounding (+{spec.input_rounding}) applies to the inputs of products in dot "
+            f"and matmul, not {op}"
+        )
+    if spec.accumulate and not f.accumulate:
+        where = [v for v, g in table.items() if g.accumulate]
+        raise ValueError(
+            f"an accumulator (@{spec.accumulate}) does not apply to {label}; "
+            + (
+                f"it applies to {op} " + ", ".join(map(repr, where))
+                if where
+                else f"{op} has no accumulator setting"
+            )
+        )
+    return spec
