@@ -396,6 +396,37 @@ def test_dot_orders_match_definitions(order, fmt):
             check(got, expected_dot(order, a, b, fmt, fused), fmt, (order, fused, n))
 
 
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("order", ["sequential", "reverse", "blocked", "kahan", "cupy-kernel"])
+def test_fused_16bit_products_at_a_midpoint(order, fmt):
+    """Deliberate double-rounding traps for fused orders in a 16-bit accumulator: a product
+    exactly halfway between two values of the format plus a tiny accumulator. Rounding
+    a*b + c to float64 first lands on the midpoint and ties to even; the correctly rounded
+    fma goes the other way (bfloat16 a = [2^-50, 1.5], b = [2^-50, 0.6796875]: 1.0234375,
+    not 1.015625). Random data never builds these."""
+    info = fpx.format_info(fmt)
+    m = info.precision // 2 + 1  # factors of m + 1 bits: products of up to 2m + 2 bits
+    grid = 1 + np.arange(2**m) / 2**m
+    x, y = (g.ravel() for g in np.meshgrid(grid, grid))
+    prods = x * y  # exact in float64
+    rounded = np.asarray(fpx.as_format(prods, fmt)).astype(np.float64)
+    half_ulp = np.asarray(fpx.ulp(np.asarray(fpx.as_format(prods, fmt))), np.float64) / 2
+    mid = np.flatnonzero(np.abs(prods - rounded) == half_ulp)
+    assert len(mid) >= 20  # the premise: products on a midpoint
+    tiny = 2.0 ** (-50 if fmt == "bfloat16" else -12)
+    checked = 0
+    for i in np.random.default_rng(11).permutation(mid)[:20]:
+        for sign in (1.0, -1.0):
+            a = np.asarray(fpx.as_format([sign * tiny, x[i]], fmt))
+            b = np.asarray(fpx.as_format([tiny, y[i]], fmt))
+            if order == "reverse":
+                a, b = a[::-1].copy(), b[::-1].copy()
+            got = fpx.dot(a, b, order, fma=True)
+            check(got, expected_dot(order, a, b, fmt, True), fmt, (order, a, b))
+            checked += 1
+    assert checked >= 40 and info.name == fmt
+
+
 def test_dot_numpy_is_np_sum_of_products_and_fma_example():
     rng = np.random.default_rng(8)
     for dt in (np.float16, np.float32, np.float64):

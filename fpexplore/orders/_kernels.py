@@ -7,9 +7,10 @@ Every kernel computes in a *compute type* given by the type of its ``z`` argumen
 * float32 ``z``: native IEEE single arithmetic (the float32 accumulator).
 * float64 ``z``: IEEE double arithmetic, followed after every operation by a rounding to the
   accumulator format described by ``rp = (p, emin, vmax)``; ``p == 0`` means no rounding
-  (the float64 accumulator). float16 and bfloat16 accumulators use this: their sums, products
-  and fused multiply-adds are exact or innocuously double-rounded in float64 (53 >= 2*22 + 2)
-  and then rounded once to the format, so each operation is correctly rounded.
+  (the float64 accumulator). float16 and bfloat16 accumulators use this: their sums and
+  products are exact or innocuously double-rounded in float64 (53 >= 2*11 + 2) and then
+  rounded once to the format; fused multiply-adds add the exact product with round-to-odd
+  in float64 before that one rounding. So each operation is correctly rounded.
 
 Products of two inputs are rounded to the accumulator format; ``fused`` steps use a hardware
 (or libm) fused multiply-add through the ``llvm.fma`` intrinsic for float32/float64, which is
@@ -111,7 +112,11 @@ def _fma_impl(a, b, c, rp):
     def impl(a, b, c, rp):
         if rp[0] == 0:
             return _hw_fma(a, b, c)
-        return _round64(a * b + c, rp)  # 16-bit values: a*b exact, one innocuous rounding
+        # 16-bit values: a*b is exact in float64; the sum is rounded to odd in float64 (53 >=
+        # p + 2 bits), then once to the format. Rounding it to nearest first would double
+        # round where a*b lies on a midpoint of the format and c is tiny (bfloat16 has the
+        # exponent range for that: 2^-100 + 1.5 * 0.6796875 must round up, not tie to even).
+        return _round64(_odd_sum(a * b, c), rp)
 
     return impl
 
