@@ -18,7 +18,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _adapters
-from .formats import FORMATS, as_format, format_info, hex_string, shortest_repr
+from .formats import (
+    FORMATS,
+    ULP_NAN,
+    as_format,
+    bit_string,
+    format_info,
+    hex_string,
+    shortest_repr,
+    to_bits,
+    ulp_distance,
+)
 from .metrics import summarize
 
 __all__ = ["DISTRIBUTIONS", "Comparison", "Sweep", "compare", "generate", "sweep"]
@@ -151,6 +161,31 @@ class Comparison:
         out.attrs["note"] = TIMING_NOTE
         return out
 
+    def diff(self, a, b, *, top: int = 10) -> Diff:
+        """Two results against each other (the "CPU vs GPU diff" itself), not against the
+        exact answer: which elements differ, by how many ulps, how often bitwise equal.
+
+        ``a`` and ``b`` name results: a variant label (``"np.matmul"``, ``"sequential+fma"``)
+        when one backend has it, ``"label (backend)"``, or a ``(label, backend)`` key of
+        :attr:`results`. Returns a :class:`Diff`: ``summary`` (elements, bitwise-equal share,
+        largest and mean |ulp| difference), ``table`` (the ``top`` largest differences: index,
+        both values and their bits), ``ulps`` (signed ulps from a to b, per element) and
+        ``plot()``.
+        """
+        return make_diff(self, self._key(a), self._key(b), top)
+
+    def _key(self, name) -> tuple:
+        if isinstance(name, tuple) and name in self.results:
+            return name
+        labels = {f"{v} ({bk})": (v, bk) for v, bk in self.results}
+        if name in labels:
+            return labels[name]
+        matches = [k for k in self.results if k[0] == name]
+        if len(matches) == 1:
+            return matches[0]
+        what = "is ambiguous" if matches else "is not a result here"
+        raise ValueError(f"{name!r} {what}; results: {', '.join(labels)}")
+
     def _shape(self, row) -> str:
         out = self.results.get((row["variant"], row["backend"]))
         return "x".join(str(d) for d in np.shape(out))
@@ -161,6 +196,84 @@ class Comparison:
             + self.formatted().to_html(index=False, border=0, classes="fpx-table")
             + f"<p><small>{html.escape(TIMING_NOTE)}</small></p>"
         )
+
+
+@dataclass
+class Diff:
+    """The outcome of :meth:`Comparison.diff`: result ``b`` measured against result ``a``."""
+
+    a: str
+    b: str
+    format: str
+    ulps: np.ndarray
+    equal: np.ndarray
+    values: tuple
+    summary: dict
+    table: object
+
+    def plot(self, kind: str = "auto", ax=None):
+        """ "hist" (signed ulp differences, log counts), "heatmap" (matrix results) or
+        "bits" (both values' bit patterns, for scalar results); "auto" picks by shape."""
+        from . import plots
+
+        return plots.diff_plot(self, kind=kind, ax=ax)
+
+    def _repr_html_(self) -> str:
+        s = self.summary
+        head = (
+            f"<p><b>{html.escape(self.b)}</b> against <b>{html.escape(self.a)}</b> "
+            f"({self.format}): {s['bitwise_equal']:,} of {s['elements']:,} elements bitwise "
+            f"equal ({100 * s['equal_share']:.4g}%), largest difference "
+            f"{s['max_abs_ulp']:,} ulps</p>"
+        )
+        return head + self.table.to_html(index=False, border=0, classes="fpx-diff")
+
+
+def make_diff(cmp, ka: tuple, kb: tuple, top: int) -> Diff:
+    """The :class:`Diff` of two results of ``cmp`` (see :meth:`Comparison.diff`)."""
+    import pandas as pd
+
+    va, vb = np.asarray(cmp.results[ka]), np.asarray(cmp.results[kb])
+    if va.shape != vb.shape:
+        raise ValueError(f"{ka[0]} has shape {va.shape} and {kb[0]} {vb.shape}: not comparable")
+    fa, fb = format_info(va.dtype), format_info(vb.dtype)
+    if fa.name != fb.name:  # e.g. np.matmul of bfloat16 gives float32: compare in the wider
+        wide = fa if fa.precision >= fb.precision else fb
+        va, vb = (np.asarray(as_format(v, wide.name)) for v in (va, vb))
+    fmt = format_info(va.dtype).name
+    ulps = np.asarray(ulp_distance(va, vb, nan="sentinel"), dtype=np.int64)
+    equal = np.asarray(to_bits(va) == to_bits(vb))
+    mag = np.where(ulps == ULP_NAN, np.iinfo(np.int64).max, np.abs(ulps))
+    flat = mag.reshape(-1)
+    order = np.argsort(-flat, kind="stable")[: max(int(top), 0)]
+    order = order[flat[order] > 0] if flat.size else order
+    fa_, fb_, fu = va.reshape(-1), vb.reshape(-1), ulps.reshape(-1)
+    rows = []
+    for k in order:
+        where = tuple(int(i) for i in np.unravel_index(k, va.shape))
+        rows.append(
+            {
+                "index": where[0] if len(where) == 1 else where,
+                "a": shortest_repr(fa_[k]),
+                "b": shortest_repr(fb_[k]),
+                "ulps": int(fu[k]),
+                "a_bits": bit_string(fa_[k]),
+                "b_bits": bit_string(fb_[k]),
+            }
+        )
+    columns = ["index", "a", "b", "ulps", "a_bits", "b_bits"]
+    table = pd.DataFrame(rows, columns=columns)
+    finite = mag[mag != np.iinfo(np.int64).max]
+    summary = {
+        "elements": int(va.size),
+        "bitwise_equal": int(np.sum(equal)),
+        "equal_share": float(np.mean(equal)) if va.size else 1.0,
+        "max_abs_ulp": int(np.max(finite)) if finite.size else 0,
+        "mean_abs_ulp": float(np.mean(finite)) if finite.size else 0.0,
+        "nan_mismatches": int(np.sum(ulps == ULP_NAN)),
+    }
+    label = "{} ({})".format
+    return Diff(label(*ka), label(*kb), fmt, ulps, equal, (va, vb), summary, table)
 
 
 TIMING_NOTE = (

@@ -15,6 +15,7 @@ from .metrics import ulp_error
 __all__ = [
     "OKABE_ITO",
     "bit_view",
+    "diff_plot",
     "error_vs_n",
     "plot_comparison",
     "plot_sweep",
@@ -206,6 +207,46 @@ def bit_view(values: dict, ax=None):
     ax.set_ylim(len(items), 0)
     ax.axis("off")
     ax.set_title(f"{info.name}: sign | exponent ({eb} bits) | significand ({info.fraction_bits})")
+    return fig
+
+
+def diff_plot(diff, kind: str = "auto", ax=None):
+    """Result b against result a (a :class:`~fpexplore.experiment.Diff`): "hist" of the
+    signed ulp differences per element, "heatmap" of them for a matrix, "bits" of both
+    values for a scalar; "auto" picks by shape."""
+    kinds = ("auto", "hist", "heatmap", "bits")
+    if kind not in kinds:
+        raise ValueError(f"unknown plot kind {kind!r}; valid: {', '.join(kinds)}")
+    if kind == "auto":
+        kind = {0: "bits", 2: "heatmap"}.get(diff.ulps.ndim, "hist")
+    if kind == "bits":
+        va, vb = diff.values
+        return bit_view({diff.a: va.reshape(-1)[0], diff.b: vb.reshape(-1)[0]}, ax=ax)
+    u = diff.ulps.astype(np.float64)
+    u = np.where(diff.ulps == np.iinfo(np.int64).min, np.nan, u)  # one side NaN
+    s = diff.summary
+    title = (
+        f"{diff.b} vs {diff.a}: {100 * s['equal_share']:.4g}% bitwise equal, "
+        f"max {s['max_abs_ulp']} ulps"
+    )
+    if kind == "heatmap":
+        if u.ndim != 2:
+            raise ValueError("a heatmap needs matrix results (matmul)")
+        fig, ax = _new_ax(figsize=(5.0, 4.2)) if ax is None else (ax.figure, ax)
+        lim = max(1.0, float(np.nanmax(np.abs(u))) if np.isfinite(u).any() else 1.0)
+        im = ax.imshow(u, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
+        fig.colorbar(im, ax=ax, label=f"ulps from {diff.a} to {diff.b}")
+        ax.set_title(title, fontsize="small")
+        return fig
+    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    v = u[np.isfinite(u)].reshape(-1)
+    lim = max(1, int(np.max(np.abs(v))) if v.size else 1)
+    edges = np.arange(-lim - 0.5, lim + 1.5) if lim <= 40 else np.linspace(-lim, lim, 81)
+    ax.hist(v, bins=edges, color=OKABE_ITO[0], edgecolor="black")
+    ax.set_yscale("log")
+    ax.set_xlabel(f"ulps from {diff.a} to {diff.b} (0 = bitwise equal)")
+    ax.set_ylabel("elements")
+    ax.set_title(title, fontsize="small")
     return fig
 
 

@@ -258,3 +258,57 @@ def test_compile_time_is_not_in_time_ms(tmp_path):
     assert warm_c == [0.0, 0.0, 0.0]
     for t, w in zip(first_t, warm_t):  # (a 2 ms floor: sub-millisecond runs are noise)
         assert t <= 10 * max(w, 0.2), (first_t, first_c, warm_t)
+
+
+# ----------------------------------------------------------------------------- A against B
+
+
+def test_diff_of_two_matrix_results():
+    cmp = fpx.compare("matmul", n=48, variants=["sequential", "sequential+fma", "pairwise"])
+    a = cmp.results[("sequential", "emulated")]
+    b = cmp.results[("sequential+fma", "emulated")]
+    d = cmp.diff("sequential", "sequential+fma", top=7)
+    same = a.view(np.uint32) == b.view(np.uint32)  # independent of the Diff's own bit code
+    u = fpx.ulp_distance(a, b)
+    assert d.summary["elements"] == 48 * 48
+    assert d.summary["bitwise_equal"] == int(same.sum()) and 0 < same.sum() < 48 * 48
+    assert d.summary["equal_share"] == same.mean()
+    assert d.summary["max_abs_ulp"] == int(np.abs(u).max()) >= 1
+    assert np.array_equal(d.ulps, u) and np.array_equal(d.equal, same)
+    assert len(d.table) == 7 and list(d.table["ulps"].abs()) == sorted(
+        d.table["ulps"].abs(), reverse=True
+    )
+    for row in d.table.itertuples():
+        i, j = row.index
+        assert row.ulps == u[i, j] != 0
+        assert row.a == fpx.shortest_repr(a[i, j]) and row.b == fpx.shortest_repr(b[i, j])
+        assert row.a_bits == fpx.bit_string(a[i, j]) and row.b_bits == fpx.bit_string(b[i, j])
+    # the same names by label and by key; the plots draw
+    assert d.summary == cmp.diff("sequential (emulated)", ("sequential+fma", "emulated")).summary
+    assert d.plot().axes[0].images  # a heatmap for matrices
+    assert d.plot("hist").axes[0].patches
+    with pytest.raises(ValueError, match="valid: auto, hist, heatmap, bits"):
+        d.plot("pie")
+    assert "bitwise equal" in d._repr_html_()
+
+
+def test_diff_of_scalars_with_and_without_fma():
+    cmp = fpx.compare("dot", n=1000, seed=4, variants=["sequential", "sequential+fma"])
+    d = cmp.diff("sequential", "sequential+fma")
+    a, b = (cmp.results[(v, "emulated")] for v in ("sequential", "sequential+fma"))
+    assert d.summary["bitwise_equal"] == 0 and d.summary["max_abs_ulp"] == 1
+    assert int(d.table.loc[0, "ulps"]) == int(fpx.ulp_distance(a, b)) != 0
+    assert d.plot().axes  # the bits of both values
+    nothing = cmp.diff("sequential", "sequential")
+    assert nothing.summary["equal_share"] == 1.0 and len(nothing.table) == 0
+
+
+def test_diff_names_and_formats():
+    cmp = fpx.compare("matmul", format="bfloat16", n=16, variants=["sequential"])
+    # np.matmul of bfloat16 gives float32: compared in the wider format, exactly widened
+    d = cmp.diff("np.matmul", "sequential")
+    assert d.format == "float32" == cmp.results[("np.matmul", "numpy")].dtype.name
+    seq = np.asarray(cmp.results[("sequential", "emulated")], dtype=np.float32)
+    assert np.array_equal(d.ulps, fpx.ulp_distance(cmp.results[("np.matmul", "numpy")], seq))
+    with pytest.raises(ValueError, match="not a result here; results: np.matmul"):
+        cmp.diff("pairwise", "sequential")
