@@ -538,47 +538,64 @@ def sweep(
     variants=None,
     distribution: str = "uniform",
     seed: int = 0,
+    seeds=5,
     backends=("numpy", "emulated"),
     progress: bool = True,
     **op_params,
 ) -> Sweep:
-    """Error against n: :func:`compare` at each size (same seed), stacked into one table.
+    """Error against n: :func:`compare` at each size and seed, stacked into one table.
 
-    ``table`` has compare's columns plus ``abs_error`` (|value - exact| for scalar results,
-    else the largest element error) and for sum/dot the bound columns of ``bounds``: one row per
-    size with ``worst_sequential`` (gamma_{n-1} S), ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and
-    ``probabilistic`` (sqrt(n) u S), all absolute. A progress bar shows on long sweeps.
+    ``seeds``: how many data seeds per size (``seed``, ``seed + 1``, ...), or a list of seeds;
+    one seed gives one noisy sample per size, several give the median and a 10-90% band
+    (what ``plot()`` draws). ``table`` has compare's columns (``seed`` among them) plus
+    ``abs_error`` (|value - exact| for scalar results, else the largest element error); for
+    sum/dot ``bounds`` has one row per size with ``worst_sequential`` (gamma_{n-1} S),
+    ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and ``probabilistic`` (sqrt(n) u S), all
+    absolute, the median over the seeds. A progress bar shows on long sweeps.
     """
     import pandas as pd
 
     sizes = [int(s) for s in sizes]
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        if seeds < 1:
+            raise ValueError(f"seeds must be at least 1, got {seeds}")
+        seed_list = [int(seed) + k for k in range(int(seeds))]
+    else:
+        seed_list = [int(s) for s in seeds]
+        if not seed_list:
+            raise ValueError("seeds must name at least one seed")
     adapter = _adapters.get(op)
     for s in sizes:
         check_size(adapter, s, format)
-    bar = _progress(len(sizes)) if progress and len(sizes) > 1 else None
+    runs = len(sizes) * len(seed_list)
+    bar = _progress(runs) if progress and runs > 1 else None
     parts, bound_rows = [], []
     for s in sizes:
-        c = compare(
-            op,
-            format=format,
-            n=s,
-            variants=variants,
-            distribution=distribution,
-            seed=seed,
-            backends=backends,
-            **op_params,
-        )
-        t = c.table.copy()
-        t["abs_error"] = [_abs_error(out, c.reference) for out in c.results.values()]
-        parts.append(t)
-        b = adapter.bounds(c.inputs, format)
-        if b is not None:
-            bound_rows.append({"n": s, **b})
-        if bar is not None:
-            bar.update(1)
+        for sd in seed_list:
+            c = compare(
+                op,
+                format=format,
+                n=s,
+                variants=variants,
+                distribution=distribution,
+                seed=sd,
+                backends=backends,
+                **op_params,
+            )
+            t = c.table.copy()
+            t["abs_error"] = [_abs_error(out, c.reference) for out in c.results.values()]
+            parts.append(t)
+            b = adapter.bounds(c.inputs, format)
+            if b is not None:
+                bound_rows.append({"n": s, **b})
+            if bar is not None:
+                bar.update(1)
     if bar is not None:
         bar.close()
-    return Sweep(op, format, pd.concat(parts, ignore_index=True), pd.DataFrame(bound_rows))
+    bounds = pd.DataFrame(bound_rows)
+    if len(bounds):
+        bounds = bounds.groupby("n", sort=False).median().reset_index()
+    return Sweep(op, format, pd.concat(parts, ignore_index=True), bounds)
 
 
 def _abs_error(out, ref) -> float:

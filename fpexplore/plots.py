@@ -149,15 +149,34 @@ def plot_comparison(cmp, kind: str = "auto", ax=None):
 
 
 def error_vs_n(table, bounds=None, ax=None, title=""):
-    """|error| against n, log-log, one line per result; bounds dashed and labelled."""
+    """|error| against n, log-log: per result the median over the seeds (a line) and the
+    10-90% band of the seeds (shaded); bounds dashed and labelled. Results with no error at
+    all (exact, or equal to the correctly rounded value) are drawn on a dotted floor line
+    below the smallest nonzero error, so a log axis does not hide them."""
     fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    err_all = table["abs_error"].to_numpy(dtype=float)
+    positive = err_all[err_all > 0]
+    floor = float(positive.min()) / 4 if positive.size else 1e-300
+    if bounds is not None and len(bounds) and not positive.size:
+        floor = float(np.nanmin(bounds.drop(columns="n").to_numpy(dtype=float))) / 4
     groups = table.groupby(["variant", "backend"], sort=False)
+    any_zero = False
     for i, ((variant, backend), g) in enumerate(groups):
-        err = g["abs_error"].to_numpy(dtype=float)
-        n = g["n"].to_numpy()
-        ax.loglog(
-            n, np.where(err > 0, err, np.nan), "o-", color=_color(i), label=_label(variant, backend)
-        )
+        q = g.groupby("n", sort=True)["abs_error"]
+        n = np.array(list(q.groups), dtype=float)
+        med, lo, hi = (q.quantile(p).to_numpy(dtype=float) for p in (0.5, 0.1, 0.9))
+        at_floor = med <= 0
+        any_zero |= bool(at_floor.any())
+        med, lo, hi = (np.where(v > 0, v, floor) for v in (med, lo, hi))
+        color = _color(i)
+        marker = "osD^v<>p"[i % 8]  # lines on the floor overlap: the markers tell them apart
+        ax.loglog(n, med, marker + "-", color=color, label=_label(variant, backend))
+        if at_floor.any():
+            ax.plot(n[at_floor], med[at_floor], marker, mfc="white", color=color)
+        if len(g) > len(n):  # several seeds: the 10-90% band
+            ax.fill_between(n, lo, hi, color=color, alpha=0.18, lw=0)
+    if any_zero:
+        ax.axhline(floor, color="grey", ls=":", lw=1, label="no error (0), drawn at this floor")
     if bounds is not None and len(bounds):
         names = {
             "worst_sequential": r"worst case, sequential ($\gamma_{n-1}\,\Sigma|x|$)",
@@ -167,9 +186,11 @@ def error_vs_n(table, bounds=None, ax=None, title=""):
         for j, (col, label) in enumerate(names.items()):
             if col in bounds:
                 ax.loglog(bounds["n"], bounds[col], "--", color="grey", lw=1 + j * 0.5, label=label)
+    seeds = table["seed"].nunique() if "seed" in table else 1
     ax.set_xlabel("n")
-    ax.set_ylabel("|computed − exact|")
-    ax.legend(fontsize="small")
+    note = f"\n(median of {seeds} seeds; band: 10-90%)" if seeds > 1 else ""
+    ax.set_ylabel("|computed − exact|" + note)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(title)
     return fig
 

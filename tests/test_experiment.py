@@ -146,7 +146,7 @@ def test_snippet_reproduces_the_table():
 
 def test_sweep_table_and_bounds():
     sw = fpx.sweep(
-        "sum", sizes=[10, 100, 1000], variants=["sequential", "pairwise"], progress=False
+        "sum", sizes=[10, 100, 1000], variants=["sequential", "pairwise"], seeds=1, progress=False
     )
     assert len(sw.table) == 3 * 3  # np.sum + two orders at each size
     assert list(sw.bounds.columns) == ["n", "worst_sequential", "worst_pairwise", "probabilistic"]
@@ -156,6 +156,35 @@ def test_sweep_table_and_bounds():
     assert row["abs_error"] == err
     b = sw.bounds.set_index("n").loc[1000]
     assert b["worst_pairwise"] < b["worst_sequential"] and row["abs_error"] <= b["worst_sequential"]
+
+
+def test_sweep_over_seeds_draws_median_band_and_exact_results():
+    sizes, variants = [10, 1000, 10**5], ["sequential", "kahan"]
+    sw = fpx.sweep("sum", sizes=sizes, variants=variants, seeds=5, seed=3, progress=False)
+    assert len(sw.table) == 3 * 5 * 3 and sorted(sw.table["seed"].unique()) == [3, 4, 5, 6, 7]
+    for s in sizes:  # each row is compare() at that size and seed
+        x = fpx.generate("uniform", s, "float32", 6)
+        row = sw.table[(sw.table.n == s) & (sw.table.seed == 6) & (sw.table.variant == "kahan")]
+        assert row["abs_error"].item() == abs(float(fpx.sum(x, "kahan")) - float(fpx.exact_sum(x)))
+    # bounds: the median over the seeds of each seed's bound
+    one = [fpx.sweep("sum", sizes=[1000], seeds=[k], progress=False).bounds for k in range(3, 8)]
+    med = np.median([b["worst_sequential"].item() for b in one])
+    assert sw.bounds.set_index("n").loc[1000, "worst_sequential"] == med
+    ax = sw.plot().axes[0]
+    # median lines (one per result), 10-90% bands, and the floor for error-free results
+    seq = sw.table[(sw.table.variant == "sequential")].groupby("n")["abs_error"].median()
+    positive = sw.table["abs_error"][sw.table["abs_error"] > 0]
+    floor = positive.min() / 4  # error-free medians sit on it
+    line = next(ln for ln in ax.get_lines() if ln.get_label() == "sequential (emulated)")
+    assert list(line.get_ydata()) == list(np.where(seq > 0, seq, floor))
+    assert len(ax.collections) == 3  # a band per result
+    kahan = sw.table[sw.table.variant == "kahan"]["abs_error"]
+    assert (kahan == 0).any()  # the premise: compensated sums are often exact here
+    floor_line = next(ln for ln in ax.get_lines() if ln.get_label().startswith("no error"))
+    assert floor_line.get_label() == "no error (0), drawn at this floor"
+    assert floor_line.get_ydata()[0] == floor
+    with pytest.raises(ValueError, match="seeds must be at least 1"):
+        fpx.sweep("sum", sizes=[10], seeds=0)
 
 
 def test_plots_render():

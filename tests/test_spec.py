@@ -435,6 +435,7 @@ def test_sweep_takes_specs():
         sizes=(100, 1000),
         variants=["sequential+fma", "blocked(block=64)@float64"],
         backends=("emulated",),
+        seeds=1,
         progress=False,
     )
     assert list(sw.table["variant"]) == ["sequential+fma", "blocked(block=64)@float64"] * 2
