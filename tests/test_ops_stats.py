@@ -327,6 +327,7 @@ def test_softmax_logsumexp_exact_hypothesis(fmt, data):
     check_softmax(x, fmt)
 
 
+@pytest.mark.blas
 @pytest.mark.parametrize("fmt", STORAGE)
 def test_softmax_logsumexp_exact_random(fmt):
     rng = np.random.default_rng(33)
@@ -345,6 +346,7 @@ def test_softmax_logsumexp_exact_random(fmt):
         check_softmax(as_fmt(c, fmt), fmt)
 
 
+@pytest.mark.blas
 def test_softmax_exact_float64_wide_range():
     """Elements between e**-746 and e**-700 relative to the max (subnormal outputs) take the
     mpmath path; beyond they round to +0."""
@@ -418,6 +420,7 @@ def slow_logsumexp(variant: str, xs: list[float], fmt: str, acc: str) -> float:
     return rnd(r, fmt)
 
 
+@pytest.mark.blas
 @pytest.mark.parametrize("fmt", STORAGE)
 @settings(max_examples=40)
 @given(data=st.data())
@@ -435,6 +438,7 @@ def test_naive_shifted_definitions(fmt, data):
         check_scalar(got, slow_logsumexp(v, xs, fmt, acc or fmt), fmt, v, acc, xs)
 
 
+@pytest.mark.blas
 def test_naive_overflows_shifted_does_not():
     x = np.float32([100, 0])
     naive = stats.softmax(x, variant="naive")
@@ -449,6 +453,7 @@ def test_naive_overflows_shifted_does_not():
     assert stats.logsumexp(np.float16([12, 0]), variant="exact") == np.float16(12)
 
 
+@pytest.mark.blas
 def test_shifted_with_numpy_order_is_scipy_formula():
     """variant="shifted", order="numpy" is exp(x - max) / np.sum(...) as scipy writes it."""
     x = np.random.default_rng(1).normal(0, 5, 1000).astype(np.float32)

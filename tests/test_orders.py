@@ -251,6 +251,7 @@ def test_sum_of_2d_flattens_in_c_order():
 # ------------------------------------------------------------------------ numpy orders vs NumPy
 
 
+@pytest.mark.blas
 @pytest.mark.parametrize("how", ["contiguous", "stride2", "reversed"])
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_numpy_order_equals_installed_np_sum(dtype, how):
@@ -269,6 +270,7 @@ def test_numpy_order_equals_installed_np_sum(dtype, how):
     assert n_checked > 300
 
 
+@pytest.mark.blas
 def test_numpy_order_bfloat16_equals_np_sum():
     rng = np.random.default_rng(0)
     for n in (0, 1, 7, 100, 8193):

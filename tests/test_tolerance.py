@@ -25,6 +25,7 @@ def _passes(a, d, rtol, atol):
     return np.abs(a.astype(float) - d.astype(float)) <= atol + rtol * np.abs(d.astype(float))
 
 
+@pytest.mark.blas
 def test_suggestion_passes_at_full_coverage():
     a, d = _pair()
     t = fpx.suggest_tolerance(a, d)
@@ -37,6 +38,7 @@ def test_suggestion_passes_at_full_coverage():
     assert "np.testing.assert_allclose(actual, desired, rtol=" in t.snippets["numpy"]
 
 
+@pytest.mark.blas
 def test_coverage_and_zeros_need_atol():
     a, d = _pair(5000, seed=1)
     d = d.copy()
