@@ -541,7 +541,7 @@ def reproducer(comparison, variant: str | None = None) -> str:
     gen = {
         "uniform": "rng.random(n)",
         "normal": "rng.standard_normal(n)",
-        "wide": f"np.exp2(rng.uniform(-{9 if fmt == 'float16' else 40}, "
+        "wide": f"np.ldexp(1.0 + rng.random(n), rng.integers(-{9 if fmt == 'float16' else 40}, "
         f"{9 if fmt == 'float16' else 40}, n)) * rng.choice([-1.0, 1.0], n)",
         "ill-conditioned": None,
     }[dist]

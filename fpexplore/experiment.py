@@ -51,7 +51,9 @@ def generate(distribution: str, n: int, fmt: str = "float32", seed: int = 0, *, 
     """``n`` values (or an array of ``shape``) of format ``fmt`` drawn from ``distribution``,
     each correctly rounded to the format. Deterministic for a given seed.
 
-    "wide" spans ~2/3 of the format's exponent range (float16: 2^-9..2^9, others 2^-40..2^40);
+    "wide" spans ~2/3 of the format's exponent range (float16: 2^-9..2^9, others 2^-40..2^40):
+    a significand uniform in [1, 2) times 2^k for k uniform over the range, random signs
+    (computed exactly, so NumPy's CPU-dispatched exp2 cannot make machines disagree);
     "ill-conditioned" pairs each value with its negation times (1 + 1e-3 * noise), shuffled.
     """
     _check("distribution", distribution, DISTRIBUTIONS)
@@ -63,9 +65,10 @@ def generate(distribution: str, n: int, fmt: str = "float32", seed: int = 0, *, 
         x = rng.random(size)
     elif distribution == "normal":
         x = rng.standard_normal(size)
-    elif distribution == "wide":
+    elif distribution == "wide":  # exact arithmetic only: the same values on every machine
         span = 9 if info.name == "float16" else 40
-        x = np.exp2(rng.uniform(-span, span, size)) * rng.choice([-1.0, 1.0], size)
+        x = np.ldexp(1.0 + rng.random(size), rng.integers(-span, span, size))
+        x = x * rng.choice([-1.0, 1.0], size)
     else:
         half = (size + 1) // 2
         v = rng.standard_normal(half)
