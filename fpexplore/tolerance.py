@@ -7,6 +7,10 @@ for ``np.testing.assert_allclose``, ``cupy.testing.assert_allclose`` and
 tolerance would reject on this data. ``coverage`` < 1 asks for tolerances that pass only that
 share of elements (ignoring the worst outliers; the report says how many fail).
 
+The advisor computes numbers only; the prose (``explain()``), the table (``table``) and the
+ready-to-paste calls (``snippets``) are formatted from those numbers by
+:mod:`fpexplore.presentation`.
+
 The closeness test all three use is ``|actual - desired| <= atol + rtol * |desired|``
 (asymmetric: ``desired`` scales the relative part). A fixed ``atol`` is an *absolute*
 length: for data around 1e6 an atol of 1e-8 is irrelevant and only rtol counts, while for
@@ -15,7 +19,7 @@ data around 1e-10 an atol of 1e-8 accepts results that are wrong by a factor of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,23 +54,58 @@ def _failures(actual, desired, rtol, atol) -> np.ndarray:
 
 @dataclass
 class Tolerance:
-    """The advice: ``rtol``, ``atol``, ``max_ulp`` (for a ULP-based check), ``coverage``
-    (share of elements the suggestion passes), ``table`` (pandas: each library's default and
-    the suggestion, with the share of elements rejected), ``snippets`` (ready-to-paste calls)
-    and ``explain()``."""
+    """The advice, as numbers.
+
+    ``rtol``, ``atol`` (the suggestion, margin included), ``max_ulp`` (for a ULP-based
+    check), ``coverage`` (share of elements the suggestion passes), ``n``, ``format``,
+    ``margin``; what was measured: ``max_abs_diff``, ``max_rel_diff`` (largest absolute and
+    relative difference), ``median_abs_desired`` (typical magnitude of ``desired``);
+    ``defaults`` (each library's default (rtol, atol) for this format) and ``rejected`` (the
+    share of elements each library's defaults, and ``"suggested"``, reject).
+
+    Presented by :mod:`fpexplore.presentation`: ``table`` (pandas: each library's default and
+    the suggestion, with the share rejected), ``snippets`` (ready-to-paste calls),
+    ``notes`` / ``explain()`` (the advice in words); displayed in Jupyter as HTML.
+    """
 
     rtol: float
     atol: float
-    max_ulp: int
+    max_ulp: float
     coverage: float
     n: int
     format: str
-    table: object = None
-    snippets: dict = field(default_factory=dict)
-    notes: list = field(default_factory=list)
+    margin: float
+    max_abs_diff: float
+    max_rel_diff: float
+    median_abs_desired: float
+    defaults: dict
+    rejected: dict
+
+    @property
+    def table(self):
+        from .presentation import tolerance_table
+
+        return tolerance_table(self)
+
+    @property
+    def snippets(self) -> dict:
+        from .presentation import tolerance_snippets
+
+        return tolerance_snippets(self)
+
+    @property
+    def notes(self) -> list:
+        from .presentation import tolerance_notes
+
+        return tolerance_notes(self)
 
     def explain(self) -> str:
         return "\n".join(self.notes)
+
+    def _repr_html_(self) -> str:
+        from .presentation import tolerance_html
+
+        return tolerance_html(self)
 
 
 def suggest_tolerance(actual, desired, *, coverage: float = 1.0, margin: float = 2.0) -> Tolerance:
@@ -120,57 +159,23 @@ def suggest_tolerance(actual, desired, *, coverage: float = 1.0, margin: float =
     ulps = np.where(ulps >= 2**62, np.inf, ulps)
     max_ulp = float(np.sort(ulps)[keep - 1])
     passed = 1.0 - float(np.mean(_failures(a, d, rtol, atol)))
-    rows = []
+    defaults, rejected = {}, {}
     for lib, per_fmt in DEFAULTS.items():
         r, t = per_fmt.get(info.name, per_fmt.get("any"))
-        rows.append(
-            {
-                "check": lib,
-                "rtol": r,
-                "atol": t,
-                "kind": "default",
-                "rejected": float(np.mean(_failures(a, d, r, t))),
-            }
-        )
-    rows.append(
-        {
-            "check": "suggested",
-            "rtol": rtol,
-            "atol": atol,
-            "kind": "suggested",
-            "rejected": 1.0 - passed,
-        }
+        defaults[lib] = (r, t)
+        rejected[lib] = float(np.mean(_failures(a, d, r, t)))
+    rejected["suggested"] = 1.0 - passed
+    return Tolerance(
+        rtol,
+        atol,
+        max_ulp,
+        passed,
+        n,
+        info.name,
+        margin,
+        max_abs_diff=float(np.nanmax(diff)),
+        max_rel_diff=float(np.nanmax(rel_ok)) if rel_ok.size else 0.0,
+        median_abs_desired=float(np.median(scale)) if n else 0.0,
+        defaults=defaults,
+        rejected=rejected,
     )
-    import pandas as pd
-
-    table = pd.DataFrame(rows)
-    snippets = {
-        "numpy": f"np.testing.assert_allclose(actual, desired, rtol={rtol:.3g}, atol={atol:.3g})",
-        "cupy": f"cupy.testing.assert_allclose(actual, desired, rtol={rtol:.3g}, atol={atol:.3g})",
-        "torch": f"torch.testing.assert_close(actual, desired, rtol={rtol:.3g}, atol={atol:.3g})",
-        "ulp": f"assert np.abs(fpx.ulp_distance(desired, actual)).max() <= {max_ulp:.0f}",
-    }
-    worst_rel = float(np.nanmax(rel_ok)) if rel_ok.size else 0.0
-    notes = [
-        f"{n} elements ({info.name}); the largest difference is {float(np.nanmax(diff)):.3g} "
-        f"and the largest relative difference {worst_rel:.3g}.",
-        f"Suggested: rtol={rtol:.3g}, atol={atol:.3g} (x{margin:g} margin), passing "
-        f"{passed:.4%} of the elements; or at most {max_ulp:.0f} ulps apart.",
-    ]
-    mag = float(np.median(scale)) if n else 0.0
-    if mag > 0:
-        notes.append(
-            f"Typical |desired| is {mag:.3g}: np.allclose's atol=1e-8 is "
-            + (
-                f"{1e-8 / mag:.1e} of it, irrelevant; only rtol counts."
-                if mag > 1e-3
-                else f"{1e-8 / mag:.3g} times it, so it would accept wrong values."
-            )
-        )
-    for row in rows[:-1]:
-        if row["rejected"] > 0:
-            notes.append(
-                f"{row['check']} with its defaults (rtol={row['rtol']:g}, "
-                f"atol={row['atol']:g}) rejects {row['rejected']:.4%} of the elements."
-            )
-    return Tolerance(rtol, atol, max_ulp, passed, n, info.name, table, snippets, notes)
