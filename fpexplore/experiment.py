@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _adapters
+from ._optional import require
 from .formats import (
     FORMATS,
     ULP_NAN,
@@ -89,8 +90,10 @@ def environment() -> dict:
 @dataclass
 class Comparison:
     """The outcome of :func:`compare`: ``table`` (a pandas DataFrame, one row per result),
-    ``results`` (the raw outputs by label), ``reference``, ``inputs``, ``messages`` (e.g. an
-    unavailable backend), and ``plot()``."""
+    ``results`` (the raw outputs by label), ``reference`` (the correctly rounded result in
+    the inputs' format), ``references`` (the reference in each format a result came in, by
+    format name: ``np.matmul`` of bfloat16 gives float32, measured against the float32
+    reference), ``inputs``, ``messages`` (e.g. an unavailable backend), and ``plot()``."""
 
     op: str
     format: str
@@ -101,6 +104,7 @@ class Comparison:
     inputs: dict
     params: dict
     messages: list = field(default_factory=list)
+    references: dict = field(default_factory=dict)
 
     def plot(self, kind: str = "auto", ax=None):
         """A matplotlib Figure: "bars" (ULP error per result, for scalar results), "hist"
@@ -124,7 +128,7 @@ class Comparison:
         bit pattern, ulp columns are integers, ``time_ms`` is warm (first-use compilation is
         ``compile_ms``). Displaying a :class:`Comparison` in Jupyter shows this table.
         """
-        import pandas as pd
+        pd = require("pandas", "Comparison.formatted")
 
         t = self.table
         scalar = np.ndim(self.reference) == 0
@@ -234,7 +238,7 @@ class Diff:
 
 def make_diff(cmp, ka: tuple, kb: tuple, top: int) -> Diff:
     """The :class:`Diff` of two results of ``cmp`` (see :meth:`Comparison.diff`)."""
-    import pandas as pd
+    pd = require("pandas", "Comparison.diff")
 
     va, vb = np.asarray(cmp.results[ka]), np.asarray(cmp.results[kb])
     if va.shape != vb.shape:
@@ -369,6 +373,7 @@ def compare(
     speed of the hardware an order emulates), compile_ms (first-use overhead in this process,
     numba compiling or loading kernels, measured apart; 0 afterwards), numpy_version, device.
     """
+    pd = require("pandas", "fpx.compare")
     adapter = _adapters.get(op)
     _check("format", format, FORMATS)
     _check("distribution", distribution, DISTRIBUTIONS)
@@ -438,8 +443,6 @@ def compare(
                 add_row,
                 messages,
             )
-    import pandas as pd
-
     table = pd.DataFrame(rows)
     ref = adapter.reference_for(inputs, None, op_params, reference_cache)
     return Comparison(
@@ -452,6 +455,7 @@ def compare(
         inputs,
         _public_params(variants, distribution, seed, backends, op_params, adapter),
         messages,
+        reference_cache,  # the reference in every format a result came in
     )
 
 
@@ -556,7 +560,7 @@ def sweep(
     ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and ``probabilistic`` (sqrt(n) u S), all
     absolute, the median over the seeds. A progress bar shows on long sweeps.
     """
-    import pandas as pd
+    pd = require("pandas", "fpx.sweep")
 
     sizes = [int(s) for s in sizes]
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):

@@ -1,20 +1,26 @@
 """Matplotlib figures from experiment results (no widgets here).
 
-Every function draws into ``ax`` when given (the explorer redraws one figure in place) or
-into a new :class:`matplotlib.figure.Figure` (not registered with pyplot, so a notebook shows
-it once). Colours: the Okabe-Ito colour-blind-safe palette; every legend names the backend.
+Plots draw what the results hold; they compute nothing of their own: a comparison's errors
+are measured against the references :func:`~fpexplore.compare` kept
+(:attr:`~fpexplore.experiment.Comparison.references`), a sweep's bounds are the sweep's, a
+budget's steps the budget's. Every function draws into ``ax`` when given (the explorer
+redraws one figure in place) or into a new :class:`matplotlib.figure.Figure` (not registered
+with pyplot, so a notebook shows it once). Colours: the Okabe-Ito colour-blind-safe palette;
+every legend names the backend. matplotlib is imported when a figure is drawn.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ._optional import require
 from .formats import bit_string, format_info
 from .metrics import ulp_error
 
 __all__ = [
     "OKABE_ITO",
     "bit_view",
+    "budget_waterfall",
     "diff_plot",
     "error_vs_n",
     "plot_comparison",
@@ -38,7 +44,7 @@ BACKEND_HATCH = {"numpy": "", "emulated": "//", "cupy": "", "replay": ".."}
 
 
 def _new_ax(figsize=(7.0, 3.6)):
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "fpexplore's plots").Figure
 
     fig = Figure(figsize=figsize, layout="constrained")
     return fig, fig.add_subplot()
@@ -90,10 +96,7 @@ def ulp_histogram(cmp, ax=None, bins: int = 41):
     fig, ax = _new_ax() if ax is None else (ax.figure, ax)
     errs = {}
     for (variant, backend), out in cmp.results.items():
-        ref = cmp.reference if np.asarray(out).dtype == np.asarray(cmp.reference).dtype else None
-        if ref is None:
-            ref = _ref_like(cmp, out)
-        e = np.asarray(ulp_error(out, ref), dtype=np.float64).reshape(-1)
+        e = np.asarray(ulp_error(out, _reference(cmp, out)), dtype=np.float64).reshape(-1)
         errs[_label(variant, backend)] = np.clip(e[np.abs(e) < 2**62], -1e6, 1e6)
     allv = np.concatenate(list(errs.values())) if errs else np.zeros(1)
     lim = max(2.0, float(np.max(np.abs(allv))) if allv.size else 2.0)
@@ -112,11 +115,15 @@ def ulp_histogram(cmp, ax=None, bins: int = 41):
     return fig
 
 
-def _ref_like(cmp, out):
-    from . import _adapters
-
-    adapter = _adapters.get(cmp.op)
-    return adapter.reference_for(cmp.inputs, out, cmp.params, {})
+def _reference(cmp, out):
+    """The reference ``compare`` measured ``out`` against: the one in ``out``'s format."""
+    fmt = format_info(np.asarray(out).dtype).name
+    refs = getattr(cmp, "references", None) or {}
+    if fmt in refs:
+        return refs[fmt]
+    if np.asarray(out).dtype == np.asarray(cmp.reference).dtype:
+        return cmp.reference
+    raise ValueError(f"the comparison holds no {fmt} reference to measure this result against")
 
 
 def ulp_heatmap(cmp, ax=None, which=None):
@@ -125,7 +132,7 @@ def ulp_heatmap(cmp, ax=None, which=None):
     keys = list(cmp.results)
     key = which or next((k for k in keys if k[1] == "emulated"), keys[0])
     out = cmp.results[key]
-    e = np.asarray(ulp_error(out, _ref_like(cmp, out)), dtype=np.float64)
+    e = np.asarray(ulp_error(out, _reference(cmp, out)), dtype=np.float64)
     e = np.where(np.abs(e) < 2**62, e, np.nan)
     lim = max(1.0, float(np.nanmax(np.abs(e))) if e.size else 1.0)
     im = ax.imshow(e, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
@@ -271,7 +278,25 @@ def diff_plot(diff, kind: str = "auto", ax=None):
     return fig
 
 
+def budget_waterfall(budget, ax=None):
+    """A :class:`~fpexplore.budget.Budget` as a waterfall: each factor's change in ulps
+    stacked on the ones before it, then the total."""
+    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    t = budget.table
+    deltas = t["delta_ulp"].to_numpy(dtype=float)[1:]
+    labels = list(t["step"])[1:]
+    base = np.concatenate([[0.0], np.cumsum(deltas)[:-1]])
+    colors = [OKABE_ITO[2] if d >= 0 else OKABE_ITO[5] for d in deltas]
+    ax.bar(range(len(deltas)), deltas, bottom=base, color=colors, edgecolor="black")
+    ax.bar(len(deltas), budget.total_ulp, color=OKABE_ITO[0], edgecolor="black")
+    ax.set_xticks(range(len(deltas) + 1), labels + ["total"], rotation=20, ha="right")
+    ax.axhline(0, color="black", lw=1)
+    ax.set_ylabel("ulps from the starting result")
+    ax.set_title("difference budget: one factor switched at a time")
+    return fig
+
+
 def _rect(x, y, color, alpha):
-    from matplotlib.patches import Rectangle
+    Rectangle = require("matplotlib.patches", "fpexplore's plots").Rectangle
 
     return Rectangle((x + 0.05, y + 0.1), 0.9, 0.8, color=color, alpha=alpha, lw=0)
