@@ -16,15 +16,29 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 - ``backends/``  numpy, emulated, cupy (the only module importing CuPy, lazily), replay
 - ``spec``       variant specs: "tree(block=256)+tf32@float64", one grammar for a setting
 - ``_adapters``  how each op takes part in experiments (inputs, variants, NumPy call, reference)
-- ``experiment`` compare() and sweep(): tidy pandas tables (pandas loads when they run)
-- ``plots``      matplotlib figures from those tables (matplotlib loads when they run)
-- ``widgets``    the ipywidgets explorer app, fpx.explorer() (ipywidgets loads when asked for)
-- ``detective``  which order produced a result (match_orders), difference budget, reproducer
-- ``tolerance``  the tolerance advisor: rtol / atol / max-ULP for NumPy, CuPy and torch tests
+- ``experiment`` compare() and sweep(): tidy pandas tables (pandas loads when they run);
+                 a Comparison keeps the references it measured against, per format
+- ``detective``  which order produced a result: match_orders, explain_numpy, candidates
+- ``budget``     difference_budget: a difference split into input rounding, accumulator,
+                 order and FMA, one factor switched at a time
+- ``reproduce``  reproducer: a standalone NumPy script that reproduces a divergence
+- ``tolerance``  the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
+                 torch tests
+
+Presentation (computes nothing: draws or formats what the modules above return):
+
+- ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
+                   hold (a comparison's references included; matplotlib loads when they run)
+- ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
+- ``widgets``      the ipywidgets explorer app, fpx.explorer() (ipywidgets loads when asked for)
+
+``_optional.require`` imports pandas, matplotlib or ipywidgets where a function needs them, and
+names the extra to install (``pip install "fpexplore[jupyter]"``) where one is missing.
 """
 
 from .backends import backends, has_gpu, on_gpu
-from .detective import difference_budget, explain_numpy, match_orders, reproducer
+from .budget import difference_budget
+from .detective import explain_numpy, match_orders
 from .exact import exact_dot, exact_sum, fma
 from .experiment import DISTRIBUTIONS, compare, generate, sweep
 from .formats import (
@@ -67,6 +81,7 @@ from .orders import (
     orders,
     sum,  # noqa: A004  (like np.sum)
 )
+from .reproduce import reproducer
 from .spec import VariantSpec, parse_spec
 from .tolerance import suggest_tolerance
 
@@ -75,11 +90,15 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     # the widget app needs ipywidgets, plots need matplotlib: load them only when asked for
+    if name in ("explorer", "widgets"):
+        from ._optional import require
+
+        require("ipywidgets", "fpx.explorer")  # a clear error where the extra is missing
     if name == "explorer":
         from .widgets import explorer
 
         return explorer
-    if name in ("plots", "widgets", "detective", "record"):
+    if name in ("plots", "presentation", "widgets", "record"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

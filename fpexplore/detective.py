@@ -1,31 +1,31 @@
-"""Explaining a difference: which order produced a result, and where a difference comes from.
+"""The order detective: which evaluation order produced a result?
 
-* :func:`match_orders` — the *order detective*: given the inputs and an observed result (say
-  from a GPU), try every evaluation order with its parameters, FMA on and off, accumulator
-  formats and input roundings, and rank the candidates by how many observations each one
-  reproduces bit for bit.
-* :func:`difference_budget` — split the difference between two configurations (e.g. the CPU's
-  and the GPU's) into the parts due to input rounding, accumulator precision, evaluation order
-  and FMA, by switching one factor at a time; the parts add up to the total.
-* :func:`reproducer` — a self-contained script (NumPy only; CuPy where present) that
-  reproduces a divergence found with :func:`fpexplore.compare` and asserts it with a
-  calibrated tolerance.
+* :func:`match_orders` — given the inputs and an observed result (say from a GPU), try every
+  evaluation order with its parameters, FMA on and off, accumulator formats and input
+  roundings (:func:`candidates`, each a :class:`Candidate`), and rank the candidates by how
+  many observations each one reproduces bit for bit.
+* :func:`explain_numpy` — the same question put to NumPy's own ``np.sum`` / ``np.dot`` /
+  ``np.matmul`` on this machine.
+
+Where a difference comes from, factor by factor, is :mod:`fpexplore.budget`; a standalone
+script reproducing a divergence is :mod:`fpexplore.reproduce`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from ._optional import require
 from .formats import _coerce, as_format, format_info, ulp_distance
 from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
 from .orders._registry import OPS as ORDER_OPS
-from .spec import VariantSpec, parse_spec
+from .spec import VariantSpec
 
-__all__ = ["Candidate", "difference_budget", "explain_numpy", "match_orders", "reproducer"]
+__all__ = ["Candidate", "candidates", "evaluate", "explain_numpy", "match_orders"]
 
 BLOCKS = (32, 64, 128, 256, 512, 1024)
 INPUT_ROUNDINGS = (None, "tf32", "bfloat16")
@@ -89,7 +89,8 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
     return out
 
 
-def _evaluate(op: str, cand: Candidate, inputs: tuple):
+def evaluate(op: str, cand: Candidate, inputs: tuple):
+    """The result of ``op`` on ``inputs`` (a tuple of arrays) in configuration ``cand``."""
     if cand.input_rounding and op != "sum":
         fmt = format_info(inputs[0].dtype).name
         inputs = tuple(
@@ -149,8 +150,7 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     Ties are broken toward the simplest configuration (no input rounding, default
     accumulator, no fma); ``df.attrs["note"]`` says how many candidates reproduce everything.
     """
-    import pandas as pd
-
+    pd = require("pandas", "fpx.match_orders")
     if op not in ("sum", "dot", "matmul"):
         raise ValueError(f"unknown op {op!r}; match_orders takes sum, dot or matmul")
     obs, info = _as_observations(inputs, observed, op)
@@ -159,7 +159,7 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     scored = []
     for c in cands:
         try:
-            got = _evaluate(op, c, first_in)
+            got = evaluate(op, c, first_in)
         except ValueError:
             continue  # a parameter that does not apply (e.g. block larger than allowed)
         u = np.abs(np.asarray(ulp_distance(first_obs, got, nan="sentinel"), dtype=np.float64))
@@ -172,7 +172,7 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     for c, us in scored:
         if float(np.max(us[0])) <= keep_threshold:
             for ins, o in obs[1:]:
-                got = _evaluate(op, c, ins)
+                got = evaluate(op, c, ins)
                 u = np.abs(np.asarray(ulp_distance(o, got, nan="sentinel"), dtype=np.float64))
                 us.append(np.where(u >= 2**62, np.inf, u))
     rows = []
@@ -279,344 +279,3 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
     df = match_orders(arg, obs, op, top=top)
     df.attrs["function"] = label
     return df
-
-
-# ----------------------------------------------------------------------------- budget
-
-FACTORS = ("input_rounding", "accumulate", "order", "fma")
-
-
-@dataclass
-class Budget:
-    """The result of :func:`difference_budget`: ``table`` (one row per step: the factor
-    switched, its configuration, the result, the change in ulps and absolutely), ``total``
-    (ulps from start to end; the steps' ``delta_ulp`` add up to it) and ``plot()`` (a
-    waterfall)."""
-
-    table: object
-    total_ulp: int
-    start: object
-    end: object
-    steps: list = field(default_factory=list)
-
-    def plot(self, ax=None):
-        from .plots import OKABE_ITO, _new_ax
-
-        fig, ax = _new_ax() if ax is None else (ax.figure, ax)
-        t = self.table
-        deltas = t["delta_ulp"].to_numpy(dtype=float)[1:]
-        labels = list(t["step"])[1:]
-        base = np.concatenate([[0.0], np.cumsum(deltas)[:-1]])
-        colors = [OKABE_ITO[2] if d >= 0 else OKABE_ITO[5] for d in deltas]
-        ax.bar(range(len(deltas)), deltas, bottom=base, color=colors, edgecolor="black")
-        ax.bar(len(deltas), self.total_ulp, color=OKABE_ITO[0], edgecolor="black")
-        ax.set_xticks(range(len(deltas) + 1), labels + ["total"], rotation=20, ha="right")
-        ax.axhline(0, color="black", lw=1)
-        ax.set_ylabel("ulps from the starting result")
-        ax.set_title("difference budget: one factor switched at a time")
-        return fig
-
-
-def _as_config(cfg, op: str) -> dict:
-    """A configuration dict from a dict, a variant spec string or a VariantSpec."""
-    if isinstance(cfg, (str, VariantSpec)):
-        s = parse_spec(cfg, op)
-        return {
-            "order": s.name,
-            "params": dict(s.params),
-            "fma": s.fma,
-            "accumulate": s.accumulate,
-            "input_rounding": s.input_rounding,
-        }
-    return dict(cfg)
-
-
-def _config_result(op, inputs, cfg):
-    c = Candidate(
-        cfg["order"],
-        tuple(sorted(cfg.get("params", {}).items())),
-        bool(cfg.get("fma", False)),
-        cfg.get("accumulate"),
-        cfg.get("input_rounding"),
-    )
-    return _evaluate(op, c, inputs)
-
-
-def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -> Budget:
-    """Split the difference between the results of two configurations into its causes.
-
-    ``start`` and ``end`` are variant specs (``"numpy"``, ``"tree(block=256)+tf32"``, see
-    :func:`fpexplore.parse_spec`) or dicts with keys ``order`` (and ``params``), ``fma``,
-    ``accumulate``, ``input_rounding`` (missing keys: order "sequential", no fma, the
-    inputs' format, no input rounding). The table's ``config`` column shows each step's
-    configuration as a spec. Starting from ``start``, the factors are switched to
-    ``end``'s values one at a time in the order ``factors``; each step's change (in ulps of
-    the result, and absolute) is that factor's share. The shares add up exactly to the total
-    (the steps telescope); the attribution depends on the switching order, which is part of
-    the answer (``factors=`` changes it).
-    """
-    import pandas as pd
-
-    if op not in ("sum", "dot", "matmul"):
-        raise ValueError(f"unknown op {op!r}; difference_budget takes sum, dot or matmul")
-    bad = set(factors) - set(FACTORS)
-    if bad:
-        raise ValueError(f"unknown factor(s) {sorted(bad)}; factors: {', '.join(FACTORS)}")
-    inputs = (inputs,) if op == "sum" and not isinstance(inputs, tuple) else tuple(inputs)
-    defaults = {
-        "order": "sequential",
-        "params": {},
-        "fma": False,
-        "accumulate": None,
-        "input_rounding": None,
-    }
-    cfg = {**defaults, **_as_config(start, op)}
-    target = {**defaults, **_as_config(end, op)}
-    rows, steps = [], []
-    prev = _config_result(op, inputs, cfg)
-    first = prev
-    rows.append(
-        {
-            "step": "start",
-            "config": _describe(cfg),
-            "result": _val(prev),
-            "delta_ulp": 0,
-            "delta_abs": 0.0,
-        }
-    )
-    for f in factors:
-        keys = ("order", "params") if f == "order" else (f,)
-        if all(cfg[k] == target[k] for k in keys):
-            continue
-        for k in keys:
-            cfg[k] = target[k]
-        cur = _config_result(op, inputs, cfg)
-        d = _ulps(prev, cur)
-        rows.append(
-            {
-                "step": f,
-                "config": _describe(cfg),
-                "result": _val(cur),
-                "delta_ulp": d,
-                "delta_abs": _absdiff(prev, cur),
-            }
-        )
-        steps.append((f, cur))
-        prev = cur
-    total = _ulps(first, prev)
-    return Budget(pd.DataFrame(rows), total, first, prev, steps)
-
-
-def _describe(cfg) -> str:
-    c = Candidate(
-        cfg["order"],
-        tuple(sorted(cfg.get("params", {}).items())),
-        cfg["fma"],
-        cfg["accumulate"],
-        cfg["input_rounding"],
-    )
-    return c.label()
-
-
-def _val(v):
-    return float(v) if np.ndim(v) == 0 else np.asarray(v)
-
-
-def _ulps(a, b) -> int:
-    d = np.asarray(ulp_distance(a, b), dtype=np.int64)
-    return int(d) if d.ndim == 0 else int(np.sum(d))
-
-
-def _absdiff(a, b) -> float:
-    return float(np.sum(np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)))
-
-
-# ----------------------------------------------------------------------------- reproducer
-
-_ORDER_SOURCE = {
-    "sequential": """
-def order_sum(t, T):
-    acc = t[0] if len(t) else T(0)
-    for v in t[1:]:
-        acc = T(acc + v)
-    return acc
-""",
-    "reverse": """
-def order_sum(t, T):
-    t = t[::-1]
-    acc = t[0] if len(t) else T(0)
-    for v in t[1:]:
-        acc = T(acc + v)
-    return acc
-""",
-    "pairwise": """
-def order_sum(t, T):
-    if len(t) == 0:
-        return T(0)
-    if len(t) == 1:
-        return t[0]
-    h = len(t) // 2
-    return T(order_sum(t[:h], T) + order_sum(t[h:], T))
-""",
-    "blocked": """
-BLOCK = {block}
-
-def order_sum(t, T):
-    sums = []
-    for lo in range(0, len(t), BLOCK):
-        acc = t[lo]
-        for v in t[lo + 1 : lo + BLOCK]:
-            acc = T(acc + v)
-        sums.append(acc)
-    acc = sums[0] if sums else T(0)
-    for s in sums[1:]:
-        acc = T(acc + s)
-    return acc
-""",
-    "tree": """
-BLOCK = {block}
-
-def order_sum(t, T):
-    # each block of BLOCK "threads": s[i] += s[i + k] for i % 2k == 0, k = 1, 2, 4, ...
-    # (the last block padded with zeros), block results added in order onto 0.0
-    acc = T(0)
-    for lo in range(0, len(t), BLOCK):
-        s = list(t[lo : lo + BLOCK]) + [T(0)] * max(0, lo + BLOCK - len(t))
-        k = 1
-        while k < BLOCK:
-            for i in range(0, BLOCK, 2 * k):
-                s[i] = T(s[i] + s[i + k])
-            k *= 2
-        acc = T(acc + s[0])
-    return acc
-""",
-}
-
-
-def reproducer(comparison, variant: str | None = None) -> str:
-    """A standalone Python script that reproduces a divergence found by ``compare``.
-
-    The script needs only NumPy (ml_dtypes for bfloat16): it rebuilds the inputs from the same
-    seed, computes NumPy's own result and the chosen emulated variant's result with a plain
-    Python transcription of that order, prints both and the exact result recorded here,
-    checks that they differ as observed, and asserts they agree within the tolerance that
-    :func:`fpexplore.suggest_tolerance` calibrates. Where CuPy and a GPU are present it also
-    prints the GPU's own result. Supported: ops sum and dot with the orders sequential,
-    reverse, pairwise, blocked and tree (the ones a few lines of Python can state exactly).
-    """
-    from .tolerance import suggest_tolerance
-
-    cmp = comparison
-    if cmp.op not in ("sum", "dot"):
-        raise ValueError(f"reproducer supports sum and dot comparisons, not {cmp.op!r}")
-    if cmp.format == "bfloat16":
-        raise ValueError(
-            "reproducer: bfloat16 needs a correctly rounding conversion that "
-            "plain NumPy/ml_dtypes lacks (their float64 -> bfloat16 rounds twice)"
-        )
-    extra = sorted(set(cmp.params) - {"variants", "distribution", "seed", "block"})
-    if extra:
-        raise ValueError(f"reproducer: comparisons with {', '.join(extra)} are not supported")
-    emulated = [k for k in cmp.results if k[1] == "emulated" and k[0] in _ORDER_SOURCE]
-    if variant is not None:
-        emulated = [k for k in emulated if k[0] == variant]
-    if not emulated:
-        raise ValueError(
-            f"no emulated variant among {', '.join(_ORDER_SOURCE)} in this comparison"
-            + (f" named {variant!r}" if variant else "")
-        )
-    key = emulated[0]
-    got = cmp.results[key]
-    numpy_key = next((k for k in cmp.results if k[1] == "numpy"), None)
-    if numpy_key is None:
-        raise ValueError("the comparison has no numpy backend result to compare with")
-    expected = cmp.results[numpy_key]
-    tol = suggest_tolerance(np.asarray([got]), np.asarray([expected]), margin=4.0)
-    rtol = max(tol.rtol, 4 * format_info(cmp.format).eps)
-    block = cmp.params.get("block", 128)
-    dist = cmp.params.get("distribution", "uniform")
-    seed = cmp.params.get("seed", 0)
-    fmt = cmp.format
-    dtype = "ml_dtypes.bfloat16" if fmt == "bfloat16" else f"np.{fmt}"
-    gen = {
-        "uniform": "rng.random(n)",
-        "normal": "rng.standard_normal(n)",
-        "wide": f"np.ldexp(1.0 + rng.random(n), rng.integers(-{9 if fmt == 'float16' else 40}, "
-        f"{9 if fmt == 'float16' else 40}, n)) * rng.choice([-1.0, 1.0], n)",
-        "ill-conditioned": None,
-    }[dist]
-    if gen is None:
-        gen_code = (
-            "half = (n + 1) // 2\n"
-            "    v = rng.standard_normal(half)\n"
-            "    w = -v * (1 + 1e-3 * rng.standard_normal(half))\n"
-            "    x = np.concatenate([v, w])[:n]\n"
-            "    return x[rng.permutation(n)]"
-        )
-    else:
-        gen_code = f"return {gen}"
-    if cmp.op == "dot" and dist == "ill-conditioned":
-        raise ValueError("reproducer: dot with ill-conditioned data is not supported yet")
-    exact = cmp.reference
-    lines = [
-        '"""Reproduces an fpexplore comparison without fpexplore.',
-        "",
-        f"op={cmp.op!r}, format={fmt!r}, n={cmp.n}, distribution={dist!r}, seed={seed}:",
-        f"NumPy's {numpy_key[0]} gives {float(expected)!r}; the order {key[0]!r} gives "
-        f"{float(got)!r};",
-        f"the correctly rounded exact result is {float(exact)!r}.",
-        '"""',
-        "",
-        "import numpy as np",
-    ]
-    if fmt == "bfloat16":
-        lines.append("import ml_dtypes")
-    lines += [
-        "",
-        f"T = {dtype}",
-        f"n = {cmp.n}",
-        "",
-        "",
-        "def draw(rng, n):",
-        f"    {gen_code}",
-        "",
-        "",
-        "def data(seed):",
-        "    x = draw(np.random.default_rng(seed), n)",
-        "    return x.astype(T)  # float64 -> format: one correct rounding",
-        "",
-    ]
-    if cmp.op == "dot":
-        lines += [
-            f"a = data({seed})",
-            f"b = data({seed + 1})",
-            "with np.errstate(all='ignore'):",
-            "    terms = [T(p) for p in (a * b)]  # products rounded to the format",
-            "expected = np.dot(a, b)",
-        ]
-    else:
-        lines += [f"x = data({seed})", "terms = [T(v) for v in x]", "expected = np.sum(x)"]
-    lines += _ORDER_SOURCE[key[0]].format(block=block).splitlines()
-    lines += [
-        "",
-        "got = order_sum(terms, T)",
-        "print('NumPy   ', repr(float(expected)))",
-        f"print({key[0]!r:10}, repr(float(got)))",
-        f"print('exact   ', {float(exact)!r})",
-        "try:  # the real GPU, where there is one",
-        "    import cupy",
-        "",
-        f"    gpu = cupy.{'sum' if cmp.op == 'sum' else 'dot'}("
-        + ("cupy.asarray(x)" if cmp.op == "sum" else "cupy.asarray(a), cupy.asarray(b)")
-        + ")",
-        "    print('cupy    ', repr(float(gpu)))",
-        "except Exception as e:  # no CuPy, no driver, no device",
-        "    print('cupy     not available:', type(e).__name__)",
-        "",
-        f"assert float(got) == {float(got)!r}, 'the emulated order should give this value'",
-        f"if float(expected) != {float(expected)!r}:",
-        "    print('note: this NumPy (or BLAS) computed another value than when recorded')",
-        f"np.testing.assert_allclose(float(got), float(expected), rtol={rtol:.3g}, atol=0)",
-        "print('reproduced: different bits, within the calibrated tolerance')",
-    ]
-    return "\n".join(lines) + "\n"

@@ -1,6 +1,6 @@
 """The order detective against hidden truth: observations made by the slow, independent
-definitions in tests/slow_orders.py (never by fpexplore), the difference budget's parts add up,
-and the reproducer script runs standalone."""
+definitions in tests/slow_orders.py (never by fpexplore); the difference budget's parts add up
+(fpexplore/budget.py); the reproducer script runs standalone (fpexplore/reproduce.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore import detective
+from fpexplore import budget, detective, reproduce
 
 import slow_orders as so
 
@@ -125,7 +125,7 @@ def test_difference_budget_adds_up():
     b = rng.standard_normal(20000).astype(np.float32)
     start = {"order": "numpy"}  # a CPU: pairwise, products rounded
     end = {"order": "tree", "params": {"block": 256}, "fma": False, "input_rounding": "tf32"}
-    bud = detective.difference_budget((a, b), start, end, "dot")
+    bud = budget.difference_budget((a, b), start, end, "dot")
     t = bud.table
     assert list(t["step"]) == ["start", "input_rounding", "order"]
     assert int(t["delta_ulp"].sum()) == bud.total_ulp
@@ -135,12 +135,12 @@ def test_difference_budget_adds_up():
     fig = bud.plot()
     assert len(fig.axes[0].patches) == 3  # two steps and the total
     with pytest.raises(ValueError, match="unknown factor"):
-        detective.difference_budget((a, b), start, end, "dot", factors=("colour",))
+        budget.difference_budget((a, b), start, end, "dot", factors=("colour",))
 
 
 def test_reproducer_runs_standalone(tmp_path):
     cmp = fpx.compare("sum", format="float32", n=20000, variants=["tree", "pairwise"], seed=3)
-    script = detective.reproducer(cmp, "tree")
+    script = reproduce.reproducer(cmp, "tree")
     assert "fpexplore" not in script.split('"""')[2]  # the code imports only NumPy (+ CuPy)
     path = tmp_path / "repro.py"
     path.write_text(script)
@@ -154,10 +154,10 @@ def test_reproducer_runs_standalone(tmp_path):
     dot = fpx.compare(
         "dot", format="float16", n=3000, variants=["sequential"], distribution="normal"
     )
-    path.write_text(detective.reproducer(dot))
+    path.write_text(reproduce.reproducer(dot))
     out = subprocess.run(
         [sys.executable, "-I", str(path)], capture_output=True, text=True, cwd=tmp_path, timeout=300
     )
     assert out.returncode == 0, out.stderr
     with pytest.raises(ValueError, match="supports sum and dot"):
-        detective.reproducer(fpx.compare("matmul", n=10))
+        reproduce.reproducer(fpx.compare("matmul", n=10))

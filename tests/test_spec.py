@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fpexplore as fpx
-from fpexplore import detective
+from fpexplore import budget, detective
 from fpexplore.orders._registry import OPS as ORDER_OPS
 from fpexplore.spec import GRAMMAR, VariantSpec, parse_spec
 
@@ -447,7 +447,7 @@ def test_difference_budget_takes_specs():
     b = rng.standard_normal(20000).astype(np.float32)
     start = {"order": "numpy"}
     end = {"order": "tree", "params": {"block": 256}, "input_rounding": "tf32"}
-    by_dict = detective.difference_budget((a, b), start, end, "dot")
+    by_dict = budget.difference_budget((a, b), start, end, "dot")
     by_spec = fpx.difference_budget((a, b), "numpy", "tree(block=256)+tf32", "dot")
     pd.testing.assert_frame_equal(by_dict.table, by_spec.table)
     assert by_spec.total_ulp == by_dict.total_ulp
