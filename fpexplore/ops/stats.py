@@ -318,14 +318,20 @@ def _welford_py(x, ddof, p, emin, vmax):
     return _div_nb(m2, float(n - ddof), p, emin, vmax)
 
 
-def _welford(xa: np.ndarray, acc: FormatInfo, ddof: int):
+def _welford_kernel():
+    """The numba-compiled Welford loop (created on first use; fpexplore.warmup asks too)."""
     global _round_nb, _div_nb, _welford_nb
     if _welford_nb is None:
-        import numba
+        from ..orders._kernels import cached_njit  # numba: njit(cache=True), tolerant
 
-        _round_nb = numba.njit(cache=True)(_round_py)
-        _div_nb = numba.njit(cache=True)(_div_py)
-        _welford_nb = numba.njit(cache=True)(_welford_py)
+        _round_nb = cached_njit(_round_py)
+        _div_nb = cached_njit(_div_py)
+        _welford_nb = cached_njit(_welford_py)
+    return _welford_nb
+
+
+def _welford(xa: np.ndarray, acc: FormatInfo, ddof: int):
+    _welford_kernel()
     # float64 arithmetic rounded to acc after each operation: exact or innocuous for p <= 24
     p = 0 if acc.name == "float64" else acc.precision
     with np.errstate(invalid="ignore"):  # NaN bit patterns of the 16-bit formats

@@ -21,6 +21,7 @@ Kernels never use fast-math, so no operation is reassociated or contracted by th
 from __future__ import annotations
 
 import math
+import warnings
 
 import numba as nb
 import numpy as np
@@ -29,7 +30,31 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-_jit = nb.njit(cache=True, nogil=True)
+_NO_CACHE_WARNED = []
+
+
+def cached_njit(func, **options):
+    """``nb.njit(cache=True, **options)(func)``, except where numba finds no writable cache
+    folder (read-only package and home directory, no NUMBA_CACHE_DIR): numba then raises
+    RuntimeError at decoration; here the kernels compile in every process instead."""
+    disp = nb.njit(**options)(func)
+    try:
+        disp.enable_caching()
+    except RuntimeError as e:  # "cannot cache function ...: no locator available"
+        if not _NO_CACHE_WARNED:
+            _NO_CACHE_WARNED.append(True)
+            warnings.warn(
+                f"fpexplore: {e}; its numba kernels compile in every process (seconds on first "
+                "use). Set NUMBA_CACHE_DIR to a writable folder to cache them.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+    return disp
+
+
+def _jit(func):
+    return cached_njit(func, nogil=True)
+
 
 # ----------------------------------------------------------------------------- scalar helpers
 
