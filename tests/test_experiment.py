@@ -209,6 +209,28 @@ def test_plots_render():
         c.plot(kind="pie")
 
 
+def test_comparison_keeps_its_references_and_plots_compute_none(monkeypatch):
+    """compare() keeps the reference of every format a result came in (np.matmul of
+    bfloat16 gives float32); the plots measure against those and compute no reference."""
+    from fpexplore import _adapters
+
+    c = fpx.compare("matmul", format="bfloat16", n=8)
+    formats = {fpx.format_info(np.asarray(v).dtype).name for v in c.results.values()}
+    assert formats == {"bfloat16", "float32"} and set(c.references) == formats
+    assert c.references["bfloat16"] is c.reference
+    a32, b32 = (fpx.as_format(c.inputs[k], "float32") for k in ("A", "B"))  # exact widening
+    exact32 = fpx.exact_matmul(a32, b32)  # rounded once, to float32
+    assert np.array_equal(fpx.to_bits(c.references["float32"]), fpx.to_bits(exact32))
+
+    def computed(*args, **kwargs):
+        raise AssertionError("a plot computed a reference")
+
+    monkeypatch.setattr(_adapters.Adapter, "reference_for", computed)
+    hist = c.plot("hist").axes[0]
+    assert len(hist.patches) == len(c.results)  # one step histogram per result
+    assert c.plot("heatmap").axes[0].images
+
+
 # ----------------------------------------------------------------------------- what the table shows
 
 
