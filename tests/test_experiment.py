@@ -266,8 +266,8 @@ def test_formatted_table_of_array_results():
     assert shown.loc[2, "max_abs_ulp"] == str(int(cmp.table.loc[1, "max_abs_ulp"]))
 
 
-def test_first_use_is_timed_apart():
-    calls = []
+def test_first_use_is_timed_apart(monkeypatch):
+    calls, setups = [], iter([0, 1, 1, 1])  # the first call "compiles": the fingerprint moves
 
     def slow_first():
         calls.append(1)
@@ -277,11 +277,31 @@ def test_first_use_is_timed_apart():
             time.sleep(0.3)  # stands for numba compiling on first use
         return 1.0
 
-    key = ("test", "float32", "emulated", "slow-first", ())
-    out, warm, first_use = experiment._timed(key, slow_first)
+    monkeypatch.setattr(experiment, "_first_use_fingerprint", lambda: next(setups))
+    out, warm, first_use = experiment._timed("key", slow_first)
     assert out == 1.0 and len(calls) == 2 and warm < 0.1 and first_use >= 0.25
-    out, warm, first_use = experiment._timed(key, slow_first)
-    assert len(calls) == 3 and first_use == 0.0  # warm keys run once
+    out, warm, first_use = experiment._timed("key", slow_first)
+    assert len(calls) == 3 and first_use == 0.0  # nothing to set up: one run
+
+
+def test_first_use_fingerprint_sees_compiling():
+    import numba
+
+    before = experiment._first_use_fingerprint()
+    from fpexplore.orders import summation
+
+    summation.kernels()  # the kernels module is loaded: numba is there
+    f = numba.njit(lambda x: x + 1)
+    experiment.fpexplore_test_kernel = f  # a jitted function in an fpexplore module
+    try:
+        mid = experiment._first_use_fingerprint()
+        f(1.0)  # compiles a signature
+        assert experiment._first_use_fingerprint()[1] == mid[1] + 1
+        f(2.0)  # already compiled
+        assert experiment._first_use_fingerprint() == experiment._first_use_fingerprint()
+    finally:
+        del experiment.fpexplore_test_kernel
+    assert before[0] <= mid[0]
 
 
 def test_compile_time_is_not_in_time_ms(tmp_path):
