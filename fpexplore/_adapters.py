@@ -23,6 +23,7 @@ class Adapter:
     default_variants: tuple = ()
     numpy_label: str | None = None
     max_n = 10**7
+    default_n = 100_000  # the explorer's first size for the op: live on a 2-core laptop
     bytes_per_element = 64.0  # generous: inputs, outputs, reference and temporaries
 
     def bytes_needed(self, n: int, itemsize: int) -> int:
@@ -207,6 +208,7 @@ class MatmulAdapter(_OrderAdapter):
     numpy_label = "np.matmul"
     default_variants = ("sequential", "pairwise", "tree", "kahan")
     max_n = 1024  # the emulated orders are O(n^3) loops
+    default_n = 100
 
     def bytes_needed(self, n, itemsize):
         return int(n * n * 64)
@@ -285,6 +287,7 @@ class CdistAdapter(Adapter):
     numpy_label = "numpy broadcast"
     default_variants = ("expanded", "direct")
     max_n = 2048
+    default_n = 100
     keys = ("order", "accumulate", "fma", "clamp", "block")
 
     def bytes_needed(self, n, itemsize):
@@ -331,6 +334,7 @@ class AdamAdapter(Adapter):
     op = "adam_step"
     default_variants = ("div-then-mul", "mul-then-div", "div-then-mul+fma", "torch")
     max_n = 10**7
+    default_n = 1000  # float64's exact reference takes ~0.3 ms per element (mpmath intervals)
     bytes_per_element = 160.0
     hyper = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0}
 

@@ -70,7 +70,7 @@ class Explorer(W.VBox):
         self,
         op="sum",
         format="float32",
-        n=100_000,
+        n=None,
         variants=None,  # noqa: A002
         distribution="uniform",
         seed=0,
@@ -85,6 +85,8 @@ class Explorer(W.VBox):
         self.comparison = None
         self.op = W.Dropdown(options=_adapters.names(), value=op, description="op")
         self.format = W.Dropdown(options=list(FORMATS), value=format, description="format")
+        if n is None:  # the op's own first size (matmul 100, adam_step 1000, sum 100,000)
+            n = _adapters.get(self.op.value).default_n
         self.n = W.SelectionSlider(
             options=SIZES, value=_nearest(n), description="n", continuous_update=False
         )
@@ -145,7 +147,13 @@ class Explorer(W.VBox):
             w.observe(self._changed, names="value")
         self.format.observe(self._format_changed, names="value")
         self.op.observe(self._op_changed, names="value")
-        self.update()
+        loop = _running_loop()
+        if loop is not None and self._announce_compiling(self.arguments()):
+            # in a kernel with cold kernels: compute once the app is on screen, so the
+            # "compiling kernels" note shows instead of a cell that seems to hang
+            loop.call_later(0.05, self.update)
+        else:
+            self.update()
 
     # ------------------------------------------------------------------ state -> compare()
 
@@ -166,6 +174,11 @@ class Explorer(W.VBox):
     def _op_changed(self, change):
         self.variants.value = ()
         self._set_variant_options(None)
+        self._busy = True  # the op's own first size (a matmul of 10^5 would be refused)
+        try:
+            self.n.value = _nearest(_adapters.get(self.op.value).default_n)
+        finally:
+            self._busy = False
         self.update()
 
     def _format_changed(self, change):
@@ -197,6 +210,9 @@ class Explorer(W.VBox):
                 raise ValueError("choose at least one backend")
             if "emulated" in args["backends"] and not args["variants"]:
                 raise ValueError("choose at least one variant")
+            # a trait change reaches the browser at once: the note shows during the compile,
+            # replaced below by "" (or by the error)
+            self._announce_compiling(args)
             cmp = compare(**args)
             self._draw(cmp)
         except Exception as e:  # shown in the app, never raised into the notebook
@@ -224,6 +240,22 @@ class Explorer(W.VBox):
             cmp.op in ("sum", "dot", "matmul") and any(b == "numpy" for _, b in cmp.results)
         )
         self.detect_out.value = ""
+
+    def _announce_compiling(self, args) -> bool:
+        """Show "compiling kernels for <format> (first use only)…" where the view's kernels are
+        neither compiled in this process nor in numba's disk cache; True if so."""
+        if "emulated" not in args["backends"]:
+            return False
+        from .warmup import is_cold  # imports numba, as compare() does anyway
+
+        if not is_cold(args["op"], args["format"], args["variants"], self.op_params):
+            return False
+        self.message.value = (
+            '<div class="fpx-compiling" style="background:#e8f1fa;'
+            'padding:6px 10px;border-left:4px solid #0072B2">compiling kernels '
+            f"for {html.escape(args['format'])} (first use only)…</div>"
+        )
+        return True
 
     def _detect(self, _button=None):
         """The order detective on NumPy's own function: :func:`fpexplore.explain_numpy` on
@@ -289,6 +321,16 @@ class Explorer(W.VBox):
             self.canvas.value = buf.getvalue()
         else:
             self.canvas.draw_idle()
+
+
+def _running_loop():
+    """The asyncio loop running this code (inside a Jupyter kernel), else None."""
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _nearest(n: int) -> int:

@@ -251,3 +251,36 @@ def test_export_buttons_and_copy_are_displayed_and_produce_files():
     copy = [w for w in _displayed(app) if isinstance(w, W.HTML) and "fpx-copy" in w.value]
     assert len(copy) == 1 and "navigator.clipboard.writeText" in copy[0].value
     assert "fpx.compare(&#x27;sum&#x27;" in copy[0].value or "fpx.compare('sum'" in copy[0].value
+
+
+def test_first_render_waits_for_the_screen_when_kernels_are_cold(monkeypatch):
+    """In a kernel (a running event loop) with cold kernels, the app appears at once with the
+    compiling note and computes right after the cell returns; elsewhere it computes at once."""
+    import asyncio
+
+    from fpexplore import warmup
+
+    monkeypatch.setattr(warmup, "is_cold", lambda *a, **k: True)
+
+    async def in_a_kernel():
+        app = fpx.explorer(op="exp", n=100)
+        shown = (app.comparison, app.message.value)
+        await asyncio.sleep(0.5)  # the cell has returned: the loop runs the scheduled update
+        return app, shown
+
+    app, (first, note) = asyncio.run(in_a_kernel())
+    assert first is None and "compiling kernels for float32 (first use only)" in note
+    assert app.comparison is not None and app.message.value == ""
+    plain = fpx.explorer(op="exp", n=100)  # no running loop (a script, these tests): at once
+    assert plain.comparison is not None and plain.message.value == ""
+
+
+def test_each_op_starts_at_its_own_size():
+    app = fpx.explorer()
+    assert app.n.value == 100_000 and app.comparison.n == 100_000
+    app.op.value = "matmul"  # 10^5 would be refused (limit 1024)
+    assert app.n.value == 100 and app.comparison.n == 100 and app.message.value == ""
+    app.op.value = "adam_step"  # float64's exact reference is slow per element
+    assert app.n.value == 1000 and app.comparison.n == 1000
+    assert fpx.explorer(op="cdist").comparison.n == 100
+    assert fpx.explorer(op="sum", n=10).comparison.n == 10  # a given n wins
