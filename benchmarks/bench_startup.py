@@ -13,12 +13,12 @@ The child then changes the seed and renders again: that second update is the vie
 * warm: after ``python -m fpexplore.warmup`` filled the cache (target: first render <= 1.5 s
   on the 2-core development machine); median and best of --repeat runs.
 
-n = 10^6 for sum, dot and variance (as in the cold-start issue), 100 for matmul and cdist
-(100x100), the explorer's default 10^5 for the other ops (whose exact references cost
-microseconds per element). The user's numba cache is not touched: everything runs in
-temporary cache folders. Python's bytecode cache is on (PYTHONPYCACHEPREFIX, a temporary
-folder, primed by the warm-up run), as after a ``pip install``, even where the environment
-sets PYTHONDONTWRITEBYTECODE.
+n = 10^6 for sum, dot and variance (as in the cold-start issue), else the size the explorer
+starts each op at (``default_n``: 100 for matmul and cdist, 1000 for adam_step, whose float64
+exact reference costs ~0.3 ms per element, 10^5 for the others). The user's numba cache is
+not touched: everything runs in temporary cache folders. Python's bytecode cache is on
+(PYTHONPYCACHEPREFIX, a temporary folder, primed by the warm-up run), as after a
+``pip install``, even where the environment sets PYTHONDONTWRITEBYTECODE.
 
     python benchmarks/bench_startup.py [--ops sum,matmul] [--formats float32] [--repeat 3]
 """
@@ -41,8 +41,13 @@ import fpexplore as fpx
 from fpexplore import _adapters
 
 TARGET_S = 1.5
-N = {"sum": 10**6, "dot": 10**6, "variance": 10**6, "matmul": 100, "cdist": 100}
-N_DEFAULT = 10**5
+N = {"sum": 10**6, "dot": 10**6, "variance": 10**6}  # as in the cold-start issue
+
+
+def size(op: str) -> int:
+    """10^6 for sum, dot and variance, else the explorer's first size for the op."""
+    return N.get(op, _adapters.get(op).default_n)
+
 KERNEL_OPS = ("sum", "dot", "matmul", "cdist", "variance", "softmax", "logsumexp")
 PYC = ""  # the bytecode cache folder of the children (set in main)
 
@@ -80,7 +85,7 @@ def environ(cache: str) -> dict:
 def child(op: str, fmt: str, cache: str) -> dict:
     env = environ(cache)
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, op, fmt, str(N.get(op, N_DEFAULT))],
+        [sys.executable, "-c", CHILD, op, fmt, str(size(op))],
         capture_output=True,
         text=True,
         env=env,
@@ -163,7 +168,7 @@ def main(argv=None) -> int:
                 f"{c} / {warm[op, f]:.2f} / {best[op, f]['first']:.2f} "
                 f"({best[op, f]['update']:.2f})"
             )
-        n = N.get(op, N_DEFAULT)
+        n = size(op)
         n = f"10^{len(str(n)) - 1}" if n >= 1000 else str(n)
         print(f"| {op} | {n} | " + " | ".join(cells) + " |")
     print()
