@@ -177,9 +177,22 @@ class Comparison:
         :attr:`results`. Returns a :class:`Diff`: ``summary`` (elements, bitwise-equal share,
         largest and mean |ulp| difference), ``table`` (the ``top`` largest differences: index,
         both values and their bits), ``ulps`` (signed ulps from a to b, per element) and
-        ``plot()``.
+        ``plot()``. ``"exact (reference)"`` names the correctly rounded result (in the other
+        result's format), so ``cmp.diff("exact (reference)", "pairwise")`` reads the bits of
+        a result against the exact answer.
         """
-        return make_diff(self, self._key(a), self._key(b), top)
+        la, va = self._named(a, b)
+        lb, vb = self._named(b, a)
+        return diff_values(la, va, lb, vb, top=top)
+
+    def _named(self, name, other) -> tuple[str, np.ndarray]:
+        """(label, value) of a result; the exact reference in the format of ``other``."""
+        if name == EXACT_LABEL:
+            fmt = None if other == EXACT_LABEL else self.results[self._key(other)]
+            fmt = None if fmt is None else format_info(np.asarray(fmt).dtype).name
+            return EXACT_LABEL, np.asarray(self.references.get(fmt, self.reference))
+        key = self._key(name)
+        return "{} ({})".format(*key), np.asarray(self.results[key])
 
     def _key(self, name) -> tuple:
         if isinstance(name, tuple) and name in self.results:
@@ -191,7 +204,7 @@ class Comparison:
         if len(matches) == 1:
             return matches[0]
         what = "is ambiguous" if matches else "is not a result here"
-        raise ValueError(f"{name!r} {what}; results: {', '.join(labels)}")
+        raise ValueError(f"{name!r} {what}; results: {', '.join([*labels, EXACT_LABEL])}")
 
     def _shape(self, row) -> str:
         out = self.results.get((row["variant"], row["backend"]))
@@ -236,13 +249,16 @@ class Diff:
         return head + self.table.to_html(index=False, border=0, classes="fpx-diff")
 
 
-def make_diff(cmp, ka: tuple, kb: tuple, top: int) -> Diff:
-    """The :class:`Diff` of two results of ``cmp`` (see :meth:`Comparison.diff`)."""
+EXACT_LABEL = "exact (reference)"
+
+
+def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
+    """The :class:`Diff` of two results (see :meth:`Comparison.diff`), given as values."""
     pd = require("pandas", "Comparison.diff")
 
-    va, vb = np.asarray(cmp.results[ka]), np.asarray(cmp.results[kb])
+    va, vb = np.asarray(va), np.asarray(vb)
     if va.shape != vb.shape:
-        raise ValueError(f"{ka[0]} has shape {va.shape} and {kb[0]} {vb.shape}: not comparable")
+        raise ValueError(f"{label_a} has shape {va.shape} and {label_b} {vb.shape}: not comparable")
     fa, fb = format_info(va.dtype), format_info(vb.dtype)
     if fa.name != fb.name:  # e.g. np.matmul of bfloat16 gives float32: compare in the wider
         wide = fa if fa.precision >= fb.precision else fb
@@ -279,8 +295,7 @@ def make_diff(cmp, ka: tuple, kb: tuple, top: int) -> Diff:
         "mean_abs_ulp": float(np.mean(finite)) if finite.size else 0.0,
         "nan_mismatches": int(np.sum(ulps == ULP_NAN)),
     }
-    label = "{} ({})".format
-    return Diff(label(*ka), label(*kb), fmt, ulps, equal, (va, vb), summary, table)
+    return Diff(label_a, label_b, fmt, ulps, equal, (va, vb), summary, table)
 
 
 TIMING_NOTE = (

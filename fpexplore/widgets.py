@@ -19,7 +19,7 @@ import ipywidgets as W
 import numpy as np
 
 from . import _adapters
-from .experiment import DISTRIBUTIONS, compare
+from .experiment import DISTRIBUTIONS, EXACT_LABEL, compare, diff_values
 from .formats import FORMATS
 
 __all__ = ["Explorer", "explorer"]
@@ -41,6 +41,30 @@ TABLE_COLUMNS = [
     "compile_ms",
 ]
 EXPORTS = ("CSV", "PNG", "SVG")
+VIEWS = ("errors", "A vs B", "sweep", "bits")
+BLOCKS = (32, 64, 128, 256, 512, 1024)
+ORDER_OPS = ("sum", "dot", "matmul")
+# one click answers a common question: (the op to use when the current one does not fit,
+# the ops it fits, the variants)
+PRESETS = {
+    # (a matmul shows it on 10,000 dot products at once)
+    "FMA vs separate multiply-add": (
+        "matmul",
+        ("dot", "matmul"),
+        ["sequential", "sequential+fma"],
+    ),
+    "sequential vs pairwise": ("sum", ORDER_OPS, ["sequential", "pairwise"]),
+    "accumulator precision": (
+        "sum",
+        ORDER_OPS,
+        ["sequential@float16", "sequential@float32", "sequential@float64"],
+    ),
+    "CPU library vs GPU orders": (
+        "sum",
+        ("sum", "dot"),
+        ["numpy", "tree", "cub", "cupy-kernel", "exact"],
+    ),
+}
 
 
 def _canvas():
@@ -123,6 +147,39 @@ class Explorer(W.VBox):
             button.on_click(lambda _b, kind=kind: self.export(kind))
         self.export_out = W.HTML()
         self.copy = W.HTML()
+        # the variant builder: each control is one part of a variant spec (fpx.parse_spec)
+        small = W.Layout(width="auto")
+        self.b_name = W.Dropdown(description="build", layout=W.Layout(width="240px"))
+        self.b_fma = W.Checkbox(value=False, description="FMA", indent=False, layout=small)
+        self.b_acc = W.Dropdown(
+            options=[("accumulator: data's", "")] + [(f"@{f}", f) for f in FORMATS],
+            layout=small,
+        )
+        self.b_block = W.Dropdown(
+            options=[("block: default", 0)] + [(f"block={b}", b) for b in BLOCKS], layout=small
+        )
+        self.b_rounding = W.Dropdown(
+            options=[("inputs: as they are", ""), ("+tf32", "tf32"), ("+bfloat16", "bfloat16")],
+            layout=small,
+        )
+        self.b_add = W.Button(description="add", button_style="info", layout=small)
+        self.b_remove = W.Button(description="remove selected", layout=small)
+        self.b_add.on_click(lambda _b: self.add_variant(self.built_spec()))
+        self.b_remove.on_click(lambda _b: self.remove_variants(self.variants.value))
+        self.presets = {
+            label: W.Button(description=label, layout=small, tooltip=", ".join(v[2]))
+            for label, v in PRESETS.items()
+        }
+        for label, button in self.presets.items():
+            button.on_click(lambda _b, label=label: self.apply_preset(label))
+        # what the figure shows: errors against the exact answer, two results against each
+        # other, error against n over seeds, or the bits of one result next to the exact one
+        self.view = W.ToggleButtons(options=VIEWS, value="errors", description="view")
+        self.pick_a = W.Dropdown(description="A", layout=W.Layout(width="280px"))
+        self.pick_b = W.Dropdown(description="B", layout=W.Layout(width="280px"))
+        self.view_out = W.HTML()
+        self._extra: list[str] = []  # specs built or given beyond the op's own variants
+        self._want_picks: list[str] = []  # A and B a preset asks for (set at the next update)
         self.figure, self.canvas = _canvas()
         self._set_variant_options(variants)
         controls = W.VBox(
@@ -131,9 +188,24 @@ class Explorer(W.VBox):
         super().__init__(
             [
                 W.HBox([controls, self.variants]),
+                W.HBox(
+                    [
+                        self.b_name,
+                        self.b_block,
+                        self.b_fma,
+                        self.b_rounding,
+                        self.b_acc,
+                        self.b_add,
+                        self.b_remove,
+                    ]
+                ),
+                W.HBox([W.Label("presets:"), *self.presets.values()]),
                 self.banner,
                 self.message,
+                self.view,
+                W.HBox([self.pick_a, self.pick_b]),
                 self.canvas,
+                self.view_out,
                 self.table,
                 W.HBox([*self.exports.values(), self.export_out]),
                 W.VBox([self.detect, self.detect_out]),
@@ -147,6 +219,8 @@ class Explorer(W.VBox):
             w.observe(self._changed, names="value")
         self.format.observe(self._format_changed, names="value")
         self.op.observe(self._op_changed, names="value")
+        for w in (self.view, self.pick_a, self.pick_b):
+            w.observe(self._view_changed, names="value")
         loop = _running_loop()
         if loop is not None and self._announce_compiling(self.arguments()):
             # in a kernel with cold kernels: compute once the app is on screen, so the
@@ -158,9 +232,21 @@ class Explorer(W.VBox):
     # ------------------------------------------------------------------ state -> compare()
 
     def _set_variant_options(self, selected=None):
-        """Offer the variants that exist for the op and format; keep the selection if valid."""
+        """Offer the variants that exist for the op and format, plus the specs built or given
+        (each as its canonical spelling); keep the selection where it is still valid."""
+        from .spec import parse_spec
+
         adapter = _adapters.get(self.op.value)
-        opts = adapter.variants_for(self.format.value)
+        base = adapter.variants_for(self.format.value)
+        if selected is not None:
+            keep = []
+            for v in selected:  # given specs join the list (an invalid one: the error shows)
+                text = str(parse_spec(v, self.op.value))
+                keep.append(text)
+                if text not in base and text not in self._extra:
+                    self._extra.append(text)
+            selected = keep
+        opts = base + [e for e in self._extra if e not in base]
         if selected is None:
             selected = [v for v in self.variants.value if v in opts] or None
         self._busy = True
@@ -168,11 +254,94 @@ class Explorer(W.VBox):
             self.variants.options = opts
             chosen = adapter.resolve_variants(selected, self.format.value)
             self.variants.value = tuple(v for v in chosen if v in opts)
+            self.b_name.options = list(adapter.variants_for(self.format.value))
         finally:
             self._busy = False
 
+    def built_spec(self) -> str:
+        """The variant spec the builder's controls describe, e.g. "tree(block=256)+tf32"."""
+        text = self.b_name.value or ""
+        if self.b_block.value:
+            text += f"(block={self.b_block.value})"
+        if self.b_fma.value:
+            text += "+fma"
+        if self.b_rounding.value:
+            text += f"+{self.b_rounding.value}"
+        if self.b_acc.value:
+            text += f"@{self.b_acc.value}"
+        return text
+
+    def add_variant(self, spec: str) -> None:
+        """Add a variant spec to the list and select it (an invalid one: the error shows)."""
+        from .spec import parse_spec
+
+        try:
+            text = str(parse_spec(spec, self.op.value))
+        except ValueError as e:
+            self.message.value = _error_html(e)
+            return
+        selected = self.variants.value  # (new options reset a selection)
+        if text not in self.variants.options:
+            self._extra.append(text)
+        self._busy = True
+        try:
+            if text not in self.variants.options:
+                self.variants.options = [*self.variants.options, text]
+            self.variants.value = tuple(dict.fromkeys([*selected, text]))
+        finally:
+            self._busy = False
+        self.update()
+
+    def remove_variants(self, specs) -> None:
+        """Take these variants out of the selection (built specs leave the list too)."""
+        specs = set(specs)
+        selected = tuple(v for v in self.variants.value if v not in specs)
+        self._extra = [e for e in self._extra if e not in specs]
+        base = _adapters.get(self.op.value).variants_for(self.format.value)
+        self._busy = True
+        try:
+            self.variants.options = base + [e for e in self._extra if e not in base]
+            self.variants.value = selected
+        finally:
+            self._busy = False
+        self.update()
+
+    def apply_preset(self, label: str) -> None:
+        """One of PRESETS: the op it needs (kept if it fits) and its variants, one redraw."""
+        if label not in PRESETS:
+            raise ValueError(f"unknown preset {label!r}; presets: {', '.join(PRESETS)}")
+        default_op, ops, variants = PRESETS[label]
+        self._busy = True
+        try:
+            if self.op.value not in ops:
+                self.op.unobserve(self._op_changed, names="value")
+                try:
+                    self.op.value = default_op
+                finally:
+                    self.op.observe(self._op_changed, names="value")
+                self._extra = []
+                self.n.value = _nearest(_adapters.get(default_op).default_n)
+            offered = set(_adapters.get(self.op.value).variants_for(self.format.value))
+            from .spec import parse_spec
+
+            chosen = [v for v in variants if parse_spec(v, self.op.value).name in offered]
+            if label == "CPU library vs GPU orders" and "numpy" not in self.backends.value:
+                self.backends.value = ("numpy", *self.backends.value)
+        finally:
+            self._busy = False
+        self._set_variant_options(chosen)
+        # two variants: show them against each other; more: their errors
+        self._want_picks = [f"{parse_spec(v, self.op.value)} (emulated)" for v in chosen][:2]
+        self._busy = True
+        try:
+            self.view.value = "A vs B" if len(chosen) == 2 else "errors"
+        finally:
+            self._busy = False
+        self.update()
+
     def _op_changed(self, change):
         self.variants.value = ()
+        self._extra = []  # specs belong to an op
         self._set_variant_options(None)
         self._busy = True  # the op's own first size (a matmul of 10^5 would be refused)
         try:
@@ -188,6 +357,14 @@ class Explorer(W.VBox):
     def _changed(self, change):
         if not self._busy:
             self.update()
+
+    def _view_changed(self, change):
+        if not self._busy and self.comparison is not None:
+            try:
+                self._draw(self.comparison)
+                self._show_snippet(self.comparison)
+            except Exception as e:  # shown in the app, never raised into the notebook
+                self.message.value = _error_html(e)
 
     def arguments(self) -> dict:
         """The :func:`compare` keyword arguments the controls currently describe."""
@@ -214,6 +391,7 @@ class Explorer(W.VBox):
             # replaced below by "" (or by the error)
             self._announce_compiling(args)
             cmp = compare(**args)
+            self._set_picks(cmp)
             self._draw(cmp)
         except Exception as e:  # shown in the app, never raised into the notebook
             self.comparison = None
@@ -233,8 +411,7 @@ class Explorer(W.VBox):
             shown[cols].to_html(index=False, border=0, classes="fpx-table")
             + f'<p class="fpx-note"><small>{html.escape(shown.attrs["note"])}</small></p>'
         )
-        self.snippet.value = cmp.snippet()
-        self.copy.value = _copy_button(cmp.snippet())
+        self._show_snippet(cmp)
         self.export_out.value = ""
         self.detect.disabled = not (
             cmp.op in ("sum", "dot", "matmul") and any(b == "numpy" for _, b in cmp.results)
@@ -310,17 +487,102 @@ class Explorer(W.VBox):
             self.export_out.value = _error_html(e)
             return b""
 
+    def _set_picks(self, cmp) -> None:
+        """A and B offer the current results; keep the choice where it is still there."""
+        labels = [f"{v} ({b})" for v, b in cmp.results]
+        a, b = self.pick_a.value, self.pick_b.value
+        if all(w in labels for w in self._want_picks) and len(self._want_picks) == 2:
+            a, b = self._want_picks  # a preset's pair
+        self._want_picks = []
+        self._busy = True
+        try:
+            self.pick_a.options = labels
+            self.pick_b.options = labels
+            self.pick_a.value = a if a in labels else labels[0]
+            fallback = labels[1] if len(labels) > 1 else labels[0]
+            self.pick_b.value = b if b in labels and b != self.pick_a.value else fallback
+        finally:
+            self._busy = False
+
+    def view_code(self) -> str:
+        """The public-API line that draws the current view from ``cmp``."""
+        a, b = self.pick_a.value, self.pick_b.value
+        if self.view.value == "A vs B":
+            return f"cmp.diff({a!r}, {b!r}).plot()"
+        if self.view.value == "bits":
+            return f"cmp.diff({EXACT_LABEL!r}, {a!r}).plot('bits')  # the exact value and A"
+        if self.view.value == "sweep":
+            args = self.arguments()
+            sizes = _sweep_sizes(args["n"])
+            return (
+                f"fpx.sweep({args['op']!r}, format={args['format']!r}, sizes={sizes}, "
+                f"variants={args['variants']!r}, distribution={args['distribution']!r}, "
+                f"seed={args['seed']}, seeds=5).plot()"
+            )
+        return "cmp.plot()"
+
+    def _show_snippet(self, cmp) -> None:
+        code = cmp.snippet() + "\n" + self.view_code()
+        self.snippet.value = code
+        self.copy.value = _copy_button(code)
+
     def _draw(self, cmp):
         fig = self.figure
         fig.clear()
         ax = fig.add_subplot()
-        cmp.plot(ax=ax)
+        self.view_out.value = ""
+        view = self.view.value
+        if view == "errors":
+            cmp.plot(ax=ax)
+        elif view == "A vs B":
+            d = cmp.diff(self.pick_a.value, self.pick_b.value)
+            d.plot(ax=ax)
+            self.view_out.value = d._repr_html_()
+        elif view == "bits":
+            d = cmp.diff(EXACT_LABEL, self.pick_a.value) if np.ndim(cmp.reference) == 0 else None
+            if d is None:  # an array result: its element farthest from the exact one
+                d = _worst_element(cmp, self.pick_a.value)
+            d.plot("bits", ax=ax)
+            self.view_out.value = d._repr_html_()
+        else:
+            args = self.arguments()
+            from .experiment import sweep
+
+            sw = sweep(
+                args["op"],
+                format=args["format"],
+                sizes=_sweep_sizes(args["n"]),
+                variants=args["variants"],
+                distribution=args["distribution"],
+                seed=args["seed"],
+                seeds=5,
+                backends=args["backends"],
+                progress=False,
+                **self.op_params,
+            )
+            sw.plot(ax=ax)
         if isinstance(self.canvas, W.Image):
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=90)
             self.canvas.value = buf.getvalue()
         else:
             self.canvas.draw_idle()
+
+
+def _sweep_sizes(n: int) -> list[int]:
+    """Decades from 10 up to n, and n itself."""
+    sizes = [10**k for k in range(1, 9) if 10**k < n]
+    return sizes + [int(n)]
+
+
+def _worst_element(cmp, label: str):
+    """A :class:`~fpexplore.experiment.Diff` of one element: the exact value against the
+    chosen result at the element where that result is farthest from it."""
+    d = cmp.diff(EXACT_LABEL, label, top=1)  # the element farthest from the exact one first
+    ref, out = d.values
+    i = d.table.loc[0, "index"] if len(d.table) else (0,) * ref.ndim
+    i = tuple(int(k) for k in i) if isinstance(i, tuple) else (int(i),)
+    return diff_values(EXACT_LABEL, ref[i], f"{label} at {i}", out[i])
 
 
 def _running_loop():

@@ -227,7 +227,10 @@ def test_table_shows_full_precision_and_warm_timings():
     app.seed.value = 1
     warm = app.comparison.table["time_ms"].to_numpy()
     assert (app.comparison.table["compile_ms"] == 0).all()
-    assert (first <= 10 * np.maximum(warm, 0.2)).all(), (first, warm)
+    assert (first <= 10 * np.maximum(warm, 2.0)).all(), (
+        first,
+        warm,
+    )  # 2 ms: noise; compiling is 100s of ms
 
 
 def test_export_buttons_and_copy_are_displayed_and_produce_files():
@@ -284,3 +287,111 @@ def test_each_op_starts_at_its_own_size():
     assert app.n.value == 1000 and app.comparison.n == 1000
     assert fpx.explorer(op="cdist").comparison.n == 100
     assert fpx.explorer(op="sum", n=10).comparison.n == 10  # a given n wins
+
+
+# ----------------------------------------------------------------------------- builder and views
+
+
+def _builder_add(app, name, *, fma=False, block=0, rounding="", acc=""):
+    import ipywidgets as W
+
+    _find(app, W.Dropdown, description="build").value = name
+    _find(app, W.Checkbox, description="FMA").value = fma
+    app.b_block.value, app.b_rounding.value, app.b_acc.value = block, rounding, acc
+    assert app.b_block in set(_displayed(app)) and app.b_acc in set(_displayed(app))
+    _find(app, W.Button, description="add").click()
+
+
+def test_builder_puts_fma_next_to_separate_and_a_vs_b_reads_them():
+    import ipywidgets as W
+
+    app = fpx.explorer(op="dot", n=1000, seed=4, variants=["pairwise"])
+    _builder_add(app, "sequential")
+    _builder_add(app, "sequential", fma=True)
+    _builder_add(app, "tree", block=32, rounding="tf32", acc="float64")
+    assert app.variants.value == (
+        "pairwise",
+        "sequential",
+        "sequential+fma",
+        "tree(block=32)+tf32@float64",
+    )
+    t = app.comparison.table.set_index("variant")
+    direct = fpx.compare("dot", n=1000, seed=4, variants=list(app.variants.value))
+    assert _same_table(app.comparison.table, direct.table)
+    assert t.loc["sequential+fma", "value"] != t.loc["sequential", "value"]  # 1 ulp apart
+    # the A-vs-B view: B against A, read on the displayed widgets
+    _find(app, W.ToggleButtons, description="view").value = "A vs B"
+    _find(app, W.Dropdown, description="A").value = "sequential (emulated)"
+    _find(app, W.Dropdown, description="B").value = "sequential+fma (emulated)"
+    shown = _html_table(app.view_out.value)
+    assert list(shown.columns) == ["index", "a", "b", "ulps", "a_bits", "b_bits"]
+    assert (
+        int(shown.loc[0, "ulps"])
+        == int(
+            fpx.ulp_distance(
+                app.comparison.results[("sequential", "emulated")],
+                app.comparison.results[("sequential+fma", "emulated")],
+            )
+        )
+        != 0
+    )
+    assert "cmp.diff('sequential (emulated)', 'sequential+fma (emulated)').plot()" in (
+        app.snippet.value
+    )
+    # the bits view: A next to the exact answer
+    app.view.value = "bits"
+    assert "against <b>exact (reference)</b>" in app.view_out.value and app.figure.axes
+    # remove: the built spec leaves the list and the table
+    app.variants.value = ("sequential+fma",)
+    _find(app, W.Button, description="remove selected").click()
+    assert "sequential+fma" not in app.variants.options and app.comparison is None
+    assert "choose at least one variant" in app.message.value
+
+
+def test_builder_refuses_what_does_not_apply():
+    app = fpx.explorer(op="sum", n=100)
+    _builder_add(app, "pairwise", fma=True)
+    assert "not sum" in app.message.value and "pairwise+fma" not in app.variants.options
+
+
+def test_presets_answer_in_one_click():
+    import ipywidgets as W
+
+    app = fpx.explorer(n=1000)
+    _find(app, W.Button, description="FMA vs separate multiply-add").click()
+    assert app.op.value == "matmul" and app.variants.value == ("sequential", "sequential+fma")
+    assert app.view.value == "A vs B" and "largest difference" in app.view_out.value
+    d = app.comparison.diff("sequential", "sequential+fma")
+    assert 0 < d.summary["equal_share"] < 1 and d.summary["max_abs_ulp"] >= 1
+    assert app.figure.axes[0].images  # the heatmap of ulp differences
+    _find(app, W.Button, description="accumulator precision").click()
+    assert app.op.value == "matmul" and app.variants.value == (
+        "sequential@float16",
+        "sequential@float32",
+        "sequential@float64",
+    )
+    _find(app, W.Button, description="CPU library vs GPU orders").click()
+    assert app.op.value == "sum" and set(app.variants.value) == {
+        "numpy",
+        "tree",
+        "cub",
+        "cupy-kernel",
+        "exact",
+    }
+    assert "numpy" in app.backends.value and app.view.value == "errors"
+    _find(app, W.Button, description="sequential vs pairwise").click()
+    assert app.variants.value == ("sequential", "pairwise") and app.message.value == ""
+
+
+def test_sweep_view_draws_median_and_band_for_every_variant():
+    import ipywidgets as W
+
+    app = fpx.explorer(n=1000, variants=["sequential", "kahan", "exact"])
+    _find(app, W.ToggleButtons, description="view").value = "sweep"
+    ax = app.figure.axes[0]
+    labels = [ln.get_label() for ln in ax.get_lines()]
+    for v in ("np.sum (numpy)", "sequential (emulated)", "kahan (emulated)", "exact (emulated)"):
+        assert v in labels
+    assert "no error (0), drawn at this floor" in labels  # exact is drawn, not lost
+    assert len(ax.collections) == 4  # a 10-90% band per result
+    assert "seeds=5).plot()" in app.snippet.value
