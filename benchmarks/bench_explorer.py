@@ -1,7 +1,8 @@
 """Benchmark what a user of the explorer waits for (targets from the explorer issue):
 
 * compare() + plot() rendered to PNG for sum, float32, n = 10^6, five variants [<= 300 ms];
-* the app's update latency for the same view (a control change -> recompute -> redraw);
+* the app's update latency for the same view (a control change -> recompute -> redraw), and
+  with five variant specs (accumulator, block size) [<= 250 ms];
 * a sweep 10..10^6 over five orders [<= 3 s].
 
 Warm timings (numba kernels compiled and cached, NumPy/matplotlib imported), median of 5.
@@ -21,6 +22,7 @@ from timing import timeit  # benchmarks/timing.py (the script's folder is on sys
 import fpexplore as fpx
 
 VARIANTS = ["sequential", "pairwise", "numpy", "tree", "kahan"]
+SPECS = ["sequential", "sequential@float64", "pairwise", "tree(block=256)", "kahan"]
 
 
 def compare_and_png():
@@ -41,6 +43,8 @@ def main():
         app.figure.savefig(io.BytesIO(), format="png", dpi=90)  # what the browser receives
 
     print(f"explorer update latency (seed change at n=10^6, redraw): {timeit(change):.0f} ms")
+    app = fpx.explorer(n=10**6, variants=SPECS)  # five evaluation settings (variant specs)
+    print(f"explorer update latency, five specs {SPECS}: {timeit(change):.0f} ms")
     sizes = [10, 100, 1000, 10**4, 10**5, 10**6]
     t = timeit(lambda: fpx.sweep("sum", sizes=sizes, variants=VARIANTS, progress=False), repeat=3)
     print(f"sweep 10..10^6 over 5 orders: {t / 1e3:.2f} s")
