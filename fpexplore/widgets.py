@@ -69,7 +69,9 @@ PRESETS = {
 
 def _canvas():
     """(figure, widget): an ipympl canvas if available, else an Agg figure + Image widget."""
-    from matplotlib.figure import Figure
+    from ._optional import require
+
+    Figure = require("matplotlib.figure", "fpx.explorer").Figure
 
     fig = Figure(figsize=(7.0, 3.8), layout="constrained")
     try:

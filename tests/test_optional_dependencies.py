@@ -44,7 +44,10 @@ CASES = {
         ("fpx.difference_budget", "fpx.difference_budget(x, 'sequential', 'pairwise', 'sum')"),
         ("Tolerance.table", "fpx.suggest_tolerance(x, x).table"),
     ],
-    "matplotlib": [("fpexplore's plots", "fpx.plots.bit_view({'one': np.float32(1)})")],
+    "matplotlib": [
+        ("fpexplore's plots", "fpx.plots.bit_view({'one': np.float32(1)})"),
+        ("fpx.explorer", "fpx.explorer(n=10)"),  # ipywidgets there, matplotlib not
+    ],
     "ipywidgets": [("fpx.explorer", "fpx.explorer")],
 }
 
