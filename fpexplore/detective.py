@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._optional import require
-from .formats import _coerce, as_format, format_info, ulp_distance
+from .formats import as_format, coerce, format_info, ulp_distance
 from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
@@ -117,7 +117,7 @@ def _as_observations(inputs, observed, op: str):
         i = (i,) if arity == 1 and not isinstance(i, tuple) else tuple(i)
         if len(i) != arity:
             raise ValueError(f"{op} takes {arity} input array(s) per observation, got {len(i)}")
-        arrays, info = _coerce(*i, o, what="match_orders")
+        arrays, info = coerce(*i, o, what="match_orders")
         out.append((tuple(arrays[:-1]), arrays[-1]))
     return out, info
 
@@ -266,7 +266,7 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
     if missing:
         raise ValueError(f"{op} needs inputs {', '.join(names)}; missing {', '.join(missing)}")
     first = tuple(np.asarray(inputs[k]) for k in names)
-    fmt = _coerce(*first, what="explain_numpy")[1].name
+    fmt = coerce(*first, what="explain_numpy")[1].name
     ins = [first]
     if op != "matmul":
         for s in range(probes):

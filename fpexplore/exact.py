@@ -26,7 +26,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._rounding import float_to_scaled_int, odd_add64, round_rational, round_scaled_int, two_sum
-from .formats import FormatInfo, _coerce, _round_f64, _scalar_out, format_info
+from .formats import FormatInfo, coerce, format_info, round_f64, scalar_out
 
 __all__ = ["exact_dot", "exact_sum", "fma"]
 
@@ -60,7 +60,7 @@ def fma(a, b, c):
     finite product plus ``±inf`` is ``±inf`` even if the product would overflow), signed zeros
     and gradual underflow. 0-d inputs give a NumPy scalar.
     """
-    (a, b, c), info = _coerce(a, b, c, what="fma")
+    (a, b, c), info = coerce(a, b, c, what="fma")
     with np.errstate(all="ignore"):
         if info.name != "float64":
             out = _fma_narrow(a, b, c, info)
@@ -72,7 +72,7 @@ def fma(a, b, c):
             for i in range(0, A.size, _BLOCK):  # blocks keep the temporaries in cache
                 j = i + _BLOCK
                 flat[i:j] = _fma64(A[i:j], B[i:j], C[i:j])
-    return _scalar_out(out)
+    return scalar_out(out)
 
 
 _BLOCK = 1 << 15  # elements per cache-sized block in the vectorized fast paths
@@ -104,7 +104,7 @@ def _fma_narrow(a: np.ndarray, b: np.ndarray, c: np.ndarray, info: FormatInfo) -
         wv[...] = a[i:j]
         wv *= b[i:j].astype(np.float64)  # the exact product
         sv += wv  # RN64(a*b + c)
-        out[i:j] = _round_f64(sv, info)
+        out[i:j] = round_f64(sv, info)
         bits = wv.view(np.uint64)
         np.bitwise_and(sv.view(np.uint64), low, out=bits)
         suspect = bits == half
@@ -113,7 +113,7 @@ def _fma_narrow(a: np.ndarray, b: np.ndarray, c: np.ndarray, info: FormatInfo) -
         if suspect.any():
             idx = np.flatnonzero(suspect) + i
             aa, bb, cc = (v[idx].astype(np.float64) for v in (a, b, c))
-            out[idx] = _round_f64(odd_add64(aa * bb, cc), info)
+            out[idx] = round_f64(odd_add64(aa * bb, cc), info)
     return out.reshape(shape)
 
 
@@ -159,7 +159,7 @@ def _fma64(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- exact sums
 
 
-class _ExactAccumulator:
+class ExactAccumulator:
     """Exact running sum of finite floats, fed block by block; ``total()`` gives ``(N, K)``
     meaning ``N * 2**K`` exactly.
 
@@ -182,7 +182,7 @@ class _ExactAccumulator:
         self.sums32 = np.zeros(256)
         self.hi = np.zeros(2048)
         self.lo = np.zeros(2048)
-        self.big: _ExactAccumulator | None = None
+        self.big: ExactAccumulator | None = None
 
     def add32(self, x32: np.ndarray) -> None:
         if self.count32 + x32.size > 1 << 29:
@@ -196,7 +196,7 @@ class _ExactAccumulator:
         big = np.abs(x64) >= 2.0**960
         if big.any():
             if self.big is None:
-                self.big = _ExactAccumulator(self.shift + 256)
+                self.big = ExactAccumulator(self.shift + 256)
             self.big.add64(x64[big] * 2.0**-256)
             x64 = x64[~big]
         if self.count64 + x64.size > 1 << 26:
@@ -266,12 +266,12 @@ def exact_sum(x):
     exact zero is ``-0.0`` only if every element is ``-0.0`` (and there is at least one),
     otherwise ``+0.0``; the empty sum is ``+0.0``. Overflow gives ``±inf``.
     """
-    (x,), info = _coerce(x, what="exact_sum")
+    (x,), info = coerce(x, what="exact_sum")
     x = np.ascontiguousarray(x).reshape(-1)
     special = _specials(x)
     if special is not None:
         return np.asarray(special).astype(info.dtype)[()]
-    acc = _ExactAccumulator()
+    acc = ExactAccumulator()
     for blk in _blocks(x.size):
         if info.name == "float64":
             acc.add64(x[blk])
@@ -290,7 +290,7 @@ def exact_dot(a, b):
     product gives that infinity (finite products never overflow here: they are exact). An
     exact zero is ``-0.0`` only if every product is ``-0.0``; the empty dot is ``+0.0``.
     """
-    (a, b), info = _coerce(a, b, what="exact_dot")
+    (a, b), info = coerce(a, b, what="exact_dot")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"exact_dot takes 1-D arrays, got shapes {a.shape} and {b.shape}")
     if a.shape != b.shape:
@@ -306,18 +306,21 @@ def exact_dot(a, b):
                 return np.asarray(special).astype(info.dtype)[()]
         if info.name != "float64":
             # products of p <= 24 bit values are exact float64 numbers (no over/underflow)
-            acc = _ExactAccumulator()
+            acc = ExactAccumulator()
             for blk in _blocks(A.size):
                 acc.add64(A[blk] * B[blk])
             prod_neg_zero = ((A == 0) | (B == 0)) & (np.signbit(A) != np.signbit(B))
         else:
-            acc, prod_neg_zero = _dot64(A, B)
+            acc, prod_neg_zero = accumulate_dot64(A, B)
     N, K = acc.total()
     all_neg_zero = N == 0 and A.size > 0 and bool(np.all(prod_neg_zero))
     return _finish(N, K, info, all_neg_zero)
 
 
-def _dot64(A: np.ndarray, B: np.ndarray):
+def accumulate_dot64(A: np.ndarray, B: np.ndarray):
+    """The exact products ``A[i] * B[i]`` of finite float64 arrays in an
+    :class:`ExactAccumulator` (TwoProduct where it is exact, rationals elsewhere), and where
+    each product is ``-0.0``: ``(accumulator, prod_neg_zero)``."""
     _, ea = np.frexp(A)
     _, eb = np.frexp(B)
     absA, absB = np.abs(A), np.abs(B)
@@ -330,7 +333,7 @@ def _dot64(A: np.ndarray, B: np.ndarray):
         & (ea + eb >= -968)
         & (ea + eb <= 1020)
     )
-    acc = _ExactAccumulator()
+    acc = ExactAccumulator()
     for blk in _blocks(A.size):
         ok = safe[blk]
         ph, pl = _two_product(np.where(ok, A[blk], 0.0), np.where(ok, B[blk], 0.0))

@@ -7,6 +7,10 @@
 Everything here is exact: :func:`as_format` rounds to nearest, ties to even, with gradual
 underflow and overflow to infinity, from any of the formats, from integers of any size and
 from exact rationals (``fractions.Fraction``, ``decimal.Decimal``).
+
+For the other modules of the package (internal, not in ``__all__``): :func:`coerce` brings
+inputs to one format, :func:`round_f64` rounds a float64 array to a format, :func:`scalar_out`
+turns 0-d results into NumPy scalars.
 """
 
 from __future__ import annotations
@@ -172,7 +176,7 @@ def _info_of_array(x: np.ndarray) -> FormatInfo:
     return info
 
 
-def _scalar_out(out: np.ndarray):
+def scalar_out(out: np.ndarray):
     """NumPy convention: 0-d results come back as NumPy scalars."""
     return out[()] if out.ndim == 0 else out
 
@@ -180,7 +184,7 @@ def _scalar_out(out: np.ndarray):
 # ----------------------------------------------------------------------------- rounding
 
 
-def _round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
+def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
     """Correctly round a float64 array to ``info`` (vectorized)."""
     name = info.name
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
@@ -252,13 +256,13 @@ def as_format(x, fmt):
     if arr.dtype in _BY_DTYPE:
         src = _BY_DTYPE[arr.dtype]
         if src.name == info.name:
-            return _scalar_out(arr.copy())
+            return scalar_out(arr.copy())
         if src.precision <= info.precision and src.emin >= info.emin and src.emax <= info.emax:
-            return _scalar_out(arr.astype(info.dtype))  # widening: exact
-        return _scalar_out(_round_f64(arr.astype(np.float64), info))
+            return scalar_out(arr.astype(info.dtype))  # widening: exact
+        return scalar_out(round_f64(arr.astype(np.float64), info))
     if kind in "iu":
         if arr.size == 0 or int(np.max(np.abs(arr.astype(np.float64)))) < 2**53:
-            return _scalar_out(_round_f64(arr.astype(np.float64), info))
+            return scalar_out(round_f64(arr.astype(np.float64), info))
         arr = arr.astype(object)
         kind = "O"
     if kind in "fO":  # other float widths (longdouble) and objects: exact per element
@@ -268,7 +272,7 @@ def as_format(x, fmt):
             else [_round_exact_scalar(v, info) for v in arr.reshape(-1)]
         )
         out = np.array(flat, dtype=np.float64).reshape(arr.shape)
-        return _scalar_out(out.astype(info.dtype))  # exactly representable already
+        return scalar_out(out.astype(info.dtype))  # exactly representable already
     if kind == "b":
         raise TypeError("boolean values are not numbers to round")
     raise TypeError(f"cannot round values of dtype {arr.dtype} to {info.name}")
@@ -300,7 +304,7 @@ def _bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
 def to_bits(x):
     """The bit patterns of ``x`` as unsigned integers of the format's width."""
     arr, info = _float_array(x)
-    return _scalar_out(_bits(arr, info))
+    return scalar_out(_bits(arr, info))
 
 
 def from_bits(bits, fmt):
@@ -313,7 +317,7 @@ def from_bits(bits, fmt):
         raise TypeError("bit patterns must be integers")
     if b.size and (int(b.min()) < 0 or int(b.max()) >= 1 << info.bits):
         raise ValueError(f"bit patterns for {info.name} must lie in [0, 2**{info.bits})")
-    return _scalar_out(b.astype(info.uint).view(info.dtype))
+    return scalar_out(b.astype(info.uint).view(info.dtype))
 
 
 def fields(x) -> BitFields:
@@ -324,7 +328,7 @@ def fields(x) -> BitFields:
     sign = (b >> np.uint64(info.bits - 1)).astype(np.int64)
     expo = ((b >> np.uint64(fb)) & np.uint64((1 << info.exponent_bits) - 1)).astype(np.int64)
     frac = (b & np.uint64((1 << fb) - 1)).astype(np.int64)
-    return BitFields(_scalar_out(sign), _scalar_out(expo), _scalar_out(frac))
+    return BitFields(scalar_out(sign), scalar_out(expo), scalar_out(frac))
 
 
 def bit_string(x, sep: str = " "):
@@ -411,7 +415,7 @@ def ulp(x, fmt=None):
     q = np.maximum(e, info.emin) - (info.precision - 1)
     out = np.ldexp(1.0, q)
     out = np.where(np.isfinite(x64), out, np.abs(x64))
-    return _scalar_out(out.astype(storage.dtype))
+    return scalar_out(out.astype(storage.dtype))
 
 
 def _step(x, direction: int):
@@ -434,7 +438,7 @@ def _step_impl(x, direction: int):
     out = nb.astype(info.uint).view(info.dtype)
     inf = np.isinf(arr) & (np.signbit(arr) == (direction < 0))  # next_up(+inf) = +inf
     out = np.where(np.isnan(arr) | inf, arr, out)
-    return _scalar_out(out.astype(info.dtype))
+    return scalar_out(out.astype(info.dtype))
 
 
 def next_up(x):
@@ -468,7 +472,7 @@ def ulp_distance(a, b, *, nan: str = "raise"):
     """
     if nan not in ("raise", "sentinel"):
         raise ValueError(f"nan must be 'raise' or 'sentinel', got {nan!r}")
-    (xa, xb), info = _coerce(a, b, what="ulp_distance")
+    (xa, xb), info = coerce(a, b, what="ulp_distance")
     xa, xb = np.broadcast_arrays(xa, xb)
     na, nb_ = np.isnan(xa), np.isnan(xb)
     any_nan = na | nb_
@@ -486,7 +490,7 @@ def ulp_distance(a, b, *, nan: str = "raise"):
         d = np.where(overflow, np.where(kb < 0, -big, big), d)
     if any_nan.any():
         d = np.where(any_nan, np.where(na & nb_, 0, ULP_NAN), d)
-    return _scalar_out(np.asarray(d, dtype=np.int64))
+    return scalar_out(np.asarray(d, dtype=np.int64))
 
 
 # ----------------------------------------------------------------------------- input coercion
@@ -507,7 +511,7 @@ def _weak_array(x) -> np.ndarray | None:
     return None
 
 
-def _coerce(*xs, what: str) -> tuple[list[np.ndarray], FormatInfo]:
+def coerce(*xs, what: str) -> tuple[list[np.ndarray], FormatInfo]:
     """Bring inputs to one format without changing any value.
 
     NumPy arrays and scalars fix the format; all of them must agree (mixed formats raise

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .formats import _coerce, ulp_distance
+from .formats import coerce, ulp_distance
 
 __all__ = ["DEFAULTS", "Tolerance", "suggest_tolerance"]
 
@@ -127,7 +127,7 @@ def suggest_tolerance(actual, desired, *, coverage: float = 1.0, margin: float =
         raise ValueError(f"coverage must be in (0, 1], got {coverage!r}")
     if margin < 1:
         raise ValueError(f"margin must be >= 1, got {margin!r}")
-    (a, d), info = _coerce(actual, desired, what="suggest_tolerance")
+    (a, d), info = coerce(actual, desired, what="suggest_tolerance")
     a, d = np.broadcast_arrays(a, d)
     a = a.reshape(-1)
     d = d.reshape(-1)

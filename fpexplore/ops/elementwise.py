@@ -76,7 +76,7 @@ import math
 import numpy as np
 
 from .._rounding import round_rational, round_scaled_int
-from ..formats import FormatInfo, _coerce, _scalar_out, as_format, ulp_distance
+from ..formats import FormatInfo, as_format, coerce, scalar_out, ulp_distance
 from ._registry import EXACT, FORMULA, LIBRARY, Variant, lookup, register
 
 __all__ = ["FUNCTIONS", "exp", "log", "pow", "sin", "sqrt", "tanh", "ulp_error"]
@@ -239,7 +239,7 @@ def ulp_error(func, x, y=None, *, variant: str = "numpy"):
 
 def _apply(name: str, args: tuple, variant: str):
     lookup(name, variant)  # ValueError listing the valid variants
-    arrays, info = _coerce(*args, what=name)
+    arrays, info = coerce(*args, what=name)
     if len(arrays) > 1:
         arrays = np.broadcast_arrays(*arrays)
     arrays = [np.asarray(a) for a in arrays]
@@ -251,7 +251,7 @@ def _apply(name: str, args: tuple, variant: str):
     else:
         out = _exact(name, arrays, info)
     assert out.dtype == info.dtype, (out.dtype, info.dtype)
-    return _scalar_out(out)
+    return scalar_out(out)
 
 
 def _wide(name: str, arrays: list, info: FormatInfo) -> np.ndarray:

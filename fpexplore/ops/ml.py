@@ -32,7 +32,7 @@ import numpy as np
 from .._rounding import _nudge_to_odd, round_rational, round_scaled_int, two_sum
 from ..exact import _two_product
 from ..exact import fma as exact_fma
-from ..formats import FORMATS, FormatInfo, _coerce, _round_f64, _scalar_out, format_info
+from ..formats import FORMATS, FormatInfo, coerce, format_info, round_f64, scalar_out
 from ._registry import EXACT, FORMULA, HYPOTHESIS, Variant, lookup, register
 
 __all__ = ["ADAM_MOMENTS", "adam_pass_rates", "adam_run", "adam_step", "cdist", "pass_rate"]
@@ -95,13 +95,13 @@ class _F:
 
     def const(self, value: float) -> np.ndarray:
         """A Python float rounded once to F (0-d array)."""
-        return np.asarray(_round_f64(np.asarray(float(value), dtype=_F64), self.info))
+        return np.asarray(round_f64(np.asarray(float(value), dtype=_F64), self.info))
 
     def _apply(self, f, *args):
         with np.errstate(all="ignore"):
             if self.native:
                 return f(*args)
-            return _round_f64(np.asarray(f(*(np.asarray(a, dtype=_F64) for a in args))), self.info)
+            return round_f64(np.asarray(f(*(np.asarray(a, dtype=_F64) for a in args))), self.info)
 
     def add(self, a, b):
         return self._apply(np.add, a, b)
@@ -195,7 +195,7 @@ def cdist(
       NaN or infinite coordinates get the IEEE float64 value of the direct formula.
     """
     lookup("cdist", variant)
-    (x, y), info = _coerce(x, y, what="cdist")
+    (x, y), info = coerce(x, y, what="cdist")
     if x.ndim != 2 or y.ndim != 2:
         raise ValueError(
             f"cdist takes 2-D arrays (m, d) and (n, d), got shapes {x.shape}, {y.shape}"
@@ -287,8 +287,8 @@ def _cdist_bounds(X: np.ndarray, Y: np.ndarray, info: FormatInfo, out: np.ndarra
         for i in range(0, m, rows):
             diff = X[i : i + rows, None, :] - Y[None, :, :]
             dist = np.sqrt(np.sum(diff * diff, axis=-1))
-            lo = _round_f64(dist * (1.0 - rel), info)
-            hi = _round_f64(dist * (1.0 + rel), info)
+            lo = round_f64(dist * (1.0 - rel), info)
+            hi = round_f64(dist * (1.0 + rel), info)
             out[i : i + rows] = hi
             same = lo.view(info.uint) == hi.view(info.uint)
             undecided[i : i + rows] = ~(same | ~np.isfinite(dist))
@@ -390,7 +390,7 @@ def _check_moments(moments: str) -> str:
 
 
 def _adam_arrays(param, grad, m, v):
-    arrays, info = _coerce(param, grad, m, v, what="adam_step")
+    arrays, info = coerce(param, grad, m, v, what="adam_step")
     shapes = [a.shape for a in arrays]
     if len(set(shapes)) != 1:
         raise ValueError(
@@ -485,7 +485,7 @@ def adam_step(
         out = _adam_exact(param, grad, m, v, info, *hyper)
     else:
         out = _adam_formula(param, grad, m, v, info, variant, moments, *hyper)
-    return tuple(_scalar_out(np.asarray(a, dtype=info.dtype)) for a in out)
+    return tuple(scalar_out(np.asarray(a, dtype=info.dtype)) for a in out)
 
 
 def _adam_formula(param, grad, m, v, info, variant, moments, lr, beta1, beta2, eps, wd, step):
@@ -563,8 +563,8 @@ def _e_scalar(q: Fraction) -> tuple[float, float]:
 def _decide(val, err, info: FormatInfo, out: np.ndarray, undecided: np.ndarray) -> None:
     """Where [val - E, val + E] rounds to one F value, store it; else mark undecided."""
     E = 2.0 * err + 2.0 * _U * np.abs(val) + _TINY
-    lo = _round_f64(val - E, info)
-    hi = _round_f64(val + E, info)
+    lo = round_f64(val - E, info)
+    hi = round_f64(val + E, info)
     same = (lo.view(info.uint) == hi.view(info.uint)) & np.isfinite(E)
     out[...] = np.where(same, lo, out)
     undecided |= ~same
@@ -585,7 +585,7 @@ def _adam_exact(param, grad, m, v, info, lr, beta1, beta2, eps, wd, step):
                 "mul-add", lr, beta1, beta2, eps, wd, step,
             )  # fmt: skip
             for o, r in zip(outs, ref):
-                o[bad] = _round_f64(np.asarray(r), info)
+                o[bad] = round_f64(np.asarray(r), info)
         if info.name == "float64":
             undecided[:] = finite
         else:
@@ -670,9 +670,9 @@ def _ro_dot2(a: float, B: np.ndarray, c: float, D: np.ndarray, info, out, undeci
     ok &= (rest_sign == 0) | ((z != 0) & (np.abs(r2) + small < _U * np.abs(z)))
     zero = (z == 0) & (rest_sign == 0)
     ro = _nudge_to_odd(np.where(ok & ~zero, z, 1.0), np.where(ok, rest_sign, 0.0), np.uint64)
-    val = _round_f64(ro, info)
+    val = round_f64(ro, info)
     # an exact zero: the IEEE sign of a*B + c*D from the (exact) signed zero products
-    val = np.where(zero, _round_f64(np.float64(a) * B + np.float64(c) * D, info), val)
+    val = np.where(zero, round_f64(np.float64(a) * B + np.float64(c) * D, info), val)
     out[...] = np.where(ok, val, out)
     undecided |= ~ok
     return z, np.where(ok, _U * np.abs(z), np.inf)
@@ -796,7 +796,7 @@ def pass_rate(a, b) -> float:
     """Share of elements of ``a`` and ``b`` that are bit-for-bit equal (any NaN equals any NaN;
     ``-0.0`` and ``+0.0`` differ), as the Ascend article's "pass rate". Same shape and format
     required; NaN for empty arrays."""
-    (a, b), info = _coerce(a, b, what="pass_rate")
+    (a, b), info = coerce(a, b, what="pass_rate")
     if a.shape != b.shape:
         raise ValueError(f"pass_rate: shapes {a.shape} and {b.shape} differ")
     if a.size == 0:
@@ -833,7 +833,7 @@ def adam_run(
     _check_moments(moments)
     hyper = dict(lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay)
     _hyper(**hyper, step=first_step)  # errors now, not at the first iteration
-    (p,), _ = _coerce(param, what="adam_run")
+    (p,), _ = coerce(param, what="adam_run")
     m = np.zeros_like(p) if m is None else m
     v = np.zeros_like(p) if v is None else v
     return _adam_steps(p, m, v, grads, int(first_step), variant, moments, hyper)

@@ -39,8 +39,8 @@ import numbers
 import numpy as np
 
 from .._rounding import round_rational, round_scaled_int
-from ..exact import _dot64, _ExactAccumulator
-from ..formats import FormatInfo, _coerce, _scalar_out, as_format
+from ..exact import ExactAccumulator, accumulate_dot64
+from ..formats import FormatInfo, as_format, coerce, scalar_out
 from ..orders._registry import lookup as _order_lookup
 from ..orders.summation import accumulator_format
 from ..orders.summation import sum as _fsum
@@ -135,7 +135,7 @@ def variance(x, *, variant: str = "numpy", ddof: int = 0, accumulate=None, order
     A NumPy scalar of x's format.
     """
     lookup("variance", variant)
-    (x,), info = _coerce(x, what="variance")
+    (x,), info = coerce(x, what="variance")
     ddof = _check_ddof(ddof)
     order = _check_order(order, variant, ("two-pass", "one-pass"))
     acc = _acc(accumulate, info)
@@ -346,15 +346,15 @@ def _exact_var(x: np.ndarray, info: FormatInfo, ddof: int):
     if not np.isfinite(x).all():
         return info.dtype.type(np.nan)
     n = x.size
-    s = _ExactAccumulator()
+    s = ExactAccumulator()
     if info.name == "float64":
         x64 = np.ascontiguousarray(x)
         s.add64(x64)
-        q, _ = _dot64(x64, x64)
+        q, _ = accumulate_dot64(x64, x64)
     else:
         x64 = x.astype(_F64)
         s.add32(x.astype(np.float32))
-        q = _ExactAccumulator()
+        q = ExactAccumulator()
         q.add64(x64 * x64)  # products of <= 24-bit values are exact in float64
     N1, K1 = s.total()
     NQ, KQ = q.total()
@@ -400,7 +400,7 @@ def softmax(x, *, variant: str = "shifted", order: str = "sequential", accumulat
     An array of x's shape and format (an empty array for empty input).
     """
     lookup("softmax", variant)
-    (x,), info = _coerce(x, what="softmax")
+    (x,), info = coerce(x, what="softmax")
     order = _order_lookup("sum", order).name
     acc = _acc(accumulate, info)
     shape = x.shape
@@ -415,7 +415,7 @@ def softmax(x, *, variant: str = "shifted", order: str = "sequential", accumulat
             e = np.asarray(np.exp(xa))
             s = _fsum(e, order, accumulate=accumulate)
             out = np.asarray(as_format(_div(e, s, acc), info.name))
-    return _scalar_out(out.reshape(shape))
+    return scalar_out(out.reshape(shape))
 
 
 def logsumexp(x, *, variant: str = "shifted", order: str = "sequential", accumulate=None):
@@ -439,7 +439,7 @@ def logsumexp(x, *, variant: str = "shifted", order: str = "sequential", accumul
     A NumPy scalar of x's format.
     """
     lookup("logsumexp", variant)
-    (x,), info = _coerce(x, what="logsumexp")
+    (x,), info = coerce(x, what="logsumexp")
     order = _order_lookup("sum", order).name
     acc = _acc(accumulate, info)
     flat = np.ravel(x)
@@ -580,7 +580,7 @@ def _exp_sum_dd(dh, dl):
     dh >= _DD_MIN, and the approximations themselves (th, tl, k, mask)."""
     use = dh >= _DD_MIN
     th, tl, k = _dd_exp(dh[use], dl[use])
-    acc = _ExactAccumulator()
+    acc = ExactAccumulator()
     # th*2**k is exact (normal range); tl*2**k may round in the subnormal range: the error is
     # below 2**-1074 per term, negligible against the sum (>= 1).
     acc.add64(np.ldexp(th, k))

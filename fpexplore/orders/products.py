@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exact import exact_dot
-from ..formats import _coerce, as_format
+from ..formats import as_format, coerce
 from ._registry import lookup
 from .summation import accumulator, arith, check_fma, finish, kernels, reduce_1d, to_storage
 
@@ -53,7 +53,7 @@ def dot(a, b, order: str = "sequential", *, fma: bool = False, accumulate=None, 
     Returns a NumPy scalar in the inputs' format.
     """
     spec = lookup("dot", order)
-    (a, b), info = _coerce(a, b, what="dot")
+    (a, b), info = coerce(a, b, what="dot")
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
     fused = check_fma(spec, fma, "dot")
@@ -96,7 +96,7 @@ def matmul(
     Returns an (m, n) array in the inputs' format. ``order="exact"`` is correctly rounded.
     """
     spec = lookup("matmul", order)
-    (A, B), info = _coerce(A, B, what="matmul")
+    (A, B), info = coerce(A, B, what="matmul")
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
     fused = check_fma(spec, fma, "matmul")
@@ -140,7 +140,7 @@ def exact_matmul(A, B):
     interval does not round to one value (near ties, exact zeros of cancelling products,
     non-finite values) are computed with :func:`fpexplore.exact_dot`.
     """
-    (A, B), info = _coerce(A, B, what="exact_matmul")
+    (A, B), info = coerce(A, B, what="exact_matmul")
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
     m, n = A.shape[0], B.shape[1]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exact import exact_sum
-from ..formats import FORMATS, FormatInfo, _coerce, as_format, format_info
+from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info
 from ._registry import SUM_ORDERS, OrderSpec, lookup
 
 __all__ = ["sum"]
@@ -190,7 +190,7 @@ def sum(x, order: str = "sequential", *, fma: bool = False, accumulate=None, **p
     A NumPy scalar in x's format (the accumulator's result rounded once).
     """
     spec = lookup("sum", order)
-    (x,), info = _coerce(x, what="sum")
+    (x,), info = coerce(x, what="sum")
     check_fma(spec, fma, "sum")
     p = spec.validate(params)
     x = np.ravel(x)
