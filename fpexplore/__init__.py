@@ -5,7 +5,10 @@ ml_dtypes, nothing else; numba loads on the first call of an order):
 
 - ``formats``    format registry, correct rounding to a format (incl. tf32), bits, ulp, neighbours
 - ``exact``      correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast twins)
-- ``_rounding``  exact rational rounding and round-to-odd helpers used by the two above
+- ``numerics``   the shared numerics, one definition each, for every module here (imports only
+                 NumPy): exact rational rounding, error-free transformations, rounding to a
+                 precision, round to odd, float32 flush-to-zero, the ULP clamp, Ziv's step;
+                 the numba kernels call the same functions
 - ``orders/``    evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
                  trees, CuPy/CUB hypotheses, compensated, exact), compiled with numba on first use
 

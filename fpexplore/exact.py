@@ -25,26 +25,20 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._rounding import float_to_scaled_int, odd_add64, round_rational, round_scaled_int, two_sum
 from .formats import FormatInfo, coerce, format_info, round_f64, scalar_out
+from .numerics import (
+    float_to_scaled_int,
+    odd_add64,
+    round_rational,
+    round_scaled_int,
+    two_product,
+    two_product_safe,
+    two_sum,
+)
 
 __all__ = ["exact_dot", "exact_sum", "fma"]
 
-_SPLITTER = float(2**27 + 1)
 _F64_INFO = format_info("float64")
-
-
-def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dekker's TwoProduct with Veltkamp splitting: ``p + e == a*b`` exactly (safe range only)."""
-    p = a * b
-    t = _SPLITTER * a
-    ah = t - (t - a)
-    al = a - ah
-    t = _SPLITTER * b
-    bh = t - (t - b)
-    bl = b - bh
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    return p, e
 
 
 def _fma_rational(a: float, b: float, c: float, info: FormatInfo) -> float:
@@ -122,21 +116,9 @@ def _fma64(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     # special values (and exactly zero products) follow plain IEEE arithmetic, except that a
     # finite product (even one that overflows float64) plus an infinite c is that infinity.
     naive = np.where(np.isinf(C) & np.isfinite(A) & np.isfinite(B), C, A * B + C)
-    _, ea = np.frexp(A)
-    _, eb = np.frexp(B)
     _, ec = np.frexp(C)
-    absA, absB = np.abs(A), np.abs(B)
-    fast = (
-        finite
-        & (absA >= 2.0**-1022)
-        & (absB >= 2.0**-1022)
-        & (absA < 2.0**995)
-        & (absB < 2.0**995)
-        & (ea + eb >= -968)
-        & (ea + eb <= 1020)
-        & (ec <= 1020)
-    )
-    ph, pl = _two_product(A, B)
+    fast = finite & two_product_safe(A, B) & (ec <= 1020)
+    ph, pl = two_product(A, B)
     th, tl = two_sum(C, ph)
     v = odd_add64(pl, tl)
     r = th + v
@@ -321,22 +303,12 @@ def accumulate_dot64(A: np.ndarray, B: np.ndarray):
     """The exact products ``A[i] * B[i]`` of finite float64 arrays in an
     :class:`ExactAccumulator` (TwoProduct where it is exact, rationals elsewhere), and where
     each product is ``-0.0``: ``(accumulator, prod_neg_zero)``."""
-    _, ea = np.frexp(A)
-    _, eb = np.frexp(B)
-    absA, absB = np.abs(A), np.abs(B)
     zero = (A == 0) | (B == 0)
-    safe = (
-        (absA >= 2.0**-1022)
-        & (absB >= 2.0**-1022)
-        & (absA < 2.0**995)
-        & (absB < 2.0**995)
-        & (ea + eb >= -968)
-        & (ea + eb <= 1020)
-    )
+    safe = two_product_safe(A, B)
     acc = ExactAccumulator()
     for blk in _blocks(A.size):
         ok = safe[blk]
-        ph, pl = _two_product(np.where(ok, A[blk], 0.0), np.where(ok, B[blk], 0.0))
+        ph, pl = two_product(np.where(ok, A[blk], 0.0), np.where(ok, B[blk], 0.0))
         acc.add64(ph)
         acc.add64(pl)
     slow = ~safe & ~zero

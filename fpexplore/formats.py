@@ -23,7 +23,7 @@ from typing import NamedTuple
 import ml_dtypes
 import numpy as np
 
-from ._rounding import odd_f64_to_f32, round_rational
+from .numerics import odd_f64_to_f32, round_rational
 
 __all__ = [
     "FORMATS",

@@ -47,7 +47,7 @@ def _dispatchers() -> dict:
     from .orders import _kernels
 
     out = {n: f for n, f in vars(_kernels).items() if isinstance(f, Dispatcher)}
-    out["_welford"] = stats._welford_kernel()
+    out["_welford"] = stats.welford_kernel()
     return out
 
 

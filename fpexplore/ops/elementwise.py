@@ -75,8 +75,8 @@ import math
 
 import numpy as np
 
-from .._rounding import round_rational, round_scaled_int
 from ..formats import FormatInfo, as_format, coerce, scalar_out, ulp_distance
+from ..numerics import ZIV_SLACK, round_rational, round_scaled_int, ziv_decide
 from ._registry import EXACT, FORMULA, LIBRARY, Variant, lookup, register
 
 __all__ = ["FUNCTIONS", "exp", "log", "pow", "sin", "sqrt", "tanh", "ulp_error"]
@@ -130,7 +130,6 @@ _EXTENDED = np.finfo(np.longdouble).nmant >= 63  # long double has >= 64 signifi
 _REL64 = 2.0**-39  # NumPy float64 functions: assumed < 2**-40
 _RELLD = np.longdouble(2.0**-57)  # long double functions: assumed < 2**-58
 
-_SLACK = 12  # mpmath: assumed relative error < 2**-(P - _SLACK) at working precision P
 _MAX_PREC = 1 << 16
 
 
@@ -421,37 +420,12 @@ def _libmp():
     return libmp
 
 
-def _decide(v, err_exp: int, info: FormatInfo):
-    """Round both ends of ``v ± 2**err_exp`` (v an mpmath mpf tuple); the common result as a
-    Python float, or None if they differ (or the sign is not yet known)."""
-    sign, man, e, bc = v
-    if not man:
-        return None
-    low = e + bc - 1  # 2**low <= |v| < 2**(low + 1)
-    if err_exp >= low - 1:
-        return None  # interval too wide: |v| - 2**err_exp >= 2**(low - 1) > 0 below
-    neg = -1.0 if sign else 1.0
-    p, emin, emax = info.precision, info.emin, info.emax
-    if low - 1 >= emax + 1:  # every point of the interval is >= 2**(emax+1): overflow
-        return neg * math.inf
-    if low + 2 <= emin - p:  # every point is < 2**(low+2) <= 2**(emin-p): rounds to zero
-        return neg * 0.0
-    k = min(e, err_exp)
-    mid = man << (e - k)
-    d = 1 << (err_exp - k)
-    a = round_scaled_int(-(mid + d) if sign else mid - d, k, p, emin, emax)
-    b = round_scaled_int(-(mid - d) if sign else mid + d, k, p, emin, emax)
-    if a == b and math.copysign(1.0, a) == math.copysign(1.0, b):
-        return a
-    return None
-
-
 def _ziv(evaluate, info: FormatInfo) -> float:
-    """Ziv's loop: ``evaluate(P)`` returns an mpf with relative error < 2**-(P - _SLACK)."""
+    """Ziv's loop: ``evaluate(P)`` returns an mpf with relative error < 2**-(P - ZIV_SLACK)."""
     P = info.precision + 48
     while P <= _MAX_PREC:
         v = evaluate(P)
-        r = _decide(v, v[2] + v[3] - (P - _SLACK), info)
+        r = ziv_decide(v, v[2] + v[3] - (P - ZIV_SLACK), info.precision, info.emin, info.emax)
         if r is not None:
             return r
         P *= 2

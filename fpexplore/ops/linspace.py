@@ -37,9 +37,9 @@ from functools import reduce
 
 import numpy as np
 
-from .._rounding import odd_add64, round_rational, two_sum
 from ..exact import fma as exact_fma
 from ..formats import as_format, format_info
+from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
 from ._registry import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant, lookup, register
 
 __all__ = ["linspace"]
@@ -152,13 +152,10 @@ def _nep50_type(ops):
     return r
 
 
-def _ftz32(a):
-    """CUDA -ftz=true: float32 subnormals become zeros of the same sign."""
+def _flush(a):
+    """CUDA -ftz=true: float32 subnormals become zeros of the same sign (other dtypes stay)."""
     a = np.asarray(a)
-    if a.dtype != np.float32:
-        return a
-    sub = (a != 0) & (np.abs(a) < np.float32(2.0**-126))
-    return np.where(sub, a * np.float32(0), a).astype(np.float32) if sub.any() else a
+    return np.asarray(flush_subnormals(a)) if a.dtype == np.float32 else a
 
 
 _UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
@@ -167,17 +164,17 @@ _UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_
 def _binop(name, a: _Op, b: _Op, loop, ftz=False) -> _Op:
     x, y = a.cast(loop), b.cast(loop)
     if ftz:
-        x, y = _ftz32(x), _ftz32(y)
+        x, y = _flush(x), _flush(y)
     with np.errstate(all="ignore"):
         r = np.asarray(_UFUNC[name](x, y, dtype=loop))
-    return _Op(_ftz32(r) if ftz else r)
+    return _Op(_flush(r) if ftz else r)
 
 
 def _inplace(name, y: _Op, b: _Op, loop, ftz=False) -> _Op:
     """y <op>= b: computed in the loop dtype, stored back in y's dtype."""
     r = _binop(name, y, b, loop, ftz)
     out = r.cast(y.dtype)
-    return _Op(_ftz32(out) if ftz else out)
+    return _Op(_flush(out) if ftz else out)
 
 
 def _is_int_dtype(dtype) -> bool:
@@ -259,10 +256,10 @@ def _astype_device(a, dtype, ftz):
     if a.dtype == dtype:
         return a
     if ftz:
-        a = _ftz32(a)
+        a = _flush(a)
     with np.errstate(all="ignore"):
         r = a.astype(dtype)
-    return _ftz32(r) if ftz else r
+    return _flush(r) if ftz else r
 
 
 def _host_sub(stop, start):
@@ -296,12 +293,12 @@ def _cupy_scalar(start, stop, num, endpoint, dtype, ftz=True):
         with np.errstate(all="ignore"):
             ret[...] = vals.astype(dt)
         if ftz:
-            ret = _ftz32(ret)
+            ret = _flush(ret)
         if endpoint:
             ret[-1] = float(stop)
     if _is_int_dtype(dtype):
         if ftz:
-            ret = _ftz32(ret)
+            ret = _flush(ret)
         np.floor(ret, out=ret)
     return _astype_device(ret, dtype, ftz)
 
@@ -339,7 +336,7 @@ def _cupy_array(start, stop, num, endpoint, dtype, axis, ftz=True):
         y = np.moveaxis(y, 0, axis)
     if _is_int_dtype(dtype):
         if ftz:
-            y = _ftz32(y)
+            y = _flush(y)
         np.floor(y, out=y)
     return _astype_device(y, dtype, ftz)
 

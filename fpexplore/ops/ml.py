@@ -29,10 +29,16 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._rounding import _nudge_to_odd, round_rational, round_scaled_int, two_sum
-from ..exact import _two_product
 from ..exact import fma as exact_fma
 from ..formats import FORMATS, FormatInfo, coerce, format_info, round_f64, scalar_out
+from ..numerics import (
+    nudge_to_odd,
+    round_rational,
+    round_scaled_int,
+    same_bits,
+    two_product,
+    two_sum,
+)
 from ._registry import EXACT, FORMULA, HYPOTHESIS, Variant, lookup, register
 
 __all__ = ["ADAM_MOMENTS", "adam_pass_rates", "adam_run", "adam_step", "cdist", "pass_rate"]
@@ -560,8 +566,11 @@ def _e_scalar(q: Fraction) -> tuple[float, float]:
     return f, (0.0 if Fraction(f) == q else _U * abs(f))
 
 
-def _decide(val, err, info: FormatInfo, out: np.ndarray, undecided: np.ndarray) -> None:
-    """Where [val - E, val + E] rounds to one F value, store it; else mark undecided."""
+def _decide_bounds(val, err, info: FormatInfo, out: np.ndarray, undecided: np.ndarray) -> None:
+    """Where [val - E, val + E] rounds to one F value, store it; else mark undecided.
+
+    The vectorized float64 counterpart of ``numerics.ziv_decide``: val and its error bound err
+    are float64 arrays, E widens err to cover the float64 roundings of the ends."""
     E = 2.0 * err + 2.0 * _U * np.abs(val) + _TINY
     lo = round_f64(val - E, info)
     hi = round_f64(val + E, info)
@@ -618,8 +627,8 @@ def _adam_bounds(P, G0, M, V, info, outs, lr, beta1, beta2, eps, wd, step) -> np
         m1, em1 = _e_add(*_e_mul(np.float64(beta1), 0.0, M, z), *_e_mul(np.float64(c1), ec1, g, eg))
         g2 = _e_mul(g, eg, g, eg)
         v1, ev1 = _e_add(*_e_mul(np.float64(beta2), 0.0, V, z), *_e_mul(np.float64(c2), ec2, *g2))
-        _decide(m1, em1, info, outs[1], undecided)
-        _decide(v1, ev1, info, outs[2], undecided)
+        _decide_bounds(m1, em1, info, outs[1], undecided)
+        _decide_bounds(v1, ev1, info, outs[2], undecided)
     mh, emh = _e_div(m1, em1, np.float64(bc1), ebc1)
     vh, evh = _e_div(v1, ev1, np.float64(bc2), ebc2)
     # sqrt: decided only where the true v_hat is known to be >= 0
@@ -632,7 +641,7 @@ def _adam_bounds(P, G0, M, V, info, outs, lr, beta1, beta2, eps, wd, step) -> np
     u, eu = _e_mul(np.float64(lr), 0.0, q, eq)
     p1, ep1 = _e_add(P, z, -u, eu)
     und_p = ~nonneg
-    _decide(p1, ep1, info, outs[0], und_p)
+    _decide_bounds(p1, ep1, info, outs[0], und_p)
     # an exact zero update (m' == 0 or lr == 0) is decided above only if p itself is exact:
     # signed zeros of p - (+-0) are handled by the slow path
     und_p |= (P == 0) | (m1 == 0)
@@ -648,8 +657,8 @@ def _ro_dot2(a: float, B: np.ndarray, c: float, D: np.ndarray, info, out, undeci
     sign of ``rest`` or ``|rest| < ulp(z)`` is not certain, are marked undecided.
     Returns ``z`` and a bound on ``|a*B + c*D - z|`` for later use.
     """
-    h1, l1 = _two_product(np.float64(a), B)
-    h2, l2 = _two_product(np.float64(c), D)
+    h1, l1 = two_product(np.float64(a), B)
+    h2, l2 = two_product(np.float64(c), D)
     s, e = two_sum(h1, h2)
     t1, e1 = two_sum(l1, l2)
     t2, e2 = two_sum(e, t1)
@@ -669,7 +678,7 @@ def _ro_dot2(a: float, B: np.ndarray, c: float, D: np.ndarray, info, out, undeci
     ok = safe & np.isfinite(z) & ((r2 == 0) | (np.abs(r2) > 2 * small))
     ok &= (rest_sign == 0) | ((z != 0) & (np.abs(r2) + small < _U * np.abs(z)))
     zero = (z == 0) & (rest_sign == 0)
-    ro = _nudge_to_odd(np.where(ok & ~zero, z, 1.0), np.where(ok, rest_sign, 0.0), np.uint64)
+    ro = nudge_to_odd(np.where(ok & ~zero, z, 1.0), np.where(ok, rest_sign, 0.0), np.uint64)
     val = round_f64(ro, info)
     # an exact zero: the IEEE sign of a*B + c*D from the (exact) signed zero products
     val = np.where(zero, round_f64(np.float64(a) * B + np.float64(c) * D, info), val)
@@ -773,7 +782,7 @@ def _adam_exact_slow(P, G0, M, V, info, outs, which, lr, beta1, beta2, eps, wd, 
             if lo != 0 and hi != 0:  # an end at zero leaves the sign of a zero result open
                 rlo = _X(lo, lo < 0).rounded(info)
                 rhi = _X(hi, hi < 0).rounded(info)
-                if _same_bits(rlo, rhi):
+                if same_bits(rlo, rhi):
                     outs[0][idx] = rlo
                     break
             prec *= 2
@@ -782,11 +791,6 @@ def _adam_exact_slow(P, G0, M, V, info, outs, which, lr, beta1, beta2, eps, wd, 
 def _iv_of(iv, q: Fraction):
     """An exact rational as an mpmath interval (a point when it fits the working precision)."""
     return iv.mpf(q.numerator) / iv.mpf(q.denominator)
-
-
-def _same_bits(a: float, b: float) -> bool:
-    """a and b are Python floats holding values of one format: equal including the sign."""
-    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
 
 
 # ----------------------------------------------------------------------------- comparisons

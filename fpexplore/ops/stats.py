@@ -38,9 +38,19 @@ import numbers
 
 import numpy as np
 
-from .._rounding import round_rational, round_scaled_int
 from ..exact import ExactAccumulator, accumulate_dot64
 from ..formats import FormatInfo, as_format, coerce, scalar_out
+from ..numerics import (
+    ZIV_SLACK,
+    fast_two_sum,
+    nudge_to_odd_scalar,
+    round_rational,
+    round_scaled_int,
+    round_to_precision,
+    two_product,
+    two_sum,
+    ziv_decide,
+)
 from ..orders._registry import lookup as _order_lookup
 from ..orders.summation import accumulator_format
 from ..orders.summation import sum as _fsum
@@ -259,23 +269,8 @@ def _numpy_var(x: np.ndarray, info: FormatInfo, acc: FormatInfo, ddof: int):
 
 # ----------------------------------------------------------------------------- welford
 
-_round_nb = None  # numba versions, compiled on first use
-_div_nb = None
+_div_nb = None  # numba versions, compiled on first use
 _welford_nb = None
-
-
-def _round_py(v, p, emin, vmax):
-    """v (float64) rounded to nearest-even at precision p (p == 0: unchanged)."""
-    if p == 0 or v == 0.0 or not math.isfinite(v):
-        return v
-    if p == 24 and emin == -126:
-        return np.float64(np.float32(v))  # the IEEE conversion rounds to nearest-even
-    _, e = math.frexp(v)
-    q = max(e - 1, emin) - p + 1
-    r = math.ldexp(np.rint(math.ldexp(v, -q)), q)
-    if abs(r) > vmax:
-        return math.copysign(math.inf, v)
-    return r
 
 
 def _div_py(a, k, p, emin, vmax):
@@ -286,23 +281,10 @@ def _div_py(a, k, p, emin, vmax):
     if p == 0 or q == 0.0 or not math.isfinite(q):
         return q
     # exact remainder a - q*k (Dekker's TwoProduct of q*k; a - ph is exact by Sterbenz)
-    ph = q * k
-    c = 134217729.0 * q
-    qh = c - (c - q)
-    ql = q - qh
-    c = 134217729.0 * k
-    kh = c - (c - k)
-    kl = k - kh
-    pl = ((qh * kh - ph) + qh * kl + ql * kh) + ql * kl
+    ph, pl = two_product(q, k)
     rem = (a - ph) - pl
-    m, e = math.frexp(q)
-    if rem != 0.0 and (math.ldexp(m, 53) % 2.0) == 0.0:
-        step = math.ldexp(1.0, e - 53)
-        toward_zero = (rem > 0) != (q > 0)
-        if toward_zero and abs(m) == 0.5:
-            step *= 0.5  # below a power of two the spacing halves
-        q = q + step if rem > 0 else q - step  # exact: the odd neighbour on rem's side
-    return _round_nb(q, p, emin, vmax)
+    # k > 0: the exact quotient lies on rem's side of q; step to the odd neighbour there
+    return round_to_precision(nudge_to_odd_scalar(q, rem), p, emin, vmax)
 
 
 def _welford_py(x, ddof, p, emin, vmax):
@@ -311,27 +293,27 @@ def _welford_py(x, ddof, p, emin, vmax):
     n = x.size
     for i in range(n):
         xi = x[i]
-        delta = _round_nb(xi - mean, p, emin, vmax)
-        mean = _round_nb(mean + _div_nb(delta, float(i + 1), p, emin, vmax), p, emin, vmax)
-        t = _round_nb(xi - mean, p, emin, vmax)
-        m2 = _round_nb(m2 + _round_nb(delta * t, p, emin, vmax), p, emin, vmax)
+        delta = round_to_precision(xi - mean, p, emin, vmax)
+        mean = round_to_precision(mean + _div_nb(delta, float(i + 1), p, emin, vmax), p, emin, vmax)
+        t = round_to_precision(xi - mean, p, emin, vmax)
+        m2 = round_to_precision(m2 + round_to_precision(delta * t, p, emin, vmax), p, emin, vmax)
     return _div_nb(m2, float(n - ddof), p, emin, vmax)
 
 
-def _welford_kernel():
+def welford_kernel():
     """The numba-compiled Welford loop (created on first use; fpexplore.warmup asks too)."""
-    global _round_nb, _div_nb, _welford_nb
+    global _div_nb, _welford_nb
     if _welford_nb is None:
-        from ..orders._kernels import cached_njit  # numba: njit(cache=True), tolerant
+        # numba: njit(cache=True), tolerant; importing _kernels registers numerics.JITTABLE
+        from ..orders._kernels import cached_njit
 
-        _round_nb = cached_njit(_round_py)
         _div_nb = cached_njit(_div_py)
         _welford_nb = cached_njit(_welford_py)
     return _welford_nb
 
 
 def _welford(xa: np.ndarray, acc: FormatInfo, ddof: int):
-    _welford_kernel()
+    welford_kernel()
     # float64 arithmetic rounded to acc after each operation: exact or innocuous for p <= 24
     p = 0 if acc.name == "float64" else acc.precision
     with np.errstate(invalid="ignore"):  # NaN bit patterns of the 16-bit formats
@@ -473,9 +455,7 @@ def _prepare(flat: np.ndarray):
     finite = x64 > -np.inf
     M = float(np.max(x64[finite]))
     with np.errstate(all="ignore"):
-        dh = x64 - M
-        bb = dh - x64
-        dl = (x64 - (dh - bb)) + (-M - bb)  # TwoSum
+        dh, dl = two_sum(x64, -M)
     dl = np.where(np.isfinite(dh), dl, 0.0)
     return x64, M, dh, dl, int(finite.sum())
 
@@ -514,38 +494,16 @@ def _dd_constants():
     return _LN2_PARTS, _INV_FACT
 
 
-def _two_sum(a, b):
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _fast_two_sum(a, b):
-    s = a + b
-    return s, b - (s - a)
-
-
-def _two_prod(a, b):
-    p = a * b
-    c = 134217729.0 * a
-    ah = c - (c - a)
-    al = a - ah
-    c = 134217729.0 * b
-    bh = c - (c - b)
-    bl = b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
 def _dd_add(ah, al, bh, bl):
-    s, e = _two_sum(ah, bh)
-    t, f = _two_sum(al, bl)
-    s, e = _fast_two_sum(s, e + t)
-    return _fast_two_sum(s, e + f)
+    s, e = two_sum(ah, bh)
+    t, f = two_sum(al, bl)
+    s, e = fast_two_sum(s, e + t)
+    return fast_two_sum(s, e + f)
 
 
 def _dd_mul(ah, al, bh, bl):
-    p, e = _two_prod(ah, bh)
-    return _fast_two_sum(p, e + (ah * bl + al * bh))
+    p, e = two_product(ah, bh)
+    return fast_two_sum(p, e + (ah * bl + al * bh))
 
 
 def _dd_exp(dh: np.ndarray, dl: np.ndarray):
@@ -559,8 +517,8 @@ def _dd_exp(dh: np.ndarray, dl: np.ndarray):
     (c1, c2, c3), inv = _dd_constants()
     k = np.rint(dh * (1.0 / math.log(2.0)))
     rh = dh - k * c1  # exact
-    rh, rl = _two_sum(rh, -(k * c2))  # k*c2 exact
-    p3h, p3l = _two_prod(k, c3)
+    rh, rl = two_sum(rh, -(k * c2))  # k*c2 exact
+    p3h, p3l = two_product(k, c3)
     rh, rl = _dd_add(rh, rl, -p3h, -p3l)
     rh, rl = _dd_add(rh, rl, dl, np.zeros_like(dl))
     ph = np.full(dh.shape, inv[24][0])
@@ -625,9 +583,9 @@ def _exact_softmax(flat: np.ndarray, info: FormatInfo) -> np.ndarray:
     sh, sl = _round_dd(N, K)
     # y = t / s in double-double, then scaled by 2**k
     q1 = th / sh
-    ph, pl = _two_prod(q1, sh)
+    ph, pl = two_product(q1, sh)
     q2 = (((th - ph) - pl) + tl - q1 * sl) / sh
-    yh, yl = _fast_two_sum(q1, q2)
+    yh, yl = fast_two_sum(q1, q2)
     yh, yl = np.ldexp(yh, k), np.ldexp(yl, k)
     idx = np.flatnonzero(use)
     rel = 4 * _DD_REL  # t and s each < 2**-90, the division and dd roundings far less
@@ -657,8 +615,6 @@ def _exact_softmax(flat: np.ndarray, info: FormatInfo) -> np.ndarray:
 def _softmax_ziv(x64, M, undecided, out, info: FormatInfo) -> None:
     from mpmath import libmp as lm
 
-    from .elementwise import _SLACK, _decide
-
     finite = np.flatnonzero(x64 > -np.inf)
     n = finite.size
     lg_n = max(n, 2).bit_length()
@@ -682,7 +638,9 @@ def _softmax_ziv(x64, M, undecided, out, info: FormatInfo) -> None:
         for i in todo:
             y = lm.mpf_div(t[i], s, P, "n")
             # relative errors: t < 2**-(P-S), s < 2**-(P-S-1), division 2**-P
-            r = _decide(y, y[2] + y[3] - (P - _SLACK - 3), info)
+            r = ziv_decide(
+                y, y[2] + y[3] - (P - ZIV_SLACK - 3), info.precision, info.emin, info.emax
+            )
             if r is None:
                 rest.append(i)
             else:
@@ -695,15 +653,13 @@ def _softmax_ziv(x64, M, undecided, out, info: FormatInfo) -> None:
 
 
 def _decide_lse(L, err: int, M: float, info: FormatInfo):
-    """_decide for L = M + log(s), s > 1. With M = 0, L = log(s) > 0 may be far below the
+    """ziv_decide for L = M + log(s), s > 1. With M = 0, L = log(s) > 0 may be far below the
     least subnormal (logsumexp([0, -1e300])): [0, |L| + 2**err] under half of it is +0."""
-    from .elementwise import _decide
-
     if M == 0:
         mag = L[2] + L[3] if L[1] else err
         if max(mag, err) + 1 <= info.emin - info.precision:
             return 0.0
-    return _decide(L, err, info) if L[1] else None
+    return ziv_decide(L, err, info.precision, info.emin, info.emax) if L[1] else None
 
 
 def _exact_logsumexp(flat: np.ndarray, info: FormatInfo):
@@ -718,8 +674,6 @@ def _exact_logsumexp(flat: np.ndarray, info: FormatInfo):
     if k_finite == 1:
         return info.dtype.type(M)  # log(exp(M)) = M exactly
     from mpmath import libmp as lm
-
-    from .elementwise import _SLACK
 
     (N, K), _ = _exp_sum_dd(dh, dl)
     n = k_finite
@@ -746,7 +700,7 @@ def _exact_logsumexp(flat: np.ndarray, info: FormatInfo):
                 s = lm.mpf_add(s, lm.mpf_exp(d, P, "n"), wp, "n")
         lg = lm.mpf_log(s, P, "n")
         # |error of lg| < rel(s) + 2**-(P-S) |lg| <= 2**-(P-S-2) (1 + |lg|), |lg| <= log n
-        err = -(P - _SLACK - 2) + (int(math.log(n)) + 2).bit_length()
+        err = -(P - ZIV_SLACK - 2) + (int(math.log(n)) + 2).bit_length()
         L = lm.mpf_add(Mm, lg)
         r = _decide_lse(L, err, M, info)
         if r is not None:

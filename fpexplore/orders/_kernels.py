@@ -16,30 +16,61 @@ Products of two inputs are rounded to the accumulator format; ``fused`` steps us
 (or libm) fused multiply-add through the ``llvm.fma`` intrinsic for float32/float64, which is
 correctly rounded; they are cross-checked against fpexplore.exact.fma in the tests.
 Kernels never use fast-math, so no operation is reassociated or contracted by the compiler.
+
+The shared scalar numerics (TwoSum, rounding to a precision, round to odd, the float32
+flush) are those of :mod:`fpexplore.numerics`, registered with numba here
+(``numerics.JITTABLE``): one source for Python and the kernels. numba's on-disk cache checks
+only the source file of the kernel it loads, not those of the functions the kernel calls, so
+:func:`cached_njit` adds a digest of fpexplore/numerics.py to every cache key: editing that
+file recompiles the kernels instead of loading machine code built from its old contents.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
+from pathlib import Path
 
 import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba.core.caching import FunctionCache
+from numba.extending import intrinsic, overload, register_jitable
+
+from .. import numerics
+from ..numerics import (
+    flush_subnormals,
+    odd_add64_scalar,
+    round_to_precision,
+    two_sum,
+)
+
+for _f in numerics.JITTABLE:  # callable from jitted code, compiled into each caller
+    register_jitable(_f)
 
 _NO_CACHE_WARNED = []
+_NUMERICS_DIGEST = hashlib.sha256(Path(numerics.__file__).read_bytes()).hexdigest()
+
+
+class _Cache(FunctionCache):
+    """numba's cache of one function, its index keys extended by the digest of
+    fpexplore/numerics.py (whose functions the kernels call; see the module docstring)."""
+
+    def _index_key(self, sig, codegen):
+        return (*super()._index_key(sig, codegen), _NUMERICS_DIGEST)
 
 
 def cached_njit(func, **options):
-    """``nb.njit(cache=True, **options)(func)``, except where numba finds no writable cache
-    folder (read-only package and home directory, no NUMBA_CACHE_DIR): numba then raises
-    RuntimeError at decoration; here the kernels compile in every process instead."""
+    """``nb.njit(cache=True, **options)(func)`` with the cache keyed also on
+    fpexplore/numerics.py, except where numba finds no writable cache folder (read-only
+    package and home directory, no NUMBA_CACHE_DIR): numba then raises RuntimeError; here the
+    kernels compile in every process instead."""
     disp = nb.njit(**options)(func)
     try:
-        disp.enable_caching()
+        disp._cache = _Cache(disp.py_func)  # what disp.enable_caching() does, with _Cache
     except RuntimeError as e:  # "cannot cache function ...: no locator available"
         if not _NO_CACHE_WARNED:
             _NO_CACHE_WARNED.append(True)
@@ -76,20 +107,9 @@ def _hw_fma(typingctx, a, b, c):
 
 
 @nb.njit
-def _round64(v, rp):
+def _round_rp(v, rp):
     """Round a float64 to nearest-even at precision rp[0], min exponent rp[1], max rp[2]."""
-    p = rp[0]
-    if p == 0 or v == 0.0 or not math.isfinite(v):
-        return v
-    _, e = math.frexp(v)
-    ex = e - 1
-    if ex < rp[1]:
-        ex = rp[1]
-    q = ex - p + 1
-    r = math.ldexp(np.rint(math.ldexp(v, -q)), q)
-    if abs(r) > rp[2]:
-        return math.copysign(math.inf, v)
-    return r
+    return round_to_precision(v, rp[0], rp[1], rp[2])
 
 
 def _rnd(v, rp):
@@ -100,7 +120,7 @@ def _rnd(v, rp):
 def _rnd_impl(v, rp):
     if v == types.float32:
         return lambda v, rp: v
-    return lambda v, rp: _round64(v, rp)
+    return lambda v, rp: _round_rp(v, rp)
 
 
 def _round_to(v, rp):
@@ -110,8 +130,8 @@ def _round_to(v, rp):
 @overload(_round_to)
 def _round_to_impl(v, rp):
     if v == types.float32:
-        return lambda v, rp: np.float32(_round64(np.float64(v), rp))
-    return lambda v, rp: _round64(v, rp)
+        return lambda v, rp: np.float32(_round_rp(np.float64(v), rp))
+    return lambda v, rp: _round_rp(v, rp)
 
 
 def _cast(v, z):
@@ -141,7 +161,7 @@ def _fma_impl(a, b, c, rp):
         # p + 2 bits), then once to the format. Rounding it to nearest first would double
         # round where a*b lies on a midpoint of the format and c is tiny (bfloat16 has the
         # exponent range for that: 2^-100 + 1.5 * 0.6796875 must round up, not tie to even).
-        return _round64(_odd_sum(a * b, c), rp)
+        return _round_rp(odd_add64_scalar(a * b, c), rp)
 
     return impl
 
@@ -160,11 +180,9 @@ def _term(x, y, i, has_y, z, rp):
 
 
 @nb.njit
-def _ftz32(v, on):
-    """CUDA -ftz=true for float32: subnormal operands and results become signed zeros."""
-    if on and v != 0 and abs(v) < 1.1754943508222875e-38:
-        return v * (v - v)  # a zero of v's sign and type
-    return v
+def _flush_if(v, on):
+    """CUDA -ftz=true for float32 (on): subnormal operands and results become signed zeros."""
+    return flush_subnormals(v) if on else v
 
 
 # ----------------------------------------------------------------------------- 1-D orders
@@ -389,7 +407,7 @@ def combine(values, z, rp, order, ftz):
     PTX ISA, atom: "atom.add.f32 ... flushes subnormal inputs and results")."""
     acc = z
     for k in range(order.shape[0]):
-        acc = _ftz32(_add(acc, _ftz32(values[order[k]], ftz), rp), ftz)
+        acc = _flush_if(_add(acc, _flush_if(values[order[k]], ftz), rp), ftz)
     return acc
 
 
@@ -410,16 +428,16 @@ def cupy_kernel(x, y, has_y, fused, z, rp, block_size, ftz):
     for j in range(n):
         m = j % P
         if fused:
-            s[m] = _ftz32(
-                _fma(_ftz32(_cast(x[j], z), ftz), _ftz32(_cast(y[j], z), ftz), s[m], rp), ftz
+            s[m] = _flush_if(
+                _fma(_flush_if(_cast(x[j], z), ftz), _flush_if(_cast(y[j], z), ftz), s[m], rp), ftz
             )
         else:
-            t = _ftz32(_term(x, y, j, has_y, z, rp), ftz)
-            s[m] = _ftz32(_add(s[m], t, rp), ftz)
+            t = _flush_if(_term(x, y, j, has_y, z, rp), ftz)
+            s[m] = _flush_if(_add(s[m], t, rp), ftz)
     h = P // 2
     while h >= 1:
         for t in range(h):
-            s[t] = _ftz32(_add(s[t], s[t + h], rp), ftz)
+            s[t] = _flush_if(_add(s[t], s[t + h], rp), ftz)
         h //= 2
     return s[0]
 
@@ -665,25 +683,6 @@ def matmul(A, Bt, code, fused, z, rp, block, split):
     return out
 
 
-@nb.njit
-def _two_sum(a, b):
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-@nb.njit
-def _odd_sum(h, lo):
-    """RO(h + lo) in float64 (round to odd) for finite h, lo."""
-    s, e = _two_sum(h, lo)
-    if e != 0.0 and math.isfinite(s):
-        _, ex = math.frexp(s)
-        quantum = math.ldexp(1.0, max(ex - 53, -1074))  # ulp(s): s / quantum is an integer
-        if np.int64(abs(s / quantum)) % 2 == 0:  # even last bit: step toward the exact value
-            s = np.nextafter(s, math.copysign(math.inf, e))
-    return s
-
-
 @_jit
 def dot2_bounds(A, Bt, odd):
     """Interval ends for each exact dot product A[i] . Bt[j] (float64 inputs), via Dot2.
@@ -717,7 +716,7 @@ def dot2_bounds(A, Bt, odd):
                 b = Bt[j, t]
                 p = a * b
                 e = _hw_fma(a, b, -p)
-                s, q = _two_sum(s, p)
+                s, q = two_sum(s, p)
                 c = c + (q + e)
                 absum = absum + abs(p)
                 if a == 0.0 or b == 0.0:
@@ -729,10 +728,10 @@ def dot2_bounds(A, Bt, odd):
             if all_zero:
                 zero[i, j] = 2 if (all_neg_zero and k > 0) else 1
             err = 8.0 * g * g * absum + 4.0 * k * 5e-324
-            h, lo = _two_sum(s, c)
+            h, lo = two_sum(s, c)
             if odd:
-                lo_end[i, j] = _odd_sum(h, lo - err)
-                hi_end[i, j] = _odd_sum(h, lo + err)
+                lo_end[i, j] = odd_add64_scalar(h, lo - err)
+                hi_end[i, j] = odd_add64_scalar(h, lo + err)
             else:
                 lo_end[i, j] = h + (lo - err)
                 hi_end[i, j] = h + (lo + err)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..exact import exact_dot
 from ..formats import as_format, coerce
+from ..numerics import flush_subnormals
 from ._registry import lookup
 from .summation import accumulator, arith, check_fma, finish, kernels, reduce_1d, to_storage
 
@@ -37,7 +38,7 @@ def _literal_products(a: np.ndarray, b: np.ndarray, ftz: bool) -> np.ndarray:
     with np.errstate(all="ignore"):
         p = np.multiply(a, b)
     if ftz and p.dtype == np.float32:  # NVRTC -ftz=true: subnormal products become zeros
-        p = np.where(np.abs(p) < np.float32(2.0**-126), p * np.float32(0), p)
+        p = flush_subnormals(p)
     return p
 
 

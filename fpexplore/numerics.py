@@ -1,0 +1,318 @@
+"""Shared numerics: the exact building blocks the layers above use, one definition each.
+
+Internal (not in the package's ``__all__``) and low level: imports NumPy and math, nothing
+of fpexplore. Everything here is exact or says precisely where it is not.
+
+* Exact rationals: ``round_rational`` / ``round_scaled_int`` round an exact rational (Python
+  ints) to a format with round-to-nearest-even, gradual underflow and overflow to infinity
+  (the slow, per-element path: fallbacks, final rounding of exact sums);
+  ``float_to_scaled_int``.
+* Error-free transformations: ``two_sum`` (Knuth), ``fast_two_sum`` (Dekker), ``split``
+  (Veltkamp) and ``two_product`` (Dekker), with ``two_product_safe`` telling where
+  ``two_product`` is exact.
+* Rounding to a precision: ``round_to_precision`` (one float64 value, any precision and
+  exponent range).
+* Round to odd: ``nudge_to_odd``, ``odd_add64`` and ``odd_f64_to_f32`` on NumPy arrays,
+  ``nudge_to_odd_scalar`` and ``odd_add64_scalar`` on float64 scalars. A value rounded to
+  odd with at least p + 2 bits, then rounded to nearest-even with p bits, gives the correctly
+  rounded p-bit result (Boldo & Melquiond, IEEE TC 2008). This is how the fast paths avoid
+  double rounding.
+* ``flush_subnormals``: float32 flush-to-zero, as CUDA's ``-ftz=true`` and float32
+  ``atomicAdd`` do it.
+* ``clamp_ulps``: ULP distances (``ulp_distance(..., nan="sentinel")``) as float64, with the
+  NaN sentinel and saturated distances turned into infinity.
+* Ziv's decision step: ``ziv_decide`` (with ``ZIV_SLACK``, the error allowed to an mpmath
+  evaluation at working precision P) and ``same_bits``.
+
+The functions in ``JITTABLE`` are plain arithmetic on scalars (most on arrays too), so the
+same source runs in Python and inside numba kernels: :mod:`fpexplore.orders._kernels`
+registers them with numba instead of keeping compiled copies, and keys its on-disk cache on
+this file's contents (numba's own cache checks only the kernel's file).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_F64 = np.dtype(np.float64)
+_F32 = np.dtype(np.float32)
+
+# ----------------------------------------------------------------------------- exact rationals
+
+
+def round_rational(num: int, den: int, precision: int, emin: int, emax: int) -> float:
+    """Round ``num/den`` to nearest-even in a binary format; return it as a Python float.
+
+    ``den`` must be positive. The result is exactly representable in the format, so casting
+    the returned float64 to the format's dtype is exact. Overflow gives ``±inf``. A zero
+    ``num`` gives ``+0.0`` (callers decide the sign of exact zeros).
+    """
+    if den <= 0:
+        raise ValueError("den must be positive")
+    if num == 0:
+        return 0.0
+    negative = num < 0
+    m = -num if negative else num
+    # e = floor(log2(m / den))
+    e = m.bit_length() - den.bit_length()
+    if e >= 0:
+        if m < (den << e):
+            e -= 1
+    elif (m << -e) < den:
+        e -= 1
+    if e > emax:
+        return -math.inf if negative else math.inf
+    q = max(e, emin) - (precision - 1)  # exponent of the quantum (ulp)
+    # scaled = m / den / 2^q; integer part and remainder
+    if q >= 0:
+        d = den << q
+        n = m
+    else:
+        d = den
+        n = m << -q
+    k, r = divmod(n, d)
+    twice = 2 * r
+    if twice > d or (twice == d and (k & 1)):
+        k += 1
+    if k.bit_length() - 1 + q > emax:  # rounded up past the largest finite value
+        return -math.inf if negative else math.inf
+    value = math.ldexp(float(k), q)  # k <= 2^precision <= 2^53: exact
+    return -value if negative else value
+
+
+def round_scaled_int(n: int, k: int, precision: int, emin: int, emax: int) -> float:
+    """Round the exact value ``n * 2**k`` (Python int ``n``) to nearest-even; see round_rational."""
+    if k >= 0:
+        return round_rational(n << k, 1, precision, emin, emax)
+    return round_rational(n, 1 << -k, precision, emin, emax)
+
+
+def float_to_scaled_int(value: float, k: int) -> int:
+    """Return the integer ``value / 2**k``; ``value`` must be a finite multiple of ``2**k``."""
+    num, den = float(value).as_integer_ratio()  # den is a power of two
+    shift = den.bit_length() - 1  # value = num * 2^-shift
+    s = -shift - k
+    if s >= 0:
+        return num << s
+    if num & ((1 << -s) - 1):
+        raise ValueError(f"{value!r} is not a multiple of 2**{k}")
+    return num >> -s
+
+
+# ----------------------------------------------------------------------------- error-free
+
+
+def two_sum(a, b):
+    """Knuth's TwoSum: ``s = fl(a+b)`` and the exact error ``e = a + b - s`` (finite inputs;
+    floats or arrays)."""
+    s = a + b
+    bb = s - a
+    e = (a - (s - bb)) + (b - bb)
+    return s, e
+
+
+def fast_two_sum(a, b):
+    """Dekker's FastTwoSum: ``s = fl(a+b)`` and ``e = a + b - s`` exactly, provided
+    ``|a| >= |b|`` (or ``a == 0``), finite inputs; floats or arrays."""
+    s = a + b
+    return s, b - (s - a)
+
+
+_SPLITTER = float(2**27 + 1)  # Veltkamp's constant for float64: 53 = 26 + 27 bits
+
+
+def split(a):
+    """Veltkamp's split of a float64: ``a == hi + lo`` exactly, ``hi`` with at most 26
+    significant bits and ``lo`` with at most 27 (for normal ``|a| < 2**995``; floats or
+    arrays)."""
+    t = _SPLITTER * a
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def two_product(a, b):
+    """Dekker's TwoProduct with Veltkamp splitting: ``p = fl(a*b)`` and ``e`` with
+    ``p + e == a*b`` exactly, where ``two_product_safe(a, b)`` (floats or arrays)."""
+    p = a * b
+    ah, al = split(a)
+    bh, bl = split(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def two_product_safe(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Where :func:`two_product` is exact for float64 arrays ``a``, ``b``: both normal and
+    below 2**995 (the splits are exact and cannot overflow) and the product's exponent in
+    range (neither the product overflows nor its error term falls below 2**-1074)."""
+    _, ea = np.frexp(a)
+    _, eb = np.frexp(b)
+    absa, absb = np.abs(a), np.abs(b)
+    return (
+        (absa >= 2.0**-1022)
+        & (absb >= 2.0**-1022)
+        & (absa < 2.0**995)
+        & (absb < 2.0**995)
+        & (ea + eb >= -968)
+        & (ea + eb <= 1020)
+    )
+
+
+# ----------------------------------------------------------------------------- precision
+
+
+def round_to_precision(v, p, emin, vmax):
+    """One float64 ``v`` rounded to nearest-even at precision ``p`` (bits, the implicit one
+    included), minimum exponent ``emin`` (gradual underflow below 2**emin) and largest finite
+    value ``vmax`` (beyond it: ``±inf``); ``p == 0`` leaves ``v`` unchanged. NaN, infinities
+    and zeros come back as they are. A float64 scalar (numba kernels call it too)."""
+    if p == 0 or v == 0.0 or not math.isfinite(v):
+        return v
+    if p == 24 and emin == -126:
+        return np.float64(np.float32(v))  # the IEEE conversion rounds to nearest-even
+    _, e = math.frexp(v)
+    q = max(e - 1, emin) - p + 1  # exponent of the quantum (ulp) at v
+    r = math.ldexp(np.rint(math.ldexp(v, -q)), q)
+    if abs(r) > vmax:
+        return math.copysign(math.inf, v)
+    return r
+
+
+# ----------------------------------------------------------------------------- round to odd
+
+
+def nudge_to_odd(s: np.ndarray, e: np.ndarray, uint: type) -> np.ndarray:
+    """Given s = RN(x) and the sign of the error e = x - s, return RO(x) (round to odd).
+
+    Where e != 0 and the last significand bit of s is even, step one ulp from s toward x.
+    In sign-magnitude bit patterns one ulp further from zero is ``+1`` and one ulp toward zero
+    is ``-1``, also across binades and from infinity down to the largest finite value.
+    s must not be zero where e != 0 (true for RN of a nonzero inexact value). Arrays; ``uint``
+    is the unsigned integer type of s's width.
+    """
+    bits = s.view(uint)
+    fix = (e != 0) & ((bits & 1) == 0)
+    if not fix.any():
+        return s
+    away = np.signbit(s) == np.signbit(e)
+    step = np.where(away, 1, -1).astype(np.int64) * fix
+    return (bits + step.astype(uint)).view(s.dtype)  # unsigned wrap-around gives bits - 1
+
+
+def nudge_to_odd_scalar(s, e):
+    """:func:`nudge_to_odd` for one float64: RO(x) from s = RN(x) and the sign of e = x - s
+    (s finite and nonzero where e != 0; a non-finite s is returned as it is)."""
+    if e != 0.0 and math.isfinite(s):
+        _, ex = math.frexp(s)
+        quantum = math.ldexp(1.0, max(ex - 53, -1074))  # ulp(s): s / quantum is an integer
+        if np.int64(abs(s / quantum)) % 2 == 0:  # even last bit: step toward the exact value
+            s = np.nextafter(s, math.copysign(math.inf, e))
+    return s
+
+
+def odd_add64_scalar(a, b):
+    """:func:`odd_add64` for two finite float64 scalars: ``RO(a + b)``."""
+    s, e = two_sum(a, b)
+    return nudge_to_odd_scalar(s, e)
+
+
+def odd_add64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``RO(a + b)`` in float64 for finite arrays (the result may overflow to inf only if RN does).
+
+    Non-finite results are left as RN gives them.
+    """
+    s, e = two_sum(a, b)
+    e = np.where(np.isfinite(s), e, 0.0)
+    return nudge_to_odd(s, e, np.uint64)
+
+
+def odd_f64_to_f32(x: np.ndarray) -> np.ndarray:
+    """Round float64 values to float32 with round-to-odd (NaN and ±inf kept)."""
+    x = np.asarray(x, dtype=_F64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = x.astype(_F32)
+        back = s.astype(_F64)
+        # exact error; where RN overflowed to ±inf it is ∓inf, pointing back toward zero
+        e = np.where(np.isfinite(x), x - back, 0.0)
+    return nudge_to_odd(s, e, np.uint32)
+
+
+# ----------------------------------------------------------------------------- flush to zero
+
+FLOAT32_MIN_NORMAL = 2.0**-126
+
+
+def flush_subnormals(x):
+    """float32 flush-to-zero (CUDA ``-ftz=true``, float32 ``atomicAdd``): subnormals become
+    zeros of the same sign; normal numbers, zeros, infinities and NaN stay (a signaling NaN
+    comes back quiet, as from any arithmetic). For float32 values only: a float32 scalar (also
+    inside numba kernels) or array (a new one)."""
+    return x * (abs(x) >= FLOAT32_MIN_NORMAL)  # x * 1 or x * 0 (a zero of x's sign)
+
+
+# ----------------------------------------------------------------------------- ULP distances
+
+
+def clamp_ulps(ulps, *, signed: bool = False, fill: float = math.inf) -> np.ndarray:
+    """ULP distances from ``ulp_distance(..., nan="sentinel")`` as a float64 array: their
+    magnitudes (``signed=True``: with their signs), where every distance of 2**62 or more
+    becomes ``fill``: the NaN sentinel ``ULP_NAN`` and the distances saturated at
+    ``±(2**63 - 1)``, which are no counts of ulps."""
+    u = np.asarray(ulps, dtype=np.float64)
+    if not signed:
+        u = np.abs(u)
+    return np.where(np.abs(u) >= 2**62, fill, u)
+
+
+# ----------------------------------------------------------------------------- Ziv's step
+
+#: Ziv's loops assume an mpmath evaluation at working precision P has a relative error below
+#: 2**-(P - ZIV_SLACK).
+ZIV_SLACK = 12
+
+
+def same_bits(a: float, b: float) -> bool:
+    """a and b are Python floats holding values of one format: equal including the sign."""
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def ziv_decide(v, err_exp: int, precision: int, emin: int, emax: int):
+    """One step of Ziv's loop: round both ends of ``v ± 2**err_exp`` (``v`` an mpmath mpf
+    tuple ``(sign, man, exp, bc)``) to nearest-even in the format (precision, emin, emax);
+    the common result as a Python float, or None if they differ (or the sign is not yet
+    known)."""
+    sign, man, e, bc = v
+    if not man:
+        return None
+    low = e + bc - 1  # 2**low <= |v| < 2**(low + 1)
+    if err_exp >= low - 1:
+        return None  # interval too wide: |v| - 2**err_exp >= 2**(low - 1) > 0 below
+    neg = -1.0 if sign else 1.0
+    p = precision
+    if low - 1 >= emax + 1:  # every point of the interval is >= 2**(emax+1): overflow
+        return neg * math.inf
+    if low + 2 <= emin - p:  # every point is < 2**(low+2) <= 2**(emin-p): rounds to zero
+        return neg * 0.0
+    k = min(e, err_exp)
+    mid = man << (e - k)
+    d = 1 << (err_exp - k)
+    a = round_scaled_int(-(mid + d) if sign else mid - d, k, p, emin, emax)
+    b = round_scaled_int(-(mid - d) if sign else mid + d, k, p, emin, emax)
+    if same_bits(a, b):
+        return a
+    return None
+
+
+#: The functions above that numba kernels call (registered with numba by
+#: fpexplore.orders._kernels; each calls only NumPy, math and the others listed).
+JITTABLE = (
+    two_sum,
+    fast_two_sum,
+    split,
+    two_product,
+    round_to_precision,
+    nudge_to_odd_scalar,
+    odd_add64_scalar,
+    flush_subnormals,
+)
