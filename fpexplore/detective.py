@@ -19,6 +19,7 @@ import numpy as np
 
 from ._optional import require
 from .formats import as_format, coerce, format_info, ulp_distance
+from .numerics import clamp_ulps
 from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
@@ -162,9 +163,7 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
             got = evaluate(op, c, first_in)
         except ValueError:
             continue  # a parameter that does not apply (e.g. block larger than allowed)
-        u = np.abs(np.asarray(ulp_distance(first_obs, got, nan="sentinel"), dtype=np.float64))
-        u = np.where(u >= 2**62, np.inf, u)
-        scored.append((c, [u]))
+        scored.append((c, [clamp_ulps(ulp_distance(first_obs, got, nan="sentinel"))]))
     if not scored:
         raise ValueError("no candidate could be evaluated")
     best = min(float(np.max(u[0])) for _, u in scored)
@@ -173,8 +172,7 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
         if float(np.max(us[0])) <= keep_threshold:
             for ins, o in obs[1:]:
                 got = evaluate(op, c, ins)
-                u = np.abs(np.asarray(ulp_distance(o, got, nan="sentinel"), dtype=np.float64))
-                us.append(np.where(u >= 2**62, np.inf, u))
+                us.append(clamp_ulps(ulp_distance(o, got, nan="sentinel")))
     rows = []
     total = sum(int(np.size(o)) for _, o in obs)
     for c, us in scored:

@@ -16,6 +16,7 @@ import numpy as np
 from ._optional import require
 from .formats import bit_string, format_info
 from .metrics import ulp_error
+from .numerics import clamp_ulps
 
 __all__ = [
     "OKABE_ITO",
@@ -96,8 +97,8 @@ def ulp_histogram(cmp, ax=None, bins: int = 41):
     fig, ax = _new_ax() if ax is None else (ax.figure, ax)
     errs = {}
     for (variant, backend), out in cmp.results.items():
-        e = np.asarray(ulp_error(out, _reference(cmp, out)), dtype=np.float64).reshape(-1)
-        errs[_label(variant, backend)] = np.clip(e[np.abs(e) < 2**62], -1e6, 1e6)
+        e = clamp_ulps(ulp_error(out, _reference(cmp, out)), signed=True).reshape(-1)
+        errs[_label(variant, backend)] = np.clip(e[np.isfinite(e)], -1e6, 1e6)
     allv = np.concatenate(list(errs.values())) if errs else np.zeros(1)
     lim = max(2.0, float(np.max(np.abs(allv))) if allv.size else 2.0)
     edges = (
@@ -132,8 +133,7 @@ def ulp_heatmap(cmp, ax=None, which=None):
     keys = list(cmp.results)
     key = which or next((k for k in keys if k[1] == "emulated"), keys[0])
     out = cmp.results[key]
-    e = np.asarray(ulp_error(out, _reference(cmp, out)), dtype=np.float64)
-    e = np.where(np.abs(e) < 2**62, e, np.nan)
+    e = clamp_ulps(ulp_error(out, _reference(cmp, out)), signed=True, fill=np.nan)
     lim = max(1.0, float(np.nanmax(np.abs(e))) if e.size else 1.0)
     im = ax.imshow(e, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
     fig.colorbar(im, ax=ax, label="ulps from the exact result")

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .formats import coerce, ulp_distance
+from .numerics import clamp_ulps
 
 __all__ = ["DEFAULTS", "Tolerance", "suggest_tolerance"]
 
@@ -155,8 +156,7 @@ def suggest_tolerance(actual, desired, *, coverage: float = 1.0, margin: float =
     need = np.sort(np.maximum(excess, 0.0))
     atol = float(need[keep - 1]) * margin if keep <= need.size else 0.0
     atol = 0.0 if atol == 0 else atol
-    ulps = np.abs(np.asarray(ulp_distance(d, a, nan="sentinel"), dtype=np.float64))
-    ulps = np.where(ulps >= 2**62, np.inf, ulps)
+    ulps = clamp_ulps(ulp_distance(d, a, nan="sentinel"))
     max_ulp = float(np.sort(ulps)[keep - 1])
     passed = 1.0 - float(np.mean(_failures(a, d, rtol, atol)))
     defaults, rejected = {}, {}
