@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -185,3 +186,180 @@ def test_no_references_outside_the_repository():
         if "://" not in target and not (ROOT / name).parent.joinpath(target).exists()
     ]
     assert not broken, "broken links in docs/: " + ", ".join(broken)
+
+
+# ----------------------------------------------------------------------------- internal layers
+
+PACKAGE = ROOT / "fpexplore"
+
+
+def _modules() -> dict[str, tuple[Path, ast.Module]]:
+    """Dotted name -> (path, syntax tree) for every module of the package."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = (path, ast.parse(path.read_text(encoding="utf-8"), str(path)))
+    return out
+
+
+def _imported_from(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute module name an ``ImportFrom`` node of ``module`` reads from."""
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def test_no_module_imports_an_underscored_name_from_another():
+    """What one module of fpexplore takes from another has a plain name: an underscore means
+    "this module's own business". Checked: the names imported; module names themselves
+    (``from . import _adapters``, ``from .orders import _kernels``) may still start with an
+    underscore here, since module renames come with the namespace slice of issue 13."""
+    modules = _modules()
+    offences = []
+    for name, (path, tree) in modules.items():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = _imported_from(name, path, node)
+            if source != "fpexplore" and not source.startswith("fpexplore."):
+                continue
+            for alias in node.names:
+                if alias.name.startswith("_") and f"{source}.{alias.name}" not in modules:
+                    rel = path.relative_to(ROOT)
+                    offences.append(f"{rel}:{node.lineno}: from {source} import {alias.name}")
+    assert not offences, "underscored names imported across modules:\n" + "\n".join(offences)
+
+
+def _pattern(expr: str):
+    """A matcher for expressions shaped like ``expr``: each of its names stands for any
+    subexpression (the same one wherever ``expr`` repeats the name, different ones for
+    different names), its numbers and operators for themselves."""
+    want = ast.parse(expr, mode="eval").body
+
+    def match(node, pat, env) -> bool:
+        if isinstance(pat, ast.Name):
+            if not isinstance(node, ast.expr):
+                return False
+            seen = ast.dump(node)
+            if pat.id in env:
+                return env[pat.id] == seen
+            if seen in env.values():
+                return False
+            env[pat.id] = seen
+            return True
+        if type(node) is not type(pat):
+            return False
+        for field_name, value in ast.iter_fields(pat):
+            if field_name == "ctx":
+                continue
+            other = getattr(node, field_name)
+            if isinstance(value, ast.AST):
+                if not match(other, value, env):
+                    return False
+            elif isinstance(value, list):
+                if len(value) != len(other) or not all(
+                    match(o, v, env) if isinstance(v, ast.AST) else o == v
+                    for o, v in zip(other, value)
+                ):
+                    return False
+            elif value != other:
+                return False
+        return True
+
+    return lambda node: match(node, want, {})
+
+
+def _fast_two_sum(node) -> bool:
+    """A function computing ``s = a + b`` and then ``b - (s - a)`` (Dekker's FastTwoSum)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    sums = [
+        (n.targets[0].id, n.value.left, n.value.right)
+        for n in ast.walk(node)
+        if isinstance(n, ast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], ast.Name)
+        and isinstance(n.value, ast.BinOp)
+        and isinstance(n.value.op, ast.Add)
+    ]
+    wanted = {
+        ast.dump(ast.parse(f"({ast.unparse(b)}) - ({s} - ({ast.unparse(a)}))", mode="eval").body)
+        for s, a, b in sums
+    }
+    return any(isinstance(n, ast.BinOp) and ast.dump(n) in wanted for n in ast.walk(node))
+
+
+# Fingerprints of the shared numerics, whatever a copy of them is called. Each shape must
+# occur in fpexplore/numerics.py only (there: once).
+_SHAPES = {
+    "two_sum (Knuth)": _pattern("(a - (s - t)) + (b - t)"),
+    "fast_two_sum (Dekker)": _fast_two_sum,
+    "Veltkamp split": _pattern("t - (t - a)"),
+    "Veltkamp splitter 2**27 + 1": lambda n: (
+        (isinstance(n, ast.Constant) and not isinstance(n.value, bool) and n.value == 134217729)
+        or _pattern("2**27 + 1")(n)
+        or _pattern("2.0**27 + 1.0")(n)
+    ),
+    "float32 flush threshold 2**-126": lambda n: (
+        (isinstance(n, ast.Constant) and n.value == 2.0**-126)
+        or _pattern("2.0**-126")(n)
+        or _pattern("2**-126")(n)
+    ),
+    "ULP sentinel clamp 2**62": _pattern("2**62"),
+    "rounding to a precision: ldexp(rint(ldexp(v, -q)), q)": lambda n: (
+        isinstance(n, ast.Call)
+        and getattr(n.func, "attr", getattr(n.func, "id", "")) == "ldexp"
+        and bool(n.args)
+        and isinstance(n.args[0], ast.Call)
+        and getattr(n.args[0].func, "attr", getattr(n.args[0].func, "id", "")) == "rint"
+    ),
+}
+
+# The names each primitive had in the copies it replaced (with or without underscores).
+_OLD_NAMES = {
+    "two_prod": "two_product",
+    "ftz32": "flush_subnormals",
+    "round64": "round_to_precision",
+    "round_py": "round_to_precision",
+    "decide": "ziv_decide",
+    "odd_sum": "odd_add64_scalar",
+}
+
+
+def test_shared_numerics_are_defined_once():
+    """Each shared numeric primitive (error-free transformations, rounding to a precision,
+    round to odd, the float32 flush, the ULP clamp, Ziv's decision step) has one definition,
+    in fpexplore/numerics.py: no other module defines a function of that name (or of the
+    name its old copies had), and no other module spells out its arithmetic."""
+    modules = _modules()
+    _, numerics_tree = modules.pop("fpexplore.numerics", (None, None))
+    assert numerics_tree is not None, "fpexplore/numerics.py is missing"
+    shared = {
+        n.name for n in numerics_tree.body if isinstance(n, ast.FunctionDef) and n.name[0] != "_"
+    }
+    for name in ("two_sum", "two_product", "flush_subnormals", "clamp_ulps", "ziv_decide"):
+        assert name in shared, name
+    names = shared | set(_OLD_NAMES)
+    found = {}
+    for what, hit in _SHAPES.items():
+        in_numerics = sum(1 for n in ast.walk(numerics_tree) if hit(n))
+        assert in_numerics == 1, f"{what}: {in_numerics} occurrences in numerics.py"
+    offences = []
+    for path, tree in modules.values():
+        rel = path.relative_to(ROOT)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                bare = node.name.lstrip("_")
+                if bare in names:
+                    shared_name = _OLD_NAMES.get(bare, bare)
+                    offences.append(
+                        f"{rel}:{node.lineno}: def {node.name} (numerics.{shared_name})"
+                    )
+            for what, hit in _SHAPES.items():
+                if hit(node):
+                    found.setdefault(what, []).append(f"{rel}:{node.lineno}")
+    offences += [f"{where}: {what}" for what, places in found.items() for where in places]
+    assert not offences, "copies of shared numerics outside numerics.py:\n" + "\n".join(offences)

@@ -106,6 +106,24 @@ print(json.dumps(out))
 """
 
 
+NUMERICS_EDITED = """
+import json
+from fpexplore.orders import _kernels
+from fpexplore.warmup import is_cold
+before = [is_cold("sum", "float32"), is_cold("variance", "float32")]
+_kernels._NUMERICS_DIGEST = "as if fpexplore/numerics.py had been edited since"
+print(json.dumps(before + [is_cold("sum", "float32"), is_cold("variance", "float32")]))
+"""
+
+
+def test_cache_keys_follow_the_shared_numerics(float32_cache):
+    """The kernels call functions of fpexplore/numerics.py, whose source numba's cache does not
+    check (only the kernel's own file): the cache keys carry a digest of numerics.py, so after
+    an edit there the cached kernels (orders and Welford's) count as missing and compile."""
+    cache, _ = float32_cache
+    assert _run(NUMERICS_EDITED, cache) == [False, False, True, True]
+
+
 def test_is_cold_goes_from_true_to_false(tmp_path):
     out = _run(COLD, tmp_path / "empty", "float32", "variance:welford", "exp")
     assert out["variance:welford"][:1] == [True] and out["variance:welford"][1] > 0
