@@ -267,14 +267,16 @@ def test_formatted_table_of_array_results():
 
 
 def test_first_use_is_timed_apart(monkeypatch):
-    calls, setups = [], iter([0, 1, 1, 1])  # the first call "compiles": the fingerprint moves
+    calls = []
+    # the first call imports a module (the fingerprint's module count moves): it runs again
+    setups = iter([(0, 0), (1, 0), (1, 0), (1, 0)])
 
     def slow_first():
         calls.append(1)
         if len(calls) == 1:
             import time
 
-            time.sleep(0.3)  # stands for numba compiling on first use
+            time.sleep(0.3)  # stands for importing on first use
         return 1.0
 
     monkeypatch.setattr(experiment, "_first_use_fingerprint", lambda: next(setups))
@@ -282,6 +284,29 @@ def test_first_use_is_timed_apart(monkeypatch):
     assert out == 1.0 and len(calls) == 2 and warm < 0.1 and first_use >= 0.25
     out, warm, first_use = experiment._timed("key", slow_first)
     assert len(calls) == 3 and first_use == 0.0  # nothing to set up: one run
+
+
+def test_compiling_is_timed_by_numba_and_not_rerun():
+    import numba
+
+    from fpexplore.orders import summation
+
+    summation.kernels()  # numba is loaded
+    numba.njit(lambda x: x - 1.0)(1.0)  # and its compiler's modules (imported on first use)
+    calls = []
+    f = numba.njit(lambda x: x * 2.0 + 1.0)
+    experiment.fpexplore_test_kernel = f  # a jitted function of an fpexplore module
+    try:
+
+        def call():
+            calls.append(1)
+            return f(3.0)
+
+        out, warm, setup = experiment._timed("key", call)
+    finally:
+        del experiment.fpexplore_test_kernel
+    assert out == 7.0 and len(calls) == 1  # compiled once, not run twice
+    assert setup > 0.005 and warm < setup  # compiling (milliseconds) reported apart
 
 
 def test_first_use_fingerprint_sees_compiling():
