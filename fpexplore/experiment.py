@@ -31,6 +31,7 @@ from .formats import (
     ulp_distance,
 )
 from .metrics import summarize
+from .numerics import clamp_ulps
 
 __all__ = ["DISTRIBUTIONS", "Comparison", "Sweep", "compare", "generate", "sweep"]
 
@@ -185,12 +186,22 @@ class Comparison:
         lb, vb = self._named(b, a)
         return diff_values(la, va, lb, vb, top=top)
 
+    def reference_of(self, out):
+        """The reference ``out`` was measured against: the exact result in ``out``'s format
+        (``np.matmul`` of bfloat16 gives float32, measured against the float32 reference)."""
+        fmt = format_info(np.asarray(out).dtype).name
+        if fmt in self.references:
+            return self.references[fmt]
+        if np.asarray(out).dtype == np.asarray(self.reference).dtype:
+            return self.reference
+        raise ValueError(f"the comparison holds no {fmt} reference to measure this result against")
+
     def _named(self, name, other) -> tuple[str, np.ndarray]:
         """(label, value) of a result; the exact reference in the format of ``other``."""
         if name == EXACT_LABEL:
-            fmt = None if other == EXACT_LABEL else self.results[self._key(other)]
-            fmt = None if fmt is None else format_info(np.asarray(fmt).dtype).name
-            return EXACT_LABEL, np.asarray(self.references.get(fmt, self.reference))
+            if other == EXACT_LABEL:
+                return EXACT_LABEL, np.asarray(self.reference)
+            return EXACT_LABEL, np.asarray(self.reference_of(self.results[self._key(other)]))
         key = self._key(name)
         return "{} ({})".format(*key), np.asarray(self.results[key])
 
@@ -266,7 +277,7 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
     fmt = format_info(va.dtype).name
     ulps = np.asarray(ulp_distance(va, vb, nan="sentinel"), dtype=np.int64)
     equal = np.asarray(to_bits(va) == to_bits(vb))
-    mag = np.where(ulps == ULP_NAN, np.iinfo(np.int64).max, np.abs(ulps))
+    mag = clamp_ulps(ulps)  # one NaN or a saturated distance: inf, no count of ulps
     flat = mag.reshape(-1)
     order = np.argsort(-flat, kind="stable")[: max(int(top), 0)]
     order = order[flat[order] > 0] if flat.size else order
@@ -286,7 +297,7 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
         )
     columns = ["index", "a", "b", "ulps", "a_bits", "b_bits"]
     table = pd.DataFrame(rows, columns=columns)
-    finite = mag[mag != np.iinfo(np.int64).max]
+    finite = mag[np.isfinite(mag)]
     summary = {
         "elements": int(va.size),
         "bitwise_equal": int(np.sum(equal)),
@@ -294,6 +305,7 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
         "max_abs_ulp": int(np.max(finite)) if finite.size else 0,
         "mean_abs_ulp": float(np.mean(finite)) if finite.size else 0.0,
         "nan_mismatches": int(np.sum(ulps == ULP_NAN)),
+        "saturated": int(np.sum(~np.isfinite(mag)) - np.sum(ulps == ULP_NAN)),
     }
     return Diff(label_a, label_b, fmt, ulps, equal, (va, vb), summary, table)
 
@@ -430,17 +442,12 @@ def compare(
         )
         results[(label, backend)] = out
 
-    def timed(backend, variant, call):
-        return _timed((op, format, backend, variant, tuple(sorted(op_params))), call)
-
     if "numpy" in backends and adapter.numpy is not None:
-        out, elapsed, first_use = timed("numpy", None, lambda: adapter.numpy(inputs, op_params))
+        out, elapsed, first_use = _timed(lambda: adapter.numpy(inputs, op_params))
         add_row(adapter.numpy_label, "numpy", out, elapsed, first_use)
     if "emulated" in backends:
         for v in variants:
-            out, elapsed, first_use = timed(
-                "emulated", v, lambda v=v: adapter.run(v, inputs, op_params)
-            )
+            out, elapsed, first_use = _timed(lambda v=v: adapter.run(v, inputs, op_params))
             add_row(v, "emulated", out, elapsed, first_use)
     for b in ("cupy", "replay"):
         if b in backends:
@@ -512,22 +519,22 @@ def _gpu_rows(
     if adapter.gpu is None:
         messages.append(f"cupy backend: {op} has no CuPy counterpart here")
         return
-    key = (op, fmt, "cupy", None, tuple(sorted(op_params)))
-    out, elapsed, first_use = _timed(key, lambda: adapter.gpu(inputs, op_params))
+    out, elapsed, first_use = _timed(lambda: adapter.gpu(inputs, op_params))
     add_row(adapter.gpu_label, "cupy", out, elapsed, first_use)
 
 
-def _timed(key, call):
+def _timed(call):
     """(result, seconds, first-use seconds). A call that compiles numba kernels, loads them
     from numba's disk cache or imports modules pays for that once per process, and that
     time is reported apart as ``compile_ms``, never in ``time_ms``: numba's compiling and
     loading is timed by its own compiler-lock events and subtracted; a call that imported
     modules (numba itself, mpmath, ...) runs a second time and that run is ``time_ms``.
-    Calls with nothing to set up run once. (``key`` names the call in error messages only.)"""
+    Calls with nothing to set up run once."""
     import sys
 
-    before = _first_use_fingerprint()
+    before = _loaded_modules()
     listener = None
+    t0 = time.perf_counter()
     if "numba" in sys.modules:
         from numba.core import event
 
@@ -535,16 +542,13 @@ def _timed(key, call):
         with event.install_listener("numba:compiler_lock", listener):
             t0 = time.perf_counter()
             out = call()
-            first = time.perf_counter() - t0
     else:
-        t0 = time.perf_counter()
         out = call()
-        first = time.perf_counter() - t0
-    after = _first_use_fingerprint()
-    if after == before:
-        return out, first, 0.0
-    if listener is not None and after[0] == before[0] and listener.done:
-        setup = min(listener.duration, first)  # compiling / loading kernels, nothing imported
+    first = time.perf_counter() - t0
+    if _loaded_modules() == before:
+        if listener is None or not listener.done:
+            return out, first, 0.0
+        setup = min(listener.duration, first)  # compiled or loaded kernels, imported nothing
         return out, first - setup, setup
     t0 = time.perf_counter()
     call()
@@ -552,22 +556,11 @@ def _timed(key, call):
     return out, warm, max(first - warm, 0.0)
 
 
-def _first_use_fingerprint() -> tuple:
-    """Changes when a call imports modules or compiles (or loads) numba kernels: the number of
-    loaded modules and of compiled signatures of fpexplore's jitted functions."""
+def _loaded_modules() -> int:
+    """How many modules are imported: a call that imports one pays for it once."""
     import sys
 
-    if "numba" not in sys.modules:
-        return len(sys.modules), 0
-    from numba.core.dispatcher import Dispatcher
-
-    signatures = 0
-    for name, module in list(sys.modules.items()):
-        if name.startswith("fpexplore.") and module is not None:
-            for obj in list(vars(module).values()):
-                if isinstance(obj, Dispatcher):
-                    signatures += len(obj.overloads)
-    return len(sys.modules), signatures
+    return len(sys.modules)
 
 
 @dataclass
@@ -639,7 +632,7 @@ def sweep(
                 **op_params,
             )
             t = c.table.copy()
-            t["abs_error"] = [_abs_error(out, c.reference) for out in c.results.values()]
+            t["abs_error"] = [_abs_error(out, c.reference_of(out)) for out in c.results.values()]
             parts.append(t)
             b = adapter.bounds(c.inputs, format)
             if b is not None:

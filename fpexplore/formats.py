@@ -361,11 +361,12 @@ def shortest_repr(x):
 
     Two different values of a format always get different strings (``49957.387`` and
     ``49957.39`` for neighbouring float32s, where pandas' default six digits print
-    ``49957.4`` for both). Positional notation where the digits reach the decimal point and
-    |x| >= 1e-4, scientific otherwise, as NumPy prints; ``-0.0``, ``inf`` and ``nan`` as
-    NumPy spells them. float16, float32 and float64 use NumPy's own shortest printing
-    (Dragon4); bfloat16 is searched digit by digit, each candidate checked by correct
-    rounding of the exact decimal. A str for scalars, an array of str otherwise.
+    ``49957.4`` for both). float16, float32 and float64 are NumPy's own shortest printing
+    (Dragon4, with NumPy's choice of positional or scientific notation); bfloat16, which
+    NumPy cannot print, is searched digit by digit, each candidate checked by correct
+    rounding of the exact decimal, and written positionally where its digits reach the
+    decimal point and |x| >= 1e-4, scientifically otherwise. ``-0.0``, ``inf`` and ``nan``
+    as NumPy spells them. A str for scalars, an array of str otherwise.
     """
     arr, info = _float_array(x)
     flat = arr.reshape(-1)

@@ -97,7 +97,7 @@ def ulp_histogram(cmp, ax=None, bins: int = 41):
     fig, ax = _new_ax() if ax is None else (ax.figure, ax)
     errs = {}
     for (variant, backend), out in cmp.results.items():
-        e = clamp_ulps(ulp_error(out, _reference(cmp, out)), signed=True).reshape(-1)
+        e = clamp_ulps(ulp_error(out, cmp.reference_of(out)), signed=True).reshape(-1)
         errs[_label(variant, backend)] = np.clip(e[np.isfinite(e)], -1e6, 1e6)
     allv = np.concatenate(list(errs.values())) if errs else np.zeros(1)
     lim = max(2.0, float(np.max(np.abs(allv))) if allv.size else 2.0)
@@ -116,24 +116,13 @@ def ulp_histogram(cmp, ax=None, bins: int = 41):
     return fig
 
 
-def _reference(cmp, out):
-    """The reference ``compare`` measured ``out`` against: the one in ``out``'s format."""
-    fmt = format_info(np.asarray(out).dtype).name
-    refs = getattr(cmp, "references", None) or {}
-    if fmt in refs:
-        return refs[fmt]
-    if np.asarray(out).dtype == np.asarray(cmp.reference).dtype:
-        return cmp.reference
-    raise ValueError(f"the comparison holds no {fmt} reference to measure this result against")
-
-
 def ulp_heatmap(cmp, ax=None, which=None):
     """Element-wise ULP errors of one matrix result (default: the first emulated one)."""
     fig, ax = _new_ax(figsize=(5.0, 4.2)) if ax is None else (ax.figure, ax)
     keys = list(cmp.results)
     key = which or next((k for k in keys if k[1] == "emulated"), keys[0])
     out = cmp.results[key]
-    e = clamp_ulps(ulp_error(out, _reference(cmp, out)), signed=True, fill=np.nan)
+    e = clamp_ulps(ulp_error(out, cmp.reference_of(out)), signed=True, fill=np.nan)
     lim = max(1.0, float(np.nanmax(np.abs(e))) if e.size else 1.0)
     im = ax.imshow(e, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
     fig.colorbar(im, ax=ax, label="ulps from the exact result")
@@ -250,8 +239,7 @@ def diff_plot(diff, kind: str = "auto", ax=None):
     if kind == "bits":
         va, vb = diff.values
         return bit_view({diff.a: va.reshape(-1)[0], diff.b: vb.reshape(-1)[0]}, ax=ax)
-    u = diff.ulps.astype(np.float64)
-    u = np.where(diff.ulps == np.iinfo(np.int64).min, np.nan, u)  # one side NaN
+    u = clamp_ulps(diff.ulps, signed=True, fill=np.nan)  # one NaN, or saturated: not drawn
     s = diff.summary
     title = (
         f"{diff.b} vs {diff.a}: {100 * s['equal_share']:.4g}% bitwise equal, "

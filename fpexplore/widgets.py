@@ -342,7 +342,11 @@ class Explorer(W.VBox):
         self.update()
 
     def _op_changed(self, change):
-        self.variants.value = ()
+        self._busy = True
+        try:
+            self.variants.value = ()
+        finally:
+            self._busy = False
         self._extra = []  # specs belong to an op
         self._set_variant_options(None)
         self._busy = True  # the op's own first size (a matmul of 10^5 would be refused)
@@ -361,6 +365,9 @@ class Explorer(W.VBox):
             self.update()
 
     def _view_changed(self, change):
+        picks = change["owner"] in (self.pick_a, self.pick_b)
+        if picks and self.view.value not in ("A vs B", "bits"):
+            return  # the errors and sweep views do not show A and B
         if not self._busy and self.comparison is not None:
             try:
                 self._draw(self.comparison)
@@ -492,6 +499,10 @@ class Explorer(W.VBox):
     def _set_picks(self, cmp) -> None:
         """A and B offer the current results; keep the choice where it is still there."""
         labels = [f"{v} ({b})" for v, b in cmp.results]
+        if not labels:
+            raise ValueError(
+                "no results to show: " + ("; ".join(cmp.messages) or "choose a backend")
+            )
         a, b = self.pick_a.value, self.pick_b.value
         if all(w in labels for w in self._want_picks) and len(self._want_picks) == 2:
             a, b = self._want_picks  # a preset's pair
@@ -514,14 +525,20 @@ class Explorer(W.VBox):
         if self.view.value == "bits":
             return f"cmp.diff({EXACT_LABEL!r}, {a!r}).plot('bits')  # the exact value and A"
         if self.view.value == "sweep":
-            args = self.arguments()
-            sizes = _sweep_sizes(args["n"])
+            kw = self.sweep_arguments()
+            op = kw.pop("op")
             return (
-                f"fpx.sweep({args['op']!r}, format={args['format']!r}, sizes={sizes}, "
-                f"variants={args['variants']!r}, distribution={args['distribution']!r}, "
-                f"seed={args['seed']}, seeds=5).plot()"
+                f"fpx.sweep({op!r}, " + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ").plot()"
             )
         return "cmp.plot()"
+
+    def sweep_arguments(self) -> dict:
+        """The :func:`fpexplore.sweep` keyword arguments of the sweep view: the controls'
+        compare() arguments, sizes by decades up to n, five seeds."""
+        kw = self.arguments()
+        kw["sizes"] = _sweep_sizes(kw.pop("n"))
+        kw["seeds"] = 5
+        return kw
 
     def _show_snippet(self, cmp) -> None:
         code = cmp.snippet() + "\n" + self.view_code()
@@ -547,22 +564,10 @@ class Explorer(W.VBox):
             d.plot("bits", ax=ax)
             self.view_out.value = d._repr_html_()
         else:
-            args = self.arguments()
             from .experiment import sweep
 
-            sw = sweep(
-                args["op"],
-                format=args["format"],
-                sizes=_sweep_sizes(args["n"]),
-                variants=args["variants"],
-                distribution=args["distribution"],
-                seed=args["seed"],
-                seeds=5,
-                backends=args["backends"],
-                progress=False,
-                **self.op_params,
-            )
-            sw.plot(ax=ax)
+            kw = self.sweep_arguments()
+            sweep(kw.pop("op"), progress=False, **kw).plot(ax=ax)
         if isinstance(self.canvas, W.Image):
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=90)

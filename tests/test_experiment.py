@@ -268,8 +268,8 @@ def test_formatted_table_of_array_results():
 
 def test_first_use_is_timed_apart(monkeypatch):
     calls = []
-    # the first call imports a module (the fingerprint's module count moves): it runs again
-    setups = iter([(0, 0), (1, 0), (1, 0), (1, 0)])
+    # the first call imports a module (the count of loaded modules moves): it runs again
+    loaded = iter([0, 1, 1, 1])
 
     def slow_first():
         calls.append(1)
@@ -279,10 +279,10 @@ def test_first_use_is_timed_apart(monkeypatch):
             time.sleep(0.3)  # stands for importing on first use
         return 1.0
 
-    monkeypatch.setattr(experiment, "_first_use_fingerprint", lambda: next(setups))
-    out, warm, first_use = experiment._timed("key", slow_first)
+    monkeypatch.setattr(experiment, "_loaded_modules", lambda: next(loaded))
+    out, warm, first_use = experiment._timed(slow_first)
     assert out == 1.0 and len(calls) == 2 and warm < 0.1 and first_use >= 0.25
-    out, warm, first_use = experiment._timed("key", slow_first)
+    out, warm, first_use = experiment._timed(slow_first)
     assert len(calls) == 3 and first_use == 0.0  # nothing to set up: one run
 
 
@@ -295,38 +295,16 @@ def test_compiling_is_timed_by_numba_and_not_rerun():
     numba.njit(lambda x: x - 1.0)(1.0)  # and its compiler's modules (imported on first use)
     calls = []
     f = numba.njit(lambda x: x * 2.0 + 1.0)
-    experiment.fpexplore_test_kernel = f  # a jitted function of an fpexplore module
-    try:
 
-        def call():
-            calls.append(1)
-            return f(3.0)
+    def call():
+        calls.append(1)
+        return f(3.0)
 
-        out, warm, setup = experiment._timed("key", call)
-    finally:
-        del experiment.fpexplore_test_kernel
+    out, warm, setup = experiment._timed(call)
     assert out == 7.0 and len(calls) == 1  # compiled once, not run twice
     assert setup > 0.005 and warm < setup  # compiling (milliseconds) reported apart
-
-
-def test_first_use_fingerprint_sees_compiling():
-    import numba
-
-    before = experiment._first_use_fingerprint()
-    from fpexplore.orders import summation
-
-    summation.kernels()  # the kernels module is loaded: numba is there
-    f = numba.njit(lambda x: x + 1)
-    experiment.fpexplore_test_kernel = f  # a jitted function in an fpexplore module
-    try:
-        mid = experiment._first_use_fingerprint()
-        f(1.0)  # compiles a signature
-        assert experiment._first_use_fingerprint()[1] == mid[1] + 1
-        f(2.0)  # already compiled
-        assert experiment._first_use_fingerprint() == experiment._first_use_fingerprint()
-    finally:
-        del experiment.fpexplore_test_kernel
-    assert before[0] <= mid[0]
+    out, warm, setup = experiment._timed(call)
+    assert len(calls) == 2 and setup == 0.0  # compiled: nothing to set up
 
 
 def test_compile_time_is_not_in_time_ms(tmp_path):
@@ -419,3 +397,23 @@ def test_diff_against_the_exact_reference():
     assert np.array_equal(
         e.ulps, fpx.ulp_distance(cmp.reference, cmp.results[("sequential", "emulated")])
     )
+
+
+def test_sweep_measures_each_result_against_its_own_format():
+    # np.matmul of bfloat16 gives float32: its error is against the float32 reference
+    sw = fpx.sweep("matmul", format="bfloat16", sizes=[8], seeds=1, progress=False)
+    row = sw.table[sw.table.backend == "numpy"].iloc[0]
+    c = fpx.compare("matmul", format="bfloat16", n=8)
+    out = c.results[("np.matmul", "numpy")]
+    want = np.abs(out.astype(np.float64) - c.references["float32"].astype(np.float64)).max()
+    assert row["abs_error"] == want and out.dtype == np.float32
+
+
+def test_diff_of_saturated_and_nan_distances():
+    a = np.array([1e308, 1.0, 2.0, np.nan])
+    b = np.array([-1e308, 1.0, np.nextafter(2.0, 3.0), 1.0])
+    d = experiment.diff_values("a", a, "b", b)
+    assert d.summary["max_abs_ulp"] == 1 and d.summary["nan_mismatches"] == 1
+    assert d.summary["saturated"] == 1  # 1e308 to -1e308: no count of ulps
+    ax = d.plot("hist").axes[0]
+    assert ax.get_xlim()[1] < 10  # the saturated distance is not drawn at 1e19
