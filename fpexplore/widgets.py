@@ -10,6 +10,7 @@ app, never as a traceback. A "reproduce this" box shows the public-API call behi
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import json
@@ -233,6 +234,15 @@ class Explorer(W.VBox):
 
     # ------------------------------------------------------------------ state -> compare()
 
+    @contextlib.contextmanager
+    def _quiet(self):
+        """Set several controls without each change recomputing the view."""
+        self._busy = True
+        try:
+            yield
+        finally:
+            self._busy = False
+
     def _set_variant_options(self, selected=None):
         """Offer the variants that exist for the op and format, plus the specs built or given
         (each as its canonical spelling); keep the selection where it is still valid."""
@@ -251,14 +261,11 @@ class Explorer(W.VBox):
         opts = base + [e for e in self._extra if e not in base]
         if selected is None:
             selected = [v for v in self.variants.value if v in opts] or None
-        self._busy = True
-        try:
+        with self._quiet():
             self.variants.options = opts
             chosen = adapter.resolve_variants(selected, self.format.value)
             self.variants.value = tuple(v for v in chosen if v in opts)
             self.b_name.options = list(adapter.variants_for(self.format.value))
-        finally:
-            self._busy = False
 
     def built_spec(self) -> str:
         """The variant spec the builder's controls describe, e.g. "tree(block=256)+tf32"."""
@@ -285,13 +292,10 @@ class Explorer(W.VBox):
         selected = self.variants.value  # (new options reset a selection)
         if text not in self.variants.options:
             self._extra.append(text)
-        self._busy = True
-        try:
+        with self._quiet():
             if text not in self.variants.options:
                 self.variants.options = [*self.variants.options, text]
             self.variants.value = tuple(dict.fromkeys([*selected, text]))
-        finally:
-            self._busy = False
         self.update()
 
     def remove_variants(self, specs) -> None:
@@ -300,61 +304,47 @@ class Explorer(W.VBox):
         selected = tuple(v for v in self.variants.value if v not in specs)
         self._extra = [e for e in self._extra if e not in specs]
         base = _adapters.get(self.op.value).variants_for(self.format.value)
-        self._busy = True
-        try:
+        with self._quiet():
             self.variants.options = base + [e for e in self._extra if e not in base]
             self.variants.value = selected
-        finally:
-            self._busy = False
         self.update()
 
     def apply_preset(self, label: str) -> None:
         """One of PRESETS: the op it needs (kept if it fits) and its variants, one redraw."""
+        from .spec import parse_spec
+
         if label not in PRESETS:
             raise ValueError(f"unknown preset {label!r}; presets: {', '.join(PRESETS)}")
         default_op, ops, variants = PRESETS[label]
-        self._busy = True
-        try:
-            if self.op.value not in ops:
-                self.op.unobserve(self._op_changed, names="value")
-                try:
-                    self.op.value = default_op
-                finally:
-                    self.op.observe(self._op_changed, names="value")
-                self._extra = []
-                self.n.value = _nearest(_adapters.get(default_op).default_n)
-            offered = set(_adapters.get(self.op.value).variants_for(self.format.value))
-            from .spec import parse_spec
-
-            chosen = [v for v in variants if parse_spec(v, self.op.value).name in offered]
+        if self.op.value not in ops:
+            with self._quiet():
+                self.op.value = default_op
+            self._reset_for_op()
+        offered = set(_adapters.get(self.op.value).variants_for(self.format.value))
+        chosen = [v for v in variants if parse_spec(v, self.op.value).name in offered]
+        with self._quiet():
             if label == "CPU library vs GPU orders" and "numpy" not in self.backends.value:
                 self.backends.value = ("numpy", *self.backends.value)
-        finally:
-            self._busy = False
-        self._set_variant_options(chosen)
-        # two variants: show them against each other; more: their errors
-        self._want_picks = [f"{parse_spec(v, self.op.value)} (emulated)" for v in chosen][:2]
-        self._busy = True
-        try:
+            # two variants: show them against each other; more: their errors
             self.view.value = "A vs B" if len(chosen) == 2 else "errors"
-        finally:
-            self._busy = False
+        self._set_variant_options(chosen)
+        self._want_picks = [f"{parse_spec(v, self.op.value)} (emulated)" for v in chosen][:2]
         self.update()
 
     def _op_changed(self, change):
-        self._busy = True
-        try:
-            self.variants.value = ()
-        finally:
-            self._busy = False
-        self._extra = []  # specs belong to an op
+        if self._busy:
+            return
+        self._reset_for_op()
         self._set_variant_options(None)
-        self._busy = True  # the op's own first size (a matmul of 10^5 would be refused)
-        try:
-            self.n.value = _nearest(_adapters.get(self.op.value).default_n)
-        finally:
-            self._busy = False
         self.update()
+
+    def _reset_for_op(self) -> None:
+        """A new op: no selection, no built specs, the op's own first size (a matmul of 10^5
+        would be refused), set without recomputing."""
+        with self._quiet():
+            self.variants.value = ()
+            self.n.value = _nearest(_adapters.get(self.op.value).default_n)
+        self._extra = []  # specs belong to an op
 
     def _format_changed(self, change):
         self._set_variant_options(None)
@@ -507,15 +497,12 @@ class Explorer(W.VBox):
         if all(w in labels for w in self._want_picks) and len(self._want_picks) == 2:
             a, b = self._want_picks  # a preset's pair
         self._want_picks = []
-        self._busy = True
-        try:
+        with self._quiet():
             self.pick_a.options = labels
             self.pick_b.options = labels
             self.pick_a.value = a if a in labels else labels[0]
             fallback = labels[1] if len(labels) > 1 else labels[0]
             self.pick_b.value = b if b in labels and b != self.pick_a.value else fallback
-        finally:
-            self._busy = False
 
     def view_code(self) -> str:
         """The public-API line that draws the current view from ``cmp``."""
