@@ -120,13 +120,15 @@ class _OrderAdapter(Adapter):
         keep = set(spec.params) | {"accumulate"}
         if self.op != "sum" and spec.fma:
             keep.add("fma")
+        if self.op != "sum":
+            keep.add("input_rounding")
         if self.op == "matmul":
-            keep |= {"input_rounding", "split_k"}
+            keep.add("split_k")
         return {k: v for k, v in params.items() if k in keep}
 
     def spec(self, variant, params: dict) -> tuple[str, dict]:
         """(order, keywords): the op-wide params the order takes, then the spec's settings
-        (``input_rounding`` stays in the keywords: matmul takes it, dot's run applies it)."""
+        (dot and matmul take ``input_rounding``)."""
         s = parse_spec(variant, self.op)
         kw = self.order_params(s.name, params)
         kw.update(s.kwargs())
@@ -181,9 +183,7 @@ class DotAdapter(SumAdapter):
     def run(self, variant, inputs, params):
         s = parse_spec(variant, self.op)
         order, kw = self.spec(s, params)
-        kw.pop("input_rounding", None)  # dot has no such keyword: round the inputs here
-        a, b = s.round_inputs(inputs["a"], inputs["b"])
-        return dot(a, b, order, **kw)
+        return dot(inputs["a"], inputs["b"], order, **kw)
 
     def numpy(self, inputs, params):
         with np.errstate(all="ignore"):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._optional import require
-from .formats import as_format, coerce, format_info, ulp_distance
+from .formats import coerce, format_info, ulp_distance
 from .numerics import clamp_ulps
 from .orders import dot as fdot
 from .orders import matmul as fmatmul
@@ -92,14 +92,10 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
 
 def evaluate(op: str, cand: Candidate, inputs: tuple):
     """The result of ``op`` on ``inputs`` (a tuple of arrays) in configuration ``cand``."""
-    if cand.input_rounding and op != "sum":
-        fmt = format_info(inputs[0].dtype).name
-        inputs = tuple(
-            np.asarray(as_format(as_format(v, cand.input_rounding), fmt)) for v in inputs
-        )
     kw = cand.kwargs()
     if op == "sum":
         return fsum(inputs[0], cand.order, **kw)
+    kw["input_rounding"] = cand.input_rounding
     if op == "dot":
         return fdot(inputs[0], inputs[1], cand.order, fma=cand.fma, **kw)
     return fmatmul(inputs[0], inputs[1], cand.order, fma=cand.fma, **kw)

@@ -32,7 +32,7 @@ The parts:
 - ``+fma``: ``fma=True`` (dot, matmul and cdist's expanded formula, in orders where a product
   feeds an accumulator).
 - ``+tf32`` / ``+bfloat16``: the inputs rounded to that format first, keeping their storage
-  format (dot and matmul; matmul's ``input_rounding=``).
+  format (dot and matmul: their ``input_rounding=``).
 - ``@ACCUMULATOR``: ``accumulate=`` one of ``fpx.FORMATS``.
 
 Canonical spelling (``str(spec)``): the name, then the parameters as ``k=v`` joined by
@@ -159,8 +159,8 @@ class VariantSpec:
         """The settings as keyword arguments: the parameters, then ``fma=True``,
         ``accumulate=`` and ``input_rounding=`` where set (the name goes separately).
 
-        ``fpx.matmul`` takes all of them; ``fpx.sum`` and ``fpx.dot`` take all but
-        ``input_rounding`` (round the inputs first: :meth:`round_inputs`); a formula function
+        ``fpx.dot`` and ``fpx.matmul`` take all of them, ``fpx.sum`` all but
+        ``input_rounding`` (the spec refuses it there); a formula function
         (``fpx.cdist(x, y, variant=spec.name, **spec.kwargs())``) takes what its spec allows.
         """
         kw = dict(self.params)
@@ -171,21 +171,6 @@ class VariantSpec:
         if self.input_rounding:
             kw["input_rounding"] = self.input_rounding
         return kw
-
-    def round_inputs(self, *arrays):
-        """The arrays rounded to the spec's input rounding, kept in their storage format
-        (unchanged without one); what matmul's ``input_rounding=`` does to A and B."""
-        if not self.input_rounding:
-            return arrays
-        import numpy as np
-
-        from .formats import as_format, format_info
-
-        out = []
-        for a in arrays:
-            fmt = format_info(np.asarray(a).dtype).name
-            out.append(np.asarray(as_format(as_format(a, self.input_rounding), fmt)))
-        return tuple(out)
 
 
 # ----------------------------------------------------------------------------- values

@@ -580,3 +580,20 @@ def test_order_errors():
         fpx.matmul(np.ones((2, 3)), np.ones((3, 2)), "tree", combine="atomic")
     with pytest.raises(TypeError, match="mixed formats"):
         fpx.dot(x, np.ones(10))
+
+
+def test_dot_takes_input_rounding_like_matmul():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(300).astype(np.float32)
+    b = rng.standard_normal(300).astype(np.float32)
+    for r in ("tf32", "bfloat16"):
+        ra = np.asarray(fpx.as_format(fpx.as_format(a, r), "float32"))
+        rb = np.asarray(fpx.as_format(fpx.as_format(b, r), "float32"))
+        for order in ("sequential", "pairwise", "exact"):
+            got = fpx.dot(a, b, order, input_rounding=r)
+            assert fpx.to_bits(got) == fpx.to_bits(fpx.dot(ra, rb, order))
+        m = fpx.matmul(a[None, :], b[:, None], "sequential", input_rounding=r)
+        assert fpx.to_bits(m[0, 0]) == fpx.to_bits(fpx.dot(a, b, "sequential", input_rounding=r))
+    assert fpx.dot(a, b, "sequential", input_rounding="tf32") != fpx.dot(a, b, "sequential")
+    with pytest.raises(ValueError, match="input_rounding must be None, 'tf32' or 'bfloat16'"):
+        fpx.dot(a, b, input_rounding="float16")

@@ -42,14 +42,37 @@ def _literal_products(a: np.ndarray, b: np.ndarray, ftz: bool) -> np.ndarray:
     return p
 
 
-def dot(a, b, order: str = "sequential", *, fma: bool = False, accumulate=None, **params):
+def round_inputs(input_rounding, info, *arrays) -> tuple:
+    """The arrays with every value rounded to ``input_rounding`` ("tf32" or "bfloat16", as
+    tensor cores read float32 inputs) and kept in format ``info``; unchanged for None."""
+    if input_rounding is None:
+        return arrays
+    if input_rounding not in ("tf32", "bfloat16"):
+        raise ValueError(
+            f"input_rounding must be None, 'tf32' or 'bfloat16', got {input_rounding!r}"
+        )
+    return tuple(np.asarray(as_format(as_format(x, input_rounding), info.name)) for x in arrays)
+
+
+def dot(
+    a,
+    b,
+    order: str = "sequential",
+    *,
+    fma: bool = False,
+    accumulate=None,
+    input_rounding=None,
+    **params,
+):
     """Dot product of two 1-D arrays in the given evaluation ``order``.
 
     Parameters are as for :func:`fpexplore.sum`; ``fma=True`` fuses each product into the
     accumulation where the order has an accumulator (ValueError elsewhere, since it would
-    change nothing). ``order="numpy"`` is ``np.sum(a * b)`` (not ``np.dot``, which calls a
-    CPU-specific BLAS kernel); ``"cub"`` is CuPy's default 1-D ``cupy.dot`` (products, then
-    CUB's sum) and ``"cupy-kernel"`` its no-CUB reduction kernel: hypotheses until run on a GPU.
+    change nothing); ``input_rounding`` ("tf32" or "bfloat16") rounds every input value
+    first, as for :func:`fpexplore.matmul`. ``order="numpy"`` is ``np.sum(a * b)`` (not
+    ``np.dot``, which calls a CPU-specific BLAS kernel); ``"cub"`` is CuPy's default 1-D
+    ``cupy.dot`` (products, then CUB's sum) and ``"cupy-kernel"`` its no-CUB reduction
+    kernel: hypotheses until run on a GPU.
 
     Returns a NumPy scalar in the inputs' format.
     """
@@ -57,6 +80,7 @@ def dot(a, b, order: str = "sequential", *, fma: bool = False, accumulate=None, 
     (a, b), info = coerce(a, b, what="dot")
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
+    a, b = round_inputs(input_rounding, info, a, b)
     fused = check_fma(spec, fma, "dot")
     p = spec.validate(params)
     if spec.name == "exact":
@@ -106,13 +130,7 @@ def matmul(
         raise ValueError(
             "matmul combines tree blocks sequentially; combine='atomic' is for sum/dot"
         )
-    if input_rounding is not None:
-        if input_rounding not in ("tf32", "bfloat16"):
-            raise ValueError(
-                f"input_rounding must be None, 'tf32' or 'bfloat16', got {input_rounding!r}"
-            )
-        A = np.asarray(as_format(as_format(A, input_rounding), info.name))
-        B = np.asarray(as_format(as_format(B, input_rounding), info.name))
+    A, B = round_inputs(input_rounding, info, A, B)
     k = A.shape[1]
     if split_k is not None:
         if (
