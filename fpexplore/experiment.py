@@ -534,7 +534,6 @@ def _timed(call):
 
     before = _loaded_modules()
     listener = None
-    t0 = time.perf_counter()
     if "numba" in sys.modules:
         from numba.core import event
 
@@ -543,6 +542,7 @@ def _timed(call):
             t0 = time.perf_counter()
             out = call()
     else:
+        t0 = time.perf_counter()
         out = call()
     first = time.perf_counter() - t0
     if _loaded_modules() == before:

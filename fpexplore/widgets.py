@@ -301,12 +301,8 @@ class Explorer(W.VBox):
     def remove_variants(self, specs) -> None:
         """Take these variants out of the selection (built specs leave the list too)."""
         specs = set(specs)
-        selected = tuple(v for v in self.variants.value if v not in specs)
         self._extra = [e for e in self._extra if e not in specs]
-        base = _adapters.get(self.op.value).variants_for(self.format.value)
-        with self._quiet():
-            self.variants.options = base + [e for e in self._extra if e not in base]
-            self.variants.value = selected
+        self._set_variant_options([v for v in self.variants.value if v not in specs])
         self.update()
 
     def apply_preset(self, label: str) -> None:
