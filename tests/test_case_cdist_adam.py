@@ -304,7 +304,7 @@ def test_adam_step5_variants_against_exact(step5):
         "div-then-mul": (0.99679, 0.00384, 13, 1.0),
         "div-then-mul+fma": (0.99716, 0.00345, 11, 0.99867),
         "mul-then-div": (0.99692, 0.00372, 14, 0.99906),
-        "torch": (0.99684, 0.00377, 14, 0.99831),
+        "torch": (0.99687, 0.00374, 14, 0.99807),  # lerp-fma, fused addcmul (was 0.99684, ..)
     }
     for name, (correct, mean_ulp, max_ulp, same_as_a) in expected.items():
         u = np.abs(fpx.ulp_distance(exact, new[name]))
