@@ -121,32 +121,46 @@ def blocked(t, ar, block):
     return sequential(sums, ar)
 
 
-def tree_block(vals, ar, strided):
+def tree_block(vals, ar, strided, fused=None):
+    """One block's shared-memory tree; fused = (a, b) lists of the block's factors (None past
+    the end): the first level's addition fuses the left operand's own product,
+    s[i] = fma(a[i], b[i], s[i + d])."""
     s = list(vals)
     b = len(s)
+
+    def first(i, j):
+        if fused is not None and fused[0][i] is not None:
+            return ar.fma(fused[0][i], fused[1][i], s[j])
+        return ar.add(s[i], s[j])
+
     if strided:
         h = b // 2
         while h >= 1:
             for i in range(h):
-                s[i] = ar.add(s[i], s[i + h])
+                s[i] = first(i, i + h) if h == b // 2 else ar.add(s[i], s[i + h])
             h //= 2
     else:
         k = 1
         while k < b:
             for i in range(0, b, 2 * k):
-                s[i] = ar.add(s[i], s[i + k])
+                s[i] = first(i, i + k) if k == 1 else ar.add(s[i], s[i + k])
             k *= 2
     return s[0]
 
 
-def tree(t, ar, block, strided=False, order=None, combine_ar=None):
+def tree(t, ar, block, strided=False, order=None, combine_ar=None, fused=None):
     """Block trees, then the block results added onto +0 in `order` with `combine_ar`'s
-    arithmetic (atomics: float32 atomicAdd on global memory flushes subnormals)."""
+    arithmetic (atomics: float32 atomicAdd on global memory flushes subnormals). fused =
+    (a, b): the factors of the products t, fused into the first tree level (tree_block)."""
     parts = []
     for lo in range(0, len(t), block):
         vals = list(t[lo : lo + block])
-        vals += [ar.zero()] * (block - len(vals))
-        parts.append(tree_block(vals, ar, strided))
+        pad = block - len(vals)
+        vals += [ar.zero()] * pad
+        f = None
+        if fused is not None:
+            f = tuple(list(v[lo : lo + block]) + [None] * pad for v in fused)
+        parts.append(tree_block(vals, ar, strided, f))
     order = range(len(parts)) if order is None else order
     car = combine_ar or ar
     acc = car.zero()

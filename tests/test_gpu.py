@@ -64,7 +64,7 @@ def test_atomic_tree_partials_and_spread():
     _, parts = gpu.kernel_sum(x, "tree", block=128, combine="atomic", return_partials=True)
     from fpexplore.orders import _kernels
 
-    want = _kernels.tree_partials(x, x[:1], False, np.float32(0), (0, 0, 0.0), 128, False)
+    want = _kernels.tree_partials(x, x[:1], False, False, np.float32(0), (0, 0, 0.0), 128, False)
     assert np.array_equal(parts, want)
     runs = {float(gpu.kernel_sum(x, "tree", block=128, combine="atomic")) for _ in range(50)}
     bound = fpx.metrics.sum_bound(x, "sequential")

@@ -34,7 +34,7 @@ ORDERS = [
     ("tree-strided", {"block": 128}),
     ("kahan", {}),
 ]
-FUSABLE = {"sequential", "blocked", "kahan"}
+FUSABLE = {"sequential", "blocked", "tree", "tree-strided", "kahan"}
 
 
 @pytest.fixture(scope="module")

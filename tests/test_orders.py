@@ -340,6 +340,9 @@ def expected_dot(order, a, b, fmt, fused=False, acc=None, **params):
             for lo in range(0, len(A), block)
         ]
         r = so.sequential(parts, ar)
+    elif order in ("tree", "tree-strided"):
+        block = params.get("block", 128)
+        r = so.tree(t, ar, block, order == "tree-strided", fused=(A, B))
     elif order == "kahan":
         r = so.kahan(None, ar, fused=(A, B)) if A else ar.zero()
     elif order == "cupy-kernel":
@@ -381,12 +384,23 @@ def _sum_terms(order, t, ar, **params):
 
 
 FMA_ORDERS = [o for o in fpx.orders("dot") if o not in ("exact",)]
+# docs/orders.md, "Products": where fma=True fuses a product into an addition
+FUSED_DOT = {
+    "sequential",
+    "reverse",
+    "blocked",
+    "shuffled",
+    "kahan",
+    "cupy-kernel",
+    "tree",
+    "tree-strided",
+}
 
 
 @pytest.mark.parametrize("fmt", STORAGE)
 @pytest.mark.parametrize("order", FMA_ORDERS)
 def test_dot_orders_match_definitions(order, fmt):
-    fusable = order in ("sequential", "reverse", "blocked", "shuffled", "kahan", "cupy-kernel")
+    fusable = order in FUSED_DOT
     for n in (0, 1, 2, 9, 130, 600):
         a = data(fmt, n, seed=3)
         b = data(fmt, n, seed=4)
@@ -398,8 +412,36 @@ def test_dot_orders_match_definitions(order, fmt):
             check(got, expected_dot(order, a, b, fmt, fused), fmt, (order, fused, n))
 
 
+@pytest.mark.parametrize("fmt", STORAGE)
+@pytest.mark.parametrize("order", ["tree", "tree-strided"])
+def test_fused_trees_with_small_blocks(order, fmt):
+    """tree+fma fuses each thread's own product into the first level, for every block size and
+    a partial last block (padding threads hold no product)."""
+    for block in (2, 4, 8, 64):
+        for n in (1, 2, 3, 7, 8, 9, 31, 100):
+            a = data(fmt, n, seed=n)
+            b = data(fmt, n, seed=n + 50)
+            a = np.asarray(fpx.as_format(np.clip(a.astype(np.float64), -1e3, 1e3), fmt))
+            b = np.asarray(fpx.as_format(np.clip(b.astype(np.float64), -1e3, 1e3), fmt))
+            got = fpx.dot(a, b, order, fma=True, block=block)
+            want = expected_dot(order, a, b, fmt, True, block=block)
+            check(got, want, fmt, (order, block, n))
+
+
+def test_fused_tree_differs_from_the_rounded_one():
+    """The example in docs/orders.md: a product whose rounding error matters at the first level."""
+    e = 2.0**-13
+    a = np.array([1 + e, -1.0], np.float32)
+    b = np.array([1 + e, 1.0], np.float32)  # a0*b0 = 1 + 2^-12 + 2^-26: not a float32
+    assert fpx.dot(a, b, "tree", block=2) == np.float32(2.0**-12)
+    assert fpx.dot(a, b, "tree", block=2, fma=True) == np.float32(2.0**-12 + 2.0**-26)
+    assert fpx.dot(a, b, "tree-strided", block=2, fma=True) == np.float32(2.0**-12 + 2.0**-26)
+
+
 @pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
-@pytest.mark.parametrize("order", ["sequential", "reverse", "blocked", "kahan", "cupy-kernel"])
+@pytest.mark.parametrize(
+    "order", ["sequential", "reverse", "blocked", "kahan", "cupy-kernel", "tree", "tree-strided"]
+)
 def test_fused_16bit_products_at_a_midpoint(order, fmt):
     """Deliberate double-rounding traps for fused orders in a 16-bit accumulator: a product
     exactly halfway between two values of the format plus a tiny accumulator. Rounding
@@ -458,7 +500,7 @@ def test_matmul_each_element_is_the_dot(order, fmt):
     rng = np.random.default_rng(12)
     A = rng.standard_normal((7, 33)).astype(SPECS[fmt][0])
     B = rng.standard_normal((33, 5)).astype(SPECS[fmt][0])
-    fusable = order in ("sequential", "reverse", "blocked", "kahan")
+    fusable = order in FUSED_DOT
     for fused in (False, True) if fusable else (False,):
         params = {"block": 8} if order in ("blocked", "tree", "tree-strided") else {}
         M = fpx.matmul(A, B, order, fma=fused, **params)

@@ -155,23 +155,32 @@ extern "C" __global__ void k_combine(const T* p, long long m, T* out) {{
         out[0] = acc;
     }}
 }}
-// shared-memory tree per block of blockDim.x threads; last block padded with +0
+// shared-memory tree per block of blockDim.x threads; last block padded with +0;
+// fused (products): in the first level a thread fuses its own product into its addition
 extern "C" __global__ void k_tree(const T* x, const T* y, long long n, int strided,
-                                  int atomic, T* partial, T* result) {{
+                                  int atomic, int fused, T* partial, T* result) {{
     extern __shared__ unsigned char smem[];
     T* s = (T*)smem;
     unsigned int tx = threadIdx.x, B = blockDim.x;
     long long i = (long long)blockIdx.x * B + tx;
+    int fuse = fused && y && i < n;
     s[tx] = i < n ? term(x, y, i) : (T)0;
     __syncthreads();
     if (strided) {{
         for (unsigned int h = B / 2; h >= 1; h /= 2) {{
-            if (tx < h) s[tx] = add_rn(s[tx], s[tx + h]);
+            if (tx < h) {{
+                T v = (fuse && h == B / 2) ? fma_rn(x[i], y[i], s[tx + h])
+                                           : add_rn(s[tx], s[tx + h]);
+                s[tx] = v;
+            }}
             __syncthreads();
         }}
     }} else {{
         for (unsigned int k = 1; k < B; k *= 2) {{
-            if (tx % (2 * k) == 0) s[tx] = add_rn(s[tx], s[tx + k]);
+            if (tx % (2 * k) == 0) {{
+                T v = (fuse && k == 1) ? fma_rn(x[i], y[i], s[tx + 1]) : add_rn(s[tx], s[tx + k]);
+                s[tx] = v;
+            }}
             __syncthreads();
         }}
     }}
@@ -258,7 +267,16 @@ def kernel_sum(
         mod.get_function("k_tree")(
             (nb,),
             (block,),
-            (dx, yp, n, np.int32(order == "tree-strided"), np.int32(atomic), part, out),
+            (
+                dx,
+                yp,
+                n,
+                np.int32(order == "tree-strided"),
+                np.int32(atomic),
+                np.int32(fma),
+                part,
+                out,
+            ),
             shared_mem=block * x.dtype.itemsize,
         )
         if not atomic:

@@ -370,15 +370,17 @@ def blocked(x, y, has_y, fused, z, rp, block):
 
 
 @_jit
-def tree_partials(x, y, has_y, z, rp, block, strided):
+def tree_partials(x, y, has_y, fused, z, rp, block, strided):
     """Per-block shared-memory tree of a CUDA reduction kernel; the last block is padded with
     +0.0 as threads past the end load 0. Interleaved addressing: t[i] += t[i + s] for
     i % 2s == 0, s = 1, 2, 4...; strided (sequential addressing): t[i] += t[i + h] for i < h,
-    h = block/2, block/4, ..., 1."""
+    h = block/2, block/4, ..., 1. fused (products only): in the first level each thread that
+    holds a product fuses it into its addition, t[i] = fma(x[i], y[i], t[i + d])."""
     n = x.shape[0]
     nb_ = (n + block - 1) // block
     out = np.full(nb_, z)
     buf = np.full(block, z)
+    fuse = fused and has_y
     for b in range(nb_):
         lo = b * block
         for i in range(block):
@@ -387,13 +389,19 @@ def tree_partials(x, y, has_y, z, rp, block, strided):
             h = block // 2
             while h >= 1:
                 for i in range(h):
-                    buf[i] = _add(buf[i], buf[i + h], rp)
+                    if fuse and h == block // 2 and lo + i < n:
+                        buf[i] = _fma(_cast(x[lo + i], z), _cast(y[lo + i], z), buf[i + h], rp)
+                    else:
+                        buf[i] = _add(buf[i], buf[i + h], rp)
                 h //= 2
         else:
             s = 1
             while s < block:
                 for i in range(0, block, 2 * s):
-                    buf[i] = _add(buf[i], buf[i + s], rp)
+                    if fuse and s == 1 and lo + i < n:
+                        buf[i] = _fma(_cast(x[lo + i], z), _cast(y[lo + i], z), buf[i + 1], rp)
+                    else:
+                        buf[i] = _add(buf[i], buf[i + s], rp)
                 s *= 2
         out[b] = buf[0]
     return out
@@ -651,7 +659,7 @@ def reduce_code(code, x, y, fused, z, rp, block):
     if code == 3:
         return blocked(x, y, True, fused, z, rp, block)
     if code == 4 or code == 5:
-        parts = tree_partials(x, y, True, z, rp, block, code == 5)
+        parts = tree_partials(x, y, True, fused, z, rp, block, code == 5)
         return combine(parts, z, rp, np.arange(parts.shape[0]), False)
     if code == 6:
         return kahan(x, y, True, fused, z, rp)

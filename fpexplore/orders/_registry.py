@@ -113,12 +113,14 @@ SUM_ORDERS = {
             "GPU shared-memory tree per block (interleaved addressing), blocks combined in order "
             "or (combine='atomic') in a seeded order, float32 flushing subnormals like atomicAdd",
             params=TREE_PARAMS,
+            fma=True,
         ),
         OrderSpec(
             "tree-strided",
             "GPU shared-memory tree per block (sequential addressing), blocks combined in order "
             "or (combine='atomic') in a seeded order, float32 flushing subnormals like atomicAdd",
             params=TREE_PARAMS,
+            fma=True,
         ),
         OrderSpec(
             "cupy-kernel",

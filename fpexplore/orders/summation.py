@@ -111,7 +111,7 @@ def reduce_1d(spec: OrderSpec, params: dict, X, Y, fused: bool, ar: Arith, out: 
     if name == "blocked":
         return k.blocked(X, Y, has_y, fused, z, rp, params["block"])
     if name in ("tree", "tree-strided"):
-        parts = k.tree_partials(X, Y, has_y, z, rp, params["block"], name == "tree-strided")
+        parts = k.tree_partials(X, Y, has_y, fused, z, rp, params["block"], name == "tree-strided")
         if params["combine"] == "atomic":
             # atomicAdd lands in any order; on float32 it flushes subnormals (see k.combine)
             perm = k.permutation(parts.size, params["seed"])
