@@ -381,8 +381,8 @@ def mkl_sdot(a, b, *, threads: int = 1, offsets: tuple = (0, 0)):
     4-element chunk into accumulator 0, the rest one by one into lane 0 of accumulator 0;
     ``v = ((a0 + a1) + a2) + a3`` and ``(v0 + v2) + (v1 + v3)``. When they differ: the first
     4 products into the 4 lanes, every later product into lane 0, then ``(l0 + l2) + (l1 +
-    l3)`` (probed for offsets of different parity on one thread; offsets that differ by 2
-    mod 4 take another path, not emulated: :class:`NotImplementedError`). With ``threads``
+    l3)`` (probed for offsets (1, 0) mod 4 on one thread; other unequal offsets take other
+    paths, not emulated: :class:`NotImplementedError`). With ``threads``
     > 1 and n >= 8192: the halves ``[0, ceil(n/2))`` and the rest (each with its own
     offsets) are summed as above and their results added.
     """
@@ -394,10 +394,10 @@ def mkl_sdot(a, b, *, threads: int = 1, offsets: tuple = (0, 0)):
     if not (isinstance(offsets, tuple) and len(offsets) == 2):
         raise TypeError(f"offsets must be a pair of integers, got {offsets!r}")
     oa, ob = (_check_int("offsets", o, 0) for o in offsets)
-    if (oa - ob) % 4 == 2:
+    if oa % 4 != ob % 4 and (oa % 4, ob % 4) != (1, 0):
         raise NotImplementedError(
-            "mkl_sdot: vectors whose starts differ by 8 bytes mod 16 take an MKL path that is "
-            "not emulated"
+            f"mkl_sdot: offsets {(oa % 4, ob % 4)} mod 4 take an MKL path that is not emulated "
+            "(emulated: equal offsets, and (1, 0) on one thread)"
         )
     with np.errstate(all="ignore"):
         p = a * b
