@@ -107,7 +107,7 @@ def _check_lanes(lanes) -> int:
     lanes = _check_int("lanes", lanes, 1)
     if lanes not in (8, 16):
         raise ValueError(
-            f"lanes must be 8 (ATen's default and avx2 capabilities) or 16 (avx512), got {lanes}"
+            f"lanes must be 8 (ATen's AVX2 and default kernels) or 16 (AVX-512), got {lanes}"
         )
     return lanes
 
@@ -216,8 +216,10 @@ def torch_sum(x, *, threads: int = 1, lanes: int = 8, grain: int = TORCH_GRAIN):
     ----------
     x : 1-D array of float32, float64, float16 or bfloat16
     threads : the number of OpenMP threads (``torch.get_num_threads()``)
-    lanes : float32 lanes of ATen's ``Vectorized<float>``: 8 for the CPU capabilities
-        ``default`` and ``avx2``, 16 for ``avx512`` (``torch.backends.cpu.get_cpu_capability()``)
+    lanes : float32 lanes of the ``Vectorized<float>`` the kernel runs with: 8 on x86 for
+        every capability (SumKernel registers no AVX-512 kernel, so ATen runs the AVX2 one
+        even where ``torch.backends.cpu.get_cpu_capability()`` says AVX512); 16 models an
+        AVX-512 build of the kernel, which torch 2.14.1 does not have
     grain : ATen's ``GRAIN_SIZE`` (32768): fewer elements always run on one thread
 
     One thread: vectors of ``lanes`` float32 (float16/bfloat16: 2*lanes elements loaded, lane
