@@ -64,6 +64,8 @@ def make_data(rng, kind, n, fmt):
         v[bad] = rng.standard_normal(int(bad.sum()))
     elif kind == "special":  # with inf, -inf and NaN
         v = random_values(rng, fmt, n).astype(np.float64)
+    elif kind == "normal":  # ordinary data: every rounding shows
+        v = rng.standard_normal(n)
     elif kind == "cancel":  # large values that cancel: the order decides what survives
         v = rng.choice([-1.0, 1.0], n) * np.exp2(rng.integers(-30, 30, n)) + rng.random(n)
     elif kind == "zeros":  # +-0 only: the sign of the result shows the zeros added
@@ -80,7 +82,7 @@ def make_data(rng, kind, n, fmt):
 
 SIZES = list(range(0, 70)) + [95, 96, 97, 127, 128, 129, 191, 192, 193, 255, 256, 257, 300]
 BIG = [8191, 8192, 8193, 8192 + 17, 10001, 16384 + 130, 640 + 37, 1280 + 127]
-KINDS = ["mixed", "special", "cancel", "zeros", "negzero", "subnormal", "huge"]
+KINDS = ["mixed", "special", "normal", "cancel", "zeros", "negzero", "subnormal", "huge"]
 
 
 def preset_cases():
@@ -123,7 +125,7 @@ def test_fast_equals_slow_small(name, fmt):
 def test_fast_equals_slow_large(name, fmt):
     """Chunk (8192), thread (10000) and polars block-tree boundaries."""
     threads = 2 if name.startswith("openblas-ddot") or name == "numba-prange" else None
-    assert check_against_slow(name, fmt, BIG, ["mixed", "cancel"], seed=7, threads=threads)
+    assert check_against_slow(name, fmt, BIG, ["normal", "cancel"], seed=7, threads=threads)
 
 
 def test_threads_change_the_result():
@@ -163,6 +165,7 @@ def test_custom_orders_and_errors():
         lo = simd.library_order(name)
         assert lo.library and lo.call and lo.condition and lo.description
         assert "/648 recorded" in lo.verified
+    assert simd.library_order("numba-prange").order("float32").threads == 2
 
 
 # ----------------------------------------------------------------------------- recordings

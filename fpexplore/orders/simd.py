@@ -33,6 +33,10 @@ A *segment* (a whole array, or one thread's, chunk's or block's part of it) is s
    ``sdot``). ``tail_double``: that scalar arithmetic is float64 and the result is rounded
    once to the format at the end; ``tail_fma``: ``s = fma(x, y, s)``.
 
+``body``: the stages see only the first ``(hi - lo) - (hi - lo) % body`` terms (OpenBLAS
+hands its micro-kernel ``n & -32``). ``single_term``: ``n == 1`` returns the term itself
+(``np.dot`` treats a 1-element array as a scalar and never calls BLAS).
+
 Around the segments: ``chunk`` (sequential chunks of that many terms, each summed as a segment,
 added onto a +0.0 output: NumPy's buffered iterator), ``block`` (polars: the first
 ``n % block`` terms summed sequentially, the rest by pairwise recursion over blocks of
@@ -53,7 +57,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._kernels import _cast, _hw_fma, cached_njit
+from . import _kernels
+from ._kernels import cached_njit
 
 __all__ = [
     "LIBRARY_ORDERS",
@@ -84,8 +89,6 @@ class Stage:
             raise ValueError("lanes and accumulators must be >= 1")
         if self.step not in _STEPS:
             raise ValueError(f"step must be one of {sorted(_STEPS)}, not {self.step!r}")
-        if self.step != "lanes" and self.accumulators < 1:
-            raise ValueError("nested/tree steps need accumulators >= 1")
         for op in self.fold:
             if op not in _OPS:
                 raise ValueError(f"unknown fold operation {op!r}; known: {sorted(_OPS)}")
@@ -180,15 +183,15 @@ def _jit(f):
 def _term(x, y, has_y, i, z):
     """x[i], or x[i] * y[i] rounded to the type of z."""
     if has_y:
-        return _cast(x[i], z) * _cast(y[i], z)
-    return _cast(x[i], z)
+        return _kernels._cast(x[i], z) * _kernels._cast(y[i], z)
+    return _kernels._cast(x[i], z)
 
 
 @_jit
 def _step(acc, x, y, has_y, i, fused, z):
     """acc + term i, or fma(x[i], y[i], acc)."""
     if has_y and fused:
-        return _hw_fma(_cast(x[i], z), _cast(y[i], z), acc)
+        return _kernels._hw_fma(_kernels._cast(x[i], z), _kernels._cast(y[i], z), acc)
     return acc + _term(x, y, has_y, i, z)
 
 
@@ -281,7 +284,9 @@ def _segment(x, y, has_y, lo, hi, z, init, stages, ops, red, fused, tail, tail_d
                         for k in range(accs - 1, -1, -1):
                             if has_y and fused and (full or i + k * lanes + j < hb):
                                 e = i + k * lanes + j
-                                v = _hw_fma(_cast(x[e], z), _cast(y[e], z), v)
+                                v = _kernels._hw_fma(
+                                    _kernels._cast(x[e], z), _kernels._cast(y[e], z), v
+                                )
                             else:
                                 v = tmp[k] + v
                         st[0, j] = v
@@ -306,12 +311,12 @@ def _segment(x, y, has_y, lo, hi, z, init, stages, ops, red, fused, tail, tail_d
         s64 = np.float64(r) if tail == 0 else 0.0
         for e in range(i, hi):
             if tail_fma and has_y:
-                s64 = _hw_fma(np.float64(x[e]), np.float64(y[e]), s64)
+                s64 = _kernels._hw_fma(np.float64(x[e]), np.float64(y[e]), s64)
             else:
                 s64 = s64 + np.float64(_term(x, y, has_y, e, z))
         if tail == 1:
             s64 = s64 + np.float64(r)
-        return _cast(s64, z)
+        return _kernels._cast(s64, z)
     s = r if tail == 0 else z
     for e in range(i, hi):
         s = _step(s, x, y, has_y, e, tail_fma, z)
@@ -447,7 +452,7 @@ def _simd(
         lo += width
         t += 1
     if thread_double:
-        return _cast(acc64, z)
+        return _kernels._cast(acc64, z)
     return acc
 
 
