@@ -1,49 +1,57 @@
 """fpexplore: see, measure and explain floating-point differences between CPU and GPU.
 
-Architecture (dependencies point downward only; ``import fpexplore`` loads NumPy and
-ml_dtypes, nothing else; numba loads on the first call of an order):
+Architecture: the modules from the top layer down. Dependencies point downward only: a module
+imports only modules listed below it, lazy imports included (tests/test_project.py checks this
+list against the code). ``import fpexplore`` loads NumPy and ml_dtypes, nothing else; numba
+loads on the first call of an order; pandas, matplotlib and ipywidgets when a function needs
+them.
 
-- ``formats``    format registry, correct rounding to a format (incl. tf32), bits, ulp, neighbours
-- ``exact``      correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast twins)
-- ``numerics``   the shared numerics, one definition each, for every module here (imports only
-                 NumPy): exact rational rounding, error-free transformations, rounding to a
-                 precision, round to odd, float32 flush-to-zero, the ULP clamp, Ziv's step;
-                 the numba kernels call the same functions
-- ``orders/``    evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
-                 trees, CuPy/CUB hypotheses, compensated, exact), compiled with numba on first use
-
-- ``ops/``       composite ops and formula variants: linspace, cdist, adam_step, variance,
-                 softmax, logsumexp, exp/log/sin/tanh/sqrt/pow; registry ops(), variants()
-
-- ``metrics``    ulp / bits / relative error, summaries, Higham's error bounds
-- ``backends/``  numpy, emulated, cupy (the only module importing CuPy, lazily), replay
-- ``spec``       variant specs: "tree(block=256)+tf32@float64", one grammar for a setting
-- ``_adapters``  how each op takes part in experiments (inputs, variants, NumPy call, reference)
-- ``experiment`` compare() and sweep(): tidy pandas tables (pandas loads when they run);
-                 a Comparison keeps the references it measured against, per format
-- ``detective``  which order produced a result: match_orders, explain_numpy, candidates
-- ``budget``     difference_budget: a difference split into input rounding, accumulator,
-                 order and FMA, one factor switched at a time
-- ``reproduce``  reproducer: a standalone NumPy script that reproduces a divergence
-- ``tolerance``  the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
-                 torch tests
-
-Presentation (computes nothing: draws or formats what the modules above return):
-
-- ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
-                   hold (a comparison's references included; matplotlib loads when they run)
-- ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
 - ``widgets``      the ipywidgets explorer app, fpx.explorer() (ipywidgets loads when asked for)
-
-``_optional.require`` imports pandas, matplotlib or ipywidgets where a function needs them, and
-names the extra to install (``pip install "fpexplore[jupyter]"``) where one is missing.
+- ``warmup``       python -m fpexplore.warmup: compile and cache every kernel before first use
+- ``record``       python -m fpexplore.record: record GPU results for the replay backend
+- ``budget``       difference_budget: a difference split into input rounding, accumulator,
+                   order and FMA, one factor switched at a time
+- ``detective``    which order produced a result: match_orders, explain_numpy, candidates
+- ``reproduce``    reproducer: a standalone NumPy script that reproduces a divergence
+- ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
+                   torch tests
+- ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run);
+                   a Comparison keeps the references it measured against, per format
+- ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
+                   hold; they compute nothing (matplotlib loads when they run)
+- ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
+- ``_adapters``    how each op takes part in experiments (inputs, variants, NumPy call,
+                   reference)
+- ``spec``         variant specs: "tree(block=256)+tf32@float64", one grammar for a setting
+- ``backends/``    numpy, emulated, cupy (the only module importing CuPy, lazily), replay
+- ``metrics``      ulp / bits / relative error, summaries, Higham's error bounds
+- ``ops/``         composite ops and formula variants: linspace, cdist, adam_step, variance,
+                   softmax, logsumexp, exp/log/sin/tanh/sqrt/pow; ops/registry lists them
+- ``orders/``      evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
+                   trees, CuPy/CUB hypotheses, compensated, exact): the arithmetic model, one
+                   registry entry per order, kernels compiled with numba on first use
+- ``machine``      machine_info(): the CPU, SIMD level, BLAS kernel and threads a result came
+                   from; run_elsewhere(): a real library call in a fresh process
+- ``data``         generate(): seeded input data, the same on every machine
+- ``exact``        correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast
+                   twins)
+- ``formats``      format registry, correct rounding to a format (incl. tf32), bits, ulp,
+                   neighbours, shortest round-trip decimals
+- ``numerics``     the shared numerics, one definition each (imports only NumPy): exact
+                   rational rounding, error-free transformations, rounding to a precision,
+                   round to odd, float32 flush-to-zero, the ULP clamp, Ziv's step; the numba
+                   kernels call the same functions
+- ``_optional``    require(): imports pandas, matplotlib or ipywidgets where a function needs
+                   them, and names the extra to install (``pip install "fpexplore[jupyter]"``)
 """
 
-from .backends import backends, has_gpu, on_gpu
+from . import backends, ops, orders  # subpackages, callable: fpx.ops(), fpx.orders(op), ...
+from .backends import has_gpu, on_gpu
 from .budget import difference_budget
+from .data import DISTRIBUTIONS, generate
 from .detective import explain_numpy, match_orders
 from .exact import exact_dot, exact_sum, fma
-from .experiment import DISTRIBUTIONS, compare, generate, sweep
+from .experiment import compare, sweep
 from .formats import (
     FORMATS,
     ROUNDINGS,
@@ -64,7 +72,6 @@ from .formats import (
     ulp,
     ulp_distance,
 )
-from .ops._registry import ops, variants
 from .ops.elementwise import (
     exp,
     log,
@@ -76,12 +83,12 @@ from .ops.elementwise import (
 )
 from .ops.linspace import linspace
 from .ops.ml import adam_pass_rates, adam_run, adam_step, cdist, pass_rate
+from .ops.registry import variants
 from .ops.stats import logsumexp, softmax, variance
 from .orders import (
     dot,
     exact_matmul,
     matmul,
-    orders,
     sum,  # noqa: A004  (like np.sum)
 )
 from .reproduce import reproducer

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .data import generate
 from .exact import exact_dot, exact_sum
 from .formats import as_format, format_info
 from .metrics import sum_bound
-from .ops._registry import ops as _ops
-from .ops._registry import variants as _variants
+from .ops.registry import ops as _ops
+from .ops.registry import variants as _variants
 from .orders import dot, exact_matmul, matmul
 from .orders import sum as fsum
-from .orders._registry import OPS as ORDER_OPS
+from .orders.registry import OPS as ORDER_OPS
 from .spec import parse_spec
 
 
@@ -104,12 +105,6 @@ def _sum_bounds(terms, fmt) -> dict:
     }
 
 
-def _gen(*args, **kwargs):
-    from .experiment import generate
-
-    return generate(*args, **kwargs)
-
-
 class _OrderAdapter(Adapter):
     """sum, dot, matmul: the variants are evaluation orders."""
 
@@ -142,7 +137,7 @@ class SumAdapter(_OrderAdapter):
     bytes_per_element = 24.0
 
     def inputs(self, n, fmt, distribution, seed, params):
-        return {"format": fmt, "x": _gen(distribution, n, fmt, seed)}
+        return {"format": fmt, "x": generate(distribution, n, fmt, seed)}
 
     def run(self, variant, inputs, params):
         order, kw = self.spec(variant, params)
@@ -174,8 +169,8 @@ class DotAdapter(SumAdapter):
     def inputs(self, n, fmt, distribution, seed, params):
         return {
             "format": fmt,
-            "a": _gen(distribution, n, fmt, seed),
-            "b": _gen(
+            "a": generate(distribution, n, fmt, seed),
+            "b": generate(
                 distribution if distribution != "ill-conditioned" else "normal", n, fmt, seed + 1
             ),
         }
@@ -216,8 +211,8 @@ class MatmulAdapter(_OrderAdapter):
     def inputs(self, n, fmt, distribution, seed, params):
         return {
             "format": fmt,
-            "A": _gen(distribution, n * n, fmt, seed).reshape(n, n),
-            "B": _gen(distribution, n * n, fmt, seed + 1).reshape(n, n),
+            "A": generate(distribution, n * n, fmt, seed).reshape(n, n),
+            "B": generate(distribution, n * n, fmt, seed + 1).reshape(n, n),
         }
 
     def run(self, variant, inputs, params):
@@ -249,7 +244,7 @@ class LinspaceAdapter(Adapter):
     bytes_per_element = 96.0
 
     def inputs(self, n, fmt, distribution, seed, params):
-        a, b = _gen(distribution, 2, fmt, seed)
+        a, b = generate(distribution, 2, fmt, seed)
         return {"format": fmt, "start": a, "stop": b, "num": n}
 
     def _args(self, inputs, params):
@@ -296,8 +291,8 @@ class CdistAdapter(Adapter):
     def inputs(self, n, fmt, distribution, seed, params):
         d = int(params.get("d", 16))
         close = float(params.get("closeness", 1e-2))
-        x = _gen(distribution, n * d, "float64", seed).reshape(n, d)
-        noise = _gen("normal", n * d, "float64", seed + 1).reshape(n, d) * close
+        x = generate(distribution, n * d, "float64", seed).reshape(n, d)
+        noise = generate("normal", n * d, "float64", seed + 1).reshape(n, d) * close
         return {
             "format": fmt,
             "x": np.asarray(as_format(x, fmt)),
@@ -341,15 +336,15 @@ class AdamAdapter(Adapter):
     def inputs(self, n, fmt, distribution, seed, params):
         from .ops.ml import adam_step
 
-        p = _gen(distribution, n, fmt, seed)
-        g0 = _gen("normal", n, fmt, seed + 1)
+        p = generate(distribution, n, fmt, seed)
+        g0 = generate("normal", n, fmt, seed + 1)
         zero = np.zeros_like(p)
         h = {k: params.get(k, v) for k, v in self.hyper.items()}
         _, m, v = adam_step(p, g0, zero, zero, 1, variant="div-then-mul", **h)
         return {
             "format": fmt,
             "param": p,
-            "grad": _gen("normal", n, fmt, seed + 2),
+            "grad": generate("normal", n, fmt, seed + 2),
             "m": m,
             "v": v,
             "hyper": h,
@@ -396,13 +391,13 @@ class ElementwiseAdapter(Adapter):
         return getattr(elementwise, self.op)
 
     def inputs(self, n, fmt, distribution, seed, params):
-        x = _gen(distribution, n, fmt, seed)
+        x = generate(distribution, n, fmt, seed)
         if self.op in ("log", "sqrt", "pow"):
             tiny = np.asarray(format_info(fmt).smallest_normal, dtype=x.dtype)
             x = np.where(x == 0, tiny, np.abs(x))
         out = {"format": fmt, "x": x}
         if self.op == "pow":
-            y = _gen("uniform", n, "float64", seed + 1) * 6 - 3
+            y = generate("uniform", n, "float64", seed + 1) * 6 - 3
             out["y"] = np.asarray(as_format(y, fmt))
         return out
 
@@ -426,7 +421,7 @@ class _StatsAdapter(Adapter):
     max_n = 10**6  # the exact references take a few microseconds per element
 
     def inputs(self, n, fmt, distribution, seed, params):
-        return {"format": fmt, "x": _gen(distribution, n, fmt, seed)}
+        return {"format": fmt, "x": generate(distribution, n, fmt, seed)}
 
     def _func(self):
         from .ops import stats

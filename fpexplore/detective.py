@@ -23,12 +23,11 @@ from .numerics import clamp_ulps
 from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
-from .orders._registry import OPS as ORDER_OPS
+from .orders.registry import OPS as ORDER_OPS
 from .spec import VariantSpec
 
 __all__ = ["Candidate", "candidates", "evaluate", "explain_numpy", "match_orders"]
 
-BLOCKS = (32, 64, 128, 256, 512, 1024)
 INPUT_ROUNDINGS = (None, "tf32", "bfloat16")
 
 
@@ -57,23 +56,6 @@ class Candidate:
         return kw
 
 
-def _param_grid(order: str, op: str) -> list[tuple]:
-    spec = ORDER_OPS[op][order]
-    if order in ("blocked", "tree", "tree-strided"):
-        return [(("block", b),) for b in BLOCKS]
-    if order == "cupy-kernel":
-        return [(("block_size", b), ("ftz", f)) for b in (256, 512, 1024) for f in (True, False)]
-    if order == "cub":
-        return [
-            (("thread_reduce", t), ("aligned", a))
-            for t in ("tree", "sequential")
-            for a in (True, False)
-        ]
-    if order == "shuffled" or spec.kind == "exact":
-        return [()] if order == "exact" else []  # a random order has nothing to match
-    return [()]
-
-
 def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[Candidate]:
     """Every configuration the detective tries for ``op`` on ``fmt`` inputs."""
     info = format_info(fmt)
@@ -82,7 +64,7 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
         roundings = INPUT_ROUNDINGS if op != "sum" and fmt in ("float32", "float64") else (None,)
     out = []
     for order, spec in ORDER_OPS[op].items():
-        for params in _param_grid(order, op):
+        for params in spec.grid:
             for f in fma if (op != "sum" and spec.fma) else (False,):
                 for acc in accs if order != "exact" else (None,):
                     for r in roundings if order != "exact" else (None,):
@@ -246,7 +228,7 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
     the BLAS, whose order depends on the CPU and the library build, so their answer is
     about this machine only.
     """
-    from .experiment import generate
+    from .data import generate
 
     if hasattr(inputs, "inputs") and hasattr(inputs, "op"):  # a Comparison
         if inputs.op != op:

@@ -132,28 +132,16 @@ def _abs_sum(x) -> float:
 
 def sum_depth(n: int, order: str, *, block: int = 128) -> int:
     """The most additions any one term goes through in ``order`` (an upper bound); a summation
-    of depth d has error at most gamma_d * sum|x_i| (Higham §4.2, any summation tree)."""
+    of depth d has error at most gamma_d * sum|x_i| (Higham §4.2, any summation tree). Each
+    order's formula is its registry entry's ``depth`` (fpexplore/orders/registry.py)."""
+    from .orders.registry import lookup
+
+    spec = lookup("sum", order)
+    if spec.depth is None:
+        raise ValueError(f"no depth for order {order!r}")
     if n <= 1:
         return 0
-    h = math.ceil(math.log2(n))
-    if order in ("sequential", "reverse", "shuffled"):
-        return n - 1
-    if order in ("pairwise", "tree", "tree-strided"):
-        return h + (order != "pairwise")  # GPU trees: plus the add onto the zeroed result
-    if order in ("numpy", "numpy-chunked"):
-        # leaf blocks of <= 128: 15 adds per accumulator, 3 to combine, <= 7 remainder adds
-        chunks = math.ceil(n / 8192) if order == "numpy-chunked" else 1
-        return 25 + h + chunks
-    if order == "blocked":
-        return block - 1 + math.ceil(n / block) - 1
-    if order == "cupy-kernel":  # 512 lanes, each sequential from +0, then a 9-level tree
-        return math.ceil(n / 512) + 9
-    if order == "cub":  # tiles of 4096 per block (strip-mined), per-thread trees, warps, 2 passes
-        tiles = math.ceil(n / 4096)
-        grid = min(tiles, 5280)
-        per_block = math.ceil(tiles / grid)
-        return 5 * (per_block + 1) + 13 + 5 * (math.ceil(grid / 4096) + 1) + 13 + 1
-    raise ValueError(f"no depth for order {order!r}")
+    return spec.depth(n, spec.validate({"block": block} if "block" in spec.params else {}))
 
 
 def sum_bound(x, order: str = "sequential", fmt=None, *, block: int = 128, lam: float = 1.0):

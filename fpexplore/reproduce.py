@@ -14,64 +14,12 @@ from .tolerance import suggest_tolerance
 
 __all__ = ["reproducer"]
 
-_ORDER_SOURCE = {
-    "sequential": """
-def order_sum(t, T):
-    acc = t[0] if len(t) else T(0)
-    for v in t[1:]:
-        acc = T(acc + v)
-    return acc
-""",
-    "reverse": """
-def order_sum(t, T):
-    t = t[::-1]
-    acc = t[0] if len(t) else T(0)
-    for v in t[1:]:
-        acc = T(acc + v)
-    return acc
-""",
-    "pairwise": """
-def order_sum(t, T):
-    if len(t) == 0:
-        return T(0)
-    if len(t) == 1:
-        return t[0]
-    h = len(t) // 2
-    return T(order_sum(t[:h], T) + order_sum(t[h:], T))
-""",
-    "blocked": """
-BLOCK = {block}
 
-def order_sum(t, T):
-    sums = []
-    for lo in range(0, len(t), BLOCK):
-        acc = t[lo]
-        for v in t[lo + 1 : lo + BLOCK]:
-            acc = T(acc + v)
-        sums.append(acc)
-    acc = sums[0] if sums else T(0)
-    for s in sums[1:]:
-        acc = T(acc + s)
-    return acc
-""",
-    "tree": """
-BLOCK = {block}
+def _sources() -> dict[str, str]:
+    """order name -> its plain-Python order_sum(t, T) (the registry's ``source``)."""
+    from .orders.registry import SUM_ORDERS
 
-def order_sum(t, T):
-    # each block of BLOCK "threads": s[i] += s[i + k] for i % 2k == 0, k = 1, 2, 4, ...
-    # (the last block padded with zeros), block results added in order onto 0.0
-    acc = T(0)
-    for lo in range(0, len(t), BLOCK):
-        s = list(t[lo : lo + BLOCK]) + [T(0)] * max(0, lo + BLOCK - len(t))
-        k = 1
-        while k < BLOCK:
-            for i in range(0, BLOCK, 2 * k):
-                s[i] = T(s[i] + s[i + k])
-            k *= 2
-        acc = T(acc + s[0])
-    return acc
-""",
-}
+    return {name: spec.source for name, spec in SUM_ORDERS.items() if spec.source}
 
 
 def reproducer(comparison, variant: str | None = None) -> str:
@@ -96,12 +44,13 @@ def reproducer(comparison, variant: str | None = None) -> str:
     extra = sorted(set(cmp.params) - {"variants", "distribution", "seed", "block"})
     if extra:
         raise ValueError(f"reproducer: comparisons with {', '.join(extra)} are not supported")
-    emulated = [k for k in cmp.results if k[1] == "emulated" and k[0] in _ORDER_SOURCE]
+    sources = _sources()
+    emulated = [k for k in cmp.results if k[1] == "emulated" and k[0] in sources]
     if variant is not None:
         emulated = [k for k in emulated if k[0] == variant]
     if not emulated:
         raise ValueError(
-            f"no emulated variant among {', '.join(_ORDER_SOURCE)} in this comparison"
+            f"no emulated variant among {', '.join(sources)} in this comparison"
             + (f" named {variant!r}" if variant else "")
         )
     key = emulated[0]
@@ -175,7 +124,7 @@ def reproducer(comparison, variant: str | None = None) -> str:
         ]
     else:
         lines += [f"x = data({seed})", "terms = [T(v) for v in x]", "expected = np.sum(x)"]
-    lines += _ORDER_SOURCE[key[0]].format(block=block).splitlines()
+    lines += sources[key[0]].format(block=block).splitlines()
     lines += [
         "",
         "got = order_sum(terms, T)",

@@ -65,7 +65,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .formats import FORMATS
-from .orders._registry import OPS as ORDER_OPS
+from .orders.registry import OPS as ORDER_OPS
 
 __all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
 
@@ -526,7 +526,7 @@ def _formulas() -> dict:
 
 
 def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
-    from .ops._registry import variants
+    from .ops.registry import variants
 
     valid = list(variants(op))  # ValueError listing the ops for an unknown op
     if spec.fma and spec.name + "+fma" in valid:  # adam_step's "div-then-mul+fma"

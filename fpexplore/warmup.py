@@ -278,7 +278,7 @@ def _needs(op: str, fmt: str, variants: list, params: dict) -> list:
     """(kernel, dtype of its first array argument or None, compute dtype or None) for every
     kernel call ``compare(op, format=fmt, variants=variants, **params)`` makes; variants may be
     specs (``"tree(block=64)@float32"``: their settings win over ``params``, as in compare).
-    Mirrors the dispatch of orders/summation.reduce_1d, orders/products and the ops;
+    Uses each order's ``kernel_calls`` (orders/registry.py) and mirrors the ops' dispatch;
     tests/test_warmup.py checks that nothing compiles where this says warm."""
     from .formats import format_info
     from .spec import parse_spec
@@ -313,14 +313,14 @@ def _needs(op: str, fmt: str, variants: list, params: dict) -> list:
 
 
 def _acc_info(accumulate, info):
-    from .orders.summation import accumulator_format
+    from .orders.arith import accumulator_format
 
     return accumulator_format(accumulate, info)
 
 
 def _arith(op: str, order: str, info, accumulate):
-    from .orders._registry import lookup
-    from .orders.summation import accumulator, arith
+    from .orders.arith import accumulator, arith
+    from .orders.registry import lookup
 
     spec = lookup(op, order)
     if spec.name == "exact":
@@ -332,26 +332,10 @@ def _sum_needs(order: str, info, accumulate, params: dict, dot: bool = False) ->
     spec, ar = _arith("sum", order, info, accumulate)
     if ar is None:
         return []
-    S, C = ar.storage, np.dtype(type(ar.z))
-    name = spec.name
-    has_y = dot and name not in ("numpy", "numpy-chunked", "cub")
-    if name in ("sequential", "reverse"):
-        calls = [("sequential", S)]
-    elif name in ("numpy", "numpy-chunked"):
-        calls = [("combine", S)] if info.name == "bfloat16" else [("numpy_sum", S)]
-    elif name in ("tree", "tree-strided"):
-        calls = [("tree_partials", S), ("combine", C)]
-        if params.get("combine") == "atomic":
-            calls.append(("permutation", None))
-    elif name == "cub":
-        calls = [("terms", S), ("cub_sum", C)] if has_y else [("cub_sum", S)]
-    elif name == "shuffled":
-        calls = [("permutation", None), ("sequential", S)]
-    elif name == "cupy-kernel":
-        calls = [("cupy_kernel", S)]
-    else:  # pairwise, blocked, kahan, neumaier: the kernel of that name
-        calls = [(name, S)]
-    return [(k, a, None if k == "permutation" else C) for k, a in calls]
+    dtypes = {"S": ar.storage, "C": np.dtype(type(ar.z)), None: None}
+    has_y = dot and order not in ("numpy", "numpy-chunked", "cub")  # (literal products)
+    calls = spec.kernel_calls(has_y, info.name, params)
+    return [(k, dtypes[a], None if k == "permutation" else dtypes["C"]) for k, a in calls]
 
 
 def _matmul_needs(order: str, info, accumulate) -> list:

@@ -20,8 +20,10 @@ import ipywidgets as W
 import numpy as np
 
 from . import _adapters
-from .experiment import DISTRIBUTIONS, EXACT_LABEL, compare, diff_values
+from .data import DISTRIBUTIONS
+from .experiment import EXACT_LABEL, compare, diff_values
 from .formats import FORMATS
+from .orders.registry import BLOCKS
 
 __all__ = ["Explorer", "explorer"]
 
@@ -43,7 +45,6 @@ TABLE_COLUMNS = [
 ]
 EXPORTS = ("CSV", "PNG", "SVG")
 VIEWS = ("errors", "A vs B", "sweep", "bits")
-BLOCKS = (32, 64, 128, 256, 512, 1024)
 ORDER_OPS = ("sum", "dot", "matmul")
 # one click answers a common question: (the op to use when the current one does not fit,
 # the ops it fits, the variants)

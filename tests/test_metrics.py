@@ -87,5 +87,7 @@ def test_dot_bound_and_gamma():
         - sum(Fraction(float(p)) * Fraction(float(q)) for p, q in zip(a, b))
     )
     assert err <= Fraction(metrics.dot_bound(a, b))
-    with pytest.raises(ValueError, match="no depth"):
+    with pytest.raises(ValueError, match="unknown order 'magic' for sum; valid orders: seq"):
         metrics.sum_bound(np.ones(4), "magic")
+    with pytest.raises(ValueError, match="no depth for order 'kahan'"):
+        metrics.sum_depth(4, "kahan")  # compensated: sum_bound has its own bound

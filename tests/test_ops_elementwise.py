@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fpexplore as fpx
-from fpexplore.ops import _registry
 from fpexplore.ops import elementwise as ew
+from fpexplore.ops import registry
 
 import oracle
 from oracle import SPECS, round_fraction, same, to_format
@@ -473,7 +473,7 @@ def test_python_scalars_and_empty():
 
 def test_registered_variants():
     for name in ew.FUNCTIONS:
-        table = _registry.variants(name, details=True)
+        table = registry.variants(name, details=True)
         assert list(table) == ["numpy", "wide", "exact"]
         assert [v.kind for v in table.values()] == ["library", "formula", "exact"]
-        assert name in _registry.ops()
+        assert name in registry.ops()

@@ -38,7 +38,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fpexplore as fpx
-from fpexplore.ops import _registry
+from fpexplore.ops import registry
 from fpexplore.ops.ml import (
     ADAM_MOMENTS,
     adam_pass_rates,
@@ -657,10 +657,10 @@ def test_pass_rate_semantics():
 
 
 def test_registry_lists_the_variants():
-    desc, table = _registry._OPS["cdist"]
+    desc, table = registry.OPS["cdist"]
     assert list(table) == ["expanded", "direct", "exact"]
     assert table["exact"].kind == "exact" and table["direct"].kind == "formula"
-    desc, table = _registry._OPS["adam_step"]
+    desc, table = registry.OPS["adam_step"]
     assert list(table) == ["div-then-mul", "div-then-mul+fma", "mul-then-div", "torch", "exact"]
     assert table["torch"].kind == "hypothesis"
     assert all(name in desc for name in ADAM_MOMENTS)

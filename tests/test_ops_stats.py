@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fpexplore as fpx
-from fpexplore.ops import _registry, stats
+from fpexplore.ops import registry, stats
 
 import oracle
 from oracle import SPECS, round_fraction, same, to_format
@@ -534,5 +534,5 @@ def test_registered_variants():
         "logsumexp": ["formula", "formula", "exact"],
     }
     for op_name, want in kinds.items():
-        table = _registry.variants(op_name, details=True)
+        table = registry.variants(op_name, details=True)
         assert [v.kind for v in table.values()] == want

@@ -92,6 +92,45 @@ def test_public_api_names():
     assert set(fpx.__all__) <= set(dir(fpx))
 
 
+def test_the_functions_do_not_shadow_the_subpackages():
+    """fpx.ops(), fpx.orders(op) and fpx.backends() work as documented, and fpx.ops,
+    fpx.orders and fpx.backends are still the subpackages (fpx.ops.elementwise.exp, as a
+    docstring recommends)."""
+    import fpexplore.backends.replay
+    import fpexplore.ops.elementwise
+    import fpexplore.orders.summation
+
+    assert fpx.ops.elementwise.exp is fpx.exp
+    assert fpx.orders.summation.sum is fpx.sum
+    assert fpx.backends.replay is fpexplore.backends.replay
+    assert fpx.ops() == fpx.ops.registry.ops() and "cdist" in fpx.ops()
+    assert fpx.orders("matmul") == fpx.orders.registry.orders("matmul")
+    assert "tree" in fpx.orders("dot") and "numpy" not in fpx.orders("matmul")
+    assert set(fpx.backends()) == {"numpy", "emulated", "cupy", "replay"}
+    with pytest.raises(ValueError, match="ops with orders: sum, dot, matmul"):
+        fpx.orders("cdist")
+
+
+def test_readme_layout_matches_the_tree():
+    """Every file and folder the README's Layout section names exists, and every module and
+    subpackage of fpexplore is named there."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index("## Layout") :]
+    block = block[block.index("```") + 3 :]
+    block = block[: block.index("```")]
+    named = set(re.findall(r"[\w.]+\.py|[\w]+/", block))
+    tops = {line.split()[0] for line in block.splitlines() if line and not line.startswith(" ")}
+    assert all((ROOT / t).is_dir() for t in tops), tops
+    package = {p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py"}
+    package |= {p.parent.name + "/" for p in PACKAGE.glob("*/__init__.py")}
+    for sub in PACKAGE.glob("*/__init__.py"):
+        package |= {p.name for p in sub.parent.glob("*.py") if p.name != "__init__.py"}
+    missing = sorted(package - named)
+    assert not missing, f"README Layout does not name: {missing}"
+    stale = sorted(n for n in named if n.endswith(".py") and not list(PACKAGE.rglob(n)))
+    assert not stale, f"README Layout names files that do not exist: {stale}"
+
+
 def test_readme_quick_start_matches_makefile_and_ci():
     readme = (ROOT / "README.md").read_text()
     quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
@@ -214,9 +253,8 @@ def _imported_from(module: str, path: Path, node: ast.ImportFrom) -> str:
 
 def test_no_module_imports_an_underscored_name_from_another():
     """What one module of fpexplore takes from another has a plain name: an underscore means
-    "this module's own business". Checked: the names imported; module names themselves
-    (``from . import _adapters``, ``from .orders import _kernels``) may still start with an
-    underscore here, since module renames come with the namespace slice of issue 13."""
+    "this module's own business". Checked: the names imported; a private module
+    (``_adapters``, ``orders._kernels``, ``_optional``) may be imported as a whole."""
     modules = _modules()
     offences = []
     for name, (path, tree) in modules.items():
@@ -231,6 +269,100 @@ def test_no_module_imports_an_underscored_name_from_another():
                     rel = path.relative_to(ROOT)
                     offences.append(f"{rel}:{node.lineno}: from {source} import {alias.name}")
     assert not offences, "underscored names imported across modules:\n" + "\n".join(offences)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports, at the top or inside functions (lazy). For
+    ``from pkg import name`` the edge goes to ``pkg.name`` where that is a module, else to
+    ``pkg`` (its ``__init__``)."""
+    modules = _modules()
+    graph = {name: set() for name in modules}
+    for name, (path, tree) in modules.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                source = _imported_from(name, path, node)
+                for alias in node.names:
+                    sub = f"{source}.{alias.name}"
+                    target = sub if sub in modules else source
+                    if target in modules and target != name:
+                        graph[name].add(target)
+            elif isinstance(node, ast.Import):
+                graph[name] |= {a.name for a in node.names if a.name in modules} - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles_lazy_imports_included():
+    assert _cycles(_import_graph()) == []
+    # the check itself finds a planted cycle
+    planted = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(planted) == [["a", "b", "c"]]
+
+
+def _layers() -> list[str]:
+    """The package docstring's map, top layer first: ``widgets``, ..., ``orders/``, ..."""
+    doc = fpx.__doc__
+    return re.findall(r"^- ``([\w/]+)``", doc[doc.index("Architecture") :], re.MULTILINE)
+
+
+def _layer_of(module: str, layers: list[str]) -> str | None:
+    parts = module.split(".")
+    if len(parts) < 2:
+        return None  # the package itself: it gathers the public names from every layer
+    top = parts[1]
+    return f"{top}/" if f"{top}/" in layers else top
+
+
+def test_the_package_map_is_true():
+    """Every module of fpexplore is on the package docstring's map, and imports only modules
+    listed below its own entry (imports inside one subpackage aside)."""
+    layers = _layers()
+    assert layers[0] == "widgets" and layers[-1] == "_optional" and "orders/" in layers
+    graph = _import_graph()
+    unlisted = sorted({_layer_of(m, layers) for m in graph} - set(layers) - {None, "__main__"})
+    assert not unlisted, f"modules missing from the map in fpexplore/__init__.py: {unlisted}"
+    upward = []
+    for module, targets in graph.items():
+        mine = _layer_of(module, layers)
+        if mine is None:
+            continue
+        for target in targets:
+            theirs = _layer_of(target, layers)
+            if theirs is None or theirs == mine:
+                continue
+            if layers.index(theirs) < layers.index(mine):
+                upward.append(f"{module} imports {target} ({theirs} is above {mine})")
+    assert not upward, "imports against the map:\n" + "\n".join(sorted(upward))
 
 
 def _pattern(expr: str):

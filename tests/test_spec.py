@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import fpexplore as fpx
 from fpexplore import budget, detective
-from fpexplore.orders._registry import OPS as ORDER_OPS
+from fpexplore.orders.registry import OPS as ORDER_OPS
 from fpexplore.spec import GRAMMAR, VariantSpec, parse_spec
 
 # ----------------------------------------------------------------------------- the grammar

@@ -8,6 +8,9 @@ whether the ``cupy`` backend can run here, and ``on_gpu()`` runs one op on the r
 
 from __future__ import annotations
 
+import sys
+import types
+
 __all__ = ["backends", "has_gpu", "on_gpu", "status"]
 
 NAMES = ("numpy", "emulated", "cupy", "replay")
@@ -85,11 +88,11 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs):
             )
         # the same checks as fpx.sum / fpx.dot for that order (fma only where it fuses,
         # block only for block orders, combine only for trees)
-        from ..orders._registry import lookup
-        from ..orders.summation import check_fma
+        from ..orders.arith import check_fma
+        from ..orders.registry import fusable, lookup
 
         spec = lookup(op, order)
-        check_fma(spec, kwargs.get("fma", False), op)
+        check_fma(spec, kwargs.get("fma", False), op, fusable(op))
         spec.validate({k: v for k, v in kwargs.items() if k != "fma"})
         want = 2 if op == "dot" else 1
         if len(args) != want:
@@ -101,3 +104,14 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs):
         return _cupy.library(op, *args, **kwargs)
     y = args[1] if op == "dot" else None
     return _cupy.kernel_sum(args[0], order, y=y, **kwargs)
+
+
+class _CallableModule(types.ModuleType):
+    """This subpackage, callable as fpx.backends(): ``fpx.backends`` is both the subpackage (its
+    modules are its attributes) and the function, so neither shadows the other."""
+
+    def __call__(self, *args, **kwargs):
+        return backends(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -215,7 +215,13 @@ def _module(fmt: str):
     return _MODULES[fmt]
 
 
-KERNEL_ORDERS = ("sequential", "blocked", "tree", "tree-strided", "kahan")
+def _kernel_orders() -> tuple:
+    from ..orders.registry import SUM_ORDERS
+
+    return tuple(name for name, spec in SUM_ORDERS.items() if spec.gpu_kernel)
+
+
+KERNEL_ORDERS = _kernel_orders()  # the orders with gpu_kernel=True in the order registry
 
 
 def kernel_sum(

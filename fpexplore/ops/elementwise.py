@@ -77,9 +77,11 @@ import numpy as np
 
 from ..formats import FormatInfo, as_format, coerce, scalar_out, ulp_distance
 from ..numerics import ZIV_SLACK, round_rational, round_scaled_int, ziv_decide
-from ._registry import EXACT, FORMULA, LIBRARY, Variant, lookup, register
+from .variant import EXACT, FORMULA, LIBRARY, OpTable, Variant
 
 __all__ = ["FUNCTIONS", "exp", "log", "pow", "sin", "sqrt", "tanh", "ulp_error"]
+
+OPS = OpTable()  # the ops this module defines (listed by ops/registry.py)
 
 #: name -> number of arguments
 FUNCTIONS = {"exp": 1, "log": 1, "sin": 1, "tanh": 1, "sqrt": 1, "pow": 2}
@@ -118,7 +120,7 @@ def _variants(name: str) -> list[Variant]:
 
 
 for _name in FUNCTIONS:
-    register(_name, _DESCRIPTIONS[_name], _variants(_name))
+    OPS.add(_name, _DESCRIPTIONS[_name], _variants(_name))
 del _name
 
 _F64 = np.dtype(np.float64)
@@ -222,7 +224,7 @@ def ulp_error(func, x, y=None, *, variant: str = "numpy"):
     name = func if isinstance(func, str) else getattr(func, "__name__", None)
     if name not in FUNCTIONS:
         raise ValueError(f"unknown function {func!r}; valid functions: {', '.join(FUNCTIONS)}")
-    lookup(name, variant)
+    OPS.lookup(name, variant)
     args = (x,) if FUNCTIONS[name] == 1 else (x, y)
     if FUNCTIONS[name] == 1 and y is not None:
         raise TypeError(f"{name} takes one argument; got y")
@@ -237,7 +239,7 @@ def ulp_error(func, x, y=None, *, variant: str = "numpy"):
 
 
 def _apply(name: str, args: tuple, variant: str):
-    lookup(name, variant)  # ValueError listing the valid variants
+    OPS.lookup(name, variant)  # ValueError listing the valid variants
     arrays, info = coerce(*args, what=name)
     if len(arrays) > 1:
         arrays = np.broadcast_arrays(*arrays)

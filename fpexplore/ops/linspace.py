@@ -40,11 +40,13 @@ import numpy as np
 from ..exact import fma as exact_fma
 from ..formats import as_format, format_info
 from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
-from ._registry import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant, lookup, register
+from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, OpTable, Variant
 
 __all__ = ["linspace"]
 
-register(
+OPS = OpTable()  # the ops this module defines (listed by ops/registry.py)
+
+OPS.add(
     "linspace",
     "evenly spaced numbers over an interval (np.linspace / cupy.linspace)",
     [
@@ -458,7 +460,7 @@ def linspace(
     ndarray whose dtype follows the emulated library's promotion rules (``numpy1`` gives float64
     for a 0-d float32 ``stop``, ``numpy2`` float32).
     """
-    spec = lookup("linspace", variant)
+    spec = OPS.lookup("linspace", variant)
     try:
         num = operator.index(num)
     except TypeError:

@@ -39,11 +39,13 @@ from ..numerics import (
     two_product,
     two_sum,
 )
-from ._registry import EXACT, FORMULA, HYPOTHESIS, Variant, lookup, register
+from .variant import EXACT, FORMULA, HYPOTHESIS, OpTable, Variant
 
 __all__ = ["ADAM_MOMENTS", "adam_pass_rates", "adam_run", "adam_step", "cdist", "pass_rate"]
 
-register(
+OPS = OpTable()  # the ops this module defines (listed by ops/registry.py)
+
+OPS.add(
     "cdist",
     "pairwise Euclidean distances between the rows of x (m, d) and y (n, d)",
     [
@@ -67,7 +69,7 @@ ADAM_MOMENTS = {
     "mul-add": "m = beta1*m + (1 - beta1)*g; v = beta2*v + ((1 - beta2)*g)*g, each op rounded",
 }
 
-register(
+OPS.add(
     "adam_step",
     "one Adam optimizer step (moments: " + ", ".join(ADAM_MOMENTS) + ")",
     [
@@ -212,7 +214,7 @@ def cdist(
       sticky bit (``2r + (r*r != D*4**k)``, round to odd), then one rounding to F. Pairs with
       NaN or infinite coordinates get the IEEE float64 value of the direct formula.
     """
-    lookup("cdist", variant)
+    OPS.lookup("cdist", variant)
     (x, y), info = coerce(x, y, what="cdist")
     if x.ndim != 2 or y.ndim != 2:
         raise ValueError(
@@ -226,7 +228,7 @@ def cdist(
     clamp = _check_bool("clamp", clamp)
     if variant == "exact":
         return _cdist_exact(x, y, info)
-    from ..orders._registry import MATMUL_ORDERS
+    from ..orders.registry import MATMUL_ORDERS
 
     if order not in MATMUL_ORDERS:
         raise ValueError(
@@ -558,7 +560,7 @@ def adam_step(
     exactly). Elements with a NaN or infinite input get the float64 IEEE value of the
     div-then-mul formula rounded to F.
     """
-    lookup("adam_step", variant)
+    OPS.lookup("adam_step", variant)
     moments = _moments_for(variant, moments)
     _check_sqrt(variant, sqrt)
     hyper = _hyper(lr, beta1, beta2, eps, weight_decay, step)
@@ -915,7 +917,7 @@ def adam_run(
     the number of the first step. Each step is :func:`adam_step` with the given variant,
     ``moments`` and ``sqrt``.
     """
-    lookup("adam_step", variant)
+    OPS.lookup("adam_step", variant)
     _check_moments(moments)
     _check_sqrt(variant, sqrt)
     hyper = dict(lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay)

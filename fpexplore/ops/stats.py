@@ -51,14 +51,16 @@ from ..numerics import (
     two_sum,
     ziv_decide,
 )
-from ..orders._registry import lookup as _order_lookup
-from ..orders.summation import accumulator_format
+from ..orders.arith import accumulator_format
+from ..orders.registry import lookup as _order_lookup
 from ..orders.summation import sum as _fsum
-from ._registry import EXACT, FORMULA, LIBRARY, Variant, lookup, register
+from .variant import EXACT, FORMULA, LIBRARY, OpTable, Variant
 
 __all__ = ["logsumexp", "softmax", "variance"]
 
-register(
+OPS = OpTable()  # the ops this module defines (listed by ops/registry.py)
+
+OPS.add(
     "variance",
     "variance of all elements, sum((x - mean)**2) / (n - ddof)",
     [
@@ -73,7 +75,7 @@ register(
         Variant("exact", "correctly rounded variance of the exact values", EXACT),
     ],
 )
-register(
+OPS.add(
     "softmax",
     "exp(x) / sum(exp(x)) over all elements",
     [
@@ -82,7 +84,7 @@ register(
         Variant("exact", "each element correctly rounded", EXACT),
     ],
 )
-register(
+OPS.add(
     "logsumexp",
     "log(sum(exp(x))) over all elements",
     [
@@ -144,7 +146,7 @@ def variance(x, *, variant: str = "numpy", ddof: int = 0, accumulate=None, order
     -------
     A NumPy scalar of x's format.
     """
-    lookup("variance", variant)
+    OPS.lookup("variance", variant)
     (x,), info = coerce(x, what="variance")
     ddof = _check_ddof(ddof)
     order = _check_order(order, variant, ("two-pass", "one-pass"))
@@ -381,7 +383,7 @@ def softmax(x, *, variant: str = "shifted", order: str = "sequential", accumulat
     -------
     An array of x's shape and format (an empty array for empty input).
     """
-    lookup("softmax", variant)
+    OPS.lookup("softmax", variant)
     (x,), info = coerce(x, what="softmax")
     order = _order_lookup("sum", order).name
     acc = _acc(accumulate, info)
@@ -420,7 +422,7 @@ def logsumexp(x, *, variant: str = "shifted", order: str = "sequential", accumul
     -------
     A NumPy scalar of x's format.
     """
-    lookup("logsumexp", variant)
+    OPS.lookup("logsumexp", variant)
     (x,), info = coerce(x, what="logsumexp")
     order = _order_lookup("sum", order).name
     acc = _acc(accumulate, info)

@@ -1,13 +1,30 @@
 """Evaluation orders for reductions: sum, dot and matmul, each bit-exact by definition.
 
-- ``_registry``  order names, one-line descriptions, parameters and their validation
-- ``summation``  ``sum`` and the shared machinery (accumulator formats, rounding of results)
+- ``arith``      the arithmetic model: accumulator formats, compute types, rounding of
+                 results, the FMA rule
+- ``registry``   one OrderSpec per order: parameters, runner, matmul code, error depth,
+                 the detective's grid, GPU kernel, warm-up kernels, reproducer source
+- ``summation``  ``sum``
 - ``products``   ``dot``, ``matmul`` (fma, split-K, tf32/bfloat16 input rounding), ``exact_matmul``
 - ``_kernels``   the compiled loops (numba, imported on first use)
 """
 
-from ._registry import orders
+import sys
+import types
+
 from .products import dot, exact_matmul, matmul
+from .registry import orders
 from .summation import sum  # noqa: A004
 
 __all__ = ["dot", "exact_matmul", "matmul", "orders", "sum"]
+
+
+class _CallableModule(types.ModuleType):
+    """This subpackage, callable as fpx.orders(op): ``fpx.orders`` is both the subpackage (its
+    modules are its attributes) and the function, so neither shadows the other."""
+
+    def __call__(self, *args, **kwargs):
+        return orders(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

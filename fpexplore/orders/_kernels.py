@@ -91,7 +91,7 @@ def _jit(func):
 
 
 @intrinsic
-def _hw_fma(typingctx, a, b, c):
+def hw_fma(typingctx, a, b, c):
     """llvm.fma: a*b + c with a single rounding (float32 or float64)."""
     if not (a == b == c and isinstance(a, types.Float)):
         return None
@@ -134,11 +134,11 @@ def _round_to_impl(v, rp):
     return lambda v, rp: _round_rp(v, rp)
 
 
-def _cast(v, z):
+def cast(v, z):
     """v converted to the type of z (exact: storage values are representable)."""
 
 
-@overload(_cast)
+@overload(cast)
 def _cast_impl(v, z):
     if z == types.float32:
         return lambda v, z: np.float32(v)
@@ -152,11 +152,11 @@ def _fma(a, b, c, rp):
 @overload(_fma)
 def _fma_impl(a, b, c, rp):
     if a == types.float32:
-        return lambda a, b, c, rp: _hw_fma(a, b, c)
+        return lambda a, b, c, rp: hw_fma(a, b, c)
 
     def impl(a, b, c, rp):
         if rp[0] == 0:
-            return _hw_fma(a, b, c)
+            return hw_fma(a, b, c)
         # 16-bit values: a*b is exact in float64; the sum is rounded to odd in float64 (53 >=
         # p + 2 bits), then once to the format. Rounding it to nearest first would double
         # round where a*b lies on a midpoint of the format and c is tiny (bfloat16 has the
@@ -175,8 +175,8 @@ def _add(a, b, rp):
 def _term(x, y, i, has_y, z, rp):
     """Term i: x[i], or the product x[i]*y[i] rounded to the accumulator format."""
     if has_y:
-        return _rnd(_cast(x[i], z) * _cast(y[i], z), rp)
-    return _cast(x[i], z)
+        return _rnd(cast(x[i], z) * cast(y[i], z), rp)
+    return cast(x[i], z)
 
 
 @nb.njit
@@ -198,7 +198,7 @@ def sequential(x, y, has_y, fused, z, rp, lo, hi, step):
             acc = _term(x, y, i, has_y, z, rp)
             first = False
         elif fused:
-            acc = _fma(_cast(x[i], z), _cast(y[i], z), acc, rp)
+            acc = _fma(cast(x[i], z), cast(y[i], z), acc, rp)
         else:
             acc = _add(acc, _term(x, y, i, has_y, z, rp), rp)
     return acc
@@ -390,7 +390,7 @@ def tree_partials(x, y, has_y, fused, z, rp, block, strided):
             while h >= 1:
                 for i in range(h):
                     if fuse and h == block // 2 and lo + i < n:
-                        buf[i] = _fma(_cast(x[lo + i], z), _cast(y[lo + i], z), buf[i + h], rp)
+                        buf[i] = _fma(cast(x[lo + i], z), cast(y[lo + i], z), buf[i + h], rp)
                     else:
                         buf[i] = _add(buf[i], buf[i + h], rp)
                 h //= 2
@@ -399,7 +399,7 @@ def tree_partials(x, y, has_y, fused, z, rp, block, strided):
             while s < block:
                 for i in range(0, block, 2 * s):
                     if fuse and s == 1 and lo + i < n:
-                        buf[i] = _fma(_cast(x[lo + i], z), _cast(y[lo + i], z), buf[i + 1], rp)
+                        buf[i] = _fma(cast(x[lo + i], z), cast(y[lo + i], z), buf[i + 1], rp)
                     else:
                         buf[i] = _add(buf[i], buf[i + s], rp)
                 s *= 2
@@ -437,7 +437,7 @@ def cupy_kernel(x, y, has_y, fused, z, rp, block_size, ftz):
         m = j % P
         if fused:
             s[m] = _flush_if(
-                _fma(_flush_if(_cast(x[j], z), ftz), _flush_if(_cast(y[j], z), ftz), s[m], rp), ftz
+                _fma(_flush_if(cast(x[j], z), ftz), _flush_if(cast(y[j], z), ftz), s[m], rp), ftz
             )
         else:
             t = _flush_if(_term(x, y, j, has_y, z, rp), ftz)
@@ -461,7 +461,7 @@ def kahan(x, y, has_y, fused, z, rp):
     c = z
     for i in range(1, n):
         if fused:
-            yy = _fma(_cast(x[i], z), _cast(y[i], z), -c, rp)
+            yy = _fma(cast(x[i], z), cast(y[i], z), -c, rp)
         else:
             yy = _rnd(_term(x, y, i, has_y, z, rp) - c, rp)
         u = _add(s, yy, rp)
@@ -645,7 +645,7 @@ def cub_sum(v, z, rp, bt, ipt, vec, aligned, tree, max_blocks):
 # ----------------------------------------------------------------------------- matmul
 
 
-# order codes for reduce_code (see products.MATMUL_CODES)
+# order codes for reduce_code (OrderSpec.matmul_code in registry.py)
 @_jit
 def reduce_code(code, x, y, fused, z, rp, block):
     """One order over the products x[i]*y[i] (used per output element by matmul)."""
@@ -723,7 +723,7 @@ def dot2_bounds(A, Bt, odd):
                 a = A[i, t]
                 b = Bt[j, t]
                 p = a * b
-                e = _hw_fma(a, b, -p)
+                e = hw_fma(a, b, -p)
                 s, q = two_sum(s, p)
                 c = c + (q + e)
                 absum = absum + abs(p)

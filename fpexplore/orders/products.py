@@ -16,21 +16,10 @@ import numpy as np
 from ..exact import exact_dot
 from ..formats import as_format, coerce
 from ..numerics import flush_subnormals
-from ._registry import lookup
-from .summation import accumulator, arith, check_fma, finish, kernels, reduce_1d, to_storage
+from .arith import accumulator, arith, check_fma, finish, kernels, to_storage
+from .registry import fusable, lookup
 
 __all__ = ["dot", "matmul"]
-
-MATMUL_CODES = {
-    "sequential": 0,
-    "reverse": 1,
-    "pairwise": 2,
-    "blocked": 3,
-    "tree": 4,
-    "tree-strided": 5,
-    "kahan": 6,
-    "neumaier": 7,
-}
 
 
 def _literal_products(a: np.ndarray, b: np.ndarray, ftz: bool) -> np.ndarray:
@@ -81,16 +70,16 @@ def dot(
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
     a, b = round_inputs(input_rounding, info, a, b)
-    fused = check_fma(spec, fma, "dot")
+    fused = check_fma(spec, fma, "dot", fusable("dot"))
     p = spec.validate(params)
     if spec.name == "exact":
         return exact_dot(a, b)
     ar = arith(accumulator(accumulate, info, spec))
     if spec.name in ("numpy", "numpy-chunked", "cub"):
         terms = _literal_products(a, b, ftz=spec.name == "cub")
-        return finish(reduce_1d(spec, p, to_storage(terms, ar), None, False, ar, info), info)
+        return finish(spec.run(to_storage(terms, ar), None, False, ar, p, info), info)
     X, Y = to_storage(a, ar), to_storage(b, ar)
-    return finish(reduce_1d(spec, p, X, Y, fused, ar, info), info)
+    return finish(spec.run(X, Y, fused, ar, p, info), info)
 
 
 def matmul(
@@ -124,7 +113,7 @@ def matmul(
     (A, B), info = coerce(A, B, what="matmul")
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
-    fused = check_fma(spec, fma, "matmul")
+    fused = check_fma(spec, fma, "matmul", fusable("matmul"))
     p = spec.validate(params)
     if p.get("combine", "sequential") != "sequential":
         raise ValueError(
@@ -147,7 +136,7 @@ def matmul(
     X = to_storage(A, ar)
     Yt = to_storage(np.ascontiguousarray(B.T), ar)
     out = kernels().matmul(
-        X, Yt, MATMUL_CODES[spec.name], fused, ar.z, ar.rp, p.get("block", 1), split_k or 1
+        X, Yt, spec.matmul_code, fused, ar.z, ar.rp, p.get("block", 1), split_k or 1
     )
     return np.asarray(as_format(out.astype(np.float64), info.name))
 

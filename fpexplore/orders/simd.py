@@ -183,15 +183,15 @@ def _jit(f):
 def _term(x, y, has_y, i, z):
     """x[i], or x[i] * y[i] rounded to the type of z."""
     if has_y:
-        return _kernels._cast(x[i], z) * _kernels._cast(y[i], z)
-    return _kernels._cast(x[i], z)
+        return _kernels.cast(x[i], z) * _kernels.cast(y[i], z)
+    return _kernels.cast(x[i], z)
 
 
 @_jit
 def _step(acc, x, y, has_y, i, fused, z):
     """acc + term i, or fma(x[i], y[i], acc)."""
     if has_y and fused:
-        return _kernels._hw_fma(_kernels._cast(x[i], z), _kernels._cast(y[i], z), acc)
+        return _kernels.hw_fma(_kernels.cast(x[i], z), _kernels.cast(y[i], z), acc)
     return acc + _term(x, y, has_y, i, z)
 
 
@@ -284,8 +284,8 @@ def _segment(x, y, has_y, lo, hi, z, init, stages, ops, red, fused, tail, tail_d
                         for k in range(accs - 1, -1, -1):
                             if has_y and fused and (full or i + k * lanes + j < hb):
                                 e = i + k * lanes + j
-                                v = _kernels._hw_fma(
-                                    _kernels._cast(x[e], z), _kernels._cast(y[e], z), v
+                                v = _kernels.hw_fma(
+                                    _kernels.cast(x[e], z), _kernels.cast(y[e], z), v
                                 )
                             else:
                                 v = tmp[k] + v
@@ -311,12 +311,12 @@ def _segment(x, y, has_y, lo, hi, z, init, stages, ops, red, fused, tail, tail_d
         s64 = np.float64(r) if tail == 0 else 0.0
         for e in range(i, hi):
             if tail_fma and has_y:
-                s64 = _kernels._hw_fma(np.float64(x[e]), np.float64(y[e]), s64)
+                s64 = _kernels.hw_fma(np.float64(x[e]), np.float64(y[e]), s64)
             else:
                 s64 = s64 + np.float64(_term(x, y, has_y, e, z))
         if tail == 1:
             s64 = s64 + np.float64(r)
-        return _kernels._cast(s64, z)
+        return _kernels.cast(s64, z)
     s = r if tail == 0 else z
     for e in range(i, hi):
         s = _step(s, x, y, has_y, e, tail_fma, z)
@@ -452,7 +452,7 @@ def _simd(
         lo += width
         t += 1
     if thread_double:
-        return _kernels._cast(acc64, z)
+        return _kernels.cast(acc64, z)
     return acc
 
 
