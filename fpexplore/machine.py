@@ -1,0 +1,521 @@
+"""This machine, and one real library call run in a fresh process with its own settings.
+
+A library's summation order depends on the machine: OpenBLAS picks a kernel for the CPU
+(``OPENBLAS_CORETYPE`` overrides it), a threaded kernel splits the work by its thread count,
+PyTorch's lanes follow its CPU capability. Those choices are made when the library loads, so
+trying another one needs another process:
+
+- :func:`machine_info`: the CPU, its SIMD flags, NumPy's SIMD levels, the BLAS library with
+  its kernel and thread count (through threadpoolctl where installed), versions: plain data,
+  JSON-serialisable;
+- :func:`run_elsewhere`: runs one library call (a name from :data:`CALLS`) in a new Python
+  process of the same interpreter, with environment variables set before anything is
+  imported, the arrays passed through ``.npy`` files both ways (every bit kept), and returns
+  the result with that process's :func:`machine_info` (so the kernel that really ran is
+  visible: OpenBLAS silently ignores a core type it does not know, or one the CPU cannot run);
+- :func:`summary`: :func:`machine_info` as ``{"fact": "value"}`` lines for a table.
+
+Imports only NumPy; threadpoolctl, torch, jax and polars are imported by the functions that
+need them (in the child process for the library calls).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["CALLS", "OPENBLAS_KERNELS", "machine_info", "run_elsewhere", "summary"]
+
+UNKNOWN_BLAS = "unknown (install threadpoolctl)"
+
+#: CPU flags worth knowing for floating-point results (Linux /proc/cpuinfo spelling).
+FLAGS = (
+    "sse2",
+    "sse4_1",
+    "sse4_2",
+    "avx",
+    "f16c",
+    "fma",
+    "avx2",
+    "avx512f",
+    "avx512dq",
+    "avx512bw",
+    "avx512vl",
+    "avx512_bf16",
+    "avx512_fp16",
+    "amx_tile",
+    "neon",
+    "asimd",
+    "asimdhp",
+    "sve",
+    "sve2",
+)
+
+#: NumPy's feature names for the same flags (used where /proc/cpuinfo is not available).
+_NUMPY_FLAGS = {
+    "SSE2": "sse2",
+    "SSE41": "sse4_1",
+    "SSE42": "sse4_2",
+    "AVX": "avx",
+    "F16C": "f16c",
+    "FMA3": "fma",
+    "AVX2": "avx2",
+    "AVX512F": "avx512f",
+    "AVX512DQ": "avx512dq",
+    "AVX512BW": "avx512bw",
+    "AVX512VL": "avx512vl",
+    "AVX512BF16": "avx512_bf16",
+    "AVX512FP16": "avx512_fp16",
+    "NEON": "neon",
+    "ASIMD": "asimd",
+    "ASIMDHP": "asimdhp",
+    "SVE": "sve",
+}
+
+#: fpexplore's OpenBLAS kernel names (``fpx.dot(a, b, "openblas", kernel=...)``) ->
+#: (the ``OPENBLAS_CORETYPE`` that selects it, the ``architecture`` threadpoolctl then
+#: reports; OpenBLAS 0.3.31's x86-64 DYNAMIC_ARCH build). The Prescott kernels report "Katmai".
+OPENBLAS_KERNELS = {
+    "haswell": ("Haswell", "Haswell"),
+    "skylakex": ("SkylakeX", "SkylakeX"),
+    "sandybridge": ("Sandybridge", "Sandybridge"),
+    "nehalem": ("Nehalem", "Nehalem"),
+    "prescott": ("Prescott", "Katmai"),
+}
+
+#: The library calls :func:`run_elsewhere` runs: name -> (module it needs, number of
+#: arrays, what it computes).
+CALLS = {
+    "np.dot": ("numpy", 2, "np.dot(a, b)"),
+    "np.matmul": ("numpy", 2, "np.matmul(a, b)"),
+    "np.einsum-dot": ("numpy", 2, "np.einsum('i,i->', a, b)"),
+    "np.einsum-sum": ("numpy", 1, "np.einsum('i->', x)"),
+    "np.sum": ("numpy", 1, "np.sum(x)"),
+    "torch.sum": ("torch", 1, "torch.sum(torch.from_numpy(x))"),
+    "torch.dot": ("torch", 2, "torch.dot(torch.from_numpy(a), torch.from_numpy(b))"),
+    "torch.matmul": ("torch", 2, "torch.matmul(torch.from_numpy(a), torch.from_numpy(b))"),
+    "jnp.sum": ("jax", 1, "jnp.sum(x)"),
+    "jnp.dot": ("jax", 2, "jnp.dot(a, b)"),
+    "polars.sum": ("polars", 1, "pl.Series(x).sum()"),
+}
+
+_INSTALL = {
+    "torch": "pip install torch",
+    "jax": 'pip install "jax[cpu]"',
+    "polars": "pip install polars",
+}
+
+#: Environment variables that change what a library computes, reported when set.
+_ENV_KEYS = (
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_NUM_THREADS",
+    "OPENBLAS_VERBOSE",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "MKL_ENABLE_INSTRUCTIONS",
+    "MKL_CBWR",
+    "NPY_DISABLE_CPU_FEATURES",
+    "NPY_ENABLE_CPU_FEATURES",
+    "ATEN_CPU_CAPABILITY",
+    "FPX_TORCH_THREADS",
+    "XLA_FLAGS",
+    "JAX_PLATFORMS",
+    "JAX_ENABLE_X64",
+    "POLARS_MAX_THREADS",
+    "NUMBA_NUM_THREADS",
+    "NUMBA_CPU_NAME",
+)
+
+_OPTIONAL = ("threadpoolctl", "numba", "torch", "jax", "jaxlib", "polars", "pandas", "scipy")
+
+
+# ----------------------------------------------------------------------------- machine_info
+
+
+def _cpuinfo() -> dict[str, str]:
+    """The first processor's block of /proc/cpuinfo (empty where there is none)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return {}
+    out = {}
+    for line in text.split("\n\n", 1)[0].splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def _numpy_simd() -> dict:
+    """NumPy's compiled-in SIMD baseline, the dispatch targets, which of them this CPU has."""
+    umath = None
+    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):
+        try:
+            umath = __import__(name, fromlist=["_"])
+            break
+        except ImportError:
+            continue
+    baseline = list(getattr(umath, "__cpu_baseline__", []) or [])
+    dispatch = list(getattr(umath, "__cpu_dispatch__", []) or [])
+    features = dict(getattr(umath, "__cpu_features__", {}) or {})
+    return {
+        "baseline": baseline,
+        "dispatch": dispatch,
+        "dispatch_found": [d for d in dispatch if features.get(d)],
+        "features": sorted(k for k, v in features.items() if v),
+    }
+
+
+def _cpu(simd_features: list[str]) -> dict:
+    info = _cpuinfo()
+    model = (
+        info.get("model name")
+        or info.get("Model")
+        or info.get("Hardware")
+        or platform.processor()
+        or platform.machine()
+        or "unknown"
+    )
+    if "flags" in info or "Features" in info:
+        present = set((info.get("flags") or info.get("Features", "")).split())
+        source = "/proc/cpuinfo"
+    else:
+        present = {_NUMPY_FLAGS[f] for f in simd_features if f in _NUMPY_FLAGS}
+        source = "numpy"
+    return {
+        "model": model,
+        "vendor": info.get("vendor_id", ""),
+        "family": info.get("cpu family", ""),
+        "model_number": info.get("model", ""),
+        "flags": [f for f in FLAGS if f in present],
+        "flags_source": source,
+    }
+
+
+def _threadpools() -> list[dict] | None:
+    """threadpoolctl's view of the loaded BLAS and OpenMP libraries; None if not installed."""
+    try:
+        import threadpoolctl
+    except ImportError:
+        return None
+    keys = ("user_api", "internal_api", "prefix", "version", "architecture", "num_threads")
+    pools = []
+    for d in threadpoolctl.threadpool_info():
+        pool = {k: d.get(k) for k in keys}
+        pool["threading_layer"] = d.get("threading_layer")
+        pool["filepath"] = d.get("filepath")
+        pools.append(pool)
+    return pools
+
+
+def _blas(pools: list[dict] | None) -> dict:
+    """NumPy's BLAS: library, version, kernel ("architecture") and threads."""
+    if pools is None:
+        try:
+            build = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+            library, version = build.get("name", "unknown"), build.get("version", "unknown")
+        except Exception:  # old NumPy, or a build without that information
+            library, version = "unknown", "unknown"
+        return {
+            "library": library,
+            "version": version,
+            "architecture": UNKNOWN_BLAS,
+            "threads": UNKNOWN_BLAS,
+            "threading_layer": UNKNOWN_BLAS,
+        }
+    blas = [p for p in pools if p["user_api"] == "blas"]
+    numpy_dir = str(Path(np.__file__).resolve().parent)
+    mine = [p for p in blas if str(p.get("filepath") or "").startswith(numpy_dir)]
+    mine += [p for p in blas if "numpy" in str(p.get("filepath") or "")]
+    pick = (mine or blas or [None])[0]
+    if pick is None:
+        return {
+            "library": "none loaded",
+            "version": "",
+            "architecture": "",
+            "threads": 0,
+            "threading_layer": "",
+        }
+    return {
+        "library": pick["internal_api"],
+        "version": pick["version"],
+        "architecture": pick["architecture"] or "",
+        "threads": pick["num_threads"],
+        "threading_layer": pick.get("threading_layer") or "",
+    }
+
+
+def _installed() -> dict[str, str | None]:
+    """Versions of the optional libraries that are installed (None: not installed); nothing
+    is imported."""
+    from importlib import metadata
+
+    out = {}
+    for name in _OPTIONAL:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def machine_info() -> dict:
+    """What decides a library's summation order on this machine, as plain data.
+
+    Keys: ``cpu`` (model, vendor, family, model number, the floating-point-relevant
+    ``flags`` present), ``numpy_simd`` (NumPy's compiled ``baseline``, its ``dispatch``
+    targets, those this CPU has: ``dispatch_found``, every detected feature), ``blas``
+    (NumPy's BLAS: ``library``, ``version``, ``architecture`` = the kernel OpenBLAS picked,
+    ``threads``; through threadpoolctl, else "unknown (install threadpoolctl)"),
+    ``threadpools`` (every BLAS/OpenMP pool threadpoolctl sees, or None), ``cpu_count``,
+    ``affinity`` (CPUs this process may use), ``python``, ``numpy``, ``machine`` (platform
+    machine), ``system``, ``env`` (the settings in :data:`_ENV_KEYS` that are set),
+    ``installed`` (versions of optional libraries, None where absent).
+    """
+    simd = _numpy_simd()
+    pools = _threadpools()
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        affinity = os.cpu_count()
+    return {
+        "cpu": _cpu(simd["features"]),
+        "numpy_simd": simd,
+        "blas": _blas(pools),
+        "threadpools": pools,
+        "cpu_count": os.cpu_count(),
+        "affinity": affinity,
+        "python": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "numpy": np.__version__,
+        "machine": platform.machine(),
+        "system": f"{platform.system()} {platform.release()}",
+        "env": {k: os.environ[k] for k in _ENV_KEYS if k in os.environ},
+        "installed": _installed(),
+    }
+
+
+def summary(info: dict | None = None) -> dict[str, str]:
+    """:func:`machine_info` (or ``info``) as short ``{"fact": "value"}`` lines for a table."""
+    info = machine_info() if info is None else info
+    cpu, simd, blas = info["cpu"], info["numpy_simd"], info["blas"]
+    out = {
+        "CPU": cpu["model"]
+        + (f" (family {cpu['family']}, model {cpu['model_number']})" if cpu["family"] else ""),
+        "CPU flags": " ".join(cpu["flags"]) or "(none found)",
+        "platform": f"{info['machine']}, {info['system']}",
+        "CPUs (usable)": f"{info['cpu_count']} ({info['affinity']})",
+        "Python / NumPy": f"{info['python']} / {info['numpy']}",
+        "NumPy SIMD baseline": " ".join(simd["baseline"]) or "(none)",
+        "NumPy SIMD dispatched, found here": " ".join(simd["dispatch_found"]) or "(none)",
+        "NumPy SIMD dispatched, not here": " ".join(
+            d for d in simd["dispatch"] if d not in simd["dispatch_found"]
+        )
+        or "(none)",
+        "BLAS": f"{blas['library']} {blas['version']}",
+        "BLAS kernel": str(blas["architecture"]),
+        "BLAS threads": str(blas["threads"]),
+    }
+    for name, version in info.get("installed", {}).items():
+        if version and name in ("torch", "jax", "polars", "numba", "threadpoolctl"):
+            out[name] = version
+    for key, value in info.get("env", {}).items():
+        out[f"${key}"] = value
+    return out
+
+
+# ----------------------------------------------------------------------------- run_elsewhere
+
+
+def _check_call(call: str, arrays) -> str:
+    if call not in CALLS:
+        raise ValueError(f"unknown call {call!r}; valid calls: {', '.join(CALLS)}")
+    module, arity, _ = CALLS[call]
+    if len(arrays) != arity:
+        raise TypeError(f"{call} takes {arity} array(s), got {len(arrays)}")
+    if importlib.util.find_spec(module) is None:
+        raise ModuleNotFoundError(
+            f"{call} needs {module}, which is not installed in this Python "
+            f"({sys.executable}): {_INSTALL.get(module, 'pip install ' + module)}",
+            name=module,
+        )
+    return module
+
+
+def run_elsewhere(call: str, *arrays, env=None, threads=None, timeout=120):
+    """Run one real library call in a fresh Python process; return ``(result, info)``.
+
+    ``call``: a name from :data:`CALLS` (``"np.dot"``, ``"torch.sum"``, ...); ``arrays``: its
+    NumPy inputs (any shape, a NumPy dtype: float16, float32, float64, ...). ``env``: extra
+    environment variables, set before the child imports anything, e.g.
+    ``{"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "1"}``. ``threads``: sets
+    OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS, POLARS_MAX_THREADS and
+    FPX_TORCH_THREADS (the child calls ``torch.set_num_threads`` with it) to that number;
+    ``env`` wins where both set a variable. The child runs :data:`sys.executable`.
+
+    ``result``: what the call returned, as a NumPy scalar (0-d results) or array, bits
+    preserved through a ``.npy`` file. ``info``: the child's :func:`machine_info` taken
+    after the call (so threadpoolctl sees the libraries it loaded; ``info["blas"]
+    ["architecture"]`` is the OpenBLAS kernel that really ran), plus ``call``, ``requested``
+    (the variables passed) and ``library`` (name, version; torch: threads and CPU capability;
+    jax: the device).
+
+    Raises ValueError for an unknown call, ModuleNotFoundError (naming the package to
+    install) when the call's library is not installed, TimeoutError after ``timeout``
+    seconds, and the child's exception type (RuntimeError for non-builtin ones) if the call
+    fails there.
+    """
+    _check_call(call, arrays)
+    arrays = [np.asarray(a) for a in arrays]
+    for a in arrays:
+        if a.dtype.kind not in "biufc":
+            raise TypeError(
+                f"{a.dtype} arrays cannot be passed to another process bit for bit; "
+                "use bool, integer, float16/32/64 or complex arrays"
+            )
+    extra = {}
+    if threads is not None:
+        t = str(int(threads))
+        extra = {
+            k: t
+            for k in (
+                "OPENBLAS_NUM_THREADS",
+                "OMP_NUM_THREADS",
+                "MKL_NUM_THREADS",
+                "POLARS_MAX_THREADS",
+                "FPX_TORCH_THREADS",
+            )
+        }
+    extra.update({str(k): str(v) for k, v in (env or {}).items()})
+    child_env = {**os.environ, **extra}
+    with tempfile.TemporaryDirectory(prefix="fpx-elsewhere-") as tmp:
+        job = Path(tmp)
+        for i, a in enumerate(arrays):
+            np.save(job / f"in{i}.npy", a, allow_pickle=False)
+        (job / "request.json").write_text(json.dumps({"call": call, "arrays": len(arrays)}))
+        code = (
+            "import importlib.util, sys\n"
+            "spec = importlib.util.spec_from_file_location('fpx_machine_child', sys.argv[1])\n"
+            "m = importlib.util.module_from_spec(spec)\n"
+            "spec.loader.exec_module(m)\n"
+            "m._child(sys.argv[2])\n"
+        )
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", code, str(Path(__file__).resolve()), str(job)],
+                env=child_env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"{call} did not finish within {timeout} s") from None
+        error = job / "error.json"
+        if error.exists():
+            err = json.loads(error.read_text())
+            exc = _builtin_exception(err["type"])
+            message = f"{call} failed in the child process: {err['type']}: {err['message']}"
+            if exc is ModuleNotFoundError:
+                raise ModuleNotFoundError(message, name=err.get("name")) from None
+            raise exc(message)
+        if proc.returncode or not (job / "result.npy").exists():
+            raise RuntimeError(
+                f"{call}: the child process exited with status {proc.returncode}:\n"
+                + proc.stderr[-3000:]
+            )
+        result = np.load(job / "result.npy", allow_pickle=False)
+        info = json.loads((job / "info.json").read_text())
+    info["requested"] = extra
+    if result.ndim == 0:
+        result = result[()]
+    return result, info
+
+
+def _builtin_exception(name: str) -> type[Exception]:
+    import builtins
+
+    exc = getattr(builtins, name, None)
+    if isinstance(exc, type) and issubclass(exc, Exception):
+        return exc
+    return RuntimeError
+
+
+# ----------------------------------------------------------------------------- the child
+
+
+def _run_call(call: str, arrays: list[np.ndarray]):
+    """Run ``call`` on ``arrays`` (in the child); return (NumPy result, library details)."""
+    if call.startswith("np."):
+        if call == "np.dot":
+            r = np.dot(*arrays)
+        elif call == "np.matmul":
+            r = np.matmul(*arrays)
+        elif call == "np.einsum-dot":
+            r = np.einsum("i,i->", *arrays)
+        elif call == "np.einsum-sum":
+            r = np.einsum("i->", *arrays)
+        else:
+            r = np.sum(arrays[0])
+        return np.asarray(r), {"name": "numpy", "version": np.__version__}
+    if call.startswith("torch."):
+        import torch
+
+        threads = os.environ.get("FPX_TORCH_THREADS")
+        if threads:
+            torch.set_num_threads(int(threads))
+        ts = [torch.from_numpy(np.ascontiguousarray(a)) for a in arrays]
+        fn = {"torch.sum": torch.sum, "torch.dot": torch.dot, "torch.matmul": torch.matmul}[call]
+        r = fn(*ts).detach().cpu().numpy()
+        try:
+            capability = torch.backends.cpu.get_cpu_capability()
+        except AttributeError:
+            capability = "unknown"
+        lib = {
+            "name": "torch",
+            "version": torch.__version__,
+            "threads": torch.get_num_threads(),
+            "cpu_capability": capability,
+        }
+        return np.asarray(r), lib
+    if call.startswith("jnp."):
+        import jax
+
+        if any(a.dtype in (np.float64, np.complex128, np.int64) for a in arrays):
+            jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+
+        fn = {"jnp.sum": jnp.sum, "jnp.dot": jnp.dot}[call]
+        r = fn(*[jnp.asarray(a) for a in arrays])
+        lib = {"name": "jax", "version": jax.__version__, "device": str(jax.devices()[0])}
+        return np.asarray(r), lib
+    import polars as pl
+
+    x = arrays[0]
+    r = np.asarray(pl.Series(x).sum(), dtype=x.dtype)
+    return r, {"name": "polars", "version": pl.__version__}
+
+
+def _child(job: str) -> None:
+    """The child process's work: read the request, run it, write result and info."""
+    path = Path(job)
+    try:
+        req = json.loads((path / "request.json").read_text())
+        arrays = [np.load(path / f"in{i}.npy", allow_pickle=False) for i in range(req["arrays"])]
+        result, library = _run_call(req["call"], arrays)
+        np.save(path / "result.npy", result, allow_pickle=False)
+        info = machine_info()
+        info["call"] = req["call"]
+        info["library"] = library
+        (path / "info.json").write_text(json.dumps(info))
+    except Exception as e:  # reported to the parent, which raises it there
+        err = {"type": type(e).__name__, "message": str(e), "name": getattr(e, "name", None)}
+        (path / "error.json").write_text(json.dumps(err))
