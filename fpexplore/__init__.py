@@ -45,7 +45,7 @@ them.
                    them, and names the extra to install (``pip install "fpexplore[jupyter]"``)
 """
 
-from . import backends, ops, orders  # subpackages, callable: fpx.ops(), fpx.orders(op), ...
+from . import backends, machine, ops, orders  # (ops, orders, backends: callable too)
 from .backends import has_gpu, on_gpu
 from .budget import difference_budget
 from .data import DISTRIBUTIONS, generate
@@ -154,6 +154,7 @@ __all__ = [
     "linspace",
     "log",
     "logsumexp",
+    "machine",
     "match_orders",
     "matmul",
     "next_down",

@@ -108,6 +108,11 @@ def _sum_bounds(terms, fmt) -> dict:
 class _OrderAdapter(Adapter):
     """sum, dot, matmul: the variants are evaluation orders."""
 
+    def variants_for(self, fmt: str) -> list[str]:
+        from .orders.registry import orders_for
+
+        return orders_for(self.op, fmt)
+
     default_variants = ("sequential", "pairwise", "numpy", "tree", "kahan")
 
     def order_params(self, variant: str, params: dict) -> dict:

@@ -64,12 +64,19 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
         roundings = INPUT_ROUNDINGS if op != "sum" and fmt in ("float32", "float64") else (None,)
     out = []
     for order, spec in ORDER_OPS[op].items():
+        fixed = order == "exact" or spec.library is not None  # no accumulator, no rounding
         for params in spec.grid:
             for f in fma if (op != "sum" and spec.fma) else (False,):
-                for acc in accs if order != "exact" else (None,):
-                    for r in roundings if order != "exact" else (None,):
+                for acc in accs if not fixed else (None,):
+                    for r in roundings if not fixed else (None,):
                         out.append(Candidate(order, params, f, acc, r))
     return out
+
+
+def _changed_params(op: str, cand: Candidate) -> int:
+    """How many of the candidate's parameters differ from the order's defaults."""
+    defaults = ORDER_OPS[op][cand.order].params
+    return sum(1 for k, v in cand.params if k in defaults and defaults[k][0] != v)
 
 
 def evaluate(op: str, cand: Candidate, inputs: tuple):
@@ -139,8 +146,8 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     for c in cands:
         try:
             got = evaluate(op, c, first_in)
-        except ValueError:
-            continue  # a parameter that does not apply (e.g. block larger than allowed)
+        except (ValueError, NotImplementedError):
+            continue  # a parameter or format that does not apply, a path not emulated
         scored.append((c, [clamp_ulps(ulp_distance(first_obs, got, nan="sentinel"))]))
     if not scored:
         raise ValueError("no candidate could be evaluated")
@@ -149,7 +156,10 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     for c, us in scored:
         if float(np.max(us[0])) <= keep_threshold:
             for ins, o in obs[1:]:
-                got = evaluate(op, c, ins)
+                try:
+                    got = evaluate(op, c, ins)
+                except (ValueError, NotImplementedError):
+                    break  # not defined there (e.g. a library path not emulated): incomplete
                 us.append(clamp_ulps(ulp_distance(o, got, nan="sentinel")))
     rows = []
     total = sum(int(np.size(o)) for _, o in obs)
@@ -169,7 +179,10 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
                 "max_ulp": float(np.max(flat)),
                 "mean_ulp": float(np.mean(flat)),
                 "exact": bool(complete and np.all(flat == 0)),
-                "_simplicity": (c.input_rounding is not None) + (c.accumulate is not None) + c.fma,
+                "_simplicity": (c.input_rounding is not None)
+                + (c.accumulate is not None)
+                + c.fma
+                + _changed_params(op, c),
             }
         )
     df = pd.DataFrame(rows)

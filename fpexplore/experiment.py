@@ -36,18 +36,38 @@ from .numerics import clamp_ulps
 
 __all__ = ["DISTRIBUTIONS", "Comparison", "Sweep", "compare", "generate", "sweep"]
 
-BACKENDS = ("numpy", "emulated", "cupy", "replay")
+BACKENDS = ("numpy", "emulated", "cupy", "replay", "torch", "jax", "polars")
 
 
 _check = check_choice
 
 
 def environment() -> dict:
-    """NumPy version and the device a run used (columns of every table)."""
+    """The machine a run used (columns of every table): NumPy version, device, the CPU model,
+    its SIMD level as NumPy dispatches it, NumPy's BLAS kernel and threads."""
+    m = _machine()
+    simd = m["numpy_simd"]
+    blas = m["blas"]
     return {
         "numpy_version": np.__version__,
         "device": f"CPU ({platform.machine()}, {os.cpu_count()} cores)",
+        "cpu": m["cpu"]["model"],
+        "simd": (simd["dispatch_found"] or simd["baseline"] or ["none"])[-1],
+        "blas_kernel": f"{blas['library']} {blas['version']} {blas['architecture']}",
+        "blas_threads": blas["threads"],
     }
+
+
+_MACHINE: list = []
+
+
+def _machine() -> dict:
+    """fpexplore.machine.machine_info(), once per process (the CPU does not change)."""
+    if not _MACHINE:
+        from .machine import machine_info
+
+        _MACHINE.append(machine_info())
+    return _MACHINE[0]
 
 
 @dataclass
@@ -333,6 +353,7 @@ def compare(
     distribution: str = "uniform",
     seed: int = 0,
     backends=("numpy", "emulated"),
+    threads: int | None = None,
     **op_params,
 ) -> Comparison:
     """Run ``op`` on ``n`` generated values in each variant and backend; measure each result
@@ -349,7 +370,12 @@ def compare(
     distribution : one of ``fpx.DISTRIBUTIONS``
     seed : data seed
     backends : "numpy" (NumPy's own function), "emulated" (fpexplore's variants), "cupy"
-        (a real GPU; a message, not an error, where there is none), "replay" (recorded GPU runs)
+        (a real GPU; a message, not an error, where there is none), "replay" (recorded GPU
+        runs), "torch", "jax", "polars" (the library's own sum/dot/matmul on this CPU where
+        it is installed; a message where it is not: :mod:`fpexplore.backends.libraries`)
+    threads : for the real CPU libraries: NumPy's BLAS pool (through threadpoolctl) and
+        torch's threads for this call; None: their defaults. (Emulated orders take their own
+        ``threads`` parameter: ``"torch(threads=2)"``.)
     **op_params : passed to the variants that take them (e.g. ``block=256``, ``accumulate=``)
 
     Returns
@@ -360,7 +386,9 @@ def compare(
     value_hex (its bit pattern), ulp_error (signed, the largest), max_abs_ulp, mean_abs_ulp,
     exact_share, rel_error, bits_error, time_ms (this CPU running the variant, warm: not the
     speed of the hardware an order emulates), compile_ms (first-use overhead in this process,
-    numba compiling or loading kernels, measured apart; 0 afterwards), numpy_version, device.
+    numba compiling or loading kernels, measured apart; 0 afterwards), library and
+    library_version and threads (what made a real library's row), numpy_version, device, cpu,
+    simd, blas_kernel, blas_threads (the machine: :func:`fpexplore.machine.machine_info`).
     """
     pd = require("pandas", "fpx.compare")
     adapter = _adapters.get(op)
@@ -375,7 +403,7 @@ def compare(
     rows, results, messages = [], {}, []
     env = environment()
 
-    def add_row(label, backend, out, elapsed, first_use=0.0):
+    def add_row(label, backend, out, elapsed, first_use=0.0, library=None):
         ref = adapter.reference_for(inputs, out, op_params, reference_cache)
         s = summarize(out, ref)
         scalar = np.ndim(out) == 0
@@ -399,17 +427,27 @@ def compare(
                 "bits_error": s["max_bits"],
                 "time_ms": elapsed * 1e3,
                 "compile_ms": first_use * 1e3,
+                "library": (library or {}).get("name"),
+                "library_version": (library or {}).get("version"),
+                "threads": (library or {}).get("threads"),
                 **env,
             }
         )
         results[(label, backend)] = out
 
     if "numpy" in backends and adapter.numpy is not None:
-        out, elapsed, first_use = _timed(lambda: adapter.numpy(inputs, op_params))
-        add_row(adapter.numpy_label, "numpy", out, elapsed, first_use)
+        with _blas_threads(threads):
+            out, elapsed, first_use = _timed(lambda: adapter.numpy(inputs, op_params))
+        blas = env["blas_threads"] if threads is None else threads
+        numpy_lib = {"name": "numpy", "version": np.__version__, "threads": blas}
+        add_row(adapter.numpy_label, "numpy", out, elapsed, first_use, numpy_lib)
     if "emulated" in backends:
         for v in variants:
-            out, elapsed, first_use = _timed(lambda v=v: adapter.run(v, inputs, op_params))
+            try:
+                out, elapsed, first_use = _timed(lambda v=v: adapter.run(v, inputs, op_params))
+            except NotImplementedError as e:  # a library path that is not emulated: said so
+                messages.append(f"{v}: {e}")
+                continue
             add_row(v, "emulated", out, elapsed, first_use)
     for b in ("cupy", "replay"):
         if b in backends:
@@ -427,6 +465,9 @@ def compare(
                 add_row,
                 messages,
             )
+    for b in ("torch", "jax", "polars"):
+        if b in backends:
+            _library_rows(b, op, format, inputs, threads, add_row, messages)
     table = pd.DataFrame(rows)
     ref = adapter.reference_for(inputs, None, op_params, reference_cache)
     return Comparison(
@@ -437,17 +478,66 @@ def compare(
         results,
         ref,
         inputs,
-        _public_params(variants, distribution, seed, backends, op_params, adapter),
+        _public_params(variants, distribution, seed, backends, {**op_params, "threads": threads}),
         messages,
         reference_cache,  # the reference in every format a result came in
     )
 
 
-def _public_params(variants, distribution, seed, backends, op_params, adapter) -> dict:
+_OP_ARRAYS = {"sum": ("x",), "dot": ("a", "b"), "matmul": ("A", "B")}
+
+
+def _library_rows(backend, op, fmt, inputs, threads, add_row, messages) -> None:
+    """One row from a real CPU library (torch, jax, polars), or a message saying why not."""
+    from .backends import libraries
+
+    ok, why = libraries.status(backend)
+    call = libraries.call_name(backend, op)
+    if not ok:
+        messages.append(f"{backend} backend unavailable: {why}")
+        return
+    if call is None:
+        messages.append(f"{backend} backend: {op} has no {backend} function here")
+        return
+    arrays = [inputs[k] for k in _OP_ARRAYS[op]]
+    try:
+        (out, lib), elapsed, first_use = _timed(
+            lambda: libraries.run(backend, op, arrays, fmt, threads=threads)
+        )
+    except ValueError as e:
+        messages.append(str(e))
+        return
+    add_row(call, backend, out, elapsed, first_use, lib)
+
+
+class _blas_threads:
+    """NumPy's BLAS pool limited to ``threads`` for a block (threadpoolctl); None: as is."""
+
+    def __init__(self, threads):
+        self.threads, self.limits = threads, None
+
+    def __enter__(self):
+        if self.threads is not None:
+            try:
+                from threadpoolctl import threadpool_limits
+            except ImportError as e:
+                raise ModuleNotFoundError(
+                    "threads= needs threadpoolctl: pip install threadpoolctl",
+                    name="threadpoolctl",
+                ) from e
+            self.limits = threadpool_limits(limits=self.threads, user_api="blas")
+        return self
+
+    def __exit__(self, *exc):
+        if self.limits is not None:
+            self.limits.restore_original_limits()
+
+
+def _public_params(variants, distribution, seed, backends, op_params) -> dict:
     p = {"variants": list(variants), "distribution": distribution, "seed": seed}
     if tuple(backends) != ("numpy", "emulated"):
         p["backends"] = tuple(backends)
-    p.update(op_params)
+    p.update({k: v for k, v in op_params.items() if not (k == "threads" and v is None)})
     return p
 
 

@@ -452,29 +452,50 @@ def _builtin_exception(name: str) -> type[Exception]:
 # ----------------------------------------------------------------------------- the child
 
 
-def _run_call(call: str, arrays: list[np.ndarray]):
-    """Run ``call`` on ``arrays`` (in the child); return (NumPy result, library details)."""
+def run_here(call: str, arrays: list[np.ndarray], threads: int | None = None):
+    """Run ``call`` (one of :data:`CALLS`) on ``arrays`` in this process; return (NumPy
+    result, library details: name, version, threads, ...). ``threads``: NumPy's BLAS pool
+    (through threadpoolctl, where installed) or torch's intra-op threads for this call only;
+    polars and XLA fix their pools when they load (``POLARS_MAX_THREADS``, ``XLA_FLAGS``), so
+    their details report the pool they have. In a child of :func:`run_elsewhere`, torch's
+    threads come from ``FPX_TORCH_THREADS``."""
+    _check_call(call, arrays)
     if call.startswith("np."):
-        if call == "np.dot":
-            r = np.dot(*arrays)
-        elif call == "np.matmul":
-            r = np.matmul(*arrays)
-        elif call == "np.einsum-dot":
-            r = np.einsum("i,i->", *arrays)
-        elif call == "np.einsum-sum":
-            r = np.einsum("i->", *arrays)
-        else:
-            r = np.sum(arrays[0])
-        return np.asarray(r), {"name": "numpy", "version": np.__version__}
+        fn = {
+            "np.dot": np.dot,
+            "np.matmul": np.matmul,
+            "np.einsum-dot": lambda a, b: np.einsum("i,i->", a, b),
+            "np.einsum-sum": lambda a: np.einsum("i->", a),
+            "np.sum": np.sum,
+        }[call]
+        lib = {"name": "numpy", "version": np.__version__}
+        if threads is None:
+            return np.asarray(fn(*arrays)), lib
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError as e:
+            raise ModuleNotFoundError(
+                "setting NumPy's BLAS threads needs threadpoolctl: pip install threadpoolctl",
+                name="threadpoolctl",
+            ) from e
+        with threadpool_limits(limits=threads, user_api="blas"):
+            return np.asarray(fn(*arrays)), {**lib, "threads": threads}
     if call.startswith("torch."):
         import torch
 
-        threads = os.environ.get("FPX_TORCH_THREADS")
-        if threads:
-            torch.set_num_threads(int(threads))
-        ts = [torch.from_numpy(np.ascontiguousarray(a)) for a in arrays]
-        fn = {"torch.sum": torch.sum, "torch.dot": torch.dot, "torch.matmul": torch.matmul}[call]
-        r = fn(*ts).detach().cpu().numpy()
+        env_threads = os.environ.get("FPX_TORCH_THREADS")
+        before = torch.get_num_threads()
+        want = threads or (int(env_threads) if env_threads else None)
+        if want:
+            torch.set_num_threads(int(want))
+        try:
+            ts = [torch.from_numpy(np.ascontiguousarray(a)) for a in arrays]
+            fn = {"torch.sum": torch.sum, "torch.dot": torch.dot, "torch.matmul": torch.matmul}
+            r = fn[call](*ts).detach().cpu().numpy()
+            used = torch.get_num_threads()
+        finally:
+            if want and threads:
+                torch.set_num_threads(before)
         try:
             capability = torch.backends.cpu.get_cpu_capability()
         except AttributeError:
@@ -482,7 +503,7 @@ def _run_call(call: str, arrays: list[np.ndarray]):
         lib = {
             "name": "torch",
             "version": torch.__version__,
-            "threads": torch.get_num_threads(),
+            "threads": used,
             "cpu_capability": capability,
         }
         return np.asarray(r), lib
@@ -501,7 +522,7 @@ def _run_call(call: str, arrays: list[np.ndarray]):
 
     x = arrays[0]
     r = np.asarray(pl.Series(x).sum(), dtype=x.dtype)
-    return r, {"name": "polars", "version": pl.__version__}
+    return r, {"name": "polars", "version": pl.__version__, "threads": pl.thread_pool_size()}
 
 
 def _child(job: str) -> None:
@@ -510,7 +531,7 @@ def _child(job: str) -> None:
     try:
         req = json.loads((path / "request.json").read_text())
         arrays = [np.load(path / f"in{i}.npy", allow_pickle=False) for i in range(req["arrays"])]
-        result, library = _run_call(req["call"], arrays)
+        result, library = run_here(req["call"], arrays)
         np.save(path / "result.npy", result, allow_pickle=False)
         info = machine_info()
         info["call"] = req["call"]

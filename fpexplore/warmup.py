@@ -323,13 +323,13 @@ def _arith(op: str, order: str, info, accumulate):
     from .orders.registry import lookup
 
     spec = lookup(op, order)
-    if spec.name == "exact":
+    if spec.name == "exact" or spec.library is not None:  # (library loops: their own kernels)
         return spec, None
     return spec, arith(accumulator(accumulate, info, spec))
 
 
 def _sum_needs(order: str, info, accumulate, params: dict, dot: bool = False) -> list:
-    spec, ar = _arith("sum", order, info, accumulate)
+    spec, ar = _arith("sum" if not dot else "dot", order, info, accumulate)
     if ar is None:
         return []
     dtypes = {"S": ar.storage, "C": np.dtype(type(ar.z)), None: None}

@@ -123,8 +123,19 @@ class Explorer(W.VBox):
             options=list(DISTRIBUTIONS), value=distribution, description="data"
         )
         self.seed = W.BoundedIntText(value=seed, min=0, max=2**31 - 1, description="seed")
+        from .backends import libraries
+
+        installed = tuple(b for b in libraries.NAMES if libraries.status(b)[0])
         self.backends = W.SelectMultiple(
-            options=BACKEND_CHOICES, value=tuple(backends), description="backend", rows=4
+            options=BACKEND_CHOICES + installed,  # torch, jax, polars where installed
+            value=tuple(backends),
+            description="backend",
+            rows=4,
+        )
+        self.threads = W.Dropdown(  # compare(threads=): the real CPU libraries' threads
+            options=[("default", 0), ("1", 1), ("2", 2), ("4", 4), ("8", 8)],
+            value=0,
+            description="threads",
         )
         self.message = W.HTML()
         self.banner = W.HTML()
@@ -187,7 +198,15 @@ class Explorer(W.VBox):
         self.figure, self.canvas = _canvas()
         self._set_variant_options(variants)
         controls = W.VBox(
-            [self.op, self.format, self.n, self.distribution, self.seed, self.backends]
+            [
+                self.op,
+                self.format,
+                self.n,
+                self.distribution,
+                self.seed,
+                self.backends,
+                self.threads,
+            ]
         )
         super().__init__(
             [
@@ -219,7 +238,14 @@ class Explorer(W.VBox):
         )
         self.add_class("fpx-explorer")
         self._busy = False
-        for w in (self.n, self.variants, self.distribution, self.seed, self.backends):
+        for w in (
+            self.n,
+            self.variants,
+            self.distribution,
+            self.seed,
+            self.backends,
+            self.threads,
+        ):
             w.observe(self._changed, names="value")
         self.format.observe(self._format_changed, names="value")
         self.op.observe(self._op_changed, names="value")
@@ -372,6 +398,7 @@ class Explorer(W.VBox):
             distribution=self.distribution.value,
             seed=int(self.seed.value),
             backends=tuple(self.backends.value),
+            **({"threads": int(self.threads.value)} if self.threads.value else {}),
             **self.op_params,
         )
 

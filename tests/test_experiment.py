@@ -29,8 +29,15 @@ COLUMNS = [
     "bits_error",
     "time_ms",
     "compile_ms",
+    "library",
+    "library_version",
+    "threads",
     "numpy_version",
     "device",
+    "cpu",
+    "simd",
+    "blas_kernel",
+    "blas_threads",
 ]
 
 
@@ -212,7 +219,7 @@ def test_plots_render():
 def test_comparison_keeps_its_references_and_plots_compute_none(monkeypatch):
     """compare() keeps the reference of every format a result came in (np.matmul of
     bfloat16 gives float32); the plots measure against those and compute no reference."""
-    from fpexplore import _adapters
+    from fpexplore.ops.opspec import OpSpec
 
     c = fpx.compare("matmul", format="bfloat16", n=8)
     formats = {fpx.format_info(np.asarray(v).dtype).name for v in c.results.values()}
@@ -225,7 +232,7 @@ def test_comparison_keeps_its_references_and_plots_compute_none(monkeypatch):
     def computed(*args, **kwargs):
         raise AssertionError("a plot computed a reference")
 
-    monkeypatch.setattr(_adapters.Adapter, "reference_for", computed)
+    monkeypatch.setattr(OpSpec, "reference_for", computed)
     hist = c.plot("hist").axes[0]
     assert len(hist.patches) == len(c.results)  # one step histogram per result
     assert c.plot("heatmap").axes[0].images

@@ -22,7 +22,10 @@ from strategies import STORAGE, arrays, random_values
 
 DATA = Path(__file__).parent / "data"
 SIZES = [0, 1, 2, 3, 5, 8, 9, 17, 64, 100, 129, 300, 1000]
-NON_EXACT = [o for o in fpx.orders("sum") if o != "exact"]
+# the orders defined in docs/orders.md; the library loops (simd.py, frameworks.py) have their
+# own slow definitions and recordings: tests/test_simd_orders.py, test_framework_orders.py
+LIBRARY_LOOPS = {"openblas", "einsum", "polars", "llvm-fastmath", "numba-prange", "torch", "xla"}
+NON_EXACT = [o for o in fpx.orders("sum") if o != "exact" and o not in LIBRARY_LOOPS]
 
 
 def permutation(n, seed):
@@ -383,7 +386,7 @@ def _sum_terms(order, t, ar, **params):
     raise AssertionError(order)
 
 
-FMA_ORDERS = [o for o in fpx.orders("dot") if o not in ("exact",)]
+FMA_ORDERS = [o for o in fpx.orders("dot") if o != "exact" and o not in LIBRARY_LOOPS]
 # docs/orders.md, "Products": where fma=True fuses a product into an addition
 FUSED_DOT = {
     "sequential",
@@ -584,6 +587,14 @@ def test_orders_listing():
         assert name in names
     assert fpx.orders("sum")["cub"].endswith("[hypothesis]")
     assert "exact" in fpx.orders("matmul") and "cub" not in fpx.orders("matmul")
+    # every library loop is listed, as a library, for the ops it has
+    listed = set(fpx.orders("sum")) | set(fpx.orders("dot"))
+    assert LIBRARY_LOOPS <= listed
+    assert all(
+        fpx.orders(op)[o].endswith("[library]")
+        for op in ("sum", "dot")
+        for o in LIBRARY_LOOPS & set(fpx.orders(op))
+    )
     with pytest.raises(ValueError, match="ops with orders: sum, dot, matmul"):
         fpx.orders("conv")
 

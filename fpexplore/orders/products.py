@@ -74,6 +74,8 @@ def dot(
     p = spec.validate(params)
     if spec.name == "exact":
         return exact_dot(a, b)
+    if spec.library is not None:
+        return spec.run_library(a, b, p, accumulate)
     ar = arith(accumulator(accumulate, info, spec))
     if spec.name in ("numpy", "numpy-chunked", "cub"):
         terms = _literal_products(a, b, ftz=spec.name == "cub")

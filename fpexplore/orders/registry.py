@@ -28,12 +28,14 @@ __all__ = [
     "EXACT",
     "HYPOTHESIS",
     "LIBRARY",
+    "DOT_ORDERS",
     "MATMUL_ORDERS",
     "OPS",
     "SUM_ORDERS",
     "OrderSpec",
     "fusable",
     "lookup",
+    "orders_for",
     "orders",
 ]
 
@@ -97,6 +99,8 @@ class OrderSpec:
     output format. ``depth(n, params)`` is the most additions a term goes through (n >= 2).
     ``kernel_calls(has_y, out_name, params)`` lists ``(kernel, "S"|"C"|None)``: the compiled
     kernels ``run`` calls with a first array of the storage ("S") or compute ("C") dtype.
+    Library orders (a real library's own loop, emulated: ``library``) take the inputs in
+    their own format instead and have no accumulator setting.
     """
 
     name: str
@@ -112,6 +116,27 @@ class OrderSpec:
     gpu_kernel: bool = False  # fpexplore/backends/cupy.py has a CUDA kernel for it
     kernel_calls: Callable | None = None
     source: str | None = None  # plain-Python order_sum(t, T) for the reproducer
+    ops: tuple = ("sum", "dot")  # the ops it applies to (matmul: those with a matmul_code)
+    library: Callable | None = None  # a library's own loop: library(x, y, params) -> scalar
+    verified: str = ""  # library orders: the library, version and machine it was checked on
+    formats: tuple = ("float16", "bfloat16", "float32", "float64")  # the input formats it takes
+
+    def run_library(self, x, y, params: dict, accumulate=None):
+        """A library order on the inputs in their own format (``y`` None for a sum)."""
+        fmt = "bfloat16" if x.dtype.name == "bfloat16" else x.dtype.name
+        if fmt not in self.formats:
+            raise ValueError(
+                f"order {self.name!r} is defined for {', '.join(self.formats)} inputs, not {fmt}"
+            )
+        if accumulate is not None:
+            raise ValueError(
+                f"order {self.name!r} is a library's own loop with its own accumulators; "
+                "accumulate does not apply"
+            )
+        try:
+            return self.library(x, y, params)
+        except TypeError as e:  # a format the library order is not defined for
+            raise ValueError(f"order {self.name!r}: {e}") from e
 
     def validate(self, given: dict) -> dict:
         unknown = set(given) - set(self.params)
@@ -333,162 +358,305 @@ _TREE = dict(
     kernel_calls=_tree_calls,
 )
 
-SUM_ORDERS = {
-    s.name: s
-    for s in [
-        OrderSpec(
-            "sequential",
-            "acc = x[0]; acc = acc + x[i] for i = 1..n-1",
-            fma=True,
-            run=_run_sequential,
-            matmul_code=0,
-            depth=lambda n, p: n - 1,
-            gpu_kernel=True,
-            kernel_calls=_calls(("sequential", "S")),
-            source=_SOURCE["sequential"],
+_DEFINED = [
+    OrderSpec(
+        "sequential",
+        "acc = x[0]; acc = acc + x[i] for i = 1..n-1",
+        fma=True,
+        run=_run_sequential,
+        matmul_code=0,
+        depth=lambda n, p: n - 1,
+        gpu_kernel=True,
+        kernel_calls=_calls(("sequential", "S")),
+        source=_SOURCE["sequential"],
+    ),
+    OrderSpec(
+        "reverse",
+        "sequential from the last element to the first",
+        fma=True,
+        run=_run_reverse,
+        matmul_code=1,
+        depth=lambda n, p: n - 1,
+        kernel_calls=_calls(("sequential", "S")),
+        source=_SOURCE["reverse"],
+    ),
+    OrderSpec(
+        "pairwise",
+        "recursive halving: S(x[:n//2]) + S(x[n//2:])",
+        run=_run_pairwise,
+        matmul_code=2,
+        depth=lambda n, p: _log2(n),
+        kernel_calls=_calls(("pairwise", "S")),
+        source=_SOURCE["pairwise"],
+    ),
+    OrderSpec(
+        "numpy",
+        "np.sum of NumPy >= 2.3: blocked pairwise (128, 8 accumulators) on +0.0",
+        LIBRARY,
+        float16_accumulate="float32",
+        run=_run_numpy,
+        depth=_numpy_depth,
+        kernel_calls=_numpy_calls,
+    ),
+    OrderSpec(
+        "numpy-chunked",
+        "np.sum of NumPy < 2.3: the same pairwise per 8192-element chunk, chunks in turn",
+        LIBRARY,
+        params={"chunk": (8192, _int("chunk", lo=1))},
+        float16_accumulate="float32",
+        run=_run_numpy,
+        depth=_numpy_depth,
+        kernel_calls=_numpy_calls,
+    ),
+    OrderSpec(
+        "blocked",
+        "sequential within blocks of `block`, then sequential over block sums",
+        params={"block": (128, _int("block", lo=1))},
+        fma=True,
+        run=_run_blocked,
+        matmul_code=3,
+        depth=lambda n, p: p["block"] - 1 + math.ceil(n / p["block"]) - 1,
+        grid=_BLOCK_GRID,
+        gpu_kernel=True,
+        kernel_calls=_calls(("blocked", "S")),
+        source=_SOURCE["blocked"],
+    ),
+    OrderSpec(
+        "tree",
+        "GPU shared-memory tree per block (interleaved addressing), blocks combined in order "
+        "or (combine='atomic') in a seeded order, float32 flushing subnormals like atomicAdd",
+        run=_tree_runner(strided=False),
+        matmul_code=4,
+        source=_SOURCE["tree"],
+        **_TREE,
+    ),
+    OrderSpec(
+        "tree-strided",
+        "GPU shared-memory tree per block (sequential addressing), blocks combined in order "
+        "or (combine='atomic') in a seeded order, float32 flushing subnormals like atomicAdd",
+        run=_tree_runner(strided=True),
+        matmul_code=5,
+        **_TREE,
+    ),
+    OrderSpec(
+        "cupy-kernel",
+        "CuPy's own reduction kernel (one 512-thread block, strided lanes, tree)",
+        HYPOTHESIS,
+        params={
+            "block_size": (512, _int("block_size", lo=32, hi=1024, pow2=True)),
+            "ftz": (None, _bool("ftz")),
+        },
+        fma=True,
+        float16_accumulate="float32",
+        run=_run_cupy_kernel,
+        # every lane sequential from +0, then a log2(lanes)-level tree
+        depth=lambda n, p: math.ceil(n / p["block_size"]) + _log2(p["block_size"]),
+        grid=tuple(
+            (("block_size", b), ("ftz", f)) for b in (256, 512, 1024) for f in (True, False)
         ),
-        OrderSpec(
-            "reverse",
-            "sequential from the last element to the first",
-            fma=True,
-            run=_run_reverse,
-            matmul_code=1,
-            depth=lambda n, p: n - 1,
-            kernel_calls=_calls(("sequential", "S")),
-            source=_SOURCE["reverse"],
+        kernel_calls=_calls(("cupy_kernel", "S")),
+    ),
+    OrderSpec(
+        "cub",
+        "CUB DeviceReduce::Sum (cupy.sum default): 4096-element tiles, warp shuffles",
+        HYPOTHESIS,
+        params={
+            "threads": (256, _int("threads", lo=32, hi=1024, pow2=True)),
+            "items": (None, _int("items", lo=1, hi=64)),
+            "vector": (4, _int("vector", lo=1, hi=4, pow2=True)),
+            "aligned": (True, _bool("aligned")),
+            "thread_reduce": (None, _choice("thread_reduce", (None, "tree", "sequential"))),
+            "max_blocks": (5280, _int("max_blocks", lo=1)),
+        },
+        run=_run_cub,
+        depth=_cub_depth,
+        grid=tuple(
+            (("thread_reduce", t), ("aligned", a))
+            for t in ("tree", "sequential")
+            for a in (True, False)
         ),
-        OrderSpec(
-            "pairwise",
-            "recursive halving: S(x[:n//2]) + S(x[n//2:])",
-            run=_run_pairwise,
-            matmul_code=2,
-            depth=lambda n, p: _log2(n),
-            kernel_calls=_calls(("pairwise", "S")),
-            source=_SOURCE["pairwise"],
-        ),
-        OrderSpec(
-            "numpy",
-            "np.sum of NumPy >= 2.3: blocked pairwise (128, 8 accumulators) on +0.0",
-            LIBRARY,
-            float16_accumulate="float32",
-            run=_run_numpy,
-            depth=_numpy_depth,
-            kernel_calls=_numpy_calls,
-        ),
-        OrderSpec(
-            "numpy-chunked",
-            "np.sum of NumPy < 2.3: the same pairwise per 8192-element chunk, chunks in turn",
-            LIBRARY,
-            params={"chunk": (8192, _int("chunk", lo=1))},
-            float16_accumulate="float32",
-            run=_run_numpy,
-            depth=_numpy_depth,
-            kernel_calls=_numpy_calls,
-        ),
-        OrderSpec(
-            "blocked",
-            "sequential within blocks of `block`, then sequential over block sums",
-            params={"block": (128, _int("block", lo=1))},
-            fma=True,
-            run=_run_blocked,
-            matmul_code=3,
-            depth=lambda n, p: p["block"] - 1 + math.ceil(n / p["block"]) - 1,
-            grid=_BLOCK_GRID,
-            gpu_kernel=True,
-            kernel_calls=_calls(("blocked", "S")),
-            source=_SOURCE["blocked"],
-        ),
-        OrderSpec(
-            "tree",
-            "GPU shared-memory tree per block (interleaved addressing), blocks combined in order "
-            "or (combine='atomic') in a seeded order, float32 flushing subnormals like atomicAdd",
-            run=_tree_runner(strided=False),
-            matmul_code=4,
-            source=_SOURCE["tree"],
-            **_TREE,
-        ),
-        OrderSpec(
-            "tree-strided",
-            "GPU shared-memory tree per block (sequential addressing), blocks combined in order "
-            "or (combine='atomic') in a seeded order, float32 flushing subnormals like atomicAdd",
-            run=_tree_runner(strided=True),
-            matmul_code=5,
-            **_TREE,
-        ),
-        OrderSpec(
-            "cupy-kernel",
-            "CuPy's own reduction kernel (one 512-thread block, strided lanes, tree)",
-            HYPOTHESIS,
-            params={
-                "block_size": (512, _int("block_size", lo=32, hi=1024, pow2=True)),
-                "ftz": (None, _bool("ftz")),
-            },
-            fma=True,
-            float16_accumulate="float32",
-            run=_run_cupy_kernel,
-            # every lane sequential from +0, then a log2(lanes)-level tree
-            depth=lambda n, p: math.ceil(n / p["block_size"]) + _log2(p["block_size"]),
-            grid=tuple(
-                (("block_size", b), ("ftz", f)) for b in (256, 512, 1024) for f in (True, False)
-            ),
-            kernel_calls=_calls(("cupy_kernel", "S")),
-        ),
-        OrderSpec(
-            "cub",
-            "CUB DeviceReduce::Sum (cupy.sum default): 4096-element tiles, warp shuffles",
-            HYPOTHESIS,
-            params={
-                "threads": (256, _int("threads", lo=32, hi=1024, pow2=True)),
-                "items": (None, _int("items", lo=1, hi=64)),
-                "vector": (4, _int("vector", lo=1, hi=4, pow2=True)),
-                "aligned": (True, _bool("aligned")),
-                "thread_reduce": (None, _choice("thread_reduce", (None, "tree", "sequential"))),
-                "max_blocks": (5280, _int("max_blocks", lo=1)),
-            },
-            run=_run_cub,
-            depth=_cub_depth,
-            grid=tuple(
-                (("thread_reduce", t), ("aligned", a))
-                for t in ("tree", "sequential")
-                for a in (True, False)
-            ),
-            kernel_calls=_cub_calls,
-        ),
-        OrderSpec(
-            "shuffled",
-            "sequential over a seeded random permutation (models atomics)",
-            params={"seed": (0, _seed)},
-            fma=True,
-            run=_run_shuffled,
-            depth=lambda n, p: n - 1,
-            grid=(),  # a random order has nothing to match
-            kernel_calls=_calls(("permutation", None), ("sequential", "S")),
-        ),
-        OrderSpec(
-            "kahan",
-            "Kahan compensated summation",
-            fma=True,
-            run=_run_kahan,
-            matmul_code=6,
-            gpu_kernel=True,
-            kernel_calls=_calls(("kahan", "S")),
-        ),
-        OrderSpec(
-            "neumaier",
-            "Neumaier (Kahan-Babuska) compensated summation",
-            run=_run_neumaier,
-            matmul_code=7,
-            kernel_calls=_calls(("neumaier", "S")),
-        ),
-        OrderSpec("exact", "the correctly rounded exact sum", EXACT),
-    ]
-}
+        kernel_calls=_cub_calls,
+    ),
+    OrderSpec(
+        "shuffled",
+        "sequential over a seeded random permutation (models atomics)",
+        params={"seed": (0, _seed)},
+        fma=True,
+        run=_run_shuffled,
+        depth=lambda n, p: n - 1,
+        grid=(),  # a random order has nothing to match
+        kernel_calls=_calls(("permutation", None), ("sequential", "S")),
+    ),
+    OrderSpec(
+        "kahan",
+        "Kahan compensated summation",
+        fma=True,
+        run=_run_kahan,
+        matmul_code=6,
+        gpu_kernel=True,
+        kernel_calls=_calls(("kahan", "S")),
+    ),
+    OrderSpec(
+        "neumaier",
+        "Neumaier (Kahan-Babuska) compensated summation",
+        run=_run_neumaier,
+        matmul_code=7,
+        kernel_calls=_calls(("neumaier", "S")),
+    ),
+    OrderSpec("exact", "the correctly rounded exact sum", EXACT),
+]
 
+
+# ----------------------------------------------------------------------------- library orders
+# A real CPU library's own loop, emulated bit for bit (docs/simd_orders.md,
+# docs/framework_orders.md): on the inputs in their own format, no accumulate or fma
+# settings; a path that is not emulated raises NotImplementedError.
+
+
+def _simd(preset: Callable) -> Callable:
+    """A runner over fpexplore.orders.simd; preset(dtype name, is_dot, params) gives the
+    preset's name and the parameters it overrides."""
+
+    def run(x, y, p):
+        from . import simd
+
+        name, extra = preset(x.dtype.name, y is not None, p)
+        return simd.simd_sum(x, y, preset=name, **extra)
+
+    return run
+
+
+def _framework(sum_name: str | None, dot_name: str | None) -> Callable:
+    """A runner over fpexplore.orders.frameworks: its sum and dot functions."""
+
+    def run(x, y, p):
+        from . import frameworks
+
+        if y is None:
+            return getattr(frameworks, sum_name)(x, **p)
+        return getattr(frameworks, dot_name)(x, y, **p)
+
+    return run
+
+
+def _openblas(dtype: str, is_dot: bool, p: dict):
+    if dtype == "float32":
+        return f"openblas-sdot({p['kernel']})", {}  # sdot: 1 and 2 threads agree
+    if dtype == "float64":
+        if p["kernel"] == "prescott":
+            raise NotImplementedError(
+                "OpenBLAS's Prescott ddot (dot_sse2.S) is not emulated (docs/simd_orders.md)"
+            )
+        return f"openblas-ddot({p['kernel']})", {"threads": p["threads"]}
+    raise ValueError(f"order 'openblas' is np.dot of float32 or float64 (BLAS), not {dtype}")
+
+
+def _threads(v):
+    return _int("threads", lo=1, hi=256)(v)
+
+
+_F32_64 = ("float32", "float64")
+_KERNELS = ("haswell", "skylakex", "sandybridge", "nehalem", "prescott")
+_ONE_TWO = ((), (("threads", 2),))
+
+_LIBRARY_ORDERS = [
+    OrderSpec(
+        "openblas",
+        "np.dot / np.matmul of 1-D float32 or float64: OpenBLAS's dot kernel for kernel=... "
+        "(haswell: also Zen; skylakex: AVX-512 CPUs), threads= (ddot splits at ceil(n/2))",
+        LIBRARY,
+        params={"kernel": ("haswell", _choice("kernel", _KERNELS)), "threads": (1, _threads)},
+        ops=("dot",),
+        formats=_F32_64,
+        library=_simd(_openblas),
+        grid=tuple((("kernel", k),) for k in _KERNELS)
+        + tuple((("kernel", k), ("threads", 2)) for k in _KERNELS),
+        verified="OpenBLAS 0.3.31 in NumPy 2.4.6, AMD EPYC Zen 4, each OPENBLAS_CORETYPE",
+    ),
+    OrderSpec(
+        "einsum",
+        "np.einsum('i->') and ('i,i->'): SSE baseline, 4 lanes, 8192-element chunks",
+        LIBRARY,
+        formats=_F32_64,
+        library=_simd(
+            lambda dtype, is_dot, p: ("numpy-einsum-dot" if is_dot else "numpy-einsum-sum", {})
+        ),
+        verified="NumPy 2.4.6 x86-64 wheel, AMD EPYC Zen 4 (the loops are not CPU-dispatched)",
+    ),
+    OrderSpec(
+        "polars",
+        "polars Series.sum: first n % 128 sequentially, pairwise over 128-blocks of 16 lanes",
+        LIBRARY,
+        ops=("sum",),
+        formats=_F32_64,
+        library=_simd(lambda dtype, is_dot, p: ("polars-sum", {})),
+        verified="polars 2.1.0, AMD EPYC Zen 4",
+    ),
+    OrderSpec(
+        "llvm-fastmath",
+        "a numba @njit(fastmath=True) loop: LLVM's vectorizer (target= avx2 or avx512)",
+        LIBRARY,
+        params={"target": ("avx2", _choice("target", ("avx2", "avx512")))},
+        ops=("sum",),
+        formats=_F32_64,
+        library=_simd(lambda dtype, is_dot, p: (f"llvm-fastmath({p['target']})", {})),
+        grid=((), (("target", "avx512"),)),
+        verified="numba 0.68 (LLVM 22), AMD EPYC Zen 4 (znver4; haswell for avx2)",
+    ),
+    OrderSpec(
+        "numba-prange",
+        "a numba parallel prange sum: one sequential part per thread, parts added onto +0",
+        LIBRARY,
+        params={"threads": (2, _threads)},
+        ops=("sum",),
+        formats=_F32_64,
+        library=_simd(lambda dtype, is_dot, p: ("numba-prange", {"threads": p["threads"]})),
+        grid=((), (("threads", 4),)),
+        verified="numba 0.68, NUMBA_NUM_THREADS=2, AMD EPYC Zen 4",
+    ),
+    OrderSpec(
+        "torch",
+        "torch.sum on the CPU (ATen cascade_sum: 4 x 8-lane accumulators), threads=",
+        LIBRARY,
+        params={"threads": (1, _threads)},
+        ops=("sum",),
+        library=_framework("torch_sum", None),
+        grid=_ONE_TWO,
+        verified="torch 2.14.1 CPU (AVX2 kernels), 1 and 2 threads, AMD EPYC Zen 4",
+    ),
+    OrderSpec(
+        "torch",
+        "torch.dot on the CPU (float16/bfloat16: float32 arithmetic, 8 x 8 lanes; float32: "
+        "MKL's sdot as probed, 2 threads split at ceil(n/2) from n = 8192), threads=",
+        LIBRARY,
+        params={"threads": (1, _threads)},
+        ops=("dot",),
+        formats=("float16", "bfloat16", "float32"),
+        library=_framework(None, "torch_dot"),
+        grid=_ONE_TWO,
+        verified="torch 2.14.1 CPU (AVX2 kernels; MKL 2024 on AMD), AMD EPYC Zen 4",
+    ),
+    OrderSpec(
+        "xla",
+        "jnp.sum / jnp.dot on XLA:CPU: 32-element windows, recursively (n >= 4096: YNNPACK, "
+        "not emulated, unless ynn=False)",
+        LIBRARY,
+        params={"ynn": (True, _choice("ynn", (True, False)))},
+        formats=("float32",),
+        library=_framework("xla_sum", "xla_dot"),
+        grid=((), (("ynn", False),)),
+        verified="jax/jaxlib 0.10.2, AMD EPYC Zen 4",
+    ),
+]
+
+_ALL = _DEFINED + _LIBRARY_ORDERS
+SUM_ORDERS = {s.name: s for s in _ALL if "sum" in s.ops}
+DOT_ORDERS = {s.name: s for s in _ALL if "dot" in s.ops}
 MATMUL_ORDERS = {
-    name: s for name, s in SUM_ORDERS.items() if s.matmul_code is not None or s.kind == EXACT
+    name: s for name, s in DOT_ORDERS.items() if s.matmul_code is not None or s.kind == EXACT
 }
 
-OPS = {"sum": SUM_ORDERS, "dot": SUM_ORDERS, "matmul": MATMUL_ORDERS}
+OPS = {"sum": SUM_ORDERS, "dot": DOT_ORDERS, "matmul": MATMUL_ORDERS}
 
 
 def lookup(op: str, order: str) -> OrderSpec:
@@ -499,6 +667,14 @@ def lookup(op: str, order: str) -> OrderSpec:
     if spec is None:
         raise ValueError(f"unknown order {order!r} for {op}; valid orders: {', '.join(table)}")
     return spec
+
+
+def orders_for(op: str, fmt: str) -> list[str]:
+    """The orders of ``op`` defined for inputs of format ``fmt`` (library loops take only
+    the formats their library computes in)."""
+    if op not in OPS:
+        raise ValueError(f"unknown op {op!r}; ops with orders: {', '.join(OPS)}")
+    return [name for name, s in OPS[op].items() if fmt in s.formats]
 
 
 def fusable(op: str = "dot") -> list[str]:

@@ -50,6 +50,8 @@ def sum(x, order: str = "sequential", *, fma: bool = False, accumulate=None, **p
     x = np.ravel(x)
     if spec.name == "exact":
         return exact_sum(x)
+    if spec.library is not None:
+        return spec.run_library(x, None, p, accumulate)
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(x, ar)
     return finish(spec.run(X, None, False, ar, p, info), info)
