@@ -227,38 +227,66 @@ def _pairwise_leaf(x, y, has_y, z, rp, lo, n):
 
 
 @_jit
-def pairwise(x, y, has_y, z, rp, lo, hi):
-    """Textbook recursive halving: S(t[lo:hi]) = S(first n//2) + S(rest); S([a]) = a."""
-    frames = np.empty((_STACK, 3), dtype=np.int64)  # (lo, hi, children done?)
-    vals = np.full(_STACK, z)
-    nf = 0
-    nv = 0
-    frames[0, 0] = lo
-    frames[0, 1] = hi
-    frames[0, 2] = 0
-    nf = 1
+def halving_step(frames, nf, leaf_max, grain):
+    """One step of a recursive halving walked with an explicit stack (numba's cache can crash
+    loading a recursive function called from another one). ``frames[k] = (a, m, done)``: the
+    range ``[a, a + m)``; start with ``frames[0] = (lo, n, 0)``, ``nf = 1``. A range with
+    ``m <= leaf_max`` is a leaf; a larger one splits at ``((m // 2) // grain) * grain``, its
+    left part first. Returns ``(nf, a, m)``: ``m > 0`` a leaf to evaluate, ``m == 0`` "add the
+    last two values (left + right)", ``m < 0`` done."""
     while nf > 0:
         nf -= 1
         a = frames[nf, 0]
-        b = frames[nf, 1]
-        n = b - a
-        if n <= 4:
-            vals[nv] = _pairwise_leaf(x, y, has_y, z, rp, a, n)
-            nv += 1
-        elif frames[nf, 2] == 1:
+        m = frames[nf, 1]
+        if m <= leaf_max:
+            return nf, a, m
+        if frames[nf, 2] == 1:
+            return nf, a, 0
+        left = ((m // 2) // grain) * grain
+        frames[nf, 2] = 1
+        frames[nf + 1, 0] = a + left
+        frames[nf + 1, 1] = m - left
+        frames[nf + 1, 2] = 0
+        frames[nf + 2, 0] = a
+        frames[nf + 2, 1] = left
+        frames[nf + 2, 2] = 0
+        nf += 3  # the left part is evaluated first, then the right, then their sum
+    return nf, 0, -1
+
+
+@_jit
+def _halving(x, y, has_y, z, rp, lo, n, numpy_leaves):
+    """Textbook pairwise (S = S(first n//2) + S(rest), leaves of <= 4 terms spelled out) or,
+    with numpy_leaves, NumPy's pairwise_sum (leaves of <= 128 terms, splits at n/2 rounded
+    down to a multiple of 8)."""
+    frames = np.empty((_STACK, 3), dtype=np.int64)
+    vals = np.full(_STACK, z)
+    frames[0, 0] = lo
+    frames[0, 1] = n
+    frames[0, 2] = 0
+    nf, nv = 1, 0
+    leaf_max, grain = (128, 8) if numpy_leaves else (4, 1)
+    while True:
+        nf, a, m = halving_step(frames, nf, leaf_max, grain)
+        if m < 0:
+            return vals[0]
+        if m == 0:
             nv -= 1
             vals[nv - 1] = _add(vals[nv - 1], vals[nv], rp)
         else:
-            mid = a + n // 2
-            frames[nf, 2] = 1
-            frames[nf + 1, 0] = mid
-            frames[nf + 1, 1] = b
-            frames[nf + 1, 2] = 0
-            frames[nf + 2, 0] = a
-            frames[nf + 2, 1] = mid
-            frames[nf + 2, 2] = 0
-            nf += 3  # the left half is evaluated first, then the right, then their sum
-    return vals[0]
+            if numpy_leaves:
+                vals[nv] = _numpy_block(x, y, has_y, z, rp, a, m)
+            else:
+                vals[nv] = _pairwise_leaf(x, y, has_y, z, rp, a, m)
+            nv += 1
+
+
+@_jit
+def pairwise(x, y, has_y, z, rp, lo, hi):
+    """Textbook recursive halving: S(t[lo:hi]) = S(first n//2) + S(rest); S([a]) = a."""
+    if hi - lo <= 0:
+        return _pairwise_leaf(x, y, has_y, z, rp, lo, 0)
+    return _halving(x, y, has_y, z, rp, lo, hi - lo, False)
 
 
 @_jit
@@ -305,35 +333,9 @@ def _numpy_block(x, y, has_y, z, rp, lo, n):
 def numpy_pairwise(x, y, has_y, z, rp, lo, n):
     """NumPy's pairwise_sum: blocks of <= 128 as above; larger n split at n/2 rounded down to
     a multiple of 8, the two halves summed and added."""
-    frames = np.empty((_STACK, 3), dtype=np.int64)  # (lo, n, children done?)
-    vals = np.full(_STACK, z)
-    nv = 0
-    frames[0, 0] = lo
-    frames[0, 1] = n
-    frames[0, 2] = 0
-    nf = 1
-    while nf > 0:
-        nf -= 1
-        a = frames[nf, 0]
-        m = frames[nf, 1]
-        if m <= 128:
-            vals[nv] = _numpy_block(x, y, has_y, z, rp, a, m)
-            nv += 1
-        elif frames[nf, 2] == 1:
-            nv -= 1
-            vals[nv - 1] = _add(vals[nv - 1], vals[nv], rp)
-        else:
-            n2 = m // 2
-            n2 -= n2 % 8
-            frames[nf, 2] = 1
-            frames[nf + 1, 0] = a + n2
-            frames[nf + 1, 1] = m - n2
-            frames[nf + 1, 2] = 0
-            frames[nf + 2, 0] = a
-            frames[nf + 2, 1] = n2
-            frames[nf + 2, 2] = 0
-            nf += 3
-    return vals[0]
+    if n <= 0:
+        return _numpy_block(x, y, has_y, z, rp, lo, 0)
+    return _halving(x, y, has_y, z, rp, lo, n, True)
 
 
 @_jit

@@ -347,51 +347,25 @@ def _part(x, y, has_y, lo, hi, z, init, stages, ops, red, fused, tail, tdbl, tfm
             head = head + _term(x, y, has_y, e, z)
         if n == rest:
             return z + head
-        # pairwise over blocks with an explicit stack: (first block, number of blocks, done?)
+        # pairwise over whole blocks: split at half the blocks, the left part first
         frames = np.empty((192, 3), dtype=np.int64)
         vals = np.full(192, z)
-        nv = 0
-        frames[0, 0] = 0
-        frames[0, 1] = n // block
+        frames[0, 0] = lo + rest
+        frames[0, 1] = n - rest
         frames[0, 2] = 0
-        nf = 1
-        base = lo + rest
-        while nf > 0:
-            nf -= 1
-            b0 = frames[nf, 0]
-            nb_ = frames[nf, 1]
-            if nb_ == 1:
-                s0 = base + b0 * block
-                vals[nv] = _segment(
-                    x,
-                    y,
-                    has_y,
-                    s0,
-                    s0 + block,
-                    z,
-                    init,
-                    stages,
-                    ops,
-                    red,
-                    fused,
-                    tail,
-                    tdbl,
-                    tfma,
-                )
-                nv += 1
-            elif frames[nf, 2] == 1:
+        nf, nv = 1, 0
+        while True:
+            nf, a, m = _kernels.halving_step(frames, nf, block, block)
+            if m < 0:
+                break
+            if m == 0:
                 nv -= 1
                 vals[nv - 1] = vals[nv - 1] + vals[nv]
             else:
-                left = nb_ // 2
-                frames[nf, 2] = 1
-                frames[nf + 1, 0] = b0 + left
-                frames[nf + 1, 1] = nb_ - left
-                frames[nf + 1, 2] = 0
-                frames[nf + 2, 0] = b0
-                frames[nf + 2, 1] = left
-                frames[nf + 2, 2] = 0
-                nf += 3
+                vals[nv] = _segment(
+                    x, y, has_y, a, a + m, z, init, stages, ops, red, fused, tail, tdbl, tfma
+                )
+                nv += 1
         return vals[0] + head
     return _segment(x, y, has_y, lo, hi, z, init, stages, ops, red, fused, tail, tdbl, tfma)
 
