@@ -20,13 +20,15 @@ them.
 - ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
                    hold; they compute nothing (matplotlib loads when they run)
 - ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
-- ``_adapters``    how each op takes part in experiments (inputs, variants, NumPy call,
-                   reference)
+- ``_adapters``    transitional: the op specs under the interface experiments call
 - ``spec``         variant specs: "tree(block=256)+tf32@float64", one grammar for a setting
-- ``backends/``    numpy, emulated, cupy (the only module importing CuPy, lazily), replay
+- ``backends/``    numpy, emulated, cupy (the only module importing CuPy, lazily), replay;
+                   CuPy's own function for an op is named by the op's spec
+- ``ops/``         one spec per op beside its implementation (variants, inputs, NumPy's call,
+                   exact reference, CuPy counterpart, GPU recordings): sum/dot/matmul over
+                   orders/, linspace, cdist, adam_step, variance, softmax, logsumexp,
+                   exp/log/sin/tanh/sqrt/pow; ops/registry finds the op modules
 - ``metrics``      ulp / bits / relative error, summaries, Higham's error bounds
-- ``ops/``         composite ops and formula variants: linspace, cdist, adam_step, variance,
-                   softmax, logsumexp, exp/log/sin/tanh/sqrt/pow; ops/registry lists them
 - ``orders/``      evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
                    trees, CuPy/CUB hypotheses, compensated, exact): the arithmetic model, one
                    registry entry per order, kernels compiled with numba on first use

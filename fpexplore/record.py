@@ -1,8 +1,9 @@
 """Record GPU results for the replay backend:  python -m fpexplore.record [--out DIR] [--quick]
 
-Runs a fixed, seeded suite on the GPU — CuPy's own functions (cupy.sum, cupy.dot,
-cupy.matmul with TF32 off and, in a subprocess with CUPY_TF32=1, on; cupy.linspace; the
-elementwise ufuncs) and fpexplore's own order kernels (sequential, blocked, tree,
+Runs a fixed, seeded suite on the GPU: the recordings each op's spec names (fpexplore/ops,
+``OpSpec.recordings``) — CuPy's own functions (cupy.sum, cupy.dot, cupy.matmul with TF32 off
+and, in a subprocess with CUPY_TF32=1, on; cupy.linspace; the elementwise ufuncs) and, where
+a recording asks for them, fpexplore's own order kernels (sequential, blocked, tree,
 tree-strided, kahan; fma on/off for dot; tree block results with atomics) — on inputs made
 exactly as :func:`fpexplore.compare` makes them, and writes ``gpu_<device>.json.gz`` (format
 in :mod:`fpexplore.backends.replay`) with the device, compute capability, driver, CUDA and
@@ -23,11 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _adapters
 from .backends import cupy as gpu
 from .backends.replay import DATA, FORMAT, encode
+from .ops.registry import OPS
 
-SUM_SIZES = (1000, 100_003, 1_000_003)
 KERNELS = [
     ("sequential", {}),
     ("blocked", {"block": 128}),
@@ -39,6 +39,8 @@ KERNELS = [
     ("tree-strided", {"block": 512}),
     ("kahan", {}),
 ]
+KERNEL_FORMATS = ("float32", "float64")  # backends/cupy.kernel_source
+SEQUENTIAL_MAX_N = 100_003  # one GPU thread: the single-thread kernels stop here
 
 
 def _label(order, params, fma=False, combine=None):
@@ -64,102 +66,73 @@ def _entry(op, fmt, n, dist, seed, variant, result, params=None):
     }
 
 
-def suite(quick: bool = False):
-    """Yield recording entries (runs on the GPU)."""
-    sizes = SUM_SIZES[:2] if quick else SUM_SIZES
-    for op in ("sum", "dot"):
-        ad = _adapters.get(op)
-        for fmt in ("float32", "float64") + (("float16",) if op == "sum" else ()):
-            for dist in ("uniform", "wide"):
-                for n in sizes:
-                    inp = ad.inputs(n, fmt, dist, 0, {})
-                    args = (inp["x"],) if op == "sum" else (inp["a"], inp["b"])
-                    y = args[1] if op == "dot" else None
-                    yield _entry(op, fmt, n, dist, 0, f"cupy.{op}", gpu.library(op, *args))
-                    if fmt == "float16":
-                        continue
-                    for order, p in KERNELS:
-                        if order in ("sequential", "kahan") and n > 100_003:
-                            continue
-                        for fma in (
-                            (False, True)
-                            if op == "dot" and order in ("sequential", "blocked", "kahan")
-                            else (False,)
-                        ):
-                            r = gpu.kernel_sum(args[0], order, y=y, fma=fma, **p)
-                            yield _entry(op, fmt, n, dist, 0, _label(order, p, fma), r, p)
-                    # atomics: the block results, and 20 runs of the combined sum
-                    _, parts = gpu.kernel_sum(
-                        args[0], "tree", y=y, block=128, combine="atomic", return_partials=True
-                    )
-                    yield _entry(op, fmt, n, dist, 0, "kernel:tree(block=128) partials", parts)
-                    runs = np.array(
-                        [
-                            gpu.kernel_sum(args[0], "tree", y=y, block=128, combine="atomic")
-                            for _ in range(20)
-                        ]
-                    )
-                    yield _entry(op, fmt, n, dist, 0, "kernel:tree(block=128), atomic x20", runs)
-    mm = _adapters.get("matmul")
-    for fmt in ("float32", "float64"):
-        for n in (64, 256):
-            inp = mm.inputs(n, fmt, "uniform", 0, {})
-            yield _entry(
-                "matmul",
-                fmt,
-                n,
-                "uniform",
-                0,
-                "cupy.matmul",
-                gpu.library("matmul", inp["A"], inp["B"]),
-            )
-    lin = _adapters.get("linspace")
-    for fmt in ("float32", "float64"):
-        for n in (50, 2000):
-            inp = lin.inputs(n, fmt, "uniform", 0, {})
-            yield _entry(
-                "linspace",
-                fmt,
-                n,
-                "uniform",
-                0,
-                "cupy.linspace(scalars)",
-                gpu.library("linspace", inp["start"], inp["stop"], n),
-            )
-            yield _entry(
-                "linspace",
-                fmt,
-                n,
-                "uniform",
-                0,
-                "cupy.linspace(0-d arrays)",
-                gpu.library("linspace", np.asarray(inp["start"]), np.asarray(inp["stop"]), n),
-            )
-    for f in ("exp", "log", "sin", "tanh", "sqrt", "pow"):
-        ad = _adapters.get(f)
-        for fmt in ("float32", "float64"):
-            inp = ad.inputs(100_000, fmt, "uniform", 0, {})
-            args = (inp["x"], inp["y"]) if f == "pow" else (inp["x"],)
-            yield _entry(f, fmt, 100_000, "uniform", 0, f"cupy.{f}", gpu.library(f, *args))
+def recordings(in_subprocess: bool = False):
+    """(op, index, Recording) for every recording the op specs name (fpexplore/ops): those
+    with their own environment (``in_subprocess``) or the others, in the registry's order."""
+    for op, spec in OPS.items():
+        for k, rec in enumerate(spec.recordings):
+            if bool(rec.env) == in_subprocess:
+                yield op, k, rec
 
 
-def _tf32_entries():
-    """cupy.matmul with CUPY_TF32=1, in a fresh process (CuPy reads it once)."""
-    code = (
-        "import json, sys; from fpexplore import record, _adapters; "
-        "from fpexplore.backends import cupy as g; out = [];\n"
-        "for n in (64, 256):\n"
-        "    i = _adapters.get('matmul').inputs(n, 'float32', 'uniform', 0, {})\n"
-        "    out.append(record._entry('matmul', 'float32', n, 'uniform', 0,"
-        " 'cupy.matmul tf32', g.library('matmul', i['A'], i['B'])))\n"
-        "json.dump(out, sys.stdout)"
+def _run(op: str, rec, quick: bool = False):
+    """Yield the entries of one recording (runs on the GPU)."""
+    spec = OPS[op]
+    for fmt in rec.formats:
+        for dist in rec.distributions:
+            for n in rec.sizes_for(quick):
+                inp = spec.inputs(n, fmt, dist, 0, {})
+                for label, args_of in rec.calls:
+                    yield _entry(op, fmt, n, dist, 0, label, gpu.library(op, *args_of(inp)))
+                if rec.kernels and fmt in KERNEL_FORMATS:
+                    args = rec.calls[0][1](inp)
+                    yield from _kernel_entries(op, fmt, n, dist, args[0], args[1:2] or (None,))
+
+
+def _kernel_entries(op, fmt, n, dist, x, second):
+    """fpexplore's own order kernels on x (with a second array y: dot products)."""
+    (y,) = second
+    for order, p in KERNELS:
+        if order in ("sequential", "kahan") and n > SEQUENTIAL_MAX_N:
+            continue
+        fused = y is not None and order in ("sequential", "blocked", "kahan")
+        for fma in (False, True) if fused else (False,):
+            r = gpu.kernel_sum(x, order, y=y, fma=fma, **p)
+            yield _entry(op, fmt, n, dist, 0, _label(order, p, fma), r, p)
+    # atomics: the block results, and 20 runs of the combined sum
+    _, parts = gpu.kernel_sum(x, "tree", y=y, block=128, combine="atomic", return_partials=True)
+    yield _entry(op, fmt, n, dist, 0, "kernel:tree(block=128) partials", parts)
+    runs = np.array(
+        [gpu.kernel_sum(x, "tree", y=y, block=128, combine="atomic") for _ in range(20)]
     )
-    env = dict(os.environ, CUPY_TF32="1")
-    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    if res.returncode != 0:
-        print("TF32 recording failed:", res.stderr[-2000:], file=sys.stderr)
-        return []
-    return json.loads(res.stdout)
+    yield _entry(op, fmt, n, dist, 0, "kernel:tree(block=128), atomic x20", runs)
+
+
+def suite(quick: bool = False):
+    """Yield recording entries (runs on the GPU): every recording of the op specs that needs
+    no environment of its own."""
+    for op, _, rec in recordings():
+        yield from _run(op, rec, quick)
+
+
+def _subprocess_entries(quick: bool = False):
+    """The recordings with their own environment (cupy.matmul with CUPY_TF32=1: CuPy reads it
+    once), each in a fresh process."""
+    out = []
+    for op, k, rec in recordings(in_subprocess=True):
+        code = (
+            "import json, sys; from fpexplore import record\n"
+            f"rec = record.OPS[{op!r}].recordings[{k}]\n"
+            f"json.dump(list(record._run({op!r}, rec, {quick!r})), sys.stdout)"
+        )
+        env = dict(os.environ, **rec.env)
+        res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        if res.returncode != 0:
+            what = ", ".join(label for label, _ in rec.calls)
+            print(f"{what} recording failed:", res.stderr[-2000:], file=sys.stderr)
+            continue
+        out += json.loads(res.stdout)
+    return out
 
 
 def main(argv=None) -> int:
@@ -172,7 +145,7 @@ def main(argv=None) -> int:
         print(f"cannot record: {why}", file=sys.stderr)
         return 2
     info = gpu.device_info()
-    entries = list(suite(args.quick)) + _tf32_entries()
+    entries = list(suite(args.quick)) + _subprocess_entries(args.quick)
     doc = {
         "format": FORMAT,
         "device": info,

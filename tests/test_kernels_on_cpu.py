@@ -10,6 +10,7 @@ not a GPU: tests/test_cuda_source.py checks the instructions, tests/test_gpu.py 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import numpy as np
@@ -120,10 +121,15 @@ def test_recorder_and_replay_round_trip(on_cpu, tmp_path, monkeypatch):
     answered by NumPy), writes a file the replay backend serves, and compare() shows it as
     replay rows. A code-path check: the file lives in a temporary folder, never in
     fpexplore/data, and is no recording of a GPU."""
-    from fpexplore import _adapters, record
+    from fpexplore import record
     from fpexplore.backends import replay
+    from fpexplore.ops import registry
 
-    monkeypatch.setattr(record, "SUM_SIZES", (1000, 2003))  # (the CPU runs a thread per lane)
+    for op in ("sum", "dot"):  # smaller sizes: the CPU runs a thread per lane
+        spec = registry.get(op)
+        (rec,) = spec.recordings
+        small = dataclasses.replace(rec, sizes=(1000, 2003), quick_sizes=(1000, 2003))
+        monkeypatch.setitem(registry.OPS, op, spec.replace(recordings=(small,)))
     assert record.main(["--quick", "--out", str(tmp_path)]) == 0
     (path,) = tmp_path.glob("gpu_*.json.gz")
     doc = replay.load(path)
@@ -134,7 +140,7 @@ def test_recorder_and_replay_round_trip(on_cpu, tmp_path, monkeypatch):
             continue
         if "partials" in e["variant"]:
             continue
-        inp = _adapters.get(e["op"]).inputs(e["n"], e["format"], e["distribution"], e["seed"], {})
+        inp = registry.get(e["op"]).inputs(e["n"], e["format"], e["distribution"], e["seed"], {})
         order = e["variant"].removeprefix("kernel:").split("(")[0].split(",")[0]
         fma = e["variant"].endswith(", fma")
         if e["op"] == "sum":

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops.registry import OPS
+
 _STATUS: tuple[bool, str] | None = None
 
 
@@ -297,33 +299,24 @@ def kernel_sum(
 # ----------------------------------------------------------------------------- CuPy itself
 
 
-LIBRARY_OPS = ("sum", "dot", "matmul", "linspace", "exp", "log", "sin", "tanh", "sqrt", "pow")
+# the ops whose spec (fpexplore/ops) names a CuPy counterpart
+LIBRARY_OPS = tuple(name for name, spec in OPS.items() if spec.cupy is not None)
 
 
 def library(op: str, *args, tf32: bool = False, **kwargs):
     """CuPy's own function for ``op`` on NumPy inputs; the result back as NumPy.
 
-    sum -> cupy.sum, dot -> cupy.dot, matmul -> cupy.matmul (``tf32=True``: cuBLAS's
-    CUBLAS_COMPUTE_32F_FAST_TF32 through ``cupy.cuda.cublas``' compute type; CuPy reads
-    CUPY_TF32 once per process, so the recording runs TF32 in a subprocess), linspace ->
-    cupy.linspace, exp/log/sin/tanh/sqrt/pow -> the ufuncs.
+    The function is the op spec's ``cupy`` (fpexplore/ops): sum -> cupy.sum, dot -> cupy.dot,
+    matmul -> cupy.matmul (``tf32=True``: cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32 through
+    ``cupy.cuda.cublas``' compute type; CuPy reads CUPY_TF32 once per process, so the
+    recording runs TF32 in a subprocess), linspace -> cupy.linspace, exp/log/sin/tanh/sqrt/pow
+    -> the ufuncs, ...
     """
     cp = _cupy()
-    dev = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
-    if op == "sum":
-        r = cp.sum(dev[0])
-    elif op == "dot":
-        r = cp.dot(dev[0], dev[1])
-    elif op == "matmul":
-        if tf32:
-            raise ValueError("TF32 matmul: run with CUPY_TF32=1 in the environment")
-        r = cp.matmul(dev[0], dev[1])
-    elif op == "linspace":
-        r = cp.linspace(*dev, **kwargs)
-    elif op in ("exp", "log", "sin", "tanh", "sqrt"):
-        r = getattr(cp, op)(dev[0])
-    elif op == "pow":
-        r = cp.power(dev[0], dev[1])
-    else:
+    spec = OPS.get(op)
+    if spec is None or spec.cupy is None:
         raise ValueError(f"no CuPy function for op {op!r}")
-    return cp.asnumpy(r)
+    dev = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    if tf32:
+        kwargs["tf32"] = True
+    return cp.asnumpy(spec.cupy(cp, *dev, **kwargs))

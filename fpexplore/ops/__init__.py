@@ -1,7 +1,14 @@
-"""Composite ops and their formula variants, each with an exact (or high-precision) reference.
+"""Ops: one module per group of ops, each op one spec beside its implementation.
 
-- ``variant``      what a variant is, and the table each op module declares its ops in
-- ``registry``     ``ops()`` and ``variants(op)``: the modules' tables, what the explorer lists
+An op module defines its ops' functions and ``OPS``, an :class:`~.opspec.OpTable` of their
+:class:`~.opspec.OpSpec`: variants, input generation, NumPy's call, the exact reference, the
+CuPy counterpart and the GPU recording cases. ``registry`` finds the op modules of this
+package (nothing registers itself): adding an op is adding a module and its tests.
+
+- ``registry``     ``ops()``, ``variants(op)``, ``get(op)``: the op modules' tables, listed
+- ``opspec``       what an op is to an experiment (OpSpec), the recordings made of it
+- ``variant``      what a variant is (a name, a description, its kind)
+- ``reductions``   sum, dot, matmul: their variants are the evaluation orders of ``orders/``
 - ``linspace``     NumPy 1.x / 2.x and CuPy linspace semantics, lerp, fma, exact
 - ``elementwise``  exp, log, sin, tanh, sqrt, pow: library results vs correctly rounded
 - ``stats``        variance (two-pass, one-pass, Welford), softmax and logsumexp (naive, shifted)

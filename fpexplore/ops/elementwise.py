@@ -75,13 +75,13 @@ import math
 
 import numpy as np
 
-from ..formats import FormatInfo, as_format, coerce, scalar_out, ulp_distance
+from ..data import generate
+from ..formats import FormatInfo, as_format, coerce, format_info, scalar_out, ulp_distance
 from ..numerics import ZIV_SLACK, round_rational, round_scaled_int, ziv_decide
-from .variant import EXACT, FORMULA, LIBRARY, OpTable, Variant
+from .opspec import OpSpec, OpTable, Recording
+from .variant import EXACT, FORMULA, LIBRARY, Variant
 
-__all__ = ["FUNCTIONS", "exp", "log", "pow", "sin", "sqrt", "tanh", "ulp_error"]
-
-OPS = OpTable()  # the ops this module defines (listed by ops/registry.py)
+__all__ = ["FUNCTIONS", "OPS", "exp", "log", "pow", "sin", "sqrt", "tanh", "ulp_error"]
 
 #: name -> number of arguments
 FUNCTIONS = {"exp": 1, "log": 1, "sin": 1, "tanh": 1, "sqrt": 1, "pow": 2}
@@ -118,10 +118,6 @@ def _variants(name: str) -> list[Variant]:
         Variant("exact", "correctly rounded (round to nearest even), C99 special values", EXACT),
     ]
 
-
-for _name in FUNCTIONS:
-    OPS.add(_name, _DESCRIPTIONS[_name], _variants(_name))
-del _name
 
 _F64 = np.dtype(np.float64)
 _LD = np.dtype(np.longdouble)
@@ -529,3 +525,66 @@ _SLOW = {
     "tanh": _slow_unary("mpf_tanh"),
     "pow": _slow_pow,
 }
+
+
+# ----------------------------------------------------------------------------- the ops
+
+
+def _inputs_of(name: str):
+    """inputs(n, fmt, distribution, seed, params): x from the distribution (log, sqrt and pow
+    take |x|, zeros replaced by the smallest normal number); pow's exponent y is uniform on
+    [-3, 3]."""
+
+    def inputs(n, fmt, distribution, seed, params):
+        x = generate(distribution, n, fmt, seed)
+        if name in ("log", "sqrt", "pow"):
+            tiny = np.asarray(format_info(fmt).smallest_normal, dtype=x.dtype)
+            x = np.where(x == 0, tiny, np.abs(x))
+        out = {"format": fmt, "x": x}
+        if name == "pow":
+            y = generate("uniform", n, "float64", seed + 1) * 6 - 3
+            out["y"] = np.asarray(as_format(y, fmt))
+        return out
+
+    return inputs
+
+
+def _args_of(name: str):
+    """The function's arguments from the inputs: (x,) or, for pow, (x, y)."""
+    if FUNCTIONS[name] == 2:
+        return lambda inputs: (inputs["x"], inputs["y"])
+    return lambda inputs: (inputs["x"],)
+
+
+def _spec(name: str, f) -> OpSpec:
+    args = _args_of(name)
+
+    def numpy(inputs, params):
+        with np.errstate(all="ignore"):
+            return _NP[name](*args(inputs))
+
+    return OpSpec(
+        name,
+        _DESCRIPTIONS[name],
+        _variants(name),
+        inputs=_inputs_of(name),
+        call=lambda variant, settings, inputs, params: f(*args(inputs), variant=variant),
+        reference=lambda inputs, params, fmt: f(*args(inputs), variant="exact"),
+        numpy=numpy,
+        numpy_label=f"np.{_NP[name].__name__}",
+        cupy=lambda cp, *a: getattr(cp, _NP[name].__name__)(*a),
+        recordings=(
+            Recording(
+                formats=("float32", "float64"),
+                sizes=(100_000,),
+                calls=((f"cupy.{name}", args),),
+            ),
+        ),
+        default_variants=("numpy", "wide"),
+        bytes_per_element=48.0,
+        rank=40,
+    )
+
+
+_FUNCTIONS = {"exp": exp, "log": log, "sin": sin, "tanh": tanh, "sqrt": sqrt, "pow": pow}
+OPS = OpTable(*(_spec(name, _FUNCTIONS[name]) for name in FUNCTIONS))

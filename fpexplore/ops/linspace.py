@@ -37,28 +37,24 @@ from functools import reduce
 
 import numpy as np
 
+from ..data import generate
 from ..exact import fma as exact_fma
 from ..formats import as_format, format_info
 from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
-from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, OpTable, Variant
+from .opspec import OpSpec, OpTable, Recording
+from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
-__all__ = ["linspace"]
+__all__ = ["OPS", "linspace"]
 
-OPS = OpTable()  # the ops this module defines (listed by ops/registry.py)
-
-OPS.add(
-    "linspace",
-    "evenly spaced numbers over an interval (np.linspace / cupy.linspace)",
-    [
-        Variant("numpy1", "NumPy 1.26: 0-d inputs promoted to float64", LIBRARY),
-        Variant("numpy2", "NumPy >= 2.0: NEP 50 promotion, float32 stays float32", LIBRARY),
-        Variant("cupy", "CuPy: the scalar path for two scalars, else the array path", HYPOTHESIS),
-        Variant("cupy-array", "CuPy array path: NumPy 2's formula in kernels, -ftz", HYPOTHESIS),
-        Variant("cupy-scalar", "CuPy scalar path: fma(i, step, start) in float64", HYPOTHESIS),
-        Variant("lerp", "start*(1-t) + stop*t, t = i/div", FORMULA),
-        Variant("fma", "fma(i, step, start), step = (stop-start)/div", FORMULA),
-        Variant("exact", "start + i*(stop-start)/div, correctly rounded", EXACT),
-    ],
+_VARIANTS = (
+    Variant("numpy1", "NumPy 1.26: 0-d inputs promoted to float64", LIBRARY),
+    Variant("numpy2", "NumPy >= 2.0: NEP 50 promotion, float32 stays float32", LIBRARY),
+    Variant("cupy", "CuPy: the scalar path for two scalars, else the array path", HYPOTHESIS),
+    Variant("cupy-array", "CuPy array path: NumPy 2's formula in kernels, -ftz", HYPOTHESIS),
+    Variant("cupy-scalar", "CuPy scalar path: fma(i, step, start) in float64", HYPOTHESIS),
+    Variant("lerp", "start*(1-t) + stop*t, t = i/div", FORMULA),
+    Variant("fma", "fma(i, step, start), step = (stop-start)/div", FORMULA),
+    Variant("exact", "start + i*(stop-start)/div, correctly rounded", EXACT),
 )
 
 _F64 = np.dtype(np.float64)
@@ -500,3 +496,76 @@ def linspace(
             return _cupy_scalar(start, stop, num, endpoint, dtype)
         return _cupy_array(start, stop, num, endpoint, dtype, axis)
     return _formula(name, start, stop, num, endpoint, dtype, axis)
+
+
+# ----------------------------------------------------------------------------- the op
+
+
+def _inputs(n, fmt, distribution, seed, params):
+    """start and stop: two values drawn from the distribution; num = n."""
+    a, b = generate(distribution, 2, fmt, seed)
+    return {"format": fmt, "start": a, "stop": b, "num": n}
+
+
+def _args(inputs, params):
+    kw = {k: v for k, v in params.items() if k in ("endpoint",)}
+    return inputs["start"], inputs["stop"], inputs["num"], kw
+
+
+def _call(name, settings, inputs, params):
+    s, e, num, kw = _args(inputs, params)
+    return linspace(s, e, num, variant=name, **kw)
+
+
+def _numpy(inputs, params):
+    s, e, num, kw = _args(inputs, params)
+    with np.errstate(all="ignore"):
+        return np.linspace(s, e, num, **kw)
+
+
+def _reference(inputs, params, fmt):
+    s, e, num, kw = _args(inputs, params)
+    div = num - 1 if kw.get("endpoint", True) else num
+    y = exact_column(float(s), float(e), num, div, format_info(fmt).dtype)
+    if kw.get("endpoint", True) and num > 1:
+        y[-1] = float(e)
+    return y
+
+
+OPS = OpTable(
+    OpSpec(
+        "linspace",
+        "evenly spaced numbers over an interval (np.linspace / cupy.linspace)",
+        _VARIANTS,
+        inputs=_inputs,
+        call=_call,
+        reference=_reference,
+        numpy=_numpy,
+        numpy_label="np.linspace",
+        cupy=lambda cp, *args, **kwargs: cp.linspace(*args, **kwargs),
+        recordings=(
+            Recording(
+                formats=("float32", "float64"),
+                sizes=(50, 2000),
+                calls=(
+                    (
+                        "cupy.linspace(scalars)",
+                        lambda inputs: (inputs["start"], inputs["stop"], inputs["num"]),
+                    ),
+                    (
+                        "cupy.linspace(0-d arrays)",
+                        lambda inputs: (
+                            np.asarray(inputs["start"]),
+                            np.asarray(inputs["stop"]),
+                            inputs["num"],
+                        ),
+                    ),
+                ),
+            ),
+        ),
+        default_variants=("numpy1", "numpy2", "cupy-scalar", "lerp", "fma"),
+        unsupported={"bfloat16": {"numpy1", "numpy2", "cupy", "cupy-array", "cupy-scalar"}},
+        bytes_per_element=96.0,
+        rank=10,
+    ),
+)

@@ -29,8 +29,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..data import generate
 from ..exact import fma as exact_fma
-from ..formats import FORMATS, FormatInfo, coerce, format_info, round_f64, scalar_out
+from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info, round_f64, scalar_out
 from ..numerics import (
     nudge_to_odd,
     round_rational,
@@ -39,26 +40,27 @@ from ..numerics import (
     two_product,
     two_sum,
 )
-from .variant import EXACT, FORMULA, HYPOTHESIS, OpTable, Variant
+from .opspec import OpSpec, OpTable
+from .variant import EXACT, FORMULA, HYPOTHESIS, Variant
 
-__all__ = ["ADAM_MOMENTS", "adam_pass_rates", "adam_run", "adam_step", "cdist", "pass_rate"]
-
-OPS = OpTable()  # the ops this module defines (listed by ops/registry.py)
-
-OPS.add(
+__all__ = [
+    "ADAM_MOMENTS",
+    "OPS",
+    "adam_pass_rates",
+    "adam_run",
+    "adam_step",
     "cdist",
-    "pairwise Euclidean distances between the rows of x (m, d) and y (n, d)",
-    [
-        Variant(
-            "expanded",
-            "sqrt(clamp(|x|^2 - 2 x.y + |y|^2, 0)): norms by sums, x.y by matmul",
-            FORMULA,
-        ),
-        Variant("direct", "sqrt(sum((x - y)^2)) per pair", FORMULA),
-        Variant(
-            "exact", "each distance correctly rounded (exact sum of squares, exact sqrt)", EXACT
-        ),
-    ],
+    "pass_rate",
+]
+
+_CDIST_VARIANTS = (
+    Variant(
+        "expanded",
+        "sqrt(clamp(|x|^2 - 2 x.y + |y|^2, 0)): norms by sums, x.y by matmul",
+        FORMULA,
+    ),
+    Variant("direct", "sqrt(sum((x - y)^2)) per pair", FORMULA),
+    Variant("exact", "each distance correctly rounded (exact sum of squares, exact sqrt)", EXACT),
 )
 
 ADAM_MOMENTS = {
@@ -69,23 +71,19 @@ ADAM_MOMENTS = {
     "mul-add": "m = beta1*m + (1 - beta1)*g; v = beta2*v + ((1 - beta2)*g)*g, each op rounded",
 }
 
-OPS.add(
-    "adam_step",
-    "one Adam optimizer step (moments: " + ", ".join(ADAM_MOMENTS) + ")",
-    [
-        Variant("div-then-mul", "param - lr*(m_hat/(sqrt(v_hat) + eps))", FORMULA),
-        Variant(
-            "div-then-mul+fma", "fma(-lr, m_hat/(sqrt(v_hat) + eps), param): one rounding", FORMULA
-        ),
-        Variant("mul-then-div", "param - (lr*m_hat)/(sqrt(v_hat) + eps)", FORMULA),
-        Variant(
-            "torch",
-            "PyTorch's single-tensor CPU Adam as read from source: "
-            "param + (-(lr/bc1)*m)/(sqrt(v)/sqrt(bc2) + eps)",
-            HYPOTHESIS,
-        ),
-        Variant("exact", "every output the correctly rounded exact real Adam step", EXACT),
-    ],
+_ADAM_VARIANTS = (
+    Variant("div-then-mul", "param - lr*(m_hat/(sqrt(v_hat) + eps))", FORMULA),
+    Variant(
+        "div-then-mul+fma", "fma(-lr, m_hat/(sqrt(v_hat) + eps), param): one rounding", FORMULA
+    ),
+    Variant("mul-then-div", "param - (lr*m_hat)/(sqrt(v_hat) + eps)", FORMULA),
+    Variant(
+        "torch",
+        "PyTorch's single-tensor CPU Adam as read from source: "
+        "param + (-(lr/bc1)*m)/(sqrt(v)/sqrt(bc2) + eps)",
+        HYPOTHESIS,
+    ),
+    Variant("exact", "every output the correctly rounded exact real Adam step", EXACT),
 )
 
 _F64 = np.dtype(np.float64)
@@ -984,3 +982,107 @@ def _tee(grads):
         return grads, grads
     grads = list(grads)
     return grads, grads
+
+
+# ----------------------------------------------------------------------------- the ops
+
+
+def _cdist_inputs(n, fmt, distribution, seed, params):
+    """x: n points of dimension d (param ``d``, default 16) from the distribution; y: the same
+    points moved by ``closeness`` (default 1e-2) times normal noise, so that the expanded
+    formula cancels (docs/cases.md section 4)."""
+    d = int(params.get("d", 16))
+    close = float(params.get("closeness", 1e-2))
+    x = generate(distribution, n * d, "float64", seed).reshape(n, d)
+    noise = generate("normal", n * d, "float64", seed + 1).reshape(n, d) * close
+    return {
+        "format": fmt,
+        "x": np.asarray(as_format(x, fmt)),
+        "y": np.asarray(as_format(x + noise, fmt)),
+    }
+
+
+_CDIST_KEYS = ("order", "accumulate", "fma", "clamp", "block")
+
+
+def _cdist_call(name, settings, inputs, params):
+    kw = {k: v for k, v in params.items() if k in _CDIST_KEYS}
+    if name != "expanded":
+        kw.pop("clamp", None)
+        kw.pop("fma", None)
+    kw.update(settings)  # the spec's own settings win
+    return cdist(inputs["x"], inputs["y"], variant=name, **kw)
+
+
+def _cdist_numpy(inputs, params):
+    x, y = inputs["x"], inputs["y"]
+    with np.errstate(all="ignore"):
+        return np.sqrt(((x[:, None, :] - y[None, :, :]) ** 2).sum(-1))
+
+
+_ADAM_HYPER = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0}
+
+
+def _adam_inputs(n, fmt, distribution, seed, params):
+    """n parameters from the distribution; gradients normal; moments after one step with a
+    previous gradient; this is step 2. Hyperparameters: lr=1e-3, betas (0.9, 0.999),
+    eps=1e-8 unless given (``lr=``, ``beta1=``, ...). The table measures the new parameters."""
+    p = generate(distribution, n, fmt, seed)
+    g0 = generate("normal", n, fmt, seed + 1)
+    zero = np.zeros_like(p)
+    h = {k: params.get(k, v) for k, v in _ADAM_HYPER.items()}
+    _, m, v = adam_step(p, g0, zero, zero, 1, variant="div-then-mul", **h)
+    return {
+        "format": fmt,
+        "param": p,
+        "grad": generate("normal", n, fmt, seed + 2),
+        "m": m,
+        "v": v,
+        "hyper": h,
+    }
+
+
+def _adam_call(name, settings, inputs, params):
+    kw = {k: v for k, v in params.items() if k == "moments"}
+    kw.update(settings)
+    return adam_step(
+        inputs["param"],
+        inputs["grad"],
+        inputs["m"],
+        inputs["v"],
+        2,
+        variant=name,
+        **inputs["hyper"],
+        **kw,
+    )[0]
+
+
+OPS = OpTable(
+    OpSpec(
+        "cdist",
+        "pairwise Euclidean distances between the rows of x (m, d) and y (n, d)",
+        _CDIST_VARIANTS,
+        inputs=_cdist_inputs,
+        call=_cdist_call,
+        reference=lambda inputs, params, fmt: cdist(inputs["x"], inputs["y"], variant="exact"),
+        numpy=_cdist_numpy,
+        numpy_label="numpy broadcast",
+        default_variants=("expanded", "direct"),
+        max_n=2048,
+        default_n=100,
+        size_of=lambda n, itemsize: n * n * 64,
+        rank=20,
+    ),
+    OpSpec(
+        "adam_step",
+        "one Adam optimizer step (moments: " + ", ".join(ADAM_MOMENTS) + ")",
+        _ADAM_VARIANTS,
+        inputs=_adam_inputs,
+        call=_adam_call,
+        reference=lambda inputs, params, fmt: _adam_call("exact", {}, inputs, params),
+        default_variants=("div-then-mul", "mul-then-div", "div-then-mul+fma", "torch"),
+        default_n=1000,  # float64's exact reference takes ~0.3 ms per element (mpmath intervals)
+        bytes_per_element=160.0,
+        rank=20,
+    ),
+)

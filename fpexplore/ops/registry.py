@@ -1,46 +1,68 @@
-"""The list of composite ops and their formula variants (what the explorer enumerates): the
-tables the op modules declare, in the explorer's order. Passive: importing an op module
-changes nothing here."""
+"""The list of ops (what the explorer, ``compare``, the CuPy backend and the recorder
+enumerate): the :class:`~fpexplore.ops.opspec.OpSpec` tables of this package's op modules.
+
+Passive: an op module is a module of ``fpexplore.ops`` with an ``OPS`` table
+(:class:`~fpexplore.ops.opspec.OpTable`); this registry finds them by listing the package
+(``pkgutil``) and reads their tables. Nothing registers itself, so adding an op is adding
+its module (and its tests). The explorer lists the ops by their ``rank``, then by module
+name, then in each module's own order.
+"""
 
 from __future__ import annotations
 
-from ..orders.registry import OPS as ORDER_OPS
-from . import elementwise, linspace, ml, stats
-from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
+import importlib
+import pkgutil
+from pathlib import Path
 
-__all__ = ["OPS", "lookup", "ops", "variants"]
+from .opspec import OpSpec, OpTable
+from .variant import Variant
 
-_PREFERRED = (
-    "linspace",
-    "cdist",
-    "adam_step",
-    "variance",
-    "softmax",
-    "logsumexp",
-    "exp",
-    "log",
-    "sin",
-    "tanh",
-    "sqrt",
-    "pow",
-)  # the order the explorer lists them
+__all__ = ["OPS", "get", "lookup", "op_modules", "ops", "variants"]
 
-_ALL = {**linspace.OPS, **ml.OPS, **stats.OPS, **elementwise.OPS}
-OPS = {name: _ALL[name] for name in _PREFERRED if name in _ALL}
-OPS.update({name: t for name, t in _ALL.items() if name not in OPS})
 
-_ORDER_OP_DESCRIPTIONS = {
-    "sum": "sum of all elements",
-    "dot": "dot product of two vectors",
-    "matmul": "matrix product",
-}
-assert set(_ORDER_OP_DESCRIPTIONS) == set(ORDER_OPS)
+def op_modules() -> list[str]:
+    """The names of the op modules of ``fpexplore.ops`` (those that define an ``OPS``
+    table), sorted by name."""
+    names = []
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
+        if info.name == __name__.rpartition(".")[2] or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__package__}.{info.name}")
+        if isinstance(getattr(module, "OPS", None), OpTable):
+            names.append(info.name)
+    return names
+
+
+def _collect() -> dict[str, OpSpec]:
+    found: list[tuple[int, str, int, OpSpec]] = []
+    seen: dict[str, str] = {}
+    for name in op_modules():
+        table = importlib.import_module(f"{__package__}.{name}").OPS
+        for position, spec in enumerate(table.values()):
+            if spec.name in seen:
+                raise RuntimeError(
+                    f"op {spec.name!r} is defined by both ops/{seen[spec.name]}.py and "
+                    f"ops/{name}.py"
+                )
+            seen[spec.name] = name
+            found.append((spec.rank, name, position, spec))
+    return {spec.name: spec for *_, spec in sorted(found, key=lambda t: t[:3])}
+
+
+OPS: dict[str, OpSpec] = _collect()  # op name -> its spec, in the explorer's order
+
+
+def get(op: str) -> OpSpec:
+    """The spec of ``op``, or ValueError listing the ops."""
+    if op not in OPS:
+        raise ValueError(f"unknown op {op!r}; valid ops: {', '.join(OPS)}")
+    return OPS[op]
 
 
 def ops() -> dict[str, str]:
     """Every op the explorer offers: name -> one-line description (sum, dot and matmul have
     evaluation *orders*, see fpx.orders; the others have formula *variants*)."""
-    return {**_ORDER_OP_DESCRIPTIONS, **{name: t[0] for name, t in OPS.items()}}
+    return {name: spec.description for name, spec in OPS.items()}
 
 
 def variants(op: str, *, details: bool = False) -> dict:
@@ -50,23 +72,13 @@ def variants(op: str, *, details: bool = False) -> dict:
     verified here), "hypothesis" (a library's behaviour read from source, unverified) or
     "formula" (a textbook formula as written). For sum/dot/matmul the variants are the orders.
     """
-    if op in ORDER_OPS:
-        kind = {"definition": FORMULA, "library": LIBRARY, "hypothesis": HYPOTHESIS, "exact": EXACT}
-        table = {n: Variant(n, s.description, kind[s.kind]) for n, s in ORDER_OPS[op].items()}
-    elif op in OPS:
-        table = OPS[op][1]
-    else:
-        raise ValueError(f"unknown op {op!r}; valid ops: {', '.join(ops())}")
+    table = get(op).variants
     return dict(table) if details else {n: str(v) for n, v in table.items()}
 
 
 def lookup(op: str, variant: str) -> Variant:
     """The Variant of a composite op, or ValueError listing the valid names."""
-    if op not in OPS:
-        raise ValueError(f"unknown op {op!r}; ops with formula variants: {', '.join(OPS)}")
-    table = OPS[op][1]
-    if variant not in table:
-        raise ValueError(
-            f"unknown variant {variant!r} for {op}; valid variants: {', '.join(table)}"
-        )
-    return table[variant]
+    if op not in OPS or OPS[op].orders:
+        formula = [name for name, spec in OPS.items() if not spec.orders]
+        raise ValueError(f"unknown op {op!r}; ops with formula variants: {', '.join(formula)}")
+    return OPS[op].lookup(variant)

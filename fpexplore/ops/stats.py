@@ -38,6 +38,7 @@ import numbers
 
 import numpy as np
 
+from ..data import generate
 from ..exact import ExactAccumulator, accumulate_dot64
 from ..formats import FormatInfo, as_format, coerce, scalar_out
 from ..numerics import (
@@ -54,44 +55,31 @@ from ..numerics import (
 from ..orders.arith import accumulator_format
 from ..orders.registry import lookup as _order_lookup
 from ..orders.summation import sum as _fsum
-from .variant import EXACT, FORMULA, LIBRARY, OpTable, Variant
+from .opspec import OpSpec, OpTable
+from .variant import EXACT, FORMULA, LIBRARY, Variant
 
-__all__ = ["logsumexp", "softmax", "variance"]
+__all__ = ["OPS", "logsumexp", "softmax", "variance"]
 
-OPS = OpTable()  # the ops this module defines (listed by ops/registry.py)
-
-OPS.add(
-    "variance",
-    "variance of all elements, sum((x - mean)**2) / (n - ddof)",
-    [
-        Variant("two-pass", "mean = sum(x)/n, then sum((x - mean)**2)/(n - ddof)", FORMULA),
-        Variant(
-            "one-pass",
-            "textbook (sum(x*x) - sum(x)**2/n)/(n - ddof): cancels for large means",
-            FORMULA,
-        ),
-        Variant("welford", "Welford's update of the running mean and M2", FORMULA),
-        Variant("numpy", "np.var (numpy/_core/_methods.py _var), NumPy >= 2.3 sums", LIBRARY),
-        Variant("exact", "correctly rounded variance of the exact values", EXACT),
-    ],
+_VARIANCE_VARIANTS = (
+    Variant("two-pass", "mean = sum(x)/n, then sum((x - mean)**2)/(n - ddof)", FORMULA),
+    Variant(
+        "one-pass",
+        "textbook (sum(x*x) - sum(x)**2/n)/(n - ddof): cancels for large means",
+        FORMULA,
+    ),
+    Variant("welford", "Welford's update of the running mean and M2", FORMULA),
+    Variant("numpy", "np.var (numpy/_core/_methods.py _var), NumPy >= 2.3 sums", LIBRARY),
+    Variant("exact", "correctly rounded variance of the exact values", EXACT),
 )
-OPS.add(
-    "softmax",
-    "exp(x) / sum(exp(x)) over all elements",
-    [
-        Variant("naive", "e = exp(x); e / sum(e): overflows for large x", FORMULA),
-        Variant("shifted", "e = exp(x - max(x)); e / sum(e)", FORMULA),
-        Variant("exact", "each element correctly rounded", EXACT),
-    ],
+_SOFTMAX_VARIANTS = (
+    Variant("naive", "e = exp(x); e / sum(e): overflows for large x", FORMULA),
+    Variant("shifted", "e = exp(x - max(x)); e / sum(e)", FORMULA),
+    Variant("exact", "each element correctly rounded", EXACT),
 )
-OPS.add(
-    "logsumexp",
-    "log(sum(exp(x))) over all elements",
-    [
-        Variant("naive", "log(sum(exp(x))): overflows for large x", FORMULA),
-        Variant("shifted", "max(x) + log(sum(exp(x - max(x))))", FORMULA),
-        Variant("exact", "correctly rounded", EXACT),
-    ],
+_LOGSUMEXP_VARIANTS = (
+    Variant("naive", "log(sum(exp(x))): overflows for large x", FORMULA),
+    Variant("shifted", "max(x) + log(sum(exp(x - max(x))))", FORMULA),
+    Variant("exact", "correctly rounded", EXACT),
 )
 
 _F64 = np.dtype(np.float64)
@@ -709,3 +697,77 @@ def _exact_logsumexp(flat: np.ndarray, info: FormatInfo):
             return np.asarray(r).astype(info.dtype)[()]
         P *= 2
     raise RuntimeError("logsumexp: correct rounding not decided")  # pragma: no cover
+
+
+# ----------------------------------------------------------------------------- the ops
+
+
+def _inputs(n, fmt, distribution, seed, params):
+    return {"format": fmt, "x": generate(distribution, n, fmt, seed)}
+
+
+def _caller(function, keys: tuple, fixed_order: tuple = ()):
+    """call(name, settings, inputs, params) of a stats op: the op-wide params in ``keys``
+    (``order`` not for the variants in ``fixed_order``), then the spec's settings (they win)."""
+
+    def call(name, settings, inputs, params):
+        kw = {k: v for k, v in params.items() if k in keys}
+        if name in fixed_order:
+            kw.pop("order", None)  # their order is part of the variant
+        kw.update(settings)
+        return function(inputs["x"], variant=name, **kw)
+
+    return call
+
+
+def _referee(function):
+    """reference(inputs, params, fmt): the exact variant, with ``ddof`` where given."""
+
+    def reference(inputs, params, fmt):
+        kw = {k: v for k, v in params.items() if k == "ddof"}
+        return function(inputs["x"], variant="exact", **kw)
+
+    return reference
+
+
+def _np_var(inputs, params):
+    with np.errstate(all="ignore"):
+        return np.var(inputs["x"], ddof=params.get("ddof", 0))
+
+
+OPS = OpTable(
+    OpSpec(
+        "variance",
+        "variance of all elements, sum((x - mean)**2) / (n - ddof)",
+        _VARIANCE_VARIANTS,
+        inputs=_inputs,
+        call=_caller(variance, ("order", "accumulate", "ddof"), ("welford", "numpy", "exact")),
+        reference=_referee(variance),
+        numpy=_np_var,
+        numpy_label="np.var",
+        default_variants=("two-pass", "one-pass", "welford", "numpy"),
+        rank=30,
+    ),
+    OpSpec(
+        "softmax",
+        "exp(x) / sum(exp(x)) over all elements",
+        _SOFTMAX_VARIANTS,
+        inputs=_inputs,
+        call=_caller(softmax, ("order", "accumulate")),
+        reference=_referee(softmax),
+        default_variants=("naive", "shifted"),
+        max_n=10**6,  # the exact references take a few microseconds per element
+        rank=30,
+    ),
+    OpSpec(
+        "logsumexp",
+        "log(sum(exp(x))) over all elements",
+        _LOGSUMEXP_VARIANTS,
+        inputs=_inputs,
+        call=_caller(logsumexp, ("order", "accumulate")),
+        reference=_referee(logsumexp),
+        default_variants=("naive", "shifted"),
+        max_n=10**6,
+        rank=30,
+    ),
+)

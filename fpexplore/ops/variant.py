@@ -1,15 +1,11 @@
-"""What a variant of a composite op is, and the table each op module declares its ops in.
-
-Each op module (linspace, elementwise, stats, ml) defines ``OPS = OpTable()`` and adds its ops
-with their variants; :mod:`fpexplore.ops.registry` lists the modules' tables (nothing
-registers itself on import).
-"""
+"""What a variant of an op is: a name, a one-line description and its kind (exact, library,
+hypothesis or formula). Each op's spec (:mod:`fpexplore.ops.opspec`) lists its variants."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["EXACT", "FORMULA", "HYPOTHESIS", "KINDS", "LIBRARY", "OpTable", "Variant"]
+__all__ = ["EXACT", "FORMULA", "HYPOTHESIS", "KINDS", "LIBRARY", "Variant"]
 
 # what a variant is
 EXACT = "exact"  # the correctly rounded (or high-precision) reference
@@ -31,19 +27,3 @@ class Variant:
 
     def __str__(self) -> str:
         return f"{self.description} [{self.kind}]"
-
-
-class OpTable(dict):
-    """op name -> (one-line description, {variant name: Variant}), as one module declares them."""
-
-    def add(self, op: str, description: str, variants: list[Variant]) -> None:
-        self[op] = (description, {v.name: v for v in variants})
-
-    def lookup(self, op: str, variant: str) -> Variant:
-        """The Variant, or ValueError listing the valid names."""
-        table = self[op][1]
-        if variant not in table:
-            raise ValueError(
-                f"unknown variant {variant!r} for {op}; valid variants: {', '.join(table)}"
-            )
-        return table[variant]

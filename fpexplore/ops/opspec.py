@@ -1,0 +1,205 @@
+"""What an op is to an experiment: one :class:`OpSpec` per op, defined in the op's own module
+beside its implementation, and the GPU recordings made of it (:class:`Recording`).
+
+An op module exports ``OPS``, an :class:`OpTable` of its specs; :mod:`fpexplore.ops.registry`
+finds the op modules of this package and lists their tables (nothing registers itself). A
+spec holds everything :func:`fpexplore.compare`, the explorer, the CuPy backend and the
+recorder need about the op: its variants, how its inputs are generated, how a variant runs,
+NumPy's own call, the exact reference, the CuPy counterpart and the recording cases. Adding
+an op is adding a module with an ``OPS`` table (and its tests).
+
+The variants of a spec run from a *parsed* variant spec (:func:`fpexplore.parse_spec` gives
+one; anything with ``name`` and ``kwargs()``) or a plain variant name: the grammar of
+variant specs sits above the ops (it checks names against this registry).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..formats import as_format, format_info
+from .variant import Variant
+
+__all__ = ["OpSpec", "OpTable", "Recording"]
+
+
+@dataclass(frozen=True)
+class Recording:
+    """Results ``python -m fpexplore.record`` stores for the replay backend: on the op's inputs
+    (``OpSpec.inputs``, seed 0, no parameters) for every format, distribution and size, each
+    of ``calls`` — ``(label, args)``: the op's CuPy counterpart called with ``args(inputs)``,
+    stored under ``label`` — and, with ``kernels``, fpexplore's own order kernels on the first
+    call's arrays (a second array makes them dot products; float32 and float64 only).
+    ``quick_sizes``: the sizes of ``--quick``. ``env``: run in a fresh process with these
+    environment variables (CuPy reads ``CUPY_TF32`` once per process); such recordings come
+    after the others."""
+
+    formats: tuple
+    sizes: tuple
+    calls: tuple  # ((label, args(inputs) -> tuple), ...)
+    distributions: tuple = ("uniform",)
+    quick_sizes: tuple | None = None
+    kernels: bool = False
+    env: Mapping = field(default_factory=dict)
+
+    def sizes_for(self, quick: bool) -> tuple:
+        return self.quick_sizes if quick and self.quick_sizes is not None else self.sizes
+
+
+def _none(*args):
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class OpSpec:
+    """Everything an experiment needs about one op.
+
+    Callables (plain functions of the op's module):
+
+    - ``inputs(n, fmt, distribution, seed, params) -> dict``: the generated inputs, with the
+      key ``"format"`` (the format name).
+    - ``call(name, settings, inputs, params)``: the variant ``name`` with its spec's
+      ``settings`` (``VariantSpec.kwargs()``: they take precedence over ``params``, the
+      op-wide keyword arguments of ``compare``, each variant keeping those it takes).
+    - ``reference(inputs, params, fmt)``: the correctly rounded result in format ``fmt``.
+    - ``numpy(inputs, params)``: NumPy's own function, or None (labelled ``numpy_label``).
+    - ``cupy(cp, *args, **kwargs)``: CuPy's own function for the op on device arrays
+      (``cp`` the cupy module), what ``backends.cupy.library(op, ...)`` calls, or None.
+      ``gpu_args(inputs, params) -> (args, kwargs)``: its arguments in ``compare``'s cupy
+      backend (labelled ``gpu_label``); None: compare shows no CuPy row for the op.
+    - ``bounds_of(inputs, fmt) -> dict | None``: the error bounds ``sweep`` overlays.
+    - ``size_of(n, itemsize) -> bytes``: the memory a size needs (default ``n *
+      bytes_per_element``).
+    - ``available(fmt) -> list``: the variants that exist for inputs of format ``fmt``
+      (default: all but those ``unsupported`` lists for the format).
+
+    ``default_variants``: compare's selection when none is given (default: all);
+    ``unsupported``: format -> variants that do not exist for it; ``max_n``: the largest
+    size; ``default_n``: the explorer's first size; ``orders``: the variants are the
+    evaluation orders of ``fpx.orders(name)``; ``rank``: where the explorer lists it (lower
+    first; then by module name and the module's own order).
+    """
+
+    name: str
+    description: str
+    variants: Mapping[str, Variant]
+    inputs: Callable
+    call: Callable
+    reference: Callable
+    numpy: Callable | None = None
+    numpy_label: str | None = None
+    cupy: Callable | None = None
+    gpu_args: Callable | None = None
+    gpu_label: str = ""
+    recordings: tuple = ()
+    default_variants: tuple = ()
+    unsupported: Mapping = field(default_factory=dict)
+    max_n: int = 10**7
+    default_n: int = 100_000  # live on a 2-core laptop
+    bytes_per_element: float = 64.0  # generous: inputs, outputs, reference and temporaries
+    size_of: Callable | None = None
+    available: Callable | None = None
+    bounds_of: Callable = _none
+    orders: bool = False
+    rank: int = 100
+
+    def __post_init__(self):
+        if not isinstance(self.variants, dict):  # a list of Variant
+            object.__setattr__(self, "variants", {v.name: v for v in self.variants})
+        unknown = [v for v in self.default_variants if v not in self.variants]
+        if unknown:
+            raise ValueError(f"{self.name}: default variants {unknown} are not variants")
+
+    @property
+    def op(self) -> str:
+        return self.name
+
+    def replace(self, **changes) -> OpSpec:
+        """A copy with some fields changed (tests: other recording sizes, ...)."""
+        return dataclasses.replace(self, **changes)
+
+    def bytes_needed(self, n: int, itemsize: int) -> int:
+        if self.size_of is not None:
+            return int(self.size_of(n, itemsize))
+        return int(n * self.bytes_per_element)
+
+    def lookup(self, variant: str) -> Variant:
+        """The Variant, or ValueError listing the valid names."""
+        if variant not in self.variants:
+            raise ValueError(
+                f"unknown variant {variant!r} for {self.name}; valid variants: "
+                f"{', '.join(self.variants)}"
+            )
+        return self.variants[variant]
+
+    def variants_for(self, fmt: str) -> list[str]:
+        """The variants that exist for inputs of format ``fmt``."""
+        if self.available is not None:
+            return list(self.available(fmt))
+        skip = self.unsupported.get(fmt, ())
+        return [v for v in self.variants if v not in skip]
+
+    def defaults_for(self, fmt: str | None = None) -> list[str]:
+        """compare's variants when none are given, those that exist for ``fmt``."""
+        chosen = list(self.default_variants) or list(self.variants)
+        return [v for v in chosen if fmt is None or v in self.variants_for(fmt)]
+
+    def run(self, variant, inputs: dict, params: dict):
+        """Run ``variant`` — a parsed variant spec (``name`` and ``kwargs()``) or a plain
+        variant name — on ``inputs``."""
+        if isinstance(variant, str):
+            if variant not in self.variants:
+                raise ValueError(
+                    f"{variant!r} is not a variant of {self.name}: give a variant name or a "
+                    f"spec parsed by fpexplore.parse_spec(text, {self.name!r})"
+                )
+            return self.call(variant, {}, inputs, params)
+        return self.call(variant.name, variant.kwargs(), inputs, params)
+
+    def bounds(self, inputs: dict, fmt: str):
+        return self.bounds_of(inputs, fmt)
+
+    def reference_for(self, inputs: dict, out, params: dict, cache: dict):
+        """The reference in the format of ``out`` (or of the inputs when out is None).
+
+        A library may return another format than its inputs' (``np.matmul`` of bfloat16 gives
+        float32): the reference is then the exact result rounded to that format, computed from
+        the inputs widened exactly. A narrower output format is refused (no exact widening).
+        """
+        fmt = format_info(np.asarray(out).dtype).name if out is not None else inputs["format"]
+        if fmt not in cache:
+            if fmt == inputs["format"]:
+                cache[fmt] = self.reference(inputs, params, fmt)
+            else:
+                src, dst = format_info(inputs["format"]), format_info(fmt)
+                if dst.precision < src.precision or dst.emax < src.emax:
+                    raise ValueError(
+                        f"{self.name}: a {fmt} result of {src.name} inputs has no "
+                        "exact reference here"
+                    )
+                wide = {
+                    k: (
+                        np.asarray(as_format(v, fmt))
+                        if isinstance(v, np.ndarray) and v.dtype == src.dtype
+                        else v
+                    )
+                    for k, v in inputs.items()
+                }
+                wide["format"] = fmt
+                cache[fmt] = self.reference(wide, params, fmt)
+        return cache[fmt]
+
+
+class OpTable(dict):
+    """op name -> OpSpec: the ops one module defines, in its order (``OpTable(spec, ...)``)."""
+
+    def __init__(self, *specs: OpSpec):
+        super().__init__((s.name, s) for s in specs)
+
+    def lookup(self, op: str, variant: str) -> Variant:
+        """The Variant of ``op``, or ValueError listing the valid names."""
+        return self[op].lookup(variant)

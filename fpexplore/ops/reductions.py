@@ -1,0 +1,212 @@
+"""sum, dot and matmul as experiments see them: their variants are the evaluation orders of
+:mod:`fpexplore.orders` (``fpx.orders(op)``), one registry entry each; this module says how
+their inputs are made, what NumPy and CuPy call, the exact reference, the error bounds and
+the GPU recordings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import generate
+from ..exact import exact_dot, exact_sum
+from ..metrics import sum_bound
+from ..orders import dot, exact_matmul, matmul
+from ..orders import sum as fsum
+from ..orders.registry import OPS as ORDER_OPS
+from ..orders.registry import orders_for
+from .opspec import OpSpec, OpTable, Recording
+from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
+
+__all__ = ["OPS", "RECORDED_SUM_SIZES"]
+
+_KIND = {"definition": FORMULA, "library": LIBRARY, "hypothesis": HYPOTHESIS, "exact": EXACT}
+
+
+def _orders(op: str) -> list[Variant]:
+    """The op's orders as variants (kind "definition" is a formula)."""
+    return [Variant(n, s.description, _KIND[s.kind]) for n, s in ORDER_OPS[op].items()]
+
+
+def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:
+    """The op-wide params the order takes, then the spec's settings (they win)."""
+    spec = ORDER_OPS[op][order]
+    keep = set(spec.params) | {"accumulate"}
+    if op != "sum" and spec.fma:
+        keep.add("fma")
+    if op != "sum":
+        keep.add("input_rounding")
+    if op == "matmul":
+        keep.add("split_k")
+    kw = {k: v for k, v in params.items() if k in keep}
+    kw.update(settings)
+    return kw
+
+
+def _sum_bounds(terms, fmt) -> dict:
+    """The bounds sweep() overlays, for summing ``terms`` in format ``fmt``."""
+    return {
+        "worst_sequential": sum_bound(terms, "sequential", fmt),
+        "worst_pairwise": sum_bound(terms, "pairwise", fmt),
+        "probabilistic": sum_bound(terms, "probabilistic", fmt),
+    }
+
+
+def _quiet(f, *args):
+    with np.errstate(all="ignore"):
+        return f(*args)
+
+
+# ----------------------------------------------------------------------------- sum
+
+
+def _sum_inputs(n, fmt, distribution, seed, params):
+    return {"format": fmt, "x": generate(distribution, n, fmt, seed)}
+
+
+def _sum_call(name, settings, inputs, params):
+    return fsum(inputs["x"], name, **_order_kwargs("sum", name, settings, params))
+
+
+# ----------------------------------------------------------------------------- dot
+
+
+def _dot_inputs(n, fmt, distribution, seed, params):
+    second = distribution if distribution != "ill-conditioned" else "normal"
+    return {
+        "format": fmt,
+        "a": generate(distribution, n, fmt, seed),
+        "b": generate(second, n, fmt, seed + 1),
+    }
+
+
+def _dot_call(name, settings, inputs, params):
+    return dot(inputs["a"], inputs["b"], name, **_order_kwargs("dot", name, settings, params))
+
+
+def _dot_bounds(inputs, fmt):
+    return _sum_bounds(np.abs(inputs["a"].astype(np.float64) * inputs["b"]), fmt)
+
+
+# ----------------------------------------------------------------------------- matmul
+
+
+def _matmul_inputs(n, fmt, distribution, seed, params):
+    return {
+        "format": fmt,
+        "A": generate(distribution, n * n, fmt, seed).reshape(n, n),
+        "B": generate(distribution, n * n, fmt, seed + 1).reshape(n, n),
+    }
+
+
+def _matmul_call(name, settings, inputs, params):
+    kw = _order_kwargs("matmul", name, settings, params)
+    return matmul(inputs["A"], inputs["B"], name, **kw)
+
+
+def _cupy_matmul(cp, a, b, tf32: bool = False):
+    if tf32:  # CuPy reads CUPY_TF32 once per process
+        raise ValueError("TF32 matmul: run with CUPY_TF32=1 in the environment")
+    return cp.matmul(a, b)
+
+
+# ----------------------------------------------------------------------------- the specs
+
+RECORDED_SUM_SIZES = (1000, 100_003, 1_000_003)  # sum and dot on the GPU (--quick: two)
+_REDUCTION_DEFAULTS = ("sequential", "pairwise", "numpy", "tree", "kahan")
+
+OPS = OpTable(
+    OpSpec(
+        "sum",
+        "sum of all elements",
+        _orders("sum"),
+        inputs=_sum_inputs,
+        call=_sum_call,
+        reference=lambda inputs, params, fmt: exact_sum(inputs["x"]),
+        numpy=lambda inputs, params: _quiet(np.sum, inputs["x"]),
+        numpy_label="np.sum",
+        cupy=lambda cp, x: cp.sum(x),
+        gpu_args=lambda inputs, params: (inputs["x"],),
+        gpu_label="cupy.sum",
+        recordings=(
+            Recording(
+                formats=("float32", "float64", "float16"),
+                distributions=("uniform", "wide"),
+                sizes=RECORDED_SUM_SIZES,
+                quick_sizes=RECORDED_SUM_SIZES[:2],
+                calls=(("cupy.sum", lambda inputs: (inputs["x"],)),),
+                kernels=True,
+            ),
+        ),
+        default_variants=_REDUCTION_DEFAULTS,
+        max_n=10**8,
+        bytes_per_element=24.0,
+        bounds_of=lambda inputs, fmt: _sum_bounds(inputs["x"], fmt),
+        available=lambda fmt: orders_for("sum", fmt),
+        orders=True,
+        rank=0,
+    ),  # DONE#DONE
+    OpSpec(
+        "dot",
+        "dot product of two vectors",
+        _orders("dot"),
+        inputs=_dot_inputs,
+        call=_dot_call,
+        reference=lambda inputs, params, fmt: exact_dot(inputs["a"], inputs["b"]),
+        numpy=lambda inputs, params: _quiet(np.dot, inputs["a"], inputs["b"]),
+        numpy_label="np.dot",
+        cupy=lambda cp, a, b: cp.dot(a, b),
+        gpu_args=lambda inputs, params: (inputs["a"], inputs["b"]),
+        gpu_label="cupy.dot",
+        recordings=(
+            Recording(
+                formats=("float32", "float64"),
+                distributions=("uniform", "wide"),
+                sizes=RECORDED_SUM_SIZES,
+                quick_sizes=RECORDED_SUM_SIZES[:2],
+                calls=(("cupy.dot", lambda inputs: (inputs["a"], inputs["b"])),),
+                kernels=True,
+            ),
+        ),
+        default_variants=_REDUCTION_DEFAULTS,
+        max_n=10**8,
+        bytes_per_element=40.0,
+        bounds_of=_dot_bounds,
+        available=lambda fmt: orders_for("dot", fmt),
+        orders=True,
+        rank=0,
+    ),
+    OpSpec(
+        "matmul",
+        "matrix product",
+        _orders("matmul"),
+        inputs=_matmul_inputs,
+        call=_matmul_call,
+        reference=lambda inputs, params, fmt: exact_matmul(inputs["A"], inputs["B"]),
+        numpy=lambda inputs, params: _quiet(np.matmul, inputs["A"], inputs["B"]),
+        numpy_label="np.matmul",
+        cupy=_cupy_matmul,
+        gpu_args=lambda inputs, params: (inputs["A"], inputs["B"]),
+        gpu_label="cupy.matmul",
+        recordings=(
+            Recording(
+                formats=("float32", "float64"),
+                sizes=(64, 256),
+                calls=(("cupy.matmul", lambda inputs: (inputs["A"], inputs["B"])),),
+            ),
+            Recording(
+                formats=("float32",),
+                sizes=(64, 256),
+                calls=(("cupy.matmul tf32", lambda inputs: (inputs["A"], inputs["B"])),),
+                env={"CUPY_TF32": "1"},
+            ),
+        ),
+        default_variants=("sequential", "pairwise", "tree", "kahan"),
+        max_n=1024,  # the emulated orders are O(n^3) loops
+        default_n=100,
+        size_of=lambda n, itemsize: n * n * 64,
+        available=lambda fmt: orders_for("matmul", fmt),
+        orders=True,
+        rank=0,
+    ),
+)
