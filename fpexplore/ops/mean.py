@@ -1,0 +1,137 @@
+"""``mean``: the arithmetic mean of all elements, as NumPy computes it and by the textbook
+orders, against the correctly rounded exact mean.
+
+This module is the whole op (ops/registry.py finds it by its ``OPS`` table): the function,
+its variants, and its spec (inputs, NumPy's call, the reference, CuPy's counterpart).
+
+Variants (x flattened in C order, n elements, F the format of x):
+
+``numpy`` (library)
+    Exactly what ``np.mean(x)`` computes (``_mean`` in ``numpy/_core/_methods.py``, NumPy
+    >= 2.3 sums): ``s = umr_sum(x)`` in order ``"numpy"``, except float16, which ``_mean``
+    sums with ``dtype=float32``: the input cast to float32 through 8192-element buffers
+    (order ``"numpy-chunked"``); then ``ret.dtype.type(ret / rcount)`` with ``rcount`` an
+    ``intp``: a float64 division (NEP 50) of the sum by n, converted to F (float16: from the
+    float32 sum's quotient).
+``sequential``, ``pairwise``, ``kahan`` (formula)
+    ``s = fpx.sum(x, order)`` in F, then ``s / n`` rounded once to F.
+``exact`` (exact)
+    The exact mean ``sum(x) / n`` rounded once to F (no intermediate rounding; any NaN, or
+    infinities of both signs, give NaN; infinities of one sign that infinity; an exact zero
+    is -0.0 only when every element is -0.0).
+
+Every variant gives NaN for an empty array (NumPy warns "Mean of empty slice"; here nothing
+is warned). Results are NumPy scalars of F.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ..data import generate
+from ..exact import ExactAccumulator, exact_sum
+from ..formats import FormatInfo, as_format, coerce
+from ..numerics import round_rational
+from ..orders import sum as fsum
+from .opspec import OpSpec, OpTable
+from .variant import EXACT, FORMULA, LIBRARY, Variant
+
+__all__ = ["OPS", "mean"]
+
+_VARIANTS = (
+    Variant(
+        "numpy", "np.mean (numpy/_core/_methods.py _mean): np.sum, then a float64 / n", LIBRARY
+    ),
+    Variant("sequential", "sequential sum in the input's format, then / n rounded once", FORMULA),
+    Variant("pairwise", "pairwise sum in the input's format, then / n rounded once", FORMULA),
+    Variant("kahan", "Kahan-compensated sum in the input's format, then / n", FORMULA),
+    Variant("exact", "the exact mean, correctly rounded", EXACT),
+)
+_BLOCK = 1 << 20  # elements fed to the exact accumulator at a time
+
+
+def mean(x, *, variant: str = "numpy"):
+    """The mean of all elements of ``x`` (any shape, one of ``fpx.FORMATS``) as ``variant``
+    computes it (see the module docstring); a NumPy scalar of x's format."""
+    OPS.lookup("mean", variant)
+    (x,), info = coerce(x, what="mean")
+    if variant == "numpy":
+        return _numpy_mean(np.ravel(x, order="K"), info)
+    x = np.ravel(x)
+    if x.size == 0:
+        return info.dtype.type(np.nan)
+    if variant == "exact":
+        return _exact_mean(x, info)
+    return _divide(fsum(x, variant), x.size, info)
+
+
+def _numpy_mean(x: np.ndarray, info: FormatInfo):
+    n = x.size
+    if info.name == "float16":  # _mean: dtype=float32 for float16 input (a buffered cast)
+        s = fsum(x.astype(np.float32), "numpy-chunked")
+    else:
+        s = fsum(x, "numpy")
+    with np.errstate(all="ignore"):
+        q = np.float64(s) / np.float64(n)  # ret / intp(rcount): the float64 loop
+        return info.dtype.type(q)  # ret.dtype.type(...) (float16: arr.dtype.type(...))
+
+
+def _divide(s, n: int, info: FormatInfo):
+    """``s / n`` rounded once to the format (s one of its values, n >= 1 exact)."""
+    f = float(s)
+    if f == 0 or not math.isfinite(f):
+        return info.dtype.type(f)  # ±0, ±inf and NaN divided by a positive count
+    return np.asarray(as_format(Fraction(f) / n, info.name))[()]
+
+
+def _exact_mean(x: np.ndarray, info: FormatInfo):
+    if not np.isfinite(x).all():
+        return exact_sum(x)  # NaN or ±inf by IEEE rules (±inf / n is ±inf)
+    acc = ExactAccumulator()
+    for lo in range(0, x.size, _BLOCK):
+        block = x[lo : lo + _BLOCK]
+        if info.name == "float64":
+            acc.add64(np.ascontiguousarray(block))
+        else:  # float16, bfloat16 and float32 values are exact in float32
+            acc.add32(block.astype(np.float32))
+    N, K = acc.total()  # the exact sum N * 2**K
+    if N == 0:
+        return exact_sum(x)  # an exact zero: -0.0 only when every element is -0.0
+    num, den = (N << K, x.size) if K >= 0 else (N, x.size << -K)
+    value = round_rational(num, den, info.precision, info.emin, info.emax)
+    return np.asarray(value).astype(info.dtype)[()]
+
+
+# ----------------------------------------------------------------------------- the op
+
+
+def _inputs(n, fmt, distribution, seed, params):
+    return {"format": fmt, "x": generate(distribution, n, fmt, seed)}
+
+
+def _numpy(inputs, params):
+    with np.errstate(all="ignore"):
+        return np.mean(inputs["x"])
+
+
+OPS = OpTable(
+    OpSpec(
+        "mean",
+        "arithmetic mean of all elements, sum(x) / n",
+        _VARIANTS,
+        inputs=_inputs,
+        call=lambda name, settings, inputs, params: mean(inputs["x"], variant=name),
+        reference=lambda inputs, params, fmt: mean(inputs["x"], variant="exact"),
+        numpy=_numpy,
+        numpy_label="np.mean",
+        cupy=lambda cp, x: cp.mean(x),
+        gpu_args=lambda inputs, params: (inputs["x"],),
+        gpu_label="cupy.mean",
+        default_variants=("numpy", "sequential", "pairwise", "kahan"),
+        bytes_per_element=24.0,
+        rank=30,
+    ),
+)
