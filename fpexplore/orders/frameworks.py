@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+from numba.extending import register_jitable
 
 from ..exact import fma as exact_fma
 from ..formats import coerce, scalar_out
@@ -126,6 +127,14 @@ def _ceil_log2(x: int) -> int:
     return 1 if x <= 2 else (x - 1).bit_length()
 
 
+@register_jitable
+def _into_level0(acc, V, i):
+    """Group i of 4 rows into the cascade's first level: acc[0, k] += V[4i + k]."""
+    for k in range(4):
+        for lane in range(V.shape[1]):
+            acc[0, k, lane] += V[4 * i + k, lane]
+
+
 def _row_sum_kernel(V, level_power):
     """ATen's row_sum over the rows of V (count, W): rows viewed as (-1, 4) items of W lanes,
     multi_row_sum's 4-level cascade over the groups of 4, leftover rows into accumulator 0,
@@ -138,9 +147,7 @@ def _row_sum_kernel(V, level_power):
     i = 0
     while i + step <= size_ilp:
         for _ in range(step):
-            for k in range(4):
-                for lane in range(W):
-                    acc[0, k, lane] += V[4 * i + k, lane]
+            _into_level0(acc, V, i)
             i += 1
         for j in range(1, 4):
             for k in range(4):
@@ -150,9 +157,7 @@ def _row_sum_kernel(V, level_power):
             if (i & (mask << (j * level_power))) != 0:
                 break
     while i < size_ilp:
-        for k in range(4):
-            for lane in range(W):
-                acc[0, k, lane] += V[4 * i + k, lane]
+        _into_level0(acc, V, i)
         i += 1
     for j in range(1, 4):
         for k in range(4):

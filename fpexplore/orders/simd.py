@@ -391,34 +391,18 @@ def _simd(
     thread_double,
 ):
     n = x.shape[0]
-    if threads <= 1 or n <= thread_min:
-        return _part(
-            x, y, has_y, 0, n, z, init, stages, ops, red, fused, tail, tdbl, tfma, chunk, block
-        )
+    one = threads <= 1 or n <= thread_min  # a single part: its result as it is
+    parts = 1 if one else threads
     acc64 = 0.0
     acc = z
     lo = 0
     t = 0
-    while lo < n:
-        width = (n - lo + (threads - t) - 1) // (threads - t)
-        p = _part(
-            x,
-            y,
-            has_y,
-            lo,
-            lo + width,
-            z,
-            init,
-            stages,
-            ops,
-            red,
-            fused,
-            tail,
-            tdbl,
-            tfma,
-            chunk,
-            block,
-        )
+    while lo < n or (one and t == 0):
+        width = (n - lo + (parts - t) - 1) // (parts - t)
+        args = (stages, ops, red, fused, tail, tdbl, tfma, chunk, block)
+        p = _part(x, y, has_y, lo, lo + width, z, init, *args)
+        if one:
+            return p
         if thread_double:
             acc64 = acc64 + np.float64(p)
         else:
