@@ -264,3 +264,59 @@ def test_the_numpy_button_names_the_openblas_kernel_of_this_machine():
     a, b = rng.standard_normal((2, 30_011)).astype(np.float32)
     df = fpx.explain_numpy("dot", {"a": a, "b": b})
     assert df.iloc[0]["exact"] and df.iloc[0]["variant"] == f"openblas(kernel={kernel})"
+
+
+def test_detective_names_torch_dot_and_jnp_dot_from_recordings():
+    """torch.dot of float16 (tree-revealing probes) and of aligned float32 (MKL's sdot as
+    probed, 2 threads split from n = 8192), and jnp.dot (n < 4096): named from the recorded
+    results of the real libraries."""
+    doc = _load("torch_*.json.gz")
+    (cap,) = [c for c in doc["captures"] if c["capability_env"] == ""]
+    for threads, fmt, kinds, expect in (
+        ("1", "float16", [f"fprev{k}" for k in range(10)], "torch"),
+        ("1", "bfloat16", [f"fprev{k}" for k in range(10)], "torch"),
+        ("2", "float32", ["offsets0,0"], "torch(threads=2)"),
+    ):
+        obs = []
+        for op, f, kind, n, _sha, want in cap["runs"][threads]:
+            if op != "dot" or f != fmt or kind not in kinds or n > 50_000:
+                continue
+            if kind.startswith("fprev"):
+                pair = fw.fprev_pair(n, int(kind[5:]), f)
+            else:
+                if n < 8192:
+                    continue  # the thread split shows from n = 8192 on
+                pair = fw.dot_pair(n, 3, f)
+            obs.append((tuple(pair), _value(want[2:], f)))
+        assert len(obs) >= 2, (fmt, threads)
+        best = _detect("dot", obs)
+        assert best["exact"] and best["variant"] == expect, (fmt, threads, best["variant"])
+    jx = _load("jax_*.json.gz")
+    (default,) = [c for c in jx["captures"] if c["xla_flags"] == ""]
+    obs = [
+        (
+            (fw.make_input(kind, n, 4, fmt), fw.make_input("normal", n, 5, fmt)),
+            _value(want[2:], fmt),
+        )
+        for op, fmt, kind, n, _sha, want in default["cases"]
+        if op == "dot" and kind == "normal" and 100 <= n < 4096
+    ]
+    assert len(obs) >= 2
+    best = _detect("dot", obs)
+    assert best["exact"] and best["variant"] == "xla", best["variant"]
+
+
+@pytest.mark.blas
+def test_the_apps_numpy_button_names_the_kernel_for_dot():
+    """The explorer's "Which order did NumPy use?" on a float32 dot: OpenBLAS's kernel of
+    this machine, read from the displayed answer."""
+    pytest.importorskip("ipywidgets")
+    blas = fpx.machine.machine_info()["blas"]
+    kernel = _ARCH_KERNEL.get(str(blas["architecture"]).lower())
+    if "openblas" not in str(blas["library"]).lower() or kernel is None:
+        pytest.skip(f"NumPy's BLAS here is {blas['library']} {blas['architecture']}")
+    app = fpx.explorer(op="dot", n=20_000)
+    app.detect.click()
+    answer = app.detect_out.value
+    first_row = answer.split("<tbody>")[1].split("</tr>")[0]
+    assert f"openblas(kernel={kernel})" in first_row and "True" in first_row, answer[:500]
