@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._optional import require
-from .detective import Candidate, evaluate
+from .detective import evaluate
 from .formats import ulp_distance
 from .spec import VariantSpec, parse_spec
 
@@ -56,15 +56,19 @@ def _as_config(cfg, op: str) -> dict:
     return dict(cfg)
 
 
-def _config_result(op, inputs, cfg):
-    c = Candidate(
+def _setting(cfg) -> VariantSpec:
+    """A budget configuration (order, params, fma, accumulate, input_rounding) as a spec."""
+    return VariantSpec(
         cfg["order"],
         tuple(sorted(cfg.get("params", {}).items())),
         bool(cfg.get("fma", False)),
-        cfg.get("accumulate"),
         cfg.get("input_rounding"),
+        cfg.get("accumulate"),
     )
-    return evaluate(op, c, inputs)
+
+
+def _config_result(op, inputs, cfg):
+    return evaluate(op, _setting(cfg), inputs)
 
 
 def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -> Budget:
@@ -132,14 +136,7 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
 
 
 def _describe(cfg) -> str:
-    c = Candidate(
-        cfg["order"],
-        tuple(sorted(cfg.get("params", {}).items())),
-        cfg["fma"],
-        cfg["accumulate"],
-        cfg["input_rounding"],
-    )
-    return c.label()
+    return str(_setting(cfg))
 
 
 def _val(v):

@@ -2,8 +2,8 @@
 
 * :func:`match_orders` — given the inputs and an observed result (say from a GPU), try every
   evaluation order with its parameters, FMA on and off, accumulator formats and input
-  roundings (:func:`candidates`, each a :class:`Candidate`), and rank the candidates by how
-  many observations each one reproduces bit for bit.
+  roundings (:func:`candidates`, each a :class:`~fpexplore.VariantSpec`), and rank the
+  candidates by how many observations each one reproduces bit for bit.
 * :func:`explain_numpy` — the same question put to NumPy's own ``np.sum`` / ``np.dot`` /
   ``np.matmul`` on this machine.
 
@@ -12,8 +12,6 @@ script reproducing a divergence is :mod:`fpexplore.reproduce`.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,37 +24,12 @@ from .orders import sum as fsum
 from .orders.registry import OPS as ORDER_OPS
 from .spec import VariantSpec
 
-__all__ = ["Candidate", "candidates", "evaluate", "explain_numpy", "match_orders"]
+__all__ = ["candidates", "evaluate", "explain_numpy", "match_orders"]
 
 INPUT_ROUNDINGS = (None, "tf32", "bfloat16")
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One configuration: order and its parameters, fma, accumulator, input rounding."""
-
-    order: str
-    params: tuple = ()
-    fma: bool = False
-    accumulate: str | None = None
-    input_rounding: str | None = None
-
-    def spec(self) -> VariantSpec:
-        """This configuration as a variant spec (what ``compare`` and the explorer take)."""
-        return VariantSpec(self.order, self.params, self.fma, self.input_rounding, self.accumulate)
-
-    def label(self) -> str:
-        """The variant spec string, e.g. ``"blocked(block=64)+fma+tf32@float64"``."""
-        return str(self.spec())
-
-    def kwargs(self) -> dict:
-        kw = dict(self.params)
-        if self.accumulate:
-            kw["accumulate"] = self.accumulate
-        return kw
-
-
-def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[Candidate]:
+def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[VariantSpec]:
     """Every configuration the detective tries for ``op`` on ``fmt`` inputs."""
     info = format_info(fmt)
     accs = [None] + [f for f in ("float32", "float64") if format_info(f).precision > info.precision]
@@ -64,30 +37,27 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
         roundings = INPUT_ROUNDINGS if op != "sum" and fmt in ("float32", "float64") else (None,)
     out = []
     for order, spec in ORDER_OPS[op].items():
+        if fmt not in spec.formats:
+            continue  # a library loop for other formats
         fixed = order == "exact" or spec.library is not None  # no accumulator, no rounding
         for params in spec.grid:
             for f in fma if (op != "sum" and spec.fma) else (False,):
                 for acc in accs if not fixed else (None,):
                     for r in roundings if not fixed else (None,):
-                        out.append(Candidate(order, params, f, acc, r))
+                        out.append(VariantSpec(order, params, f, r, acc))
     return out
 
 
-def _changed_params(op: str, cand: Candidate) -> int:
+def _changed_params(op: str, cand: VariantSpec) -> int:
     """How many of the candidate's parameters differ from the order's defaults."""
-    defaults = ORDER_OPS[op][cand.order].params
+    defaults = ORDER_OPS[op][cand.name].params
     return sum(1 for k, v in cand.params if k in defaults and defaults[k][0] != v)
 
 
-def evaluate(op: str, cand: Candidate, inputs: tuple):
-    """The result of ``op`` on ``inputs`` (a tuple of arrays) in configuration ``cand``."""
-    kw = cand.kwargs()
-    if op == "sum":
-        return fsum(inputs[0], cand.order, **kw)
-    kw["input_rounding"] = cand.input_rounding
-    if op == "dot":
-        return fdot(inputs[0], inputs[1], cand.order, fma=cand.fma, **kw)
-    return fmatmul(inputs[0], inputs[1], cand.order, fma=cand.fma, **kw)
+def evaluate(op: str, cand: VariantSpec, inputs: tuple):
+    """The result of ``op`` on ``inputs`` (a tuple of arrays) in the setting ``cand``."""
+    f = {"sum": fsum, "dot": fdot, "matmul": fmatmul}[op]
+    return f(*inputs, cand.name, **cand.kwargs())
 
 
 def _as_observations(inputs, observed, op: str):
@@ -118,9 +88,9 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     observed : the result(s) to explain, in the inputs' format (a scalar for sum/dot, an
         (m, n) array for matmul: each element is an observation)
     op : "sum", "dot" or "matmul"
-    candidates_ : a list of :class:`Candidate` to try (default: every order with its block
-        sizes {32 ... 1024} and other parameters, fma off/on, accumulator = the format or a
-        wider one, input rounding none/tf32/bfloat16 for dot and matmul)
+    candidates_ : a list of :class:`~fpexplore.VariantSpec` to try (default: every order
+        with its block sizes {32 ... 1024} and other parameters, fma off/on, accumulator =
+        the format or a wider one, input rounding none/tf32/bfloat16 for dot and matmul)
     top : rows to return (None: all)
 
     Returns
@@ -168,8 +138,8 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
         complete = len(us) == len(obs)
         rows.append(
             {
-                "variant": c.label(),
-                "order": c.order,
+                "variant": str(c),
+                "order": c.name,
                 "fma": c.fma,
                 "accumulate": c.accumulate or info.name,
                 "input_rounding": c.input_rounding or "none",

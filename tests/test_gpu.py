@@ -76,11 +76,11 @@ def test_cupy_sum_against_cub_and_cupy_kernel_hypotheses():
     xs = [fpx.generate("wide", n, "float32", seed=n) for n in (4097, 100_003, 3_000_017)]
     observed = [gpu.library("sum", x) for x in xs]
     cands = [
-        fpx.detective.Candidate("cub", (("max_blocks", m), ("thread_reduce", t)))
+        fpx.VariantSpec("cub", (("max_blocks", m), ("thread_reduce", t)))
         for m in (132 * 8 * 5, 132 * 6 * 5, 114 * 8 * 5, 108 * 8 * 5, 80 * 8 * 5)
         for t in ("tree", "sequential")
     ]
-    cands += [fpx.detective.Candidate("cupy-kernel", (("ftz", True),))]
+    cands += [fpx.VariantSpec("cupy-kernel", (("ftz", True),))]
     df = fpx.match_orders(xs, observed, "sum", cands, top=None)
     print(df[["variant", "exact", "exact_matches", "max_ulp"]].head(10).to_string())
     assert df["exact_matches"].max() >= 1

@@ -224,7 +224,7 @@ def test_every_detective_candidate_is_a_valid_spec():
     for op in ("sum", "dot", "matmul"):
         for fmt in ("float16", "float32"):
             for c in detective.candidates(op, fmt):
-                assert parse_spec(c.label(), op) == c.spec(), c
+                assert parse_spec(str(c), op) == c, c
 
 
 # ----------------------------------------------------------------------------- errors
@@ -490,9 +490,12 @@ def test_difference_budget_takes_specs():
 
 
 def test_detective_labels_are_specs():
-    c = detective.Candidate("blocked", (("block", 64),), True, "float64", "tf32")
-    assert c.label() == "blocked(block=64)+fma+tf32@float64"
-    assert detective.Candidate("cupy-kernel", (("ftz", True), ("block_size", 512))).label() == (
+    cands = detective.candidates("dot", "float32")
+    assert all(isinstance(c, VariantSpec) for c in cands)
+    assert VariantSpec("blocked", (("block", 64),), True, "tf32", "float64") in cands
+    c = VariantSpec("blocked", (("block", 64),), True, "tf32", "float64")
+    assert str(c) == "blocked(block=64)+fma+tf32@float64"
+    assert str(VariantSpec("cupy-kernel", (("ftz", True), ("block_size", 512)))) == (
         "cupy-kernel(block_size=512, ftz=True)"
     )
 
