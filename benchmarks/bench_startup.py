@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 import fpexplore as fpx
-from fpexplore import _adapters
+from fpexplore.ops import registry
 
 TARGET_S = 1.5
 N = {"sum": 10**6, "dot": 10**6, "variance": 10**6}  # as in the cold-start issue
@@ -46,7 +46,8 @@ N = {"sum": 10**6, "dot": 10**6, "variance": 10**6}  # as in the cold-start issu
 
 def size(op: str) -> int:
     """10^6 for sum, dot and variance, else the explorer's first size for the op."""
-    return N.get(op, _adapters.get(op).default_n)
+    return N.get(op, registry.get(op).default_n)
+
 
 KERNEL_OPS = ("sum", "dot", "matmul", "cdist", "variance", "softmax", "logsumexp")
 PYC = ""  # the bytecode cache folder of the children (set in main)
@@ -119,7 +120,7 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="warm runs per cell (default 3)")
     p.add_argument("--no-cold", action="store_true", help="skip the cold measurements")
     a = p.parse_args(argv)
-    ops = a.ops.split(",") if a.ops else _adapters.names()
+    ops = a.ops.split(",") if a.ops else list(registry.ops())
     formats = a.formats.split(",") if a.formats else list(fpx.FORMATS)
     print(machine())
     print("seconds to the explorer's first render in a fresh process")

@@ -20,7 +20,6 @@ them.
 - ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
                    hold; they compute nothing (matplotlib loads when they run)
 - ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
-- ``_adapters``    transitional: the op specs under the interface experiments call
 - ``spec``         variant specs: "tree(block=256)+tf32@float64", one grammar for a setting
 - ``backends/``    numpy, emulated, cupy (the only module importing CuPy, lazily), replay;
                    CuPy's own function for an op is named by the op's spec

@@ -3,8 +3,8 @@ GPU, when there is one) and measures each result against the exact reference; ``
 does it over sizes. Both return tidy pandas tables (pandas is imported when they run).
 
 Data: :func:`generate` draws ``n`` values of a format from a named distribution, seeded.
-Every op is described by an *adapter* (inputs, variants, NumPy's own call, the reference);
-adapters live in :mod:`fpexplore._adapters`.
+Every op is described by its *spec* (inputs, variants, NumPy's own call, the reference), in
+its own module of :mod:`fpexplore.ops`, found by :mod:`fpexplore.ops.registry`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _adapters
 from ._optional import require
 from .data import DISTRIBUTIONS, check_choice, generate
 from .formats import (
@@ -33,6 +32,8 @@ from .formats import (
 )
 from .metrics import summarize
 from .numerics import clamp_ulps
+from .ops.registry import get as get_op
+from .spec import parse_spec
 
 __all__ = ["DISTRIBUTIONS", "Comparison", "Sweep", "compare", "generate", "sweep"]
 
@@ -327,21 +328,33 @@ def available_memory() -> int:
         return 4 << 30
 
 
-def check_size(adapter, n: int, fmt: str) -> None:
+def check_size(op_spec, n: int, fmt: str) -> None:
     """Refuse sizes that would not fit (before allocating anything) or exceed the op's limit."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    limit = adapter.max_n
+    limit = op_spec.max_n
     if n > limit:
-        raise ValueError(f"n={n} is too large for {adapter.op}: the limit is {limit}")
-    need = adapter.bytes_needed(int(n), format_info(fmt).bits // 8)
+        raise ValueError(f"n={n} is too large for {op_spec.op}: the limit is {limit}")
+    need = op_spec.bytes_needed(int(n), format_info(fmt).bits // 8)
     budget = int(available_memory() * MAX_BYTES_FRACTION)
     if need > budget:
         max_n = int(n * budget / need)
         raise ValueError(
-            f"n={n} needs about {need / 2**30:.1f} GiB for {adapter.op} but only "
+            f"n={n} needs about {need / 2**30:.1f} GiB for {op_spec.op} but only "
             f"{budget / 2**30:.1f} GiB may be used here; the limit is about n={max_n}"
         )
+
+
+def resolve_variants(op: str, variants, fmt: str | None = None) -> list[str]:
+    """The variants ``compare`` runs for ``op``, each as its canonical variant spec string (a
+    plain name stays itself): ``None`` gives the op's defaults that exist for ``fmt``;
+    ValueError for names or settings that do not exist for the op."""
+    op_spec = get_op(op)
+    if variants is None:
+        return op_spec.defaults_for(fmt)
+    if isinstance(variants, str) or not hasattr(variants, "__iter__"):
+        variants = [variants]  # one name, spec string or VariantSpec
+    return [str(parse_spec(v, op)) for v in variants]
 
 
 def compare(
@@ -391,20 +404,20 @@ def compare(
     simd, blas_kernel, blas_threads (the machine: :func:`fpexplore.machine.machine_info`).
     """
     pd = require("pandas", "fpx.compare")
-    adapter = _adapters.get(op)
+    op_spec = get_op(op)
     _check("format", format, FORMATS)
     _check("distribution", distribution, DISTRIBUTIONS)
     for b in backends:
         _check("backend", b, BACKENDS)
-    check_size(adapter, n, format)
-    variants = adapter.resolve_variants(variants, format)
-    inputs = adapter.inputs(n, format, distribution, seed, op_params)
+    check_size(op_spec, n, format)
+    variants = resolve_variants(op, variants, format)
+    inputs = op_spec.inputs(n, format, distribution, seed, op_params)
     reference_cache: dict = {}
     rows, results, messages = [], {}, []
     env = environment()
 
     def add_row(label, backend, out, elapsed, first_use=0.0, library=None):
-        ref = adapter.reference_for(inputs, out, op_params, reference_cache)
+        ref = op_spec.reference_for(inputs, out, op_params, reference_cache)
         s = summarize(out, ref)
         scalar = np.ndim(out) == 0
         rows.append(
@@ -435,16 +448,18 @@ def compare(
         )
         results[(label, backend)] = out
 
-    if "numpy" in backends and adapter.numpy is not None:
+    if "numpy" in backends and op_spec.numpy is not None:
         with _blas_threads(threads):
-            out, elapsed, first_use = _timed(lambda: adapter.numpy(inputs, op_params))
+            out, elapsed, first_use = _timed(lambda: op_spec.numpy(inputs, op_params))
         blas = env["blas_threads"] if threads is None else threads
         numpy_lib = {"name": "numpy", "version": np.__version__, "threads": blas}
-        add_row(adapter.numpy_label, "numpy", out, elapsed, first_use, numpy_lib)
+        add_row(op_spec.numpy_label, "numpy", out, elapsed, first_use, numpy_lib)
     if "emulated" in backends:
         for v in variants:
             try:
-                out, elapsed, first_use = _timed(lambda v=v: adapter.run(v, inputs, op_params))
+                out, elapsed, first_use = _timed(
+                    lambda v=v: op_spec.run(parse_spec(v, op), inputs, op_params)
+                )
             except NotImplementedError as e:  # a library path that is not emulated: said so
                 messages.append(f"{v}: {e}")
                 continue
@@ -453,7 +468,7 @@ def compare(
         if b in backends:
             _gpu_rows(
                 b,
-                adapter,
+                op_spec,
                 op,
                 format,
                 n,
@@ -469,7 +484,7 @@ def compare(
         if b in backends:
             _library_rows(b, op, format, inputs, threads, add_row, messages)
     table = pd.DataFrame(rows)
-    ref = adapter.reference_for(inputs, None, op_params, reference_cache)
+    ref = op_spec.reference_for(inputs, None, op_params, reference_cache)
     return Comparison(
         op,
         format,
@@ -542,7 +557,7 @@ def _public_params(variants, distribution, seed, backends, op_params) -> dict:
 
 
 def _gpu_rows(
-    backend, adapter, op, fmt, n, distribution, seed, inputs, op_params, cache, add_row, messages
+    backend, op_spec, op, fmt, n, distribution, seed, inputs, op_params, cache, add_row, messages
 ) -> None:
     """Rows from a real GPU (cupy) or from recordings made on one (replay)."""
     # (fpx.backends is the function; the package is fpexplore.backends)
@@ -554,7 +569,7 @@ def _gpu_rows(
             f"{backend} backend unavailable: {reason}; showing the emulated GPU orders instead"
         )
         return
-    ref_shape = np.shape(adapter.reference_for(inputs, None, op_params, cache))
+    ref_shape = np.shape(op_spec.reference_for(inputs, None, op_params, cache))
     if backend == "replay":
         from .backends import replay
 
@@ -568,11 +583,14 @@ def _gpu_rows(
                 f"replay: no GPU recording of {op} {fmt} n={n} {distribution} seed={seed}"
             )
         return
-    if adapter.gpu is None:
+    if op_spec.gpu_args is None:
         messages.append(f"cupy backend: {op} has no CuPy counterpart here")
         return
-    out, elapsed, first_use = _timed(lambda: adapter.gpu(inputs, op_params))
-    add_row(adapter.gpu_label, "cupy", out, elapsed, first_use)
+    from .backends.cupy import library
+
+    args = op_spec.gpu_args(inputs, op_params)
+    out, elapsed, first_use = _timed(lambda: library(op, *args))
+    add_row(op_spec.gpu_label, "cupy", out, elapsed, first_use)
 
 
 def _timed(call):
@@ -665,9 +683,9 @@ def sweep(
         seed_list = [int(s) for s in seeds]
         if not seed_list:
             raise ValueError("seeds must name at least one seed")
-    adapter = _adapters.get(op)
+    op_spec = get_op(op)
     for s in sizes:
-        check_size(adapter, s, format)
+        check_size(op_spec, s, format)
     runs = len(sizes) * len(seed_list)
     bar = _progress(runs) if progress and runs > 1 else None
     parts, bound_rows = [], []
@@ -686,7 +704,7 @@ def sweep(
             t = c.table.copy()
             t["abs_error"] = [_abs_error(out, c.reference_of(out)) for out in c.results.values()]
             parts.append(t)
-            b = adapter.bounds(c.inputs, format)
+            b = op_spec.bounds(c.inputs, format)
             if b is not None:
                 bound_rows.append({"n": s, **b})
             if bar is not None:

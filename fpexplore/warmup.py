@@ -131,17 +131,18 @@ def warmup(formats=None, ops=None, progress=True) -> WarmupSummary:
     -------
     :class:`WarmupSummary` (print it for a table).
     """
-    from . import _adapters
     from .experiment import compare
     from .formats import FORMATS
+    from .ops.registry import get as get_op
+    from .ops.registry import ops as op_names
 
     formats = list(FORMATS if formats is None else _as_list(formats))
-    ops = list(_adapters.names() if ops is None else _as_list(ops))
+    ops = list(op_names() if ops is None else _as_list(ops))
     for f in formats:
         if f not in FORMATS:
             raise ValueError(f"unknown format {f!r}; formats: {', '.join(FORMATS)}")
     for op in ops:
-        _adapters.get(op)  # ValueError listing the ops
+        get_op(op)  # ValueError listing the ops
     t_start = time.perf_counter()
     disps = _dispatchers()
     summary = WarmupSummary(cache_dirs=cache_dirs())
@@ -149,7 +150,7 @@ def warmup(formats=None, ops=None, progress=True) -> WarmupSummary:
     bar = _progress(len(steps), progress)
     for op, fmt in steps:
         bar.step(f"{op} {fmt}")
-        adapter = _adapters.get(op)
+        op_spec = get_op(op)
         c0, l0 = _counts(disps)
         t0 = time.perf_counter()
         with np.errstate(all="ignore"):
@@ -157,7 +158,7 @@ def warmup(formats=None, ops=None, progress=True) -> WarmupSummary:
                 op,
                 format=fmt,
                 n=_SMALL_N.get(op, _DEFAULT_N),
-                variants=adapter.variants_for(fmt),
+                variants=op_spec.variants_for(fmt),
                 backends=("numpy", "emulated"),
             )
         c1, l1 = _counts(disps)
@@ -223,10 +224,9 @@ def is_cold(op: str, format: str, variants=None, params=None) -> bool:  # noqa: 
     under numba's own key (numba version, source file hash, CPU name and features), so an
     entry written on another CPU is missing here, as it is for numba, which recompiles it.
     """
-    from . import _adapters
+    from .experiment import resolve_variants
 
-    adapter = _adapters.get(op)
-    chosen = adapter.resolve_variants(variants, format)
+    chosen = resolve_variants(op, variants, format)
     try:
         needs = _needs(op, format, chosen, dict(params or {}))
     except Exception:  # invalid arguments: compare() will say so; nothing to announce

@@ -19,10 +19,11 @@ import traceback
 import ipywidgets as W
 import numpy as np
 
-from . import _adapters
 from .data import DISTRIBUTIONS
-from .experiment import EXACT_LABEL, compare, diff_values
+from .experiment import EXACT_LABEL, compare, diff_values, resolve_variants
 from .formats import FORMATS
+from .ops.registry import get as get_op
+from .ops.registry import ops as op_names
 from .orders.registry import BLOCKS
 
 __all__ = ["Explorer", "explorer"]
@@ -111,10 +112,10 @@ class Explorer(W.VBox):
             backends = ("numpy", "emulated", "cupy") if has_gpu() else ("numpy", "emulated")
         self.op_params = dict(op_params)
         self.comparison = None
-        self.op = W.Dropdown(options=_adapters.names(), value=op, description="op")
+        self.op = W.Dropdown(options=list(op_names()), value=op, description="op")
         self.format = W.Dropdown(options=list(FORMATS), value=format, description="format")
         if n is None:  # the op's own first size (matmul 100, adam_step 1000, sum 100,000)
-            n = _adapters.get(self.op.value).default_n
+            n = get_op(self.op.value).default_n
         self.n = W.SelectionSlider(
             options=SIZES, value=_nearest(n), description="n", continuous_update=False
         )
@@ -275,8 +276,8 @@ class Explorer(W.VBox):
         (each as its canonical spelling); keep the selection where it is still valid."""
         from .spec import parse_spec
 
-        adapter = _adapters.get(self.op.value)
-        base = adapter.variants_for(self.format.value)
+        op_spec = get_op(self.op.value)
+        base = op_spec.variants_for(self.format.value)
         if selected is not None:
             keep = []
             for v in selected:  # given specs join the list (an invalid one: the error shows)
@@ -290,9 +291,9 @@ class Explorer(W.VBox):
             selected = [v for v in self.variants.value if v in opts] or None
         with self._quiet():
             self.variants.options = opts
-            chosen = adapter.resolve_variants(selected, self.format.value)
+            chosen = resolve_variants(self.op.value, selected, self.format.value)
             self.variants.value = tuple(v for v in chosen if v in opts)
-            self.b_name.options = list(adapter.variants_for(self.format.value))
+            self.b_name.options = list(op_spec.variants_for(self.format.value))
 
     def built_spec(self) -> str:
         """The variant spec the builder's controls describe, e.g. "tree(block=256)+tf32"."""
@@ -343,7 +344,7 @@ class Explorer(W.VBox):
             with self._quiet():
                 self.op.value = default_op
             self._reset_for_op()
-        offered = set(_adapters.get(self.op.value).variants_for(self.format.value))
+        offered = set(get_op(self.op.value).variants_for(self.format.value))
         chosen = [v for v in variants if parse_spec(v, self.op.value).name in offered]
         with self._quiet():
             if label == "CPU library vs GPU orders" and "numpy" not in self.backends.value:
@@ -366,7 +367,7 @@ class Explorer(W.VBox):
         would be refused), set without recomputing."""
         with self._quiet():
             self.variants.value = ()
-            self.n.value = _nearest(_adapters.get(self.op.value).default_n)
+            self.n.value = _nearest(get_op(self.op.value).default_n)
         self._extra = []  # specs belong to an op
 
     def _format_changed(self, change):

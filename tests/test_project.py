@@ -260,7 +260,7 @@ def _imported_from(module: str, path: Path, node: ast.ImportFrom) -> str:
 def test_no_module_imports_an_underscored_name_from_another():
     """What one module of fpexplore takes from another has a plain name: an underscore means
     "this module's own business". Checked: the names imported; a private module
-    (``_adapters``, ``orders._kernels``, ``_optional``) may be imported as a whole."""
+    (``orders._kernels``, ``_optional``) may be imported as a whole."""
     modules = _modules()
     offences = []
     for name, (path, tree) in modules.items():
