@@ -61,7 +61,6 @@ import ast
 import dataclasses
 import numbers
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from .formats import FORMATS
@@ -449,82 +448,6 @@ def _check_order(spec: VariantSpec, op: str) -> None:
 # ----------------------------------------------------------------------------- formula variants
 
 
-@dataclass(frozen=True)
-class _Formula:
-    """What a formula variant takes: ``params`` (name -> (default, check)), ``order_of`` (the
-    op whose orders its ``order`` parameter names; "matmul" also admits that order's
-    parameters), ``accumulate``, ``fma``."""
-
-    params: dict = dataclasses.field(default_factory=dict)
-    order_of: str | None = None
-    order_params: bool = False
-    accumulate: bool = False
-    fma: bool = False
-    why_no_fma: str = ""
-
-
-def _order_check(op: str) -> Callable:
-    def check(v):
-        if v not in ORDER_OPS[op]:
-            raise ValueError(f"unknown order {v!r}; valid orders: {', '.join(ORDER_OPS[op])}")
-        return v
-
-    return check
-
-
-def _bool_check(name: str):
-    def check(v):
-        if not isinstance(v, bool):
-            raise ValueError(f"{name} must be True or False, got {v!r}")
-        return v
-
-    return check
-
-
-def _moments_check(v):
-    from .ops.ml import ADAM_MOMENTS
-
-    if v not in ADAM_MOMENTS:
-        raise ValueError(f"moments must be one of {', '.join(ADAM_MOMENTS)}, got {v!r}")
-    return v
-
-
-def _formulas() -> dict:
-    sum_order = {"order": ("sequential", _order_check("sum"))}
-    mm_order = {"order": ("sequential", _order_check("matmul"))}
-    stats = _Formula(sum_order, order_of="sum", accumulate=True)
-    squares = "each square is rounded before it is summed; fma applies to 'expanded'"
-    return {
-        "cdist": {
-            "expanded": _Formula(
-                {**mm_order, "clamp": (True, _bool_check("clamp"))},
-                order_of="matmul",
-                order_params=True,
-                accumulate=True,
-                fma=True,
-            ),
-            "direct": _Formula(
-                mm_order, order_of="matmul", order_params=True, accumulate=True, why_no_fma=squares
-            ),
-        },
-        "variance": {
-            "two-pass": stats,
-            "one-pass": stats,
-            "welford": _Formula(accumulate=True),
-            "numpy": _Formula(accumulate=True),
-        },
-        "softmax": {"naive": stats, "shifted": stats},
-        "logsumexp": {"naive": stats, "shifted": stats},
-        "adam_step": {
-            v: _Formula(
-                {"moments": ("lerp", _moments_check)},
-                why_no_fma="its fused form is the variant 'div-then-mul+fma'",
-            )
-            for v in ("div-then-mul", "div-then-mul+fma", "mul-then-div", "torch")
-        },
-    }
-
-
 def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
     from .ops.registry import variants
 
@@ -536,8 +459,11 @@ def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
             f"unknown variant {spec.name!r} for {op}; valid variants: {', '.join(valid)} "
             f"(a variant spec: {GRAMMAR})"
         )
-    table = _formulas().get(op, {})
-    f = table.get(spec.name, _Formula())
+    from .ops.registry import get
+    from .ops.variant import Settings
+
+    table = get(op).settings
+    f = table.get(spec.name, Settings())
     label = f"{op} variant {spec.name!r}"
     allowed = dict(f.params)
     order = None

@@ -41,7 +41,7 @@ from ..numerics import (
     two_sum,
 )
 from .opspec import OpSpec, OpTable
-from .variant import EXACT, FORMULA, HYPOTHESIS, Variant
+from .variant import EXACT, FORMULA, HYPOTHESIS, Settings, Variant, boolean, choice, order_of
 
 __all__ = [
     "ADAM_MOMENTS",
@@ -1057,6 +1057,36 @@ def _adam_call(name, settings, inputs, params):
     )[0]
 
 
+# what each variant's spec may say: "expanded(order=blocked, block=8)+fma@float32"
+_SQUARES = "each square is rounded before it is summed; fma applies to 'expanded'"
+_CDIST_SETTINGS = {
+    "expanded": Settings(
+        {**order_of("matmul"), "clamp": (True, boolean("clamp"))},
+        order_of="matmul",
+        order_params=True,
+        accumulate=True,
+        fma=True,
+    ),
+    "direct": Settings(
+        order_of("matmul"),
+        order_of="matmul",
+        order_params=True,
+        accumulate=True,
+        why_no_fma=_SQUARES,
+    ),
+}
+_ADAM_SETTINGS = {
+    v: Settings(
+        {
+            "moments": (None, choice("moments", tuple(ADAM_MOMENTS))),
+            "sqrt": ("ieee", choice("sqrt", ("ieee", "torch"))),
+        },
+        why_no_fma="its fused form is the variant 'div-then-mul+fma'",
+    )
+    for v in ("div-then-mul", "div-then-mul+fma", "mul-then-div", "torch")
+}
+
+
 OPS = OpTable(
     OpSpec(
         "cdist",
@@ -1071,6 +1101,7 @@ OPS = OpTable(
         max_n=2048,
         default_n=100,
         size_of=lambda n, itemsize: n * n * 64,
+        settings=_CDIST_SETTINGS,
         rank=20,
     ),
     OpSpec(
@@ -1083,6 +1114,7 @@ OPS = OpTable(
         default_variants=("div-then-mul", "mul-then-div", "div-then-mul+fma", "torch"),
         default_n=1000,  # float64's exact reference takes ~0.3 ms per element (mpmath intervals)
         bytes_per_element=160.0,
+        settings=_ADAM_SETTINGS,
         rank=20,
     ),
 )

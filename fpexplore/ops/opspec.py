@@ -81,7 +81,9 @@ class OpSpec:
     ``unsupported``: format -> variants that do not exist for it; ``max_n``: the largest
     size; ``default_n``: the explorer's first size; ``orders``: the variants are the
     evaluation orders of ``fpx.orders(name)``; ``rank``: where the explorer lists it (lower
-    first; then by module name and the module's own order).
+    first; then by module name and the module's own order); ``settings``: variant name ->
+    :class:`~fpexplore.ops.variant.Settings`, what its variant spec may say (none: no
+    parameters, no ``+fma``, no ``@ACCUMULATOR``).
     """
 
     name: str
@@ -106,6 +108,7 @@ class OpSpec:
     bounds_of: Callable = _none
     orders: bool = False
     rank: int = 100
+    settings: Mapping = field(default_factory=dict)  # variant -> Settings (its spec's parts)
 
     def __post_init__(self):
         if not isinstance(self.variants, dict):  # a list of Variant

@@ -145,7 +145,7 @@ OPS = OpTable(
         available=lambda fmt: orders_for("sum", fmt),
         orders=True,
         rank=0,
-    ),  # DONE#DONE
+    ),
     OpSpec(
         "dot",
         "dot product of two vectors",

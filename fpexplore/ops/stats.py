@@ -56,7 +56,7 @@ from ..orders.arith import accumulator_format
 from ..orders.registry import lookup as _order_lookup
 from ..orders.summation import sum as _fsum
 from .opspec import OpSpec, OpTable
-from .variant import EXACT, FORMULA, LIBRARY, Variant
+from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant, order_of
 
 __all__ = ["OPS", "logsumexp", "softmax", "variance"]
 
@@ -735,6 +735,17 @@ def _np_var(inputs, params):
         return np.var(inputs["x"], ddof=params.get("ddof", 0))
 
 
+# what each variant's spec may say: "two-pass(order=pairwise)@float32"
+_SUMMED = Settings(order_of("sum"), order_of="sum", accumulate=True)
+_VARIANCE_SETTINGS = {
+    "two-pass": _SUMMED,
+    "one-pass": _SUMMED,
+    "welford": Settings(accumulate=True),
+    "numpy": Settings(accumulate=True),
+}
+_SUMMED_TWO = {"naive": _SUMMED, "shifted": _SUMMED}
+
+
 OPS = OpTable(
     OpSpec(
         "variance",
@@ -746,6 +757,7 @@ OPS = OpTable(
         numpy=_np_var,
         numpy_label="np.var",
         default_variants=("two-pass", "one-pass", "welford", "numpy"),
+        settings=_VARIANCE_SETTINGS,
         rank=30,
     ),
     OpSpec(
@@ -757,6 +769,7 @@ OPS = OpTable(
         reference=_referee(softmax),
         default_variants=("naive", "shifted"),
         max_n=10**6,  # the exact references take a few microseconds per element
+        settings=_SUMMED_TWO,
         rank=30,
     ),
     OpSpec(
@@ -768,6 +781,7 @@ OPS = OpTable(
         reference=_referee(logsumexp),
         default_variants=("naive", "shifted"),
         max_n=10**6,
+        settings=_SUMMED_TWO,
         rank=30,
     ),
 )

@@ -3,9 +3,14 @@ hypothesis or formula). Each op's spec (:mod:`fpexplore.ops.opspec`) lists its v
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-__all__ = ["EXACT", "FORMULA", "HYPOTHESIS", "KINDS", "LIBRARY", "Variant"]
+__all__ = [
+    "Settings",
+    "boolean",
+    "choice",
+    "order_of","EXACT", "FORMULA", "HYPOTHESIS", "KINDS", "LIBRARY", "Variant"]
 
 # what a variant is
 EXACT = "exact"  # the correctly rounded (or high-precision) reference
@@ -27,3 +32,53 @@ class Variant:
 
     def __str__(self) -> str:
         return f"{self.description} [{self.kind}]"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a formula variant takes in a variant spec (``"expanded(order=blocked)+fma"``):
+    ``params`` (name -> (default, check)); ``order_of``: the op whose orders its ``order``
+    parameter names ("matmul" also admits that order's parameters: ``order_params``);
+    ``accumulate``: an ``@ACCUMULATOR`` applies; ``fma``: ``+fma`` applies, else
+    ``why_no_fma`` says why not."""
+
+    params: dict = field(default_factory=dict)
+    order_of: str | None = None
+    order_params: bool = False
+    accumulate: bool = False
+    fma: bool = False
+    why_no_fma: str = ""
+
+
+def order_of(op: str, default: str = "sequential") -> dict:
+    """The ``order`` parameter of a formula that reduces with ``op``'s orders."""
+    from ..orders.registry import OPS
+
+    def check(v):
+        if v not in OPS[op]:
+            raise ValueError(f"unknown order {v!r}; valid orders: {', '.join(OPS[op])}")
+        return v
+
+    return {"order": (default, check)}
+
+
+def boolean(name: str) -> Callable:
+    """A check for a True/False parameter."""
+
+    def check(v):
+        if not isinstance(v, bool):
+            raise ValueError(f"{name} must be True or False, got {v!r}")
+        return v
+
+    return check
+
+
+def choice(name: str, options) -> Callable:
+    """A check for a parameter taking one of ``options``."""
+
+    def check(v):
+        if v not in options:
+            raise ValueError(f"{name} must be one of {', '.join(map(str, options))}, got {v!r}")
+        return v
+
+    return check
