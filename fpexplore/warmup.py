@@ -278,71 +278,20 @@ def _needs(op: str, fmt: str, variants: list, params: dict) -> list:
     """(kernel, dtype of its first array argument or None, compute dtype or None) for every
     kernel call ``compare(op, format=fmt, variants=variants, **params)`` makes; variants may be
     specs (``"tree(block=64)@float32"``: their settings win over ``params``, as in compare).
-    Uses each order's ``kernel_calls`` (orders/registry.py) and mirrors the ops' dispatch;
+    Each op's spec says what its variants call (``OpSpec.kernels``);
     tests/test_warmup.py checks that nothing compiles where this says warm."""
     from .formats import format_info
+    from .ops.registry import get
     from .spec import parse_spec
 
     info = format_info(fmt)
+    kernels = get(op).kernels
     needs: list = []
     for v in variants:
         spec = parse_spec(v, op)
-        name, kw = spec.name, {**params, **spec.kwargs()}
-        acc = kw.get("accumulate")
-        order = kw.get("order") or "sequential"
-        if op in ("sum", "dot"):
-            needs += _sum_needs(name, info, acc, kw, dot=op == "dot")
-        elif op == "matmul":
-            needs += _matmul_needs(name, info, acc)
-        elif op == "cdist" and name != "exact":
-            needs += _matmul_needs(order, info, acc)
-        elif op == "variance":
-            a = _acc_info(acc, info)
-            if name in ("two-pass", "one-pass"):
-                needs += _sum_needs(order, a, acc, kw)
-            elif name == "welford":
-                needs.append(("_welford", _F64, None))
-            elif name == "numpy":
-                first = "numpy" if a.name == info.name else "numpy-chunked"
-                needs += _sum_needs(first, a, None, kw) + _sum_needs("numpy", a, None, kw)
-        elif op in ("softmax", "logsumexp") and name != "exact":
-            needs += _sum_needs(order, _acc_info(acc, info), acc, kw)
-    if op == "matmul":
-        needs.append(("dot2_bounds", _F64, None))  # the reference, exact_matmul
+        if kernels is not None:
+            needs += kernels(spec.name, {**params, **spec.kwargs()}, info)
     return needs
-
-
-def _acc_info(accumulate, info):
-    from .orders.arith import accumulator_format
-
-    return accumulator_format(accumulate, info)
-
-
-def _arith(op: str, order: str, info, accumulate):
-    from .orders.arith import accumulator, arith
-    from .orders.registry import lookup
-
-    spec = lookup(op, order)
-    if spec.name == "exact" or spec.library is not None:  # (library loops: their own kernels)
-        return spec, None
-    return spec, arith(accumulator(accumulate, info, spec))
-
-
-def _sum_needs(order: str, info, accumulate, params: dict, dot: bool = False) -> list:
-    spec, ar = _arith("sum" if not dot else "dot", order, info, accumulate)
-    if ar is None:
-        return []
-    dtypes = {"S": ar.storage, "C": np.dtype(type(ar.z)), None: None}
-    has_y = dot and order not in ("numpy", "numpy-chunked", "cub")  # (literal products)
-    calls = spec.kernel_calls(has_y, info.name, params)
-    return [(k, dtypes[a], None if k == "permutation" else dtypes["C"]) for k, a in calls]
-
-
-def _matmul_needs(order: str, info, accumulate) -> list:
-    spec, ar = _arith("matmul", order, info, accumulate)
-    if ar is None:
-        return []
-    return [("matmul", ar.storage, np.dtype(type(ar.z)))]
 
 
 # ----------------------------------------------------------------------------- command line

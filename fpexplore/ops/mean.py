@@ -117,6 +117,18 @@ def _numpy(inputs, params):
         return np.mean(inputs["x"])
 
 
+def _kernels(name, kw, info):
+    """The compiled kernels a variant calls (fpexplore.warmup announces a first compile)."""
+    from ..formats import format_info
+    from ..orders.registry import kernel_needs
+
+    if name == "exact":
+        return []
+    if name == "numpy" and info.name == "float16":
+        return kernel_needs("sum", "numpy-chunked", format_info("float32"))
+    return kernel_needs("sum", name, info)
+
+
 OPS = OpTable(
     OpSpec(
         "mean",
@@ -128,6 +140,7 @@ OPS = OpTable(
         numpy=_numpy,
         numpy_label="np.mean",
         cupy=lambda cp, x: cp.mean(x),
+        kernels=_kernels,
         gpu_args=lambda inputs, params: (inputs["x"],),
         gpu_label="cupy.mean",
         default_variants=("numpy", "sequential", "pairwise", "kahan"),

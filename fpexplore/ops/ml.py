@@ -1087,6 +1087,15 @@ _ADAM_SETTINGS = {
 }
 
 
+def _cdist_kernels(name, kw, info):
+    from ..orders.registry import kernel_needs
+
+    if name == "exact":
+        return []
+    order = kw.get("order") or "sequential"
+    return kernel_needs("matmul", order, info, kw.get("accumulate"))
+
+
 OPS = OpTable(
     OpSpec(
         "cdist",
@@ -1102,6 +1111,7 @@ OPS = OpTable(
         default_n=100,
         size_of=lambda n, itemsize: n * n * 64,
         settings=_CDIST_SETTINGS,
+        kernels=_cdist_kernels,
         rank=20,
     ),
     OpSpec(

@@ -83,7 +83,10 @@ class OpSpec:
     evaluation orders of ``fpx.orders(name)``; ``rank``: where the explorer lists it (lower
     first; then by module name and the module's own order); ``settings``: variant name ->
     :class:`~fpexplore.ops.variant.Settings`, what its variant spec may say (none: no
-    parameters, no ``+fma``, no ``@ACCUMULATOR``).
+    parameters, no ``+fma``, no ``@ACCUMULATOR``); ``kernels(name, settings, info)``: the
+    compiled kernels the variant calls for inputs of format ``info``, as
+    :func:`fpexplore.orders.registry.kernel_needs` lists them (fpexplore.warmup announces a
+    first compile from it; None: no kernels).
     """
 
     name: str
@@ -109,6 +112,7 @@ class OpSpec:
     orders: bool = False
     rank: int = 100
     settings: Mapping = field(default_factory=dict)  # variant -> Settings (its spec's parts)
+    kernels: Callable | None = None  # (name, settings, info) -> compiled kernels it calls
 
     def __post_init__(self):
         if not isinstance(self.variants, dict):  # a list of Variant

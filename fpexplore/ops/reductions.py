@@ -14,7 +14,7 @@ from ..metrics import sum_bound
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
 from ..orders.registry import OPS as ORDER_OPS
-from ..orders.registry import orders_for
+from ..orders.registry import kernel_needs, orders_for
 from .opspec import OpSpec, OpTable, Recording
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
@@ -115,6 +115,17 @@ def _cupy_matmul(cp, a, b, tf32: bool = False):
 RECORDED_SUM_SIZES = (1000, 100_003, 1_000_003)  # sum and dot on the GPU (--quick: two)
 _REDUCTION_DEFAULTS = ("sequential", "pairwise", "numpy", "tree", "kahan")
 
+
+def _kernels_of(op: str):
+    def kernels(name, kw, info):
+        needs = kernel_needs(op, name, info, kw.get("accumulate"), kw)
+        if op == "matmul":  # the reference, exact_matmul
+            needs.append(("dot2_bounds", np.dtype(np.float64), None))
+        return needs
+
+    return kernels
+
+
 OPS = OpTable(
     OpSpec(
         "sum",
@@ -143,6 +154,7 @@ OPS = OpTable(
         bytes_per_element=24.0,
         bounds_of=lambda inputs, fmt: _sum_bounds(inputs["x"], fmt),
         available=lambda fmt: orders_for("sum", fmt),
+        kernels=_kernels_of("sum"),
         orders=True,
         rank=0,
     ),
@@ -173,6 +185,7 @@ OPS = OpTable(
         bytes_per_element=40.0,
         bounds_of=_dot_bounds,
         available=lambda fmt: orders_for("dot", fmt),
+        kernels=_kernels_of("dot"),
         orders=True,
         rank=0,
     ),
@@ -206,6 +219,7 @@ OPS = OpTable(
         default_n=100,
         size_of=lambda n, itemsize: n * n * 64,
         available=lambda fmt: orders_for("matmul", fmt),
+        kernels=_kernels_of("matmul"),
         orders=True,
         rank=0,
     ),

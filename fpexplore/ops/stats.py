@@ -53,6 +53,7 @@ from ..numerics import (
     ziv_decide,
 )
 from ..orders.arith import accumulator_format
+from ..orders.registry import kernel_needs
 from ..orders.registry import lookup as _order_lookup
 from ..orders.summation import sum as _fsum
 from .opspec import OpSpec, OpTable
@@ -746,6 +747,27 @@ _VARIANCE_SETTINGS = {
 _SUMMED_TWO = {"naive": _SUMMED, "shifted": _SUMMED}
 
 
+def _variance_kernels(name, kw, info):
+    acc = kw.get("accumulate")
+    a = accumulator_format(acc, info)
+    if name in ("two-pass", "one-pass"):
+        return kernel_needs("sum", kw.get("order") or "sequential", a, acc, kw)
+    if name == "welford":
+        return [("_welford", np.dtype(np.float64), None)]
+    if name == "numpy":
+        first = "numpy" if a.name == info.name else "numpy-chunked"
+        return kernel_needs("sum", first, a, None, kw) + kernel_needs("sum", "numpy", a, None, kw)
+    return []
+
+
+def _summed_kernels(name, kw, info):
+    if name == "exact":
+        return []
+    acc = kw.get("accumulate")
+    order = kw.get("order") or "sequential"
+    return kernel_needs("sum", order, accumulator_format(acc, info), acc, kw)
+
+
 OPS = OpTable(
     OpSpec(
         "variance",
@@ -758,6 +780,7 @@ OPS = OpTable(
         numpy_label="np.var",
         default_variants=("two-pass", "one-pass", "welford", "numpy"),
         settings=_VARIANCE_SETTINGS,
+        kernels=_variance_kernels,
         rank=30,
     ),
     OpSpec(
@@ -770,6 +793,7 @@ OPS = OpTable(
         default_variants=("naive", "shifted"),
         max_n=10**6,  # the exact references take a few microseconds per element
         settings=_SUMMED_TWO,
+        kernels=_summed_kernels,
         rank=30,
     ),
     OpSpec(
@@ -782,6 +806,7 @@ OPS = OpTable(
         default_variants=("naive", "shifted"),
         max_n=10**6,
         settings=_SUMMED_TWO,
+        kernels=_summed_kernels,
         rank=30,
     ),
 )

@@ -34,6 +34,7 @@ __all__ = [
     "SUM_ORDERS",
     "OrderSpec",
     "fusable",
+    "kernel_needs",
     "lookup",
     "orders_for",
     "orders",
@@ -675,6 +676,27 @@ def orders_for(op: str, fmt: str) -> list[str]:
     if op not in OPS:
         raise ValueError(f"unknown op {op!r}; ops with orders: {', '.join(OPS)}")
     return [name for name, s in OPS[op].items() if fmt in s.formats]
+
+
+def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> list:
+    """The compiled kernels ``op`` (sum, dot or matmul) calls in ``order`` for inputs of format
+    ``info`` (a FormatInfo): ``(kernel name, dtype of its first array argument or None,
+    compute dtype or None)`` each, from the order's ``kernel_calls``. Empty for ``exact`` and
+    for the library loops (their kernels are their modules' own). fpexplore.warmup uses it to
+    tell whether a call would compile first."""
+    from .arith import accumulator, arith
+
+    spec = lookup(op, order)
+    if spec.name == "exact" or spec.library is not None:
+        return []
+    ar = arith(accumulator(accumulate, info, spec))
+    compute = np.dtype(type(ar.z))
+    if op == "matmul":
+        return [("matmul", ar.storage, compute)]
+    dtypes = {"S": ar.storage, "C": compute, None: None}
+    has_y = op == "dot" and order not in ("numpy", "numpy-chunked", "cub")  # literal products
+    calls = spec.kernel_calls(has_y, info.name, params or {})
+    return [(k, dtypes[a], None if k == "permutation" else compute) for k, a in calls]
 
 
 def fusable(op: str = "dot") -> list[str]:
