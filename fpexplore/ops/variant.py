@@ -10,7 +10,14 @@ __all__ = [
     "Settings",
     "boolean",
     "choice",
-    "order_of","EXACT", "FORMULA", "HYPOTHESIS", "KINDS", "LIBRARY", "Variant"]
+    "order_of",
+    "EXACT",
+    "FORMULA",
+    "HYPOTHESIS",
+    "KINDS",
+    "LIBRARY",
+    "Variant",
+]
 
 # what a variant is
 EXACT = "exact"  # the correctly rounded (or high-precision) reference
