@@ -44,8 +44,9 @@ _check = check_choice
 
 
 def environment() -> dict:
-    """The machine a run used (columns of every table): NumPy version, device, the CPU model,
-    its SIMD level as NumPy dispatches it, NumPy's BLAS kernel and threads."""
+    """The machine a run used (columns of every table): NumPy version, device, the CPU model
+    and its floating-point flags, its SIMD level as NumPy dispatches it, NumPy's BLAS kernel
+    and threads."""
     m = _machine()
     simd = m["numpy_simd"]
     blas = m["blas"]
@@ -53,6 +54,7 @@ def environment() -> dict:
         "numpy_version": np.__version__,
         "device": f"CPU ({platform.machine()}, {os.cpu_count()} cores)",
         "cpu": m["cpu"]["model"],
+        "cpu_flags": " ".join(m["cpu"]["flags"]),
         "simd": (simd["dispatch_found"] or simd["baseline"] or ["none"])[-1],
         "blas_kernel": f"{blas['library']} {blas['version']} {blas['architecture']}",
         "blas_threads": blas["threads"],
@@ -401,7 +403,8 @@ def compare(
     speed of the hardware an order emulates), compile_ms (first-use overhead in this process,
     numba compiling or loading kernels, measured apart; 0 afterwards), library and
     library_version and threads (what made a real library's row), numpy_version, device, cpu,
-    simd, blas_kernel, blas_threads (the machine: :func:`fpexplore.machine.machine_info`).
+    cpu_flags, simd, blas_kernel, blas_threads (the machine:
+    :func:`fpexplore.machine.machine_info`).
     """
     pd = require("pandas", "fpx.compare")
     op_spec = get_op(op)

@@ -35,6 +35,7 @@ COLUMNS = [
     "numpy_version",
     "device",
     "cpu",
+    "cpu_flags",
     "simd",
     "blas_kernel",
     "blas_threads",

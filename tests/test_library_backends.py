@@ -40,9 +40,11 @@ def test_a_missing_library_is_a_message_not_an_error():
 def test_every_row_names_its_machine_and_library():
     c = fpx.compare("dot", n=2000, backends=("numpy", "emulated"), threads=1)
     info = fpx.machine.machine_info()
-    for col in ("cpu", "simd", "blas_kernel", "blas_threads", "library", "threads"):
+    for col in ("cpu", "cpu_flags", "simd", "blas_kernel", "blas_threads", "library", "threads"):
         assert col in c.table.columns
     assert (c.table["cpu"] == info["cpu"]["model"]).all()
+    assert (c.table["cpu_flags"] == " ".join(info["cpu"]["flags"])).all()
+    assert (c.table["blas_kernel"].str.contains(str(info["blas"]["architecture"]))).all()
     numpy_row = c.table[c.table["backend"] == "numpy"].iloc[0]
     assert numpy_row["library"] == "numpy" and numpy_row["library_version"] == np.__version__
     assert numpy_row["threads"] == 1  # threads=1: NumPy's BLAS pool for this call
