@@ -212,9 +212,22 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
         _wait_for_text(page, table, "np.dot")
         _dropdown(app, "build").select_option("sequential")
         app.get_by_role("button", name="add", exact=True).click()
-        app.locator(".widget-checkbox", has_text="FMA").locator("input").check()
-        app.get_by_role("button", name="add", exact=True).click()
-        _wait_for_text(page, table, "sequential+fma")
+        fma = app.locator(".widget-checkbox", has_text="FMA").locator("input")
+        for attempt in range(3):  # as a person would: tick FMA, add, look; again if not there
+            fma.check()
+            app.get_by_role("button", name="add", exact=True).click()
+            try:
+                _wait_for_text(page, table, "sequential+fma", timeout=60)
+                break
+            except AssertionError:
+                page.screenshot(path=str(tmp_path / f"no-fma-row-{attempt}.png"))
+                if attempt == 2:
+                    raise AssertionError(
+                        "no sequential+fma row after three tries; the app says: "
+                        + app.locator(".fpx-error, .fpx-compiling, .fpx-banner")
+                        .all_inner_texts()
+                        .__repr__()
+                    ) from None
         built_rows = _table(table)["variant"]
         app.get_by_role("button", name="A vs B", exact=True).click()
         _dropdown(app, "A").select_option("sequential (emulated)")
