@@ -366,22 +366,8 @@ def test_live_np_dot(core, threads):
 _LIVE_NUMBA = """
 import json, sys, numpy as np, numba as nb
 sys.path.insert(0, sys.argv[1])
-from record_cpu_libraries import make, hexbits
-par = sys.argv[2] == "prange"
-if par:
-    @nb.njit(parallel=True)
-    def f(x):
-        s = np.zeros(1, x.dtype)[0]
-        for i in nb.prange(x.shape[0]):
-            s += x[i]
-        return s
-else:
-    @nb.njit(fastmath=True)
-    def f(x):
-        s = np.zeros(1, x.dtype)[0]
-        for i in range(x.shape[0]):
-            s += x[i]
-        return s
+from record_cpu_libraries import make, hexbits, numba_sum
+f = numba_sum(sys.argv[2] == "prange")
 out = {"threads": nb.get_num_threads(), "cases": []}
 for n in json.loads(sys.argv[3]):
     for kind in ("normal", "wide", "negzero"):

@@ -133,7 +133,9 @@ def worker_openblas():
     return out
 
 
-def worker_numba(parallel: bool):
+def numba_sum(parallel: bool):
+    """The loop people write: ``s += x[i]`` from 0, as a prange reduction (parallel) or with
+    fastmath (LLVM vectorizes it)."""
     import numba as nb
 
     if parallel:
@@ -153,6 +155,14 @@ def worker_numba(parallel: bool):
             for i in range(x.shape[0]):
                 s += x[i]
             return s
+
+    return f
+
+
+def worker_numba(parallel: bool):
+    import numba as nb
+
+    f = numba_sum(parallel)
 
     import llvmlite.binding as ll
 
