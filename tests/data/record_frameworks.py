@@ -203,26 +203,32 @@ def record_torch() -> None:
         env = dict(os.environ, ATEN_CPU_CAPABILITY=cap)
         if not cap:
             env.pop("ATEN_CPU_CAPABILITY")
-        res = subprocess.run(
-            [sys.executable, __file__, "--torch-child"],
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        runs.append(json.loads(res.stdout))
+        runs.append(_child("--torch-child", env))
     meta = machine()
     meta.update(
         torch=torch.__version__,
         torch_config=[ln.strip() for ln in torch.__config__.show().splitlines()[:8]],
         default_threads=torch.get_num_threads(),
     )
+    _write(f"torch_{torch.__version__.split('+')[0]}", meta, runs)
+
+
+def _write(name: str, meta: dict, runs: list) -> None:
+    """tests/data/<name>.json.gz: the machine, the columns of a case and the captures."""
     columns = ["op", "format", "kind", "n", "input_sha256_16", "result_bits"]
     doc = {"meta": meta, "columns": columns, "captures": runs}
-    path = HERE / f"torch_{torch.__version__.split('+')[0]}.json.gz"
+    path = HERE / f"{name}.json.gz"
     with gzip.open(path, "wt") as f:
         json.dump(doc, f, separators=(",", ":"))
     print("wrote", path)
+
+
+def _child(flag: str, env: dict) -> dict:
+    """This script in a fresh process (``flag``: which capture) with ``env``; its JSON."""
+    res = subprocess.run(
+        [sys.executable, __file__, flag], env=env, check=True, capture_output=True, text=True
+    )
+    return json.loads(res.stdout)
 
 
 # ----------------------------------------------------------------------------- jax
@@ -251,22 +257,10 @@ def record_jax() -> None:
     runs = []
     for flags in ("", "--xla_cpu_experimental_ynn_fusion_type="):
         env = dict(os.environ, XLA_FLAGS=flags, JAX_PLATFORMS="cpu")
-        res = subprocess.run(
-            [sys.executable, __file__, "--jax-child"],
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        runs.append(json.loads(res.stdout))
+        runs.append(_child("--jax-child", env))
     meta = machine()
     meta.update(jax=jax.__version__, jaxlib=jaxlib.__version__)
-    columns = ["op", "format", "kind", "n", "input_sha256_16", "result_bits"]
-    doc = {"meta": meta, "columns": columns, "captures": runs}
-    path = HERE / f"jax_{jax.__version__}.json.gz"
-    with gzip.open(path, "wt") as f:
-        json.dump(doc, f, separators=(",", ":"))
-    print("wrote", path)
+    _write(f"jax_{jax.__version__}", meta, runs)
 
 
 # ----------------------------------------------------------------------------- Adam
