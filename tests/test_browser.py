@@ -254,6 +254,13 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
         while after == before and time.time() < deadline:
             page.wait_for_timeout(500)
             after = canvas.screenshot()
+        # the threads setting: a person picks 1 thread; the row and the code say so
+        _dropdown(app, "threads").select_option("1")
+        snippet_box = app.locator("textarea").first
+        deadline = time.time() + 90
+        while "threads=1" not in snippet_box.input_value() and time.time() < deadline:
+            page.wait_for_timeout(300)
+        threads_snippet = snippet_box.input_value()
         shot = os.environ.get("FPX_SCREENSHOT")
         if shot:
             app.screenshot(path=shot)
@@ -274,6 +281,7 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
     assert files["CSV"].startswith(b"op,format,n,") and files["PNG"].startswith(b"\x89PNG")
     assert b"<svg" in files["SVG"][:2000]
     assert clipboard == snippet and "fpx.compare('sum'" in clipboard
+    assert "threads=1" in threads_snippet, threads_snippet  # the threads control reached compare
     assert {"sequential", "sequential+fma"} <= set(built_rows), built_rows
     assert int(built_diff["ulps"][0]) != 0, built_diff  # dot, n = 1e5, seed 0: 1 ulp apart
     assert preset_rows == ["exact (reference)", "np.matmul", "sequential", "sequential+fma"]
