@@ -10,6 +10,7 @@ its own module of :mod:`fpexplore.ops`, found by :mod:`fpexplore.ops.registry`.
 from __future__ import annotations
 
 import html
+import numbers
 import os
 import platform
 import time
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._optional import require
+from .backends import NAMES
 from .data import DISTRIBUTIONS, check_choice, generate
 from .formats import (
     FORMATS,
@@ -37,7 +39,7 @@ from .spec import parse_spec
 
 __all__ = ["DISTRIBUTIONS", "Comparison", "Sweep", "compare", "generate", "sweep"]
 
-BACKENDS = ("numpy", "emulated", "cupy", "replay", "torch", "jax", "polars")
+BACKENDS = NAMES  # fpexplore/backends: numpy, emulated, cupy, replay, torch, jax, polars
 
 
 _check = check_choice
@@ -407,6 +409,10 @@ def compare(
     :func:`fpexplore.machine.machine_info`).
     """
     pd = require("pandas", "fpx.compare")
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1
+    ):
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
     op_spec = get_op(op)
     _check("format", format, FORMATS)
     _check("distribution", distribution, DISTRIBUTIONS)
@@ -452,10 +458,12 @@ def compare(
         results[(label, backend)] = out
 
     if "numpy" in backends and op_spec.numpy is not None:
-        with _blas_threads(threads):
+        uses_blas = op in _BLAS_OPS
+        with _blas_threads(threads if uses_blas else None, messages) as pool:
             out, elapsed, first_use = _timed(lambda: op_spec.numpy(inputs, op_params))
-        blas = env["blas_threads"] if threads is None else threads
-        numpy_lib = {"name": "numpy", "version": np.__version__, "threads": blas}
+        numpy_lib = {"name": "numpy", "version": np.__version__}
+        if uses_blas:  # (np.sum and the ufuncs run on one thread, whatever the BLAS pool)
+            numpy_lib["threads"] = env["blas_threads"] if pool.limits is None else threads
         add_row(op_spec.numpy_label, "numpy", out, elapsed, first_use, numpy_lib)
     if "emulated" in backends:
         for v in variants:
@@ -518,6 +526,11 @@ def _library_rows(backend, op, fmt, inputs, threads, add_row, messages) -> None:
         messages.append(f"{backend} backend: {op} has no {backend} function here")
         return
     arrays = [inputs[k] for k in _OP_ARRAYS[op]]
+    if threads is not None and backend != "torch":
+        messages.append(
+            f"{backend}: threads={threads} is not applied (its thread pool is fixed when it "
+            "loads: POLARS_MAX_THREADS, XLA_FLAGS)"
+        )
     try:
         (out, lib), elapsed, first_use = _timed(
             lambda: libraries.run(backend, op, arrays, fmt, threads=threads)
@@ -528,21 +541,26 @@ def _library_rows(backend, op, fmt, inputs, threads, add_row, messages) -> None:
     add_row(call, backend, out, elapsed, first_use, lib)
 
 
-class _blas_threads:
-    """NumPy's BLAS pool limited to ``threads`` for a block (threadpoolctl); None: as is."""
+_BLAS_OPS = ("dot", "matmul")  # the ops whose NumPy call runs NumPy's BLAS
 
-    def __init__(self, threads):
-        self.threads, self.limits = threads, None
+
+class _blas_threads:
+    """NumPy's BLAS pool limited to ``threads`` for a block (threadpoolctl); None: as is.
+    Without threadpoolctl it says so in ``messages`` and leaves the pool as it is."""
+
+    def __init__(self, threads, messages):
+        self.threads, self.messages, self.limits = threads, messages, None
 
     def __enter__(self):
         if self.threads is not None:
             try:
                 from threadpoolctl import threadpool_limits
-            except ImportError as e:
-                raise ModuleNotFoundError(
-                    "threads= needs threadpoolctl: pip install threadpoolctl",
-                    name="threadpoolctl",
-                ) from e
+            except ImportError:
+                self.messages.append(
+                    f"threads={self.threads} for NumPy's BLAS needs threadpoolctl "
+                    "(pip install threadpoolctl): NumPy ran with its own threads"
+                )
+                return self
             self.limits = threadpool_limits(limits=self.threads, user_api="blas")
         return self
 
@@ -587,7 +605,7 @@ def _gpu_rows(
             )
         return
     if op_spec.gpu_args is None:
-        messages.append(f"cupy backend: {op} has no CuPy counterpart here")
+        messages.append(f"cupy backend: compare() shows no CuPy row for {op}")
         return
     from .backends.cupy import library
 

@@ -509,13 +509,16 @@ def run_here(call: str, arrays: list[np.ndarray], threads: int | None = None):
         return np.asarray(r), lib
     if call.startswith("jnp."):
         import jax
-
-        if any(a.dtype in (np.float64, np.complex128, np.int64) for a in arrays):
-            jax.config.update("jax_enable_x64", True)
         import jax.numpy as jnp
 
-        fn = {"jnp.sum": jnp.sum, "jnp.dot": jnp.dot}[call]
-        r = fn(*[jnp.asarray(a) for a in arrays])
+        wide = any(a.dtype in (np.float64, np.complex128, np.int64) for a in arrays)
+        before = jax.config.jax_enable_x64
+        jax.config.update("jax_enable_x64", before or wide)  # float64 stays float64
+        try:
+            fn = {"jnp.sum": jnp.sum, "jnp.dot": jnp.dot}[call]
+            r = np.asarray(fn(*[jnp.asarray(a) for a in arrays]))
+        finally:
+            jax.config.update("jax_enable_x64", before)  # (this process's setting, as it was)
         lib = {"name": "jax", "version": jax.__version__, "device": str(jax.devices()[0])}
         return np.asarray(r), lib
     import polars as pl

@@ -137,10 +137,10 @@ def sum_depth(n: int, order: str, *, block: int = 128) -> int:
     from .orders.registry import lookup
 
     spec = lookup("sum", order)
-    if spec.depth is None:
-        raise ValueError(f"no depth for order {order!r}")
     if n <= 1:
         return 0
+    if spec.depth is None:
+        raise ValueError(f"no depth for order {order!r}")
     return spec.depth(n, spec.validate({"block": block} if "block" in spec.params else {}))
 
 

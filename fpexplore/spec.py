@@ -426,6 +426,11 @@ def _check_order(spec: VariantSpec, op: str) -> None:
     if spec.fma:
         if op == "sum":
             raise ValueError(FMA_SUM)
+        if order.library is not None:
+            raise ValueError(
+                f"fma is not a setting of {spec.name!r}: it is a library's own loop, whose "
+                "kernel decides where it fuses (see its parameters, e.g. kernel=)"
+            )
         if not order.fma:
             fused = [n for n, o in table.items() if o.fma]
             raise ValueError(
@@ -442,6 +447,11 @@ def _check_order(spec: VariantSpec, op: str) -> None:
         raise ValueError(
             f"an accumulator (@{spec.accumulate}) does not apply to the exact order: it is "
             "correctly rounded, with no accumulator"
+        )
+    if spec.accumulate and order.library is not None:
+        raise ValueError(
+            f"an accumulator (@{spec.accumulate}) does not apply to {spec.name!r}: it is a "
+            "library's own loop, with the accumulators of that library"
         )
 
 

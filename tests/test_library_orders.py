@@ -115,8 +115,16 @@ def test_library_orders_refuse_what_does_not_apply():
     x = fpx.generate("normal", 5000, "float32")
     with pytest.raises(ValueError, match="accumulate does not apply"):
         fpx.sum(x, "torch", accumulate="float64")
-    with pytest.raises(ValueError, match="fma=True does not change order 'openblas'"):
+    with pytest.raises(ValueError, match="fma=True is not a setting of order 'openblas'"):
         fpx.dot(x, x, "openblas", fma=True)
+    # an op-wide accumulator goes to the orders that have one; a spec asking it of a
+    # library loop is refused with the reason
+    c = fpx.compare("sum", variants=["sequential", "torch"], n=1000, accumulate="float64")
+    assert _bits(c.results[("torch", "emulated")]) == _bits(fpx.sum(c.inputs["x"], "torch"))
+    with pytest.raises(ValueError, match="does not apply to 'polars': it is a library's own"):
+        fpx.parse_spec("polars@float64", "sum")
+    with pytest.raises(ValueError, match="fma is not a setting of 'openblas'"):
+        fpx.parse_spec("openblas+fma", "dot")
     with pytest.raises(ValueError, match="'einsum' is defined for float32, float64 inputs, not"):
         fpx.sum(x.astype(np.float16), "einsum")
     with pytest.raises(ValueError, match="kernel must be one of 'haswell'"):

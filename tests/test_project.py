@@ -106,7 +106,7 @@ def test_the_functions_do_not_shadow_the_subpackages():
     assert fpx.ops() == fpx.ops.registry.ops() and "cdist" in fpx.ops()
     assert fpx.orders("matmul") == fpx.orders.registry.orders("matmul")
     assert "tree" in fpx.orders("dot") and "numpy" not in fpx.orders("matmul")
-    assert set(fpx.backends()) == {"numpy", "emulated", "cupy", "replay"}
+    assert set(fpx.backends()) == {"numpy", "emulated", "cupy", "replay", "torch", "jax", "polars"}
     with pytest.raises(ValueError, match="ops with orders: sum, dot, matmul"):
         fpx.orders("cdist")
 

@@ -1,6 +1,8 @@
 """Where results come from: ``numpy`` (NumPy's own functions), ``emulated`` (fpexplore's
 bit-exact CPU implementations), ``cupy`` (a real GPU; :mod:`fpexplore.backends.cupy` is the
-only module that imports CuPy, and only when asked), ``replay`` (results recorded on a GPU).
+only module that imports CuPy, and only when asked), ``replay`` (results recorded on a GPU),
+``torch``, ``jax``, ``polars`` (those libraries' own functions on this CPU, where installed:
+:mod:`fpexplore.backends.libraries`).
 
 ``backends()`` reports each one and, where one is unavailable, why; ``has_gpu()`` says
 whether the ``cupy`` backend can run here, and ``on_gpu()`` runs one op on the real GPU.
@@ -13,7 +15,7 @@ import types
 
 __all__ = ["backends", "has_gpu", "on_gpu", "status"]
 
-NAMES = ("numpy", "emulated", "cupy", "replay")
+NAMES = ("numpy", "emulated", "cupy", "replay", "torch", "jax", "polars")
 
 
 def status(name: str) -> tuple[bool, str]:
@@ -32,6 +34,10 @@ def status(name: str) -> tuple[bool, str]:
         from . import replay as _replay
 
         return _replay.status()
+    if name in ("torch", "jax", "polars"):
+        from . import libraries
+
+        return libraries.status(name)
     raise ValueError(f"unknown backend {name!r}; valid backends: {', '.join(NAMES)}")
 
 

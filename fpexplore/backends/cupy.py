@@ -318,5 +318,7 @@ def library(op: str, *args, tf32: bool = False, **kwargs):
         raise ValueError(f"no CuPy function for op {op!r}")
     dev = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
     if tf32:
+        if op != "matmul":
+            raise ValueError(f"tf32 applies to matmul (cuBLAS), not {op}")
         kwargs["tf32"] = True
     return cp.asnumpy(spec.cupy(cp, *dev, **kwargs))

@@ -28,8 +28,7 @@ from ..machine import run_here
 
 __all__ = ["CALLS", "NAMES", "call_name", "run", "status"]
 
-NAMES = ("torch", "jax", "polars")
-_MODULE = {"torch": "torch", "jax": "jax", "polars": "polars"}
+NAMES = ("torch", "jax", "polars")  # each also the name of the package to import
 CALLS = {
     ("torch", "sum"): "torch.sum",
     ("torch", "dot"): "torch.dot",
@@ -50,7 +49,7 @@ def status(name: str) -> tuple[bool, str]:
     """(available, version or why not) for one library backend; imports nothing."""
     if name not in NAMES:
         raise ValueError(f"unknown library backend {name!r}; valid: {', '.join(NAMES)}")
-    if importlib.util.find_spec(_MODULE[name]) is None:
+    if importlib.util.find_spec(name) is None:
         return False, f"{name} is not installed (pip install {name})"
     from importlib import metadata
 

@@ -69,7 +69,7 @@ class OpSpec:
     - ``numpy(inputs, params)``: NumPy's own function, or None (labelled ``numpy_label``).
     - ``cupy(cp, *args, **kwargs)``: CuPy's own function for the op on device arrays
       (``cp`` the cupy module), what ``backends.cupy.library(op, ...)`` calls, or None.
-      ``gpu_args(inputs, params) -> (args, kwargs)``: its arguments in ``compare``'s cupy
+      ``gpu_args(inputs, params) -> args``: its arguments (a tuple) in ``compare``'s cupy
       backend (labelled ``gpu_label``); None: compare shows no CuPy row for the op.
     - ``bounds_of(inputs, fmt) -> dict | None``: the error bounds ``sweep`` overlays.
     - ``size_of(n, itemsize) -> bytes``: the memory a size needs (default ``n *

@@ -31,7 +31,7 @@ def _orders(op: str) -> list[Variant]:
 def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:
     """The op-wide params the order takes, then the spec's settings (they win)."""
     spec = ORDER_OPS[op][order]
-    keep = set(spec.params) | {"accumulate"}
+    keep = set(spec.params) | ({"accumulate"} if spec.library is None else set())
     if op != "sum" and spec.fma:
         keep.add("fma")
     if op != "sum":

@@ -15,9 +15,8 @@ import pkgutil
 from pathlib import Path
 
 from .opspec import OpSpec, OpTable
-from .variant import Variant
 
-__all__ = ["OPS", "get", "lookup", "op_modules", "ops", "variants"]
+__all__ = ["OPS", "get", "op_modules", "ops", "variants"]
 
 
 def op_modules() -> list[str]:
@@ -74,11 +73,3 @@ def variants(op: str, *, details: bool = False) -> dict:
     """
     table = get(op).variants
     return dict(table) if details else {n: str(v) for n, v in table.items()}
-
-
-def lookup(op: str, variant: str) -> Variant:
-    """The Variant of a composite op, or ValueError listing the valid names."""
-    if op not in OPS or OPS[op].orders:
-        formula = [name for name, spec in OPS.items() if not spec.orders]
-        raise ValueError(f"unknown op {op!r}; ops with formula variants: {', '.join(formula)}")
-    return OPS[op].lookup(variant)

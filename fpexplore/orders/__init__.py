@@ -7,6 +7,8 @@
 - ``summation``  ``sum``
 - ``products``   ``dot``, ``matmul`` (fma, split-K, tf32/bfloat16 input rounding), ``exact_matmul``
 - ``_kernels``   the compiled loops (numba, imported on first use)
+- ``simd``       the SIMD-accumulator family: OpenBLAS dot, einsum, polars, LLVM loops
+- ``frameworks`` torch.sum / torch.dot (and MKL's sdot as probed), XLA's jnp.sum / jnp.dot
 """
 
 import sys

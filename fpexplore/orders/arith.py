@@ -125,6 +125,11 @@ def check_fma(spec, fma: bool, op: str, fusable=()) -> bool:
         raise ValueError(f"fma must be True or False, got {fma!r}")
     if fma and op == "sum":
         raise ValueError("fma=True applies to products (dot, matmul); a sum has none")
+    if fma and getattr(spec, "library", None) is not None:
+        raise ValueError(
+            f"fma=True is not a setting of order {spec.name!r}: it is a library's own loop, "
+            "whose kernel decides where it fuses (see its parameters, e.g. kernel=)"
+        )
     if fma and not spec.fma:
         raise ValueError(
             f"fma=True does not change order {spec.name!r}: no product feeds an accumulator "

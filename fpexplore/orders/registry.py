@@ -8,7 +8,10 @@ kind, parameters and their checks, whether ``fma`` fuses in it, its float16 accu
 reproducer writes. The definitions themselves, bit for bit, are in docs/orders.md.
 
 Adding an order: one ``OrderSpec`` here (and its kernel in _kernels.py if it needs a new
-loop), its definition in docs/orders.md, its slow definition in tests/slow_orders.py.
+loop), its definition in docs/orders.md, its slow definition in tests/slow_orders.py. A
+library's own loop: a preset of the SIMD family (simd.py; docs/simd_orders.md,
+tests/slow_simd_orders.py) or a function of frameworks.py (docs/framework_orders.md,
+tests/slow_framework_orders.py), registered here with ``library=`` and its ``formats``.
 """
 
 from __future__ import annotations
@@ -124,7 +127,7 @@ class OrderSpec:
 
     def run_library(self, x, y, params: dict, accumulate=None):
         """A library order on the inputs in their own format (``y`` None for a sum)."""
-        fmt = "bfloat16" if x.dtype.name == "bfloat16" else x.dtype.name
+        fmt = x.dtype.name
         if fmt not in self.formats:
             raise ValueError(
                 f"order {self.name!r} is defined for {', '.join(self.formats)} inputs, not {fmt}"
@@ -134,10 +137,7 @@ class OrderSpec:
                 f"order {self.name!r} is a library's own loop with its own accumulators; "
                 "accumulate does not apply"
             )
-        try:
-            return self.library(x, y, params)
-        except TypeError as e:  # a format the library order is not defined for
-            raise ValueError(f"order {self.name!r}: {e}") from e
+        return self.library(x, y, params)
 
     def validate(self, given: dict) -> dict:
         unknown = set(given) - set(self.params)
