@@ -44,10 +44,12 @@ def _dispatchers() -> dict:
     from numba.core.dispatcher import Dispatcher
 
     from .ops import stats
-    from .orders import _kernels
+    from .orders import _kernels, frameworks, simd
 
     out = {n: f for n, f in vars(_kernels).items() if isinstance(f, Dispatcher)}
     out["_welford"] = stats.welford_kernel()
+    out.update(simd.DISPATCHERS)  # the library loops' kernels
+    out.update(frameworks.DISPATCHERS)
     return out
 
 

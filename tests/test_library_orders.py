@@ -328,3 +328,28 @@ def test_the_apps_numpy_button_names_the_kernel_for_dot():
     answer = app.detect_out.value
     first_row = answer.split("<tbody>")[1].split("</tr>")[0]
     assert f"openblas(kernel={kernel})" in first_row and "True" in first_row, answer[:500]
+
+
+def test_the_app_knows_when_a_library_loop_compiles_first(tmp_path):
+    """is_cold (the explorer's "compiling kernels…" note) sees the library loops' kernels: in
+    a fresh process with an empty numba cache a polars sum is cold, then warm, and einsum
+    (the same compiled family) is warm with it."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import fpexplore as fpx\n"
+        "from fpexplore.warmup import is_cold\n"
+        "x = fpx.generate('normal', 1000, 'float64')\n"
+        "before = is_cold('sum', 'float64', ['polars'])\n"
+        "fpx.sum(x, 'polars')\n"
+        "after = [is_cold('sum', 'float64', [o]) for o in ('polars', 'einsum')]\n"
+        "print(before, *after)"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-800:]
+    assert out.stdout.split() == ["True", "False", "False"]

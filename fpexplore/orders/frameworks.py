@@ -185,6 +185,8 @@ def _finish_kernel(tail, lanes_sum):
 
 _row_sum_jit = cached_njit(_row_sum_kernel, nogil=True)
 _finish_jit = cached_njit(_finish_kernel, nogil=True)
+#: the compiled entry points, by the name fpexplore.warmup and the order registry use
+DISPATCHERS = {"frameworks._row_sum_jit": _row_sum_jit, "frameworks._finish_jit": _finish_jit}
 
 
 def _row_sum(V: np.ndarray) -> np.ndarray:

@@ -557,6 +557,7 @@ def _threads(v):
 
 
 _F32_64 = ("float32", "float64")
+_SIMD_CALLS = _calls(("simd._simd", "X"))  # the family's one compiled entry point
 _KERNELS = ("haswell", "skylakex", "sandybridge", "nehalem", "prescott")
 _ONE_TWO = ((), (("threads", 2),))
 
@@ -570,6 +571,7 @@ _LIBRARY_ORDERS = [
         ops=("dot",),
         formats=_F32_64,
         library=_simd(_openblas),
+        kernel_calls=_SIMD_CALLS,
         grid=tuple((("kernel", k),) for k in _KERNELS)
         + tuple((("kernel", k), ("threads", 2)) for k in _KERNELS),
         verified="OpenBLAS 0.3.31 in NumPy 2.4.6, AMD EPYC Zen 4, each OPENBLAS_CORETYPE",
@@ -582,6 +584,7 @@ _LIBRARY_ORDERS = [
         library=_simd(
             lambda dtype, is_dot, p: ("numpy-einsum-dot" if is_dot else "numpy-einsum-sum", {})
         ),
+        kernel_calls=_SIMD_CALLS,
         verified="NumPy 2.4.6 x86-64 wheel, AMD EPYC Zen 4 (the loops are not CPU-dispatched)",
     ),
     OrderSpec(
@@ -591,6 +594,7 @@ _LIBRARY_ORDERS = [
         ops=("sum",),
         formats=_F32_64,
         library=_simd(lambda dtype, is_dot, p: ("polars-sum", {})),
+        kernel_calls=_SIMD_CALLS,
         verified="polars 2.1.0, AMD EPYC Zen 4",
     ),
     OrderSpec(
@@ -601,6 +605,7 @@ _LIBRARY_ORDERS = [
         ops=("sum",),
         formats=_F32_64,
         library=_simd(lambda dtype, is_dot, p: (f"llvm-fastmath({p['target']})", {})),
+        kernel_calls=_SIMD_CALLS,
         grid=((), (("target", "avx512"),)),
         verified="numba 0.68 (LLVM 22), AMD EPYC Zen 4 (znver4; haswell for avx2)",
     ),
@@ -612,6 +617,7 @@ _LIBRARY_ORDERS = [
         ops=("sum",),
         formats=_F32_64,
         library=_simd(lambda dtype, is_dot, p: ("numba-prange", {"threads": p["threads"]})),
+        kernel_calls=_SIMD_CALLS,
         grid=((), (("threads", 4),)),
         verified="numba 0.68, NUMBA_NUM_THREADS=2, AMD EPYC Zen 4",
     ),
@@ -622,6 +628,7 @@ _LIBRARY_ORDERS = [
         params={"threads": (1, _threads)},
         ops=("sum",),
         library=_framework("torch_sum", None),
+        kernel_calls=_calls(("frameworks._row_sum_jit", "A"), ("frameworks._finish_jit", "A")),
         grid=_ONE_TWO,
         verified="torch 2.14.1 CPU (AVX2 kernels), 1 and 2 threads, AMD EPYC Zen 4",
     ),
@@ -687,7 +694,12 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     from .arith import accumulator, arith
 
     spec = lookup(op, order)
-    if spec.name == "exact" or spec.library is not None:
+    if spec.library is not None:  # "X": the inputs' dtype; "A": ATen's float32/float64
+        acc = np.dtype(np.float64 if info.name == "float64" else np.float32)
+        dt = {"X": info.dtype, "A": acc}
+        calls = spec.kernel_calls(op == "dot", info.name, params or {}) if spec.kernel_calls else []
+        return [(k, dt[a], None) for k, a in calls]
+    if spec.name == "exact":
         return []
     ar = arith(accumulator(accumulate, info, spec))
     compute = np.dtype(type(ar.z))

@@ -414,6 +414,10 @@ def _simd(
     return acc
 
 
+#: the compiled entry points, by the name fpexplore.warmup and the order registry use
+DISPATCHERS = {"simd._simd": _simd}
+
+
 # ----------------------------------------------------------------------------- API
 
 
