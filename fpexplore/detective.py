@@ -18,6 +18,7 @@ import numpy as np
 from ._optional import require
 from .formats import coerce, format_info, ulp_distance
 from .numerics import clamp_ulps
+from .ops.reductions import ARRAYS
 from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
@@ -220,7 +221,7 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
     if op not in NUMPY_FUNCTIONS:
         raise ValueError(f"explain_numpy explains {', '.join(NUMPY_FUNCTIONS)}; got {op!r}")
     label, func = NUMPY_FUNCTIONS[op]
-    names = {"sum": ("x",), "dot": ("a", "b"), "matmul": ("A", "B")}[op]
+    names = ARRAYS[op]
     missing = [k for k in names if k not in inputs]
     if missing:
         raise ValueError(f"{op} needs inputs {', '.join(names)}; missing {', '.join(missing)}")

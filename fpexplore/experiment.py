@@ -510,9 +510,6 @@ def compare(
     )
 
 
-_OP_ARRAYS = {"sum": ("x",), "dot": ("a", "b"), "matmul": ("A", "B")}
-
-
 def _library_rows(backend, op, fmt, inputs, threads, add_row, messages) -> None:
     """One row from a real CPU library (torch, jax, polars), or a message saying why not."""
     from .backends import libraries
@@ -525,7 +522,9 @@ def _library_rows(backend, op, fmt, inputs, threads, add_row, messages) -> None:
     if call is None:
         messages.append(f"{backend} backend: {op} has no {backend} function here")
         return
-    arrays = [inputs[k] for k in _OP_ARRAYS[op]]
+    from .ops.reductions import ARRAYS
+
+    arrays = [inputs[k] for k in ARRAYS[op]]
     if threads is not None and backend != "torch":
         messages.append(
             f"{backend}: threads={threads} is not applied (its thread pool is fixed when it "

@@ -489,9 +489,17 @@ def run_here(call: str, arrays: list[np.ndarray], threads: int | None = None):
         if want:
             torch.set_num_threads(int(want))
         try:
-            ts = [torch.from_numpy(np.ascontiguousarray(a)) for a in arrays]
+            # torch has no NumPy bfloat16: those bits go in and out through int16 views
+            bf16 = arrays[0].dtype.name == "bfloat16"
+            ts = [
+                torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+                if bf16
+                else torch.from_numpy(np.ascontiguousarray(a))
+                for a in arrays
+            ]
             fn = {"torch.sum": torch.sum, "torch.dot": torch.dot, "torch.matmul": torch.matmul}
-            r = fn[call](*ts).detach().cpu().numpy()
+            r = fn[call](*ts).detach().cpu()
+            r = r.view(torch.int16).numpy().view(arrays[0].dtype) if bf16 else r.numpy()
             used = torch.get_num_threads()
         finally:
             if want and threads:

@@ -76,27 +76,5 @@ def run(name: str, op: str, arrays, fmt: str, threads: int | None = None):
     if fmt not in _FORMATS[name]:
         raise ValueError(f"{name} backend: {op} of {fmt} is not computed by {name}")
     arrays = [np.ascontiguousarray(a) for a in arrays]
-    if fmt == "bfloat16" and name == "torch":
-        return _torch_bfloat16(call, arrays, threads)
     out, lib = run_here(call, arrays, threads=threads if name == "torch" else None)
     return np.asarray(out).astype(arrays[0].dtype, copy=False)[()], lib
-
-
-def _torch_bfloat16(call: str, arrays, threads):
-    """torch has no NumPy bfloat16: the bits go in and out through int16 views."""
-    import torch
-
-    before = torch.get_num_threads()
-    if threads:
-        torch.set_num_threads(threads)
-    try:
-        ts = [torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16) for a in arrays]
-        fn = {"torch.sum": torch.sum, "torch.dot": torch.dot, "torch.matmul": torch.matmul}
-        r = fn[call](*ts)
-        used = torch.get_num_threads()
-    finally:
-        if threads:
-            torch.set_num_threads(before)
-    out = r.view(torch.int16).numpy().view(arrays[0].dtype)
-    lib = {"name": "torch", "version": torch.__version__, "threads": used}
-    return np.asarray(out)[()], lib

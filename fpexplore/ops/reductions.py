@@ -23,6 +23,10 @@ __all__ = ["OPS", "RECORDED_SUM_SIZES"]
 _KIND = {"definition": FORMULA, "library": LIBRARY, "hypothesis": HYPOTHESIS, "exact": EXACT}
 
 
+#: the inputs of each order op, by name, in the order its functions take them
+ARRAYS = {"sum": ("x",), "dot": ("a", "b"), "matmul": ("A", "B")}
+
+
 def _orders(op: str) -> list[Variant]:
     """The op's orders as variants (kind "definition" is a formula)."""
     return [Variant(n, s.description, _KIND[s.kind]) for n, s in ORDER_OPS[op].items()]
