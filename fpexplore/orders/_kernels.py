@@ -206,7 +206,7 @@ def sequential(x, y, has_y, fused, z, rp, lo, hi, step):
 
 # The two pairwise orders walk their recursion trees with explicit stacks: numba's cache
 # (cache=True) can crash when it loads a recursive function called from another one.
-_STACK = 192  # frames; the trees are at most ~2*log2(n) + 2 deep
+STACK = 192  # frames; the trees are at most ~2*log2(n) + 2 deep
 
 
 @_jit
@@ -259,8 +259,8 @@ def _halving(x, y, has_y, z, rp, lo, n, numpy_leaves):
     """Textbook pairwise (S = S(first n//2) + S(rest), leaves of <= 4 terms spelled out) or,
     with numpy_leaves, NumPy's pairwise_sum (leaves of <= 128 terms, splits at n/2 rounded
     down to a multiple of 8)."""
-    frames = np.empty((_STACK, 3), dtype=np.int64)
-    vals = np.full(_STACK, z)
+    frames = np.empty((STACK, 3), dtype=np.int64)
+    vals = np.full(STACK, z)
     frames[0, 0] = lo
     frames[0, 1] = n
     frames[0, 2] = 0

@@ -348,8 +348,8 @@ def _part(x, y, has_y, lo, hi, z, init, stages, ops, red, fused, tail, tdbl, tfm
         if n == rest:
             return z + head
         # pairwise over whole blocks: split at half the blocks, the left part first
-        frames = np.empty((192, 3), dtype=np.int64)
-        vals = np.full(192, z)
+        frames = np.empty((_kernels.STACK, 3), dtype=np.int64)
+        vals = np.full(_kernels.STACK, z)
         frames[0, 0] = lo + rest
         frames[0, 1] = n - rest
         frames[0, 2] = 0
