@@ -64,6 +64,14 @@ def round_fraction(q: Fraction, fmt: str) -> float:
     return sign * float(r)
 
 
+def mpf_fraction(v) -> Fraction:
+    """The exact value of an mpmath mpf as a Fraction. mpmath keeps the mantissa as a Python
+    int, or as gmpy2's ``mpz`` when gmpy2 is installed (conda environments with sympy ship it);
+    ``Fraction`` arithmetic on an ``mpz`` numerator fails, so the mantissa is made an int."""
+    sign, man, exp, _ = v._mpf_  # (man_exp drops the sign)
+    return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
 def to_format(value: float, fmt: str):
     """A Python float that is exactly representable in fmt, as a NumPy scalar of fmt."""
     with np.errstate(invalid="ignore"):

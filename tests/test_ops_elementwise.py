@@ -25,7 +25,7 @@ from fpexplore.ops import elementwise as ew
 from fpexplore.ops import registry
 
 import oracle
-from oracle import SPECS, round_fraction, same, to_format
+from oracle import SPECS, mpf_fraction, round_fraction, same, to_format
 from strategies import STORAGE, random_values, values
 
 UNARY = ("exp", "log", "sin", "tanh", "sqrt")
@@ -34,11 +34,6 @@ NAN, INF = math.nan, math.inf
 
 
 # ----------------------------------------------------------------------------- oracle
-
-
-def _fraction(v: mpmath.mpf) -> Fraction:
-    sign, man, exp, _ = v._mpf_  # (man_exp drops the sign)
-    return (-1) ** sign * Fraction(man) * Fraction(2) ** exp
 
 
 def round_mp(v: mpmath.mpf, fmt: str, sign: int = 1) -> float:
@@ -52,7 +47,7 @@ def round_mp(v: mpmath.mpf, fmt: str, sign: int = 1) -> float:
         return sign * math.copysign(INF, v)
     if mag < emin - p - 3:
         return sign * math.copysign(0.0, v)
-    q = _fraction(v)
+    q = mpf_fraction(v)
     eps = abs(q) * Fraction(1, 2**600)
     a, b = round_fraction(q - eps, fmt), round_fraction(q + eps, fmt)
     if a != b:  # a midpoint (an exact result): ties to even

@@ -50,7 +50,7 @@ from fpexplore.ops.ml import (
 
 import oracle
 import slow_orders as so
-from oracle import SPECS, same
+from oracle import SPECS, mpf_fraction, same
 from strategies import STORAGE, values
 
 SCALAR = {
@@ -174,7 +174,7 @@ def exact_distance(a, b, fmt):
     if q == 0:
         return 0.0
     with mpmath.workprec(400):
-        r = _mpf_fraction(mpmath.sqrt(mpmath.mpf(q.numerator) / q.denominator))
+        r = mpf_fraction(mpmath.sqrt(mpmath.mpf(q.numerator) / q.denominator))
     lo = oracle.round_fraction(r * (1 - Fraction(1, 2**380)), fmt)
     hi = oracle.round_fraction(r * (1 + Fraction(1, 2**380)), fmt)
     if lo == hi:
@@ -415,13 +415,6 @@ def slow_adam(p, g, m, v, step, fmt, variant, moments, lr, beta1, beta2, eps, wd
     return outs
 
 
-def _mpf_fraction(x) -> Fraction:
-    """The exact value of a finite mpmath number (man_exp drops the sign)."""
-    man, exp = x.man_exp
-    r = Fraction(int(man)) * Fraction(2) ** int(exp)
-    return -r if x < 0 else r
-
-
 def exact_adam(p, g, m, v, step, fmt, lr, beta1, beta2, eps, wd=0.0):
     """Fractions for m', v'; mpmath at 400 bits for param' with a decided-rounding check."""
     B1, B2 = Fraction(beta1), Fraction(beta2)
@@ -442,8 +435,8 @@ def exact_adam(p, g, m, v, step, fmt, lr, beta1, beta2, eps, wd=0.0):
         with mpmath.workprec(400):
             den = mpmath.sqrt(mp(V1) / mbc2) + mpmath.mpf(eps)
             U = mpmath.mpf(lr) * (mp(M1) / mbc1) / den
-            P1 = _mpf_fraction(mpmath.mpf(float(p[i])) - U)
-            delta = (abs(P) + abs(_mpf_fraction(U))) / 2**380
+            P1 = mpf_fraction(mpmath.mpf(float(p[i])) - U)
+            delta = (abs(P) + abs(mpf_fraction(U))) / 2**380
         lo = oracle.round_fraction(P1 - delta, fmt)
         hi = oracle.round_fraction(P1 + delta, fmt)
         assert lo == hi, "rounding not decided at 400 bits"

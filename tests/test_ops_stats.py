@@ -20,7 +20,7 @@ import fpexplore as fpx
 from fpexplore.ops import registry, stats
 
 import oracle
-from oracle import SPECS, round_fraction, same, to_format
+from oracle import SPECS, mpf_fraction, round_fraction, same, to_format
 from strategies import STORAGE, arrays, random_values
 
 PREC = 640
@@ -261,8 +261,7 @@ def round_mp(v: mpmath.mpf, fmt: str) -> float:
         return math.copysign(INF, v)
     if mag < emin - p - 3:
         return math.copysign(0.0, v)
-    sign, man, exp, _ = v._mpf_
-    return round_fraction((-1) ** sign * Fraction(man) * Fraction(2) ** exp, fmt)
+    return round_fraction(mpf_fraction(v), fmt)
 
 
 def ref_softmax(xs: list[float], fmt: str) -> list[float]:

@@ -466,7 +466,7 @@ def _dd_constants():
 
         with mpmath.workprec(400):
             man, e = mpmath.mpf(mpmath.ln2).man_exp
-        ln2 = Fraction(man) * Fraction(2) ** e  # error < 2**-399
+        ln2 = Fraction(int(man)) * Fraction(2) ** int(e)  # error < 2**-399 (int: gmpy2's mpz)
         parts = []
         rest = ln2
         for bits in (40, 40, 53):
