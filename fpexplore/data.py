@@ -7,7 +7,7 @@ import numpy as np
 
 from .formats import as_format, format_info
 
-__all__ = ["DISTRIBUTIONS", "check_choice", "generate"]
+__all__ = ["DISTRIBUTIONS", "check_choice", "draw", "generate", "wide_span"]
 
 DISTRIBUTIONS = {
     "uniform": "uniform on [0, 1)",
@@ -36,19 +36,30 @@ def generate(distribution: str, n: int, fmt: str = "float32", seed: int = 0, *, 
     info = format_info(fmt)
     shape = (n,) if shape is None else tuple(shape)
     size = int(np.prod(shape))
-    rng = np.random.default_rng(seed)
-    if distribution == "uniform":
-        x = rng.random(size)
-    elif distribution == "normal":
-        x = rng.standard_normal(size)
-    elif distribution == "wide":  # exact arithmetic only: the same values on every machine
-        span = 9 if info.name == "float16" else 40
-        x = np.ldexp(1.0 + rng.random(size), rng.integers(-span, span, size))
-        x = x * rng.choice([-1.0, 1.0], size)
-    else:
-        half = (size + 1) // 2
-        v = rng.standard_normal(half)
-        w = -v * (1 + 1e-3 * rng.standard_normal(half))
-        x = np.concatenate([v, w])[:size]
-        x = x[rng.permutation(size)]
+    x = draw(np.random.default_rng(seed), distribution, size, wide_span(info.name))
     return np.asarray(as_format(x, info.name)).reshape(shape)
+
+
+def wide_span(fmt: str) -> int:
+    """The binades each side of 1 that "wide" draws from: 9 for float16, else 40."""
+    return 9 if fmt == "float16" else 40
+
+
+def draw(rng, distribution, size, span):
+    """``size`` float64 values of a distribution from ``rng``, before rounding to a format.
+
+    Self-contained (NumPy as ``np`` only): :func:`fpexplore.reproducer` copies this source into
+    its standalone scripts, so that they draw the very same inputs.
+    """
+    if distribution == "uniform":
+        return rng.random(size)
+    if distribution == "normal":
+        return rng.standard_normal(size)
+    if distribution == "wide":  # exact arithmetic only: the same values on every machine
+        x = np.ldexp(1.0 + rng.random(size), rng.integers(-span, span, size))
+        return x * rng.choice([-1.0, 1.0], size)
+    half = (size + 1) // 2  # ill-conditioned: pairs that nearly cancel, shuffled
+    v = rng.standard_normal(half)
+    w = -v * (1 + 1e-3 * rng.standard_normal(half))
+    x = np.concatenate([v, w])[:size]
+    return x[rng.permutation(size)]

@@ -7,9 +7,13 @@ asserts they agree within a tolerance calibrated by :func:`fpexplore.suggest_tol
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
+from .data import draw, wide_span
 from .formats import format_info
+from .ops.reductions import dot_second_distribution
 from .tolerance import suggest_tolerance
 
 __all__ = ["reproducer"]
@@ -22,17 +26,33 @@ def _sources() -> dict[str, str]:
     return {name: spec.source for name, spec in SUM_ORDERS.items() if spec.source}
 
 
+def _literal(value) -> str:
+    """Python source for a float value, exact and valid for inf and NaN too."""
+    v = float(value)
+    if v != v or v in (float("inf"), float("-inf")):
+        return f"float({str(v)!r})"
+    return repr(v)
+
+
 def reproducer(comparison, variant: str | None = None) -> str:
     """A standalone Python script that reproduces a divergence found by ``compare``.
 
-    The script needs only NumPy (ml_dtypes for bfloat16): it rebuilds the inputs from the same
-    seed, computes NumPy's own result and the chosen emulated variant's result with a plain
-    Python transcription of that order, prints both and the exact result recorded here,
-    checks that they differ as observed, and asserts they agree within the tolerance that
-    :func:`fpexplore.suggest_tolerance` calibrates. Where CuPy and a GPU are present it also
-    prints the GPU's own result. Supported: ops sum and dot with the orders sequential,
-    reverse, pairwise, blocked and tree (the ones a few lines of Python can state exactly).
+    The script needs only NumPy: it draws the same inputs (with a copy of
+    :func:`fpexplore.data.draw`, the function ``generate`` draws with), computes NumPy's own
+    result and the chosen emulated variant's result with a plain Python transcription of that
+    order, prints both and the exact result recorded here, and checks the variant's value
+    bit for bit. Where the two results have the same bits it says so; where they differ it
+    asserts they agree within the tolerance (``rtol`` and ``atol``) that
+    :func:`fpexplore.suggest_tolerance` calibrates, unless one is inf or NaN (an overflow,
+    which no tolerance bridges: it says so). Where CuPy and a GPU are present it also prints
+    the GPU's own result. Supported: ops sum and dot (not bfloat16) with the orders
+    sequential, reverse, pairwise, blocked and tree (the ones a few lines of Python can state
+    exactly), on every distribution.
     """
+    if not hasattr(comparison, "results") or not hasattr(comparison, "op"):
+        raise TypeError(
+            f"reproducer needs a Comparison from fpx.compare, got {type(comparison).__name__}"
+        )
     cmp = comparison
     if cmp.op not in ("sum", "dot"):
         raise ValueError(f"reproducer supports sum and dot comparisons, not {cmp.op!r}")
@@ -59,32 +79,15 @@ def reproducer(comparison, variant: str | None = None) -> str:
     if numpy_key is None:
         raise ValueError("the comparison has no numpy backend result to compare with")
     expected = cmp.results[numpy_key]
-    tol = suggest_tolerance(np.asarray([got]), np.asarray([expected]), margin=4.0)
-    rtol = max(tol.rtol, 4 * format_info(cmp.format).eps)
+    tol = rtol = None
+    if np.isfinite(float(got)) and np.isfinite(float(expected)):
+        tol = suggest_tolerance(np.asarray([got]), np.asarray([expected]), margin=4.0)
+        rtol = max(tol.rtol, 4 * format_info(cmp.format).eps)
     block = cmp.params.get("block", 128)
     dist = cmp.params.get("distribution", "uniform")
     seed = cmp.params.get("seed", 0)
     fmt = cmp.format
-    dtype = "ml_dtypes.bfloat16" if fmt == "bfloat16" else f"np.{fmt}"
-    gen = {
-        "uniform": "rng.random(n)",
-        "normal": "rng.standard_normal(n)",
-        "wide": f"np.ldexp(1.0 + rng.random(n), rng.integers(-{9 if fmt == 'float16' else 40}, "
-        f"{9 if fmt == 'float16' else 40}, n)) * rng.choice([-1.0, 1.0], n)",
-        "ill-conditioned": None,
-    }[dist]
-    if gen is None:
-        gen_code = (
-            "half = (n + 1) // 2\n"
-            "    v = rng.standard_normal(half)\n"
-            "    w = -v * (1 + 1e-3 * rng.standard_normal(half))\n"
-            "    x = np.concatenate([v, w])[:n]\n"
-            "    return x[rng.permutation(n)]"
-        )
-    else:
-        gen_code = f"return {gen}"
-    if cmp.op == "dot" and dist == "ill-conditioned":
-        raise ValueError("reproducer: dot with ill-conditioned data is not supported yet")
+    dtype = f"np.{fmt}"
     exact = cmp.reference
     lines = [
         '"""Reproduces an fpexplore comparison without fpexplore.',
@@ -97,40 +100,43 @@ def reproducer(comparison, variant: str | None = None) -> str:
         "",
         "import numpy as np",
     ]
-    if fmt == "bfloat16":
-        lines.append("import ml_dtypes")
     lines += [
         "",
         f"T = {dtype}",
         f"n = {cmp.n}",
         "",
         "",
-        "def draw(rng, n):",
-        f"    {gen_code}",
+        *inspect.getsource(draw).splitlines(),
         "",
         "",
-        "def data(seed):",
-        "    x = draw(np.random.default_rng(seed), n)",
+        "def data(distribution, seed):",
+        f"    x = draw(np.random.default_rng(seed), distribution, n, {wide_span(fmt)})",
         "    return x.astype(T)  # float64 -> format: one correct rounding",
+        "",
+        "",
+        "def same(u, v):  # the same value, NaN included",
+        "    return u == v or (u != u and v != v)",
+        "",
         "",
     ]
     if cmp.op == "dot":
         lines += [
-            f"a = data({seed})",
-            f"b = data({seed + 1})",
+            f"a = data({dist!r}, {seed})",
+            f"b = data({dot_second_distribution(dist)!r}, {seed + 1})",
             "with np.errstate(all='ignore'):",
             "    terms = [T(p) for p in (a * b)]  # products rounded to the format",
             "expected = np.dot(a, b)",
         ]
     else:
-        lines += [f"x = data({seed})", "terms = [T(v) for v in x]", "expected = np.sum(x)"]
+        lines += [f"x = data({dist!r}, {seed})", "terms = [T(v) for v in x]"]
+        lines += ["expected = np.sum(x)"]
     lines += sources[key[0]].format(block=block).splitlines()
     lines += [
         "",
         "got = order_sum(terms, T)",
         "print('NumPy   ', repr(float(expected)))",
         f"print({key[0]!r:10}, repr(float(got)))",
-        f"print('exact   ', {float(exact)!r})",
+        f"print('exact   ', {_literal(exact)})",
         "try:  # the real GPU, where there is one",
         "    import cupy",
         "",
@@ -141,10 +147,22 @@ def reproducer(comparison, variant: str | None = None) -> str:
         "except Exception as e:  # no CuPy, no driver, no device",
         "    print('cupy     not available:', type(e).__name__)",
         "",
-        f"assert float(got) == {float(got)!r}, 'the emulated order should give this value'",
-        f"if float(expected) != {float(expected)!r}:",
+        f"assert same(float(got), {_literal(got)}), 'the emulated order should give this value'",
+        f"if not same(float(expected), {_literal(expected)}):",
         "    print('note: this NumPy (or BLAS) computed another value than when recorded')",
-        f"np.testing.assert_allclose(float(got), float(expected), rtol={rtol:.3g}, atol=0)",
-        "print('reproduced: different bits, within the calibrated tolerance')",
+        "if same(float(got), float(expected)):",
+        "    print('reproduced: the same bits as NumPy')",
     ]
+    if tol is None:
+        lines += [
+            "else:  # an overflow: no tolerance bridges inf and NaN",
+            "    print('reproduced: different non-finite results (overflow)')",
+        ]
+    else:
+        lines += [
+            "else:",
+            f"    np.testing.assert_allclose(float(got), float(expected), rtol={rtol!r}, "
+            f"atol={float(tol.atol)!r})",
+            "    print('reproduced: different bits, within the calibrated tolerance')",
+        ]
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ import pytest
 import fpexplore as fpx
 from fpexplore import budget, detective, reproduce
 
+import oracle
 import slow_orders as so
 
 
@@ -136,6 +137,57 @@ def test_difference_budget_adds_up():
     assert len(fig.axes[0].patches) == 3  # two steps and the total
     with pytest.raises(ValueError, match="unknown factor"):
         budget.difference_budget((a, b), start, end, "dot", factors=("colour",))
+
+
+def _run_script(tmp_path, script: str):
+    path = tmp_path / "repro.py"
+    path.write_text(script)
+    return subprocess.run(
+        [sys.executable, "-I", str(path)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+
+
+@pytest.mark.parametrize(
+    "op, kwargs, says",
+    [
+        # float16 sums of tiny values: the calibrated margin is in atol, which the script
+        # must use (it hard-coded atol=0 and exited 1)
+        (
+            "sum",
+            dict(format="float16", n=5000, distribution="ill-conditioned", seed=2),
+            "different bits, within",
+        ),
+        # NumPy and pairwise give identical bits here: the script said "different bits"
+        ("sum", dict(format="float16", n=8193, seed=3), "the same bits as NumPy"),
+        # -inf from NumPy, NaN from the sequential order: the script raised NameError 'inf'
+        (
+            "dot",
+            dict(format="float16", n=8193, distribution="wide", seed=3),
+            "different non-finite results",
+        ),
+        # every distribution, dot's ill-conditioned one included (it was refused)
+        ("dot", dict(format="float32", n=3000, distribution="ill-conditioned", seed=1), ""),
+        ("sum", dict(format="float64", n=3000, distribution="wide", seed=4), ""),
+        ("sum", dict(format="float32", n=3000, distribution="normal", seed=5), ""),
+    ],
+)
+def test_reproducer_scripts_run_clean_and_say_what_they_saw(tmp_path, op, kwargs, says):
+    variant = "sequential" if op == "dot" else "pairwise"
+    cmp = fpx.compare(op, variants=[variant], **kwargs)
+    out = _run_script(tmp_path, reproduce.reproducer(cmp))
+    assert out.returncode == 0, out.stdout + out.stderr
+    got, want = (
+        cmp.results[(variant, "emulated")],
+        cmp.results[next(k for k in cmp.results if k[1] == "numpy")],
+    )
+    same = oracle.same(got, want)
+    assert ("the same bits as NumPy" in out.stdout) == same, out.stdout
+    assert says in out.stdout
+
+
+def test_reproducer_refuses_what_is_not_a_comparison():
+    with pytest.raises(TypeError, match="needs a Comparison"):
+        reproduce.reproducer(None)
 
 
 def test_reproducer_runs_standalone(tmp_path):

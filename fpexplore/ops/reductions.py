@@ -18,7 +18,7 @@ from ..orders.registry import kernel_needs, orders_for
 from .opspec import OpSpec, OpTable, Recording
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
-__all__ = ["OPS", "RECORDED_SUM_SIZES"]
+__all__ = ["OPS", "RECORDED_SUM_SIZES", "dot_second_distribution"]
 
 _KIND = {"definition": FORMULA, "library": LIBRARY, "hypothesis": HYPOTHESIS, "exact": EXACT}
 
@@ -75,12 +75,17 @@ def _sum_call(name, settings, inputs, params):
 # ----------------------------------------------------------------------------- dot
 
 
+def dot_second_distribution(distribution: str) -> str:
+    """b's distribution in dot's generated inputs: a's, except normal for ill-conditioned a
+    (the products of two cancelling vectors would not cancel)."""
+    return distribution if distribution != "ill-conditioned" else "normal"
+
+
 def _dot_inputs(n, fmt, distribution, seed, params):
-    second = distribution if distribution != "ill-conditioned" else "normal"
     return {
         "format": fmt,
         "a": generate(distribution, n, fmt, seed),
-        "b": generate(second, n, fmt, seed + 1),
+        "b": generate(dot_second_distribution(distribution), n, fmt, seed + 1),
     }
 
 
