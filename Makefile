@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # JupyterLab refuses to run as root without --allow-root (containers, CI)
 JUPYTER_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: explore dashboard test lint bench clean
+.PHONY: explore dashboard test test-gmpy2 lint bench clean
 
 explore: $(VENV)/.installed-jupyter
 	$(BIN)/jupyter lab notebooks/00_explorer.ipynb $(JUPYTER_ARGS)
@@ -18,6 +18,15 @@ dashboard: $(VENV)/.installed-jupyter
 
 test: $(VENV)/.installed-dev
 	FPX_MIN_ORACLE_CASES=100000 $(BIN)/python -m pytest
+
+# the oracle tests once more where mpmath computes with gmpy2 (as in conda environments that
+# ship sympy): a small separate environment, so that `make test` keeps mpmath's own backend
+GMPY2_VENV ?= .venv-gmpy2
+test-gmpy2:
+	$(PYTHON) -m venv $(GMPY2_VENV)
+	$(GMPY2_VENV)/bin/python -m pip install --quiet -e . "pytest>=8" "hypothesis>=6.100" gmpy2
+	FPX_EXPECT_MPMATH_BACKEND=gmpy $(GMPY2_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+		tests/test_ops_elementwise.py tests/test_ops_stats.py tests/test_ops_ml.py tests/test_exact.py
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
@@ -42,4 +51,4 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed-jupyter
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache *.egg-info
+	rm -rf $(VENV) $(GMPY2_VENV) .pytest_cache .hypothesis .ruff_cache *.egg-info

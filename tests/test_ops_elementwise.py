@@ -472,3 +472,14 @@ def test_registered_variants():
         assert list(table) == ["numpy", "wide", "exact"]
         assert [v.kind for v in table.values()] == ["library", "formula", "exact"]
         assert name in registry.ops()
+
+
+def test_mpmath_backend_is_the_one_this_run_asked_for():
+    """`make test-gmpy2` (run by .ci/run) sets FPX_EXPECT_MPMATH_BACKEND=gmpy: the oracle tests
+    must then really have run on gmpy2's integers, not quietly on mpmath's own."""
+    import os
+
+    want = os.environ.get("FPX_EXPECT_MPMATH_BACKEND")
+    if not want:
+        pytest.skip("FPX_EXPECT_MPMATH_BACKEND not set (make test-gmpy2 sets it)")
+    assert mpmath.libmp.BACKEND == want
