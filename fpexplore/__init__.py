@@ -25,7 +25,7 @@ them.
                    CuPy's own function for an op is named by the op's spec
 - ``ops/``         one spec per op beside its implementation (variants, inputs, NumPy's call,
                    exact reference, CuPy counterpart, GPU recordings): sum/dot/matmul over
-                   orders/, linspace, cdist, adam_step, variance, softmax, logsumexp,
+                   orders/, linspace, cdist, adam_step, mean, variance, softmax, logsumexp,
                    exp/log/sin/tanh/sqrt/pow; ops/registry finds the op modules
 - ``metrics``      ulp / bits / relative error, summaries, Higham's error bounds
 - ``orders/``      evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
@@ -83,6 +83,7 @@ from .ops.elementwise import (
     ulp_error,
 )
 from .ops.linspace import linspace
+from .ops.mean import mean
 from .ops.ml import adam_pass_rates, adam_run, adam_step, cdist, pass_rate
 from .ops.registry import variants
 from .ops.stats import logsumexp, softmax, variance
@@ -158,6 +159,7 @@ __all__ = [
     "machine",
     "match_orders",
     "matmul",
+    "mean",
     "next_down",
     "next_up",
     "on_gpu",

@@ -92,6 +92,19 @@ def test_public_api_names():
     assert set(fpx.__all__) <= set(dir(fpx))
 
 
+def test_every_op_is_a_root_function_and_in_the_readme():
+    """Each op the registry finds is fpx.<op> (fpx.mean was missing although mean was an op),
+    is exported, and is named in the README's list of ops and the package map."""
+    readme = (ROOT / "README.md").read_text()
+    ops_line = readme[readme.index("Ops: ") :].split("\n\n", 1)[0]
+    listed = set(re.findall(r"`(\w+)`", ops_line))
+    for op in fpx.ops():
+        assert callable(getattr(fpx, op, None)), f"fpx.{op} does not exist"
+        assert op in fpx.__all__, op
+        assert op in listed, f"README's op list misses {op}"
+        assert op in fpx.__doc__, f"the package docstring misses {op}"
+
+
 def test_the_functions_do_not_shadow_the_subpackages():
     """fpx.ops(), fpx.orders(op) and fpx.backends() work as documented, and fpx.ops,
     fpx.orders and fpx.backends are still the subpackages (fpx.ops.elementwise.exp, as a
@@ -157,6 +170,23 @@ def test_notebooks_stored_without_outputs(nb):
     for cell in data["cells"]:
         if cell["cell_type"] == "code":
             assert cell.get("outputs") == [] and cell.get("execution_count") is None, nb.name
+
+
+@pytest.mark.parametrize("nb", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_notebooks_are_normalised(nb):
+    """nbformat 4.5 cell ids everywhere (nbformat warns MissingIDFieldWarning and writes new
+    ones on every save otherwise), and a valid notebook as nbformat reads it."""
+    import warnings
+
+    import nbformat
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # MissingIDFieldWarning included
+        data = nbformat.read(nb, as_version=4)
+    nbformat.validate(data)
+    assert (data.nbformat, data.nbformat_minor) >= (4, 5), nb.name
+    ids = [cell.get("id") for cell in data.cells]
+    assert all(ids) and len(set(ids)) == len(ids), nb.name
 
 
 def _tracked_text_files() -> dict[str, str]:

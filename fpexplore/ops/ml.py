@@ -41,7 +41,7 @@ from ..numerics import (
     two_sum,
 )
 from .opspec import OpSpec, OpTable
-from .variant import EXACT, FORMULA, HYPOTHESIS, Settings, Variant, boolean, choice, order_of
+from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant, boolean, choice, order_of
 
 __all__ = [
     "ADAM_MOMENTS",
@@ -79,9 +79,10 @@ _ADAM_VARIANTS = (
     Variant("mul-then-div", "param - (lr*m_hat)/(sqrt(v_hat) + eps)", FORMULA),
     Variant(
         "torch",
-        "PyTorch's single-tensor CPU Adam as read from source: "
-        "param + (-(lr/bc1)*m)/(sqrt(v)/sqrt(bc2) + eps)",
-        HYPOTHESIS,
+        "torch.optim.Adam on the CPU: param + (-(lr/bc1)*m)/(sqrt(v)/sqrt(bc2) + eps); "
+        "m and v bit for bit as torch 2.14.1 (10^4 float32 params x 10 steps, foreach off and "
+        "on, AMD EPYC Zen 4), param too with sqrt='torch' (docs/framework_orders.md)",
+        LIBRARY,
     ),
     Variant("exact", "every output the correctly rounded exact real Adam step", EXACT),
 )
