@@ -30,13 +30,14 @@ them.
 - ``metrics``      ulp / bits / relative error, summaries, Higham's error bounds
 - ``orders/``      evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
                    trees, CuPy/CUB hypotheses, compensated, exact): the arithmetic model, one
-                   registry entry per order, kernels compiled with numba on first use
+                   registry entry per order, kernels compiled with numba on first use; mma:
+                   NVIDIA tensor cores (V100, Ampere, Hopper) bit for bit
 - ``machine``      machine_info(): the CPU, SIMD level, BLAS kernel and threads a result came
                    from; run_elsewhere(): a real library call in a fresh process
 - ``data``         generate(): seeded input data, the same on every machine
 - ``exact``        correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast
                    twins)
-- ``formats``      format registry, correct rounding to a format (incl. tf32), bits, ulp,
+- ``formats``      format registry, correct rounding to a format (incl. tf32, FP8), bits, ulp,
                    neighbours, shortest round-trip decimals
 - ``numerics``     the shared numerics, one definition each (imports only NumPy): exact
                    rational rounding, error-free transformations, rounding to a precision,
@@ -91,6 +92,7 @@ from .orders import (
     dot,
     exact_matmul,
     matmul,
+    mma,
     sum,  # noqa: A004  (like np.sum)
 )
 from .reproduce import reproducer
@@ -160,6 +162,7 @@ __all__ = [
     "match_orders",
     "matmul",
     "mean",
+    "mma",
     "next_down",
     "next_up",
     "on_gpu",

@@ -1,12 +1,23 @@
 """Binary floating-point formats: registry, correct rounding, bits, ulps, neighbours.
 
-``FORMATS`` are the storage formats an array can have. ``"tf32"`` is an *input rounding*
-(float32 storage, 10 explicit significand bits, float32's exponent range), accepted by
-:func:`as_format`, :func:`format_info` and :func:`ulp` but not an array dtype.
+``FORMATS`` are the storage formats an array can have. The other ``ROUNDINGS`` are *input
+roundings* (float32 storage), accepted by :func:`as_format`, :func:`format_info` and
+:func:`ulp` but not array dtypes:
 
-Everything here is exact: :func:`as_format` rounds to nearest, ties to even, with gradual
-underflow and overflow to infinity, from any of the formats, from integers of any size and
-from exact rationals (``fractions.Fraction``, ``decimal.Decimal``).
+- ``"tf32"``: 10 explicit significand bits, float32's exponent range, rounded to nearest with
+  ties *away from zero*, as cuBLAS and CUTLASS convert float32 to tf32 (PTX
+  ``cvt.rna.tf32.f32``); ``"tf32-rne"`` ties to even instead; ``"tf32-truncate"`` keeps the top
+  10 fraction bits (toward zero), as a tensor core reading raw float32 bits does.
+- ``"float8_e4m3"`` and ``"float8_e5m2"``: ml_dtypes' ``float8_e4m3fn`` and ``float8_e5m2``
+  (OCP FP8), nearest-even. float8_e4m3 has no infinity: its largest value is 448, and
+  |x| > 464 (464 itself ties to 448) and ``±inf`` become NaN, as in ml_dtypes (CUDA's
+  ``__NV_SATFINITE`` conversion saturates to ±448 instead). float8_e5m2 overflows to ``±inf``
+  like the IEEE formats.
+
+Everything here is exact: :func:`as_format` rounds correctly (to nearest, ties to even unless
+the rounding says otherwise) with gradual underflow and overflow to infinity, from any of the
+formats, from integers of any size and from exact rationals (``fractions.Fraction``,
+``decimal.Decimal``).
 
 For the other modules of the package (internal, not in ``__all__``): :func:`coerce` brings
 inputs to one format, :func:`round_f64` rounds a float64 array to a format, :func:`scalar_out`
@@ -18,6 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import NamedTuple
 
 import ml_dtypes
@@ -47,12 +59,18 @@ __all__ = [
 ]
 
 FORMATS = ("float16", "bfloat16", "float32", "float64")
-ROUNDINGS = FORMATS + ("tf32",)
+ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", "float8_e4m3", "float8_e5m2")
+# the roundings a product's inputs may get first (+tf32 in a spec, input_rounding="tf32")
+INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", "float8_e4m3", "float8_e5m2")
+INPUT_ROUNDINGS_TEXT = "None, 'tf32' or 'bfloat16' (or 'tf32-rne', 'tf32-truncate', " + (
+    "'float8_e4m3', 'float8_e5m2')"
+)
 
 #: Returned by ``ulp_distance(..., nan="sentinel")`` where exactly one side is NaN.
 ULP_NAN = int(np.iinfo(np.int64).min)
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
+_F32 = np.dtype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -70,6 +88,7 @@ class FormatInfo:
     emin: int
     emax: int
     storage: bool = True
+    finite_max: float | None = field(default=None, repr=False)  # where it is not the IEEE one
 
     @property
     def fraction_bits(self) -> int:
@@ -104,6 +123,8 @@ class FormatInfo:
 
     @property
     def max(self) -> float:
+        if self.finite_max is not None:
+            return self.finite_max
         return math.ldexp(2.0 - math.ldexp(1.0, 1 - self.precision), self.emax)
 
 
@@ -114,9 +135,18 @@ _INFO = {
     "float64": FormatInfo(
         "float64", np.dtype(np.float64), np.dtype(np.uint64), 64, 53, -1022, 1023
     ),
-    "tf32": FormatInfo(
-        "tf32", np.dtype(np.float32), np.dtype(np.uint32), 32, 11, -126, 127, storage=False
-    ),
+}
+for _name in ("tf32", "tf32-rne", "tf32-truncate"):
+    _INFO[_name] = FormatInfo(_name, _F32, np.dtype(np.uint32), 32, 11, -126, 127, storage=False)
+_INFO["float8_e4m3"] = FormatInfo(
+    "float8_e4m3", _F32, np.dtype(np.uint32), 32, 4, -6, 8, storage=False, finite_max=448.0
+)
+_INFO["float8_e5m2"] = FormatInfo(
+    "float8_e5m2", _F32, np.dtype(np.uint32), 32, 3, -14, 15, storage=False
+)
+_FP8 = {
+    "float8_e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
+    "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
 }
 _BY_DTYPE = {_INFO[name].dtype: _INFO[name] for name in FORMATS}
 
@@ -196,18 +226,64 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
         odd32 = odd_f64_to_f32(x64)  # round to odd at 24 bits, then once to the target
         if name == "bfloat16":
             return odd32.astype(_BF16)
-        return _round_f32_bits(odd32, 13)  # tf32
+        if name in _FP8:  # ml_dtypes rounds float32 to nearest-even (e4m3: overflow to NaN)
+            return odd32.astype(_FP8[name]).astype(np.float32)
+        return _round_f32_bits(odd32, 13, _TF32_TIES[name])
 
 
-def _round_f32_bits(x32: np.ndarray, drop: int) -> np.ndarray:
-    """Round float32 values to ``24 - drop`` significand bits, nearest-even, NaN kept."""
+# tf32 from float32 bits: ties away (cvt.rna), ties to even, or truncation
+_TF32_TIES = {"tf32": "away", "tf32-rne": "even", "tf32-truncate": "zero"}
+
+
+def _round_f32_bits(x32: np.ndarray, drop: int, mode: str) -> np.ndarray:
+    """Round float32 values to ``24 - drop`` significand bits, NaN kept.
+
+    ``mode``: "even" (nearest, ties to even), "away" (nearest, ties away from zero) or "zero"
+    (truncation). The bit pattern is sign-magnitude, so adding to it rounds the magnitude; a
+    carry out of the significand bumps the exponent, up to infinity. A float32 rounded to odd
+    first (``odd_f64_to_f32``) rounds correctly this way from float64.
+    """
     b = x32.view(np.uint32)
-    half = np.uint32((1 << (drop - 1)) - 1)
-    r = (b + half + ((b >> np.uint32(drop)) & np.uint32(1))) & np.uint32(
-        (0xFFFFFFFF >> drop) << drop
-    )
+    mask = np.uint32((0xFFFFFFFF >> drop) << drop)
+    if mode == "zero":
+        r = b & mask
+    elif mode == "away":
+        r = (b + np.uint32(1 << (drop - 1))) & mask
+    else:
+        half = np.uint32((1 << (drop - 1)) - 1)
+        r = (b + half + ((b >> np.uint32(drop)) & np.uint32(1))) & mask
     out = r.view(np.float32)
     return np.where(np.isnan(x32), x32, out)
+
+
+def _round_rational_mode(num: int, den: int, info: FormatInfo) -> float:
+    """Round ``num/den`` exactly to ``info`` in its rounding mode (tf32 variants, FP8)."""
+    mode = _TF32_TIES.get(info.name, "even")
+    v = round_rational(num, den, info.precision, info.emin, info.emax)
+    if mode != "even" and math.isfinite(v):
+        # the neighbour on the other side of num/den, if num/den is not v itself
+        diff = Fraction(num, den) - Fraction(v)
+        if diff:
+            step = math.ldexp(1.0, max(_floor_log2(num, den), info.emin) - info.precision + 1)
+            other = v + step if diff > 0 else v - step
+            lo, hi = sorted((v, other), key=abs)
+            if mode == "zero":
+                v = lo
+            elif 2 * abs(diff) == step:  # a tie: away from zero
+                v = hi
+            if math.isinf(v) or abs(v) >= math.ldexp(1.0, info.emax + 1):
+                v = math.copysign(math.inf, v)
+    if info.finite_max is not None and abs(v) > info.finite_max:
+        return math.nan  # float8_e4m3 (ml_dtypes' e4m3fn): no infinity, overflow is NaN
+    return v
+
+
+def _floor_log2(num: int, den: int) -> int:
+    m = abs(num)
+    e = m.bit_length() - den.bit_length()
+    if Fraction(m, den) < Fraction(2) ** e:
+        e -= 1
+    return e
 
 
 def _as_ratio(v) -> tuple[int, int] | float:
@@ -236,17 +312,23 @@ def _round_exact_scalar(v, info: FormatInfo) -> float:
     if num == 0:
         # keep the sign of a float zero (-0.0), integers and rationals give +0
         return math.copysign(0.0, v) if isinstance(v, (float, np.floating)) else 0.0
+    if not info.storage:
+        return _round_rational_mode(num, den, info)
     return round_rational(num, den, info.precision, info.emin, info.emax)
 
 
 def as_format(x, fmt):
-    """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``), nearest-even.
+    """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``), nearest-even unless the
+    rounding says otherwise (``"tf32"``: ties away from zero; ``"tf32-truncate"``: toward
+    zero; see the module docstring).
 
     ``x`` may be a NumPy array or scalar of any of the formats, a Python float or int, a list,
     an integer array (exact whatever its size), or exact rationals (``Fraction``, ``Decimal``,
     object arrays of them). The result has the format's dtype (``"tf32"``: float32 holding
-    values with 11 significant bits). Rounding is correct: no double rounding, gradual
-    underflow, overflow to ``±inf``; NaN stays NaN, signed zeros keep their sign.
+    values with 11 significant bits; ``"float8_*"``: float32 holding FP8 values). Rounding is
+    correct: no double rounding, gradual underflow, overflow to ``±inf`` (``"tf32-truncate"``:
+    to the largest finite value; ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``);
+    NaN stays NaN, signed zeros keep their sign.
     """
     info = format_info(fmt)
     if isinstance(x, (bool, np.bool_)):

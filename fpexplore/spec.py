@@ -63,13 +63,14 @@ import numbers
 import re
 from dataclasses import dataclass
 
-from .formats import FORMATS
+from .formats import FORMATS, INPUT_ROUNDINGS_TEXT
+from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
 from .orders.registry import OPS as ORDER_OPS
 
 __all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
 
 GRAMMAR = "ORDER[(k=v, ...)][+fma][+tf32|+bfloat16][@ACCUMULATOR]"
-INPUT_ROUNDINGS = ("tf32", "bfloat16")
+INPUT_ROUNDINGS = _INPUT_ROUNDINGS  # "tf32", "bfloat16", then tf32-rne, tf32-truncate, FP8
 MODIFIERS = ("fma",) + INPUT_ROUNDINGS
 EXAMPLES = "e.g. 'tree(block=256)', 'sequential+fma', 'pairwise+tf32', 'sequential@float32'"
 
@@ -78,7 +79,7 @@ _VARIANT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*(\+fma)?")  # adam's "div-
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|nan)")
-_WORD = re.compile(r"[A-Za-z0-9_]+")
+_WORD = re.compile(r"[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*")  # +tf32-truncate
 _RESERVED = ("True", "False", "None")
 
 
@@ -130,7 +131,7 @@ class VariantSpec:
             raise ValueError(f"fma must be True or False, got {self.fma!r}")
         if self.input_rounding is not None and self.input_rounding not in INPUT_ROUNDINGS:
             raise ValueError(
-                f"input_rounding must be None, 'tf32' or 'bfloat16', got {self.input_rounding!r}"
+                f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got {self.input_rounding!r}"
             )
         if self.accumulate is not None:
             _check_accumulator(self.accumulate)

@@ -21,7 +21,17 @@ SPECS = {
     "float32": (np.dtype(np.float32), 24, -126, 127),
     "float64": (np.dtype(np.float64), 53, -1022, 1023),
     "tf32": (np.dtype(np.float32), 11, -126, 127),
+    "tf32-rne": (np.dtype(np.float32), 11, -126, 127),
+    "tf32-truncate": (np.dtype(np.float32), 11, -126, 127),
+    "float8_e4m3": (np.dtype(np.float32), 4, -6, 8),
+    "float8_e5m2": (np.dtype(np.float32), 3, -14, 15),
 }
+# how each rounds: nearest with ties to even unless named here. tf32 is cuBLAS's conversion
+# (cvt.rna: ties away from zero, NVIDIA PTX ISA), tf32-truncate keeps the top bits.
+TIES = {"tf32": "away", "tf32-truncate": "zero"}
+# OCP FP8 E4M3 (ml_dtypes float8_e4m3fn): the all-ones pattern is NaN, no infinity; the largest
+# value is 1.75 * 2**8 = 448 and what rounds beyond it becomes NaN
+MAX_FINITE = {"float8_e4m3": Fraction(448)}
 UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 CHECKED = {"cases": 0}  # incremented by every oracle comparison (reported by conftest)
@@ -39,13 +49,16 @@ def floor_log2(q: Fraction) -> int:
 
 
 def max_finite(fmt: str) -> Fraction:
+    if fmt in MAX_FINITE:
+        return MAX_FINITE[fmt]
     _, p, _, emax = SPECS[fmt]
     return (2 - Fraction(1, 2 ** (p - 1))) * Fraction(2) ** emax
 
 
 def round_fraction(q: Fraction, fmt: str) -> float:
-    """Round the exact rational q to nearest, ties to even, in fmt; return a Python float
-    (exactly the format's value; ±inf on overflow; +0.0 for q == 0)."""
+    """Round the exact rational q to nearest, ties to even (TIES: other modes), in fmt; return a
+    Python float (exactly the format's value; ±inf on overflow, NaN for float8_e4m3; the
+    largest finite value for truncation; +0.0 for q == 0)."""
     _, p, emin, emax = SPECS[fmt]
     if q == 0:
         return 0.0
@@ -56,10 +69,18 @@ def round_fraction(q: Fraction, fmt: str) -> float:
     m = a / quantum
     n = math.floor(m)
     rest = m - n
-    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2 == 1):
+    mode = TIES.get(fmt, "even")
+    half = Fraction(1, 2)
+    if mode == "even" and (rest > half or (rest == half and n % 2 == 1)):
+        n += 1
+    if mode == "away" and rest >= half:
         n += 1
     r = n * quantum
     if r > max_finite(fmt):
+        if fmt in MAX_FINITE:
+            return math.nan
+        if mode == "zero":  # toward zero never passes the largest finite value
+            return sign * float(max_finite(fmt))
         return sign * math.inf
     return sign * float(r)
 

@@ -18,7 +18,7 @@ import oracle
 from oracle import SPECS, same
 from strategies import STORAGE, random_values, values
 
-ALL = STORAGE + ("tf32",)
+ALL = STORAGE + ("tf32", "tf32-rne", "tf32-truncate", "float8_e4m3", "float8_e5m2")
 
 
 # ----------------------------------------------------------------------------- registry
@@ -85,6 +85,8 @@ def check_rounding(x64: np.ndarray, fmt: str) -> None:
     assert got.dtype == SPECS[fmt][0]
     for g, v in zip(got, x64.tolist()):
         want = v if not math.isfinite(v) else oracle.round_fraction(Fraction(v), fmt)
+        if math.isinf(v) and fmt in oracle.MAX_FINITE:  # float8_e4m3: no infinity, NaN
+            want = math.nan
         if v == 0:
             want = v
         oracle.CHECKED["cases"] += 1
@@ -372,4 +374,79 @@ def test_hex_string():
     assert fpx.hex_string(np.array([1.0, 2.0])).tolist() == [
         "0x3ff0000000000000",
         "0x4000000000000000",
+    ]
+
+
+# ----------------------------------------------------------------------------- tf32 and FP8
+
+
+def test_tf32_rounds_ties_away_from_zero_as_cublas():
+    # cuBLAS / CUTLASS convert float32 to tf32 with cvt.rna (ties away from zero): 1024.5 is a
+    # tie between 1024 and 1025 (ulp 1 at 1024 with 11 bits) and goes to 1025, as the RTX 3090
+    # in pytorch issue 53635 gives for [1024.5] @ [[1.0]] with TF32 on
+    got = fpx.matmul(
+        np.float32([[1024.5]]), np.float32([[1.0]]), "sequential", input_rounding="tf32"
+    )
+    assert got.tolist() == [[1025.0]]
+    x = np.float32([1024.5, -1024.5, 1 + 2**-11, -(1 + 2**-11), 1 + 3 * 2**-11, 2049.0])
+    assert fpx.as_format(x, "tf32").tolist() == [
+        1025,
+        -1025,
+        1 + 2**-10,
+        -(1 + 2**-10),
+        1 + 2**-9,
+        2050,
+    ]
+    assert fpx.as_format(x, "tf32-rne").tolist() == [1024, -1024, 1, -1, 1 + 2**-9, 2048]
+    assert fpx.as_format(x, "tf32-truncate").tolist() == [1024, -1024, 1, -1, 1 + 2**-10, 2048]
+    # only exact ties go away from zero
+    assert float(fpx.as_format(1024.5 - 2**-20, "tf32")) == 1024.0
+    assert float(fpx.as_format(Fraction(-2049, 2), "tf32")) == -1025.0
+    assert float(fpx.as_format(Fraction(-2049, 2), "tf32-truncate")) == -1024.0
+    assert (
+        fpx.dot(
+            np.float32([1024.5]), np.float32([1.0]), "sequential", input_rounding="tf32-truncate"
+        )
+        == 1024.0
+    )
+
+
+def test_float8_formats_as_ml_dtypes():
+    e4m3 = fpx.format_info("float8_e4m3")
+    assert (e4m3.precision, e4m3.emin, e4m3.max, e4m3.smallest_subnormal) == (4, -6, 448.0, 2.0**-9)
+    e5m2 = fpx.format_info("float8_e5m2")
+    assert (e5m2.precision, e5m2.emin, e5m2.max, e5m2.smallest_subnormal) == (
+        3,
+        -14,
+        57344.0,
+        2.0**-16,
+    )
+    assert "float8_e4m3" not in fpx.FORMATS
+    # every value of the format, and every midpoint between neighbours, against ml_dtypes
+    for name, dt in (
+        ("float8_e4m3", ml_dtypes.float8_e4m3fn),
+        ("float8_e5m2", ml_dtypes.float8_e5m2),
+    ):
+        vals = np.arange(256, dtype=np.uint8).view(dt).astype(np.float32)
+        fin = np.unique(vals[np.isfinite(vals)])
+        mids = (fin[1:] + fin[:-1]) / 2  # exact in float32
+        x = np.concatenate([fin, mids, np.nextafter(mids, 0), np.nextafter(mids, np.inf)])
+        got = fpx.as_format(x, name)
+        assert got.dtype == np.float32
+        want = x.astype(dt).astype(np.float32)  # ml_dtypes from float32: nearest-even
+        assert np.array_equal(got, want, equal_nan=True)
+        with np.errstate(over="ignore"):
+            assert np.array_equal(fpx.as_format(x.astype(np.float64), name), want, equal_nan=True)
+    # overflow: e4m3 has no infinity (ml_dtypes e4m3fn: NaN; CUDA's satfinite would give 448)
+    x = np.array([448.0, 464.0, 464.5, 1e6, np.inf, -np.inf, -464.0])
+    assert np.array_equal(
+        fpx.as_format(x, "float8_e4m3"),
+        np.float32([448, 448, np.nan, np.nan, np.nan, np.nan, -448]),
+        equal_nan=True,
+    )
+    assert np.isnan(fpx.as_format(Fraction(465), "float8_e4m3"))
+    assert fpx.as_format(np.array([57344.0, 61439.0, 61440.0]), "float8_e5m2").tolist() == [
+        57344.0,
+        57344.0,
+        np.inf,
     ]

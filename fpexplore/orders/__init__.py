@@ -9,6 +9,7 @@
 - ``_kernels``   the compiled loops (numba, imported on first use)
 - ``simd``       the SIMD-accumulator family: OpenBLAS dot, einsum, polars, LLVM loops
 - ``frameworks`` torch.sum / torch.dot (and MKL's sdot as probed), XLA's jnp.sum / jnp.dot
+- ``tensor_core`` ``mma``: D = C + A @ B as NVIDIA tensor cores compute it (V100, A100, H100)
 """
 
 import sys
@@ -17,8 +18,9 @@ import types
 from .products import dot, exact_matmul, matmul
 from .registry import orders
 from .summation import sum  # noqa: A004
+from .tensor_core import mma
 
-__all__ = ["dot", "exact_matmul", "matmul", "orders", "sum"]
+__all__ = ["dot", "exact_matmul", "matmul", "mma", "orders", "sum"]
 
 
 class _CallableModule(types.ModuleType):

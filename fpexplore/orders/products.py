@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exact import exact_dot
-from ..formats import as_format, coerce
+from ..formats import INPUT_ROUNDINGS, INPUT_ROUNDINGS_TEXT, as_format, coerce
 from ..numerics import flush_subnormals
 from .arith import accumulator, arith, check_fma, finish, kernels, to_storage
 from .registry import fusable, lookup
@@ -33,13 +33,13 @@ def _literal_products(a: np.ndarray, b: np.ndarray, ftz: bool) -> np.ndarray:
 
 def round_inputs(input_rounding, info, *arrays) -> tuple:
     """The arrays with every value rounded to ``input_rounding`` ("tf32" or "bfloat16", as
-    tensor cores read float32 inputs) and kept in format ``info``; unchanged for None."""
+    tensor cores read float32 inputs; or "tf32-rne", "tf32-truncate", "float8_e4m3",
+    "float8_e5m2", see :mod:`fpexplore.formats`) and kept in format ``info``; unchanged for
+    None."""
     if input_rounding is None:
         return arrays
-    if input_rounding not in ("tf32", "bfloat16"):
-        raise ValueError(
-            f"input_rounding must be None, 'tf32' or 'bfloat16', got {input_rounding!r}"
-        )
+    if input_rounding not in INPUT_ROUNDINGS:
+        raise ValueError(f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got {input_rounding!r}")
     return tuple(np.asarray(as_format(as_format(x, input_rounding), info.name)) for x in arrays)
 
 
