@@ -4,14 +4,23 @@ Each result is the exact real value of the operation on the given inputs, rounde
 nearest-even in the inputs' format, with IEEE 754 behaviour for NaN, infinities, signed zeros,
 subnormals and overflow. They are the fast twins of the slow rational oracles in the tests.
 
-How the fast paths stay exact:
+How they stay exact (compiled kernels, :mod:`fpexplore._exact_kernels`):
 
-* ``fma``, float16/bfloat16/float32: the product is exact in float64; the addition is rounded
-  to odd in float64 (TwoSum + a one-ulp nudge), then rounded once to the format. Round to
-  odd at 53 >= p + 2 bits followed by round to nearest is a single correct rounding (Boldo &
-  Melquiond 2008). float64: Dekker's TwoProduct, TwoSum and a round-to-odd addition (same
-  paper, algorithm "Emulated FMA"); elements outside its safe exponent range (huge or tiny
-  products, results near underflow or overflow) fall back to exact rationals, one by one.
+* ``fma``, float32/float64: LLVM's ``llvm.fma``, the CPU's fused multiply-add (or libm's
+  correctly rounded ``fma``). float16/bfloat16: the product is exact in float64; the addition
+  is rounded to odd in float64, then rounded once to the format. Round to odd at 53 >= p + 2
+  bits followed by round to nearest is a single correct rounding (Boldo & Melquiond 2008).
+* ``exact_sum`` / ``exact_dot``: every value adds its integer significand to an int64 bin of
+  its sign and exponent (float64: its high and low halves to two bins), without any rounding;
+  the few nonzero bins are combined as Python integers and rounded once. float64 products are
+  split exactly with an fma (TwoProduct), products out of its range rescaled first.
+
+The pure NumPy paths stay as the fallback (``NUMPY_ONLY``, environment ``FPX_EXACT_NUMPY=1``):
+
+* ``fma``, float16/bfloat16/float32: as above, vectorized (TwoSum + a one-ulp nudge).
+  float64: Dekker's TwoProduct, TwoSum and a round-to-odd addition (same paper, algorithm
+  "Emulated FMA"); elements outside its safe exponent range (huge or tiny products, results
+  near underflow or overflow) fall back to exact rationals, one by one.
 * ``exact_sum`` / ``exact_dot``: values are bucketed by binary exponent; inside a bucket all
   values are integer multiples of one quantum and short enough that float64 sums them without
   error (``np.bincount``); the few bucket totals are combined as Python integers and rounded
@@ -377,12 +386,18 @@ _LAYOUT = {
 _CHUNK = 1 << 32
 
 
-def bin_terms(bins: np.ndarray, unit: int, shift: int = 0) -> list[tuple[int, int]]:
-    """The exponent bins of ``fpexplore._exact_kernels`` as ``(n, k)`` terms meaning
-    ``n * 2**k``: bin E (its rows added) holds integers of unit ``2**(max(E, 1) - unit +
-    shift)``."""
+def bin_terms(bins: np.ndarray, unit: int, shift: int = 0, ebits: int = 0) -> list:
+    """The bins of ``fpexplore._exact_kernels`` as ``(n, k)`` terms meaning ``n * 2**k``: bin
+    s (its rows added) holds integers of unit ``2**(max(E, 1) - unit + shift)``, E = s's low
+    ``ebits`` bits (the exponent field) and the bit above them the sign; ``ebits=0``: E = s,
+    the integers signed."""
     tot = bins.sum(axis=0) if bins.ndim == 2 else bins
-    return [(int(tot[E]), max(E, 1) - unit + shift) for E in np.flatnonzero(tot).tolist()]
+    out = []
+    for s in np.flatnonzero(tot).tolist():
+        E, neg = (s & ((1 << ebits) - 1), s >> ebits) if ebits else (s, 0)
+        n = int(tot[s])
+        out.append((-n if neg else n, max(E, 1) - unit + shift))
+    return out
 
 
 def _sum_compiled(x: np.ndarray, info: FormatInfo):
@@ -393,14 +408,14 @@ def _sum_compiled(x: np.ndarray, info: FormatInfo):
     for lo in range(0, x.size, _CHUNK):
         part = x[lo : lo + _CHUNK]
         if info.name == "float64":
-            hi, low = (np.zeros((k.ROWS, 2048), np.int64) for _ in range(2))
+            hi, low = (np.zeros((k.ROWS, 4096), np.int64) for _ in range(2))
             special = k.sum_bins64(part.view(np.int64), hi, low)
-            terms += bin_terms(hi, k.F64_UNIT, k.LOW_BITS) + bin_terms(low, k.F64_UNIT)
+            terms += bin_terms(hi, k.F64_UNIT, k.LOW_BITS, 11) + bin_terms(low, k.F64_UNIT, 0, 11)
         else:
             view, fbits, ebits = _LAYOUT[info.name]
-            bins = np.zeros((k.ROWS, 1 << ebits), np.int64)
+            bins = np.zeros((k.ROWS, 2 << ebits), np.int64)
             special = k.sum_bins(part.view(view), fbits, ebits, bins)
-            terms += bin_terms(bins, info.emax + fbits)
+            terms += bin_terms(bins, info.emax + fbits, 0, ebits)
         if special:
             return None
     return _combine(terms)
@@ -417,7 +432,7 @@ def _dot_compiled(a: np.ndarray, b: np.ndarray, info: FormatInfo):
     terms: list[tuple[int, int]] = []
     for lo in range(0, a.size, _CHUNK):
         pa, pb = a[lo : lo + _CHUNK], b[lo : lo + _CHUNK]
-        hi, low = (np.zeros((k.ROWS, 2048), np.int64) for _ in range(2))
+        hi, low = (np.zeros((k.ROWS, 4096), np.int64) for _ in range(2))
         if info.name == "float64":
             whi, wlo = (np.zeros(k.WIDE_BINS, np.int64) for _ in range(2))
             special = k.dot_bins64(pa, pb, hi, low, whi, wlo)
@@ -427,7 +442,7 @@ def _dot_compiled(a: np.ndarray, b: np.ndarray, info: FormatInfo):
             special = k.dot_bins32(pa, pb, hi, low)
         if special:
             return None
-        terms += bin_terms(hi, k.F64_UNIT, k.LOW_BITS) + bin_terms(low, k.F64_UNIT)
+        terms += bin_terms(hi, k.F64_UNIT, k.LOW_BITS, 11) + bin_terms(low, k.F64_UNIT, 0, 11)
     return _combine(terms)
 
 

@@ -450,21 +450,22 @@ def test_bins_hold_a_full_chunk_of_one_exponent(fmt):
     v = -float(oracle.max_finite(fmt)) / 4  # all significand bits set, one exponent
     count = exact._CHUNK
     x = as_fmt([v] * 1001, fmt)
-    m = -((1 << p) - 1)  # the signed significand of v
+    m = (1 << p) - 1  # v's significand (the bins hold magnitudes, the sign in the index)
     if fmt == "float64":
-        hi, lo = (np.zeros((K.ROWS, 2048), np.int64) for _ in range(2))
-        E = int((x[:1].view(np.int64)[0] >> 52) & 0x7FF)
-        hi[:, E] = (count // K.ROWS) * (m >> K.LOW_BITS)
-        lo[:, E] = (count // K.ROWS) * (m & ((1 << K.LOW_BITS) - 1))
+        hi, lo = (np.zeros((K.ROWS, 4096), np.int64) for _ in range(2))
+        s = int((x[:1].view(np.uint64)[0] >> 52) & 0xFFF)  # sign and exponent
+        hi[:, s] = (count // K.ROWS) * (m >> K.LOW_BITS)
+        lo[:, s] = (count // K.ROWS) * (m & ((1 << K.LOW_BITS) - 1))
         assert K.sum_bins64(x.view(np.int64), hi, lo) == 0
-        terms = exact.bin_terms(hi, K.F64_UNIT, K.LOW_BITS) + exact.bin_terms(lo, K.F64_UNIT)
+        terms = exact.bin_terms(hi, K.F64_UNIT, K.LOW_BITS, 11)
+        terms += exact.bin_terms(lo, K.F64_UNIT, 0, 11)
     else:
         view, fbits, ebits = exact._LAYOUT[fmt]
-        bins = np.zeros((K.ROWS, 1 << ebits), np.int64)
-        E = int((x[:1].view(view)[0] >> fbits) & ((1 << ebits) - 1))
-        bins[:, E] = (count // K.ROWS) * m
+        bins = np.zeros((K.ROWS, 2 << ebits), np.int64)
+        s = int((x[:1].view(view)[0].astype(np.int64) >> fbits) & ((2 << ebits) - 1))
+        bins[:, s] = (count // K.ROWS) * m
         assert K.sum_bins(x.view(view), fbits, ebits, bins) == 0
-        terms = exact.bin_terms(bins, emax + fbits)
+        terms = exact.bin_terms(bins, emax + fbits, 0, ebits)
     N, k = exact._combine(terms)
     assert Fraction(N) * Fraction(2) ** k == (count + 1001) * Fraction(v)
     oracle.CHECKED["cases"] += 1
@@ -479,16 +480,17 @@ def test_dot_bins_hold_a_full_chunk():
     b = np.full(999, 2 - 2.0**-52)
     p = a[0] * b[0]
     e = float(Fraction(a[0]) * Fraction(b[0]) - Fraction(p))  # exact: TwoProduct's error
-    hi, lo = (np.zeros((K.ROWS, 2048), np.int64) for _ in range(2))
+    hi, lo = (np.zeros((K.ROWS, 4096), np.int64) for _ in range(2))
     whi, wlo = (np.zeros(K.WIDE_BINS, np.int64) for _ in range(2))
     for v in (p, e):
-        bits = int(np.array([v]).view(np.int64)[0])
-        E = (bits >> 52) & 0x7FF
-        m = ((bits & ((1 << 52) - 1)) | (1 << 52)) * (-1 if v < 0 else 1)
-        hi[:, E] += (exact._CHUNK // K.ROWS) * (m >> K.LOW_BITS)
-        lo[:, E] += (exact._CHUNK // K.ROWS) * (m & ((1 << K.LOW_BITS) - 1))
+        bits = int(np.array([v]).view(np.uint64)[0])
+        s = (bits >> 52) & 0xFFF
+        m = (bits & ((1 << 52) - 1)) | (1 << 52)
+        hi[:, s] += (exact._CHUNK // K.ROWS) * (m >> K.LOW_BITS)
+        lo[:, s] += (exact._CHUNK // K.ROWS) * (m & ((1 << K.LOW_BITS) - 1))
     assert K.dot_bins64(a, b, hi, lo, whi, wlo) == 0
-    terms = exact.bin_terms(hi, K.F64_UNIT, K.LOW_BITS) + exact.bin_terms(lo, K.F64_UNIT)
+    terms = exact.bin_terms(hi, K.F64_UNIT, K.LOW_BITS, 11)
+    terms += exact.bin_terms(lo, K.F64_UNIT, 0, 11)
     N, k = exact._combine(terms)
     assert Fraction(N) * Fraction(2) ** k == (exact._CHUNK + 999) * Fraction(a[0]) * Fraction(b[0])
     oracle.CHECKED["cases"] += 1
