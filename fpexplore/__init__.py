@@ -37,8 +37,12 @@ them.
 - ``data``         generate(): seeded input data, the same on every machine
 - ``exact``        correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast
                    twins)
+- ``_exact_kernels`` exact's numba kernels: llvm.fma, exponent-bin (superaccumulator) sums
+                   and dot products (loaded on exact's first call)
 - ``formats``      format registry, correct rounding to a format (incl. tf32, FP8), bits, ulp,
                    neighbours, shortest round-trip decimals
+- ``_numba``       numba plumbing for every kernel: cached_njit (the disk cache keyed also on
+                   numerics.py), hw_fma (llvm.fma), float_bits; registers numerics' JITTABLE
 - ``numerics``     the shared numerics, one definition each (imports only NumPy): exact
                    rational rounding, error-free transformations, rounding to a precision,
                    round to odd, float32 flush-to-zero, the ULP clamp, Ziv's step; the numba

@@ -4,14 +4,23 @@ Each result is the exact real value of the operation on the given inputs, rounde
 nearest-even in the inputs' format, with IEEE 754 behaviour for NaN, infinities, signed zeros,
 subnormals and overflow. They are the fast twins of the slow rational oracles in the tests.
 
-How the fast paths stay exact:
+How they stay exact (compiled kernels, :mod:`fpexplore._exact_kernels`):
 
-* ``fma``, float16/bfloat16/float32: the product is exact in float64; the addition is rounded
-  to odd in float64 (TwoSum + a one-ulp nudge), then rounded once to the format. Round to
-  odd at 53 >= p + 2 bits followed by round to nearest is a single correct rounding (Boldo &
-  Melquiond 2008). float64: Dekker's TwoProduct, TwoSum and a round-to-odd addition (same
-  paper, algorithm "Emulated FMA"); elements outside its safe exponent range (huge or tiny
-  products, results near underflow or overflow) fall back to exact rationals, one by one.
+* ``fma``, float32/float64: LLVM's ``llvm.fma``, the CPU's fused multiply-add (or libm's
+  correctly rounded ``fma``). float16/bfloat16: the product is exact in float64; the addition
+  is rounded to odd in float64, then rounded once to the format. Round to odd at 53 >= p + 2
+  bits followed by round to nearest is a single correct rounding (Boldo & Melquiond 2008).
+* ``exact_sum`` / ``exact_dot``: every value adds its integer significand to an int64 bin of
+  its sign and exponent (float64: its high and low halves to two bins), without any rounding;
+  the few nonzero bins are combined as Python integers and rounded once. float64 products are
+  split exactly with an fma (TwoProduct), products out of its range rescaled first.
+
+The pure NumPy paths stay as the fallback (``NUMPY_ONLY``, environment ``FPX_EXACT_NUMPY=1``):
+
+* ``fma``, float16/bfloat16/float32: as above, vectorized (TwoSum + a one-ulp nudge).
+  float64: Dekker's TwoProduct, TwoSum and a round-to-odd addition (same paper, algorithm
+  "Emulated FMA"); elements outside its safe exponent range (huge or tiny products, results
+  near underflow or overflow) fall back to exact rationals, one by one.
 * ``exact_sum`` / ``exact_dot``: values are bucketed by binary exponent; inside a bucket all
   values are integer multiples of one quantum and short enough that float64 sums them without
   error (``np.bincount``); the few bucket totals are combined as Python integers and rounded
@@ -21,6 +30,7 @@ How the fast paths stay exact:
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -36,9 +46,20 @@ from .numerics import (
     two_sum,
 )
 
-__all__ = ["exact_dot", "exact_sum", "fma"]
+__all__ = ["NUMPY_ONLY", "exact_dot", "exact_sum", "fma"]
 
 _F64_INFO = format_info("float64")
+
+#: True: the pure NumPy paths (no numba). From the environment variable ``FPX_EXACT_NUMPY``
+#: ("1": NumPy only); tests switch it to check both paths.
+NUMPY_ONLY = os.environ.get("FPX_EXACT_NUMPY", "0") not in ("", "0")
+
+
+def _kernels():
+    """The compiled kernels (imports numba on first use)."""
+    from . import _exact_kernels
+
+    return _exact_kernels
 
 
 def _fma_rational(a: float, b: float, c: float, info: FormatInfo) -> float:
@@ -56,7 +77,9 @@ def fma(a, b, c):
     """
     (a, b, c), info = coerce(a, b, c, what="fma")
     with np.errstate(all="ignore"):
-        if info.name != "float64":
+        if not NUMPY_ONLY:
+            out = _fma_compiled(a, b, c, info)
+        elif info.name != "float64":
             out = _fma_narrow(a, b, c, info)
         else:
             a, b, c = np.broadcast_arrays(a, b, c)
@@ -70,6 +93,23 @@ def fma(a, b, c):
 
 
 _BLOCK = 1 << 15  # elements per cache-sized block in the vectorized fast paths
+
+
+def _fma_compiled(a: np.ndarray, b: np.ndarray, c: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """fma with the compiled kernels: llvm.fma for float32 and float64; float16 and bfloat16
+    through an exact float64 product, a round-to-odd float64 addition and one rounding."""
+    a, b, c = np.broadcast_arrays(a, b, c)
+    shape = a.shape
+    k = _kernels()
+    if info.name in ("float32", "float64"):
+        A, B, C = (np.ascontiguousarray(v).reshape(-1) for v in (a, b, c))
+        out = np.empty(A.size, dtype=info.dtype)
+        k.fma_rn(A, B, C, out)
+        return out.reshape(shape)
+    A, B, C = (np.ascontiguousarray(v, dtype=np.float32).reshape(-1) for v in (a, b, c))
+    odd = np.empty(A.size)
+    k.fma_odd(A, B, C, odd)
+    return round_f64(odd, info).reshape(shape)
 
 
 def _fma_narrow(a: np.ndarray, b: np.ndarray, c: np.ndarray, info: FormatInfo) -> np.ndarray:
@@ -250,16 +290,19 @@ def exact_sum(x):
     """
     (x,), info = coerce(x, what="exact_sum")
     x = np.ascontiguousarray(x).reshape(-1)
-    special = _specials(x)
-    if special is not None:
-        return np.asarray(special).astype(info.dtype)[()]
-    acc = ExactAccumulator()
-    for blk in _blocks(x.size):
-        if info.name == "float64":
-            acc.add64(x[blk])
-        else:  # float16 and bfloat16 values are exact in float32
-            acc.add32(x[blk].astype(np.float32))
-    N, K = acc.total()
+    total = None if NUMPY_ONLY else _sum_compiled(x, info)
+    if total is None:  # NumPy only, or x holds NaN or infinities
+        special = _specials(x)
+        if special is not None:
+            return np.asarray(special).astype(info.dtype)[()]
+        acc = ExactAccumulator()
+        for blk in _blocks(x.size):
+            if info.name == "float64":
+                acc.add64(x[blk])
+            else:  # float16 and bfloat16 values are exact in float32
+                acc.add32(x[blk].astype(np.float32))
+        total = acc.total()
+    N, K = total
     all_neg_zero = N == 0 and x.size > 0 and bool(np.all(np.signbit(x) & (x == 0)))
     return _finish(N, K, info, all_neg_zero)
 
@@ -277,6 +320,16 @@ def exact_dot(a, b):
         raise ValueError(f"exact_dot takes 1-D arrays, got shapes {a.shape} and {b.shape}")
     if a.shape != b.shape:
         raise ValueError(f"exact_dot: shapes {a.shape} and {b.shape} differ")
+    if not NUMPY_ONLY:
+        total = _dot_compiled(a, b, info)
+        if total is not None:
+            N, K = total
+            all_neg_zero = False
+            if N == 0 and a.size:
+                with np.errstate(all="ignore"):
+                    zero = (a == 0) | (b == 0)
+                all_neg_zero = bool(np.all(zero & (np.signbit(a) != np.signbit(b))))
+            return _finish(N, K, info, all_neg_zero)
     A = a.astype(np.float64)
     B = b.astype(np.float64)
     with np.errstate(all="ignore"):
@@ -297,6 +350,100 @@ def exact_dot(a, b):
     N, K = acc.total()
     all_neg_zero = N == 0 and A.size > 0 and bool(np.all(prod_neg_zero))
     return _finish(N, K, info, all_neg_zero)
+
+
+# ----------------------------------------------------------------------------- compiled sums
+
+
+def kernel_needs(what: str, info: FormatInfo) -> list:
+    """The compiled kernels ``what`` ("fma", "exact_sum" or "exact_dot") calls for inputs of
+    format ``info``: ``(kernel name, dtype of its first array argument, None)`` each, as
+    fpexplore.warmup reads them (empty with ``NUMPY_ONLY``)."""
+    if NUMPY_ONLY:
+        return []
+    wide = info.name in ("float32", "float64")
+    if what == "fma":
+        return [("fma_rn", info.dtype, None)] if wide else [("fma_odd", np.dtype(np.float32), None)]
+    if what == "exact_sum":
+        if info.name == "float64":
+            return [("sum_bins64", np.dtype(np.int64), None)]
+        return [("sum_bins", np.dtype(_LAYOUT[info.name][0]), None)]
+    if what == "exact_dot":
+        if info.name == "float64":
+            return [("dot_bins64", np.dtype(np.float64), None)]
+        return [("dot_bins32", np.dtype(np.float32), None)]
+    raise ValueError(f"unknown function {what!r}")
+
+
+# signed integer view, fraction bits, exponent bits of the formats summed by sum_bins
+_LAYOUT = {
+    "float16": (np.int16, 10, 5),
+    "bfloat16": (np.int16, 7, 8),
+    "float32": (np.int32, 23, 8),
+}
+# terms per kernel call: every row of every bin array stays below 2**62 (float64 dots add
+# two values of |m >> 26| < 2**27 per term, a quarter of the terms to each row)
+_CHUNK = 1 << 32
+
+
+def bin_terms(bins: np.ndarray, unit: int, shift: int = 0, ebits: int = 0) -> list:
+    """The bins of ``fpexplore._exact_kernels`` as ``(n, k)`` terms meaning ``n * 2**k``: bin
+    s (its rows added) holds integers of unit ``2**(max(E, 1) - unit + shift)``, E = s's low
+    ``ebits`` bits (the exponent field) and the bit above them the sign; ``ebits=0``: E = s,
+    the integers signed."""
+    tot = bins.sum(axis=0) if bins.ndim == 2 else bins
+    out = []
+    for s in np.flatnonzero(tot).tolist():
+        E, neg = (s & ((1 << ebits) - 1), s >> ebits) if ebits else (s, 0)
+        n = int(tot[s])
+        out.append((-n if neg else n, max(E, 1) - unit + shift))
+    return out
+
+
+def _sum_compiled(x: np.ndarray, info: FormatInfo):
+    """``(N, K)`` of the exact sum of the 1-D contiguous x with the compiled kernels, or None
+    where x holds NaN or infinities."""
+    k = _kernels()
+    terms: list[tuple[int, int]] = []
+    for lo in range(0, x.size, _CHUNK):
+        part = x[lo : lo + _CHUNK]
+        if info.name == "float64":
+            hi, low = (np.zeros((k.ROWS, 4096), np.int64) for _ in range(2))
+            special = k.sum_bins64(part.view(np.int64), hi, low)
+            terms += bin_terms(hi, k.F64_UNIT, k.LOW_BITS, 11) + bin_terms(low, k.F64_UNIT, 0, 11)
+        else:
+            view, fbits, ebits = _LAYOUT[info.name]
+            bins = np.zeros((k.ROWS, 2 << ebits), np.int64)
+            special = k.sum_bins(part.view(view), fbits, ebits, bins)
+            terms += bin_terms(bins, info.emax + fbits, 0, ebits)
+        if special:
+            return None
+    return _combine(terms)
+
+
+def _dot_compiled(a: np.ndarray, b: np.ndarray, info: FormatInfo):
+    """``(N, K)`` of the exact dot product of 1-D a, b with the compiled kernels, or None where
+    a product is NaN or infinite."""
+    k = _kernels()
+    if info.name == "float64":
+        a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    else:  # float16 and bfloat16 values are exact in float32
+        a, b = (np.ascontiguousarray(v, dtype=np.float32) for v in (a, b))
+    terms: list[tuple[int, int]] = []
+    for lo in range(0, a.size, _CHUNK):
+        pa, pb = a[lo : lo + _CHUNK], b[lo : lo + _CHUNK]
+        hi, low = (np.zeros((k.ROWS, 4096), np.int64) for _ in range(2))
+        if info.name == "float64":
+            whi, wlo = (np.zeros(k.WIDE_BINS, np.int64) for _ in range(2))
+            special = k.dot_bins64(pa, pb, hi, low, whi, wlo)
+            # wide bin u holds integers of unit 2**(u - WIDE_OFFSET): "E = u" with unit OFFSET
+            terms += bin_terms(whi, k.WIDE_OFFSET, k.LOW_BITS) + bin_terms(wlo, k.WIDE_OFFSET)
+        else:
+            special = k.dot_bins32(pa, pb, hi, low)
+        if special:
+            return None
+        terms += bin_terms(hi, k.F64_UNIT, k.LOW_BITS, 11) + bin_terms(low, k.F64_UNIT, 0, 11)
+    return _combine(terms)
 
 
 def accumulate_dot64(A: np.ndarray, B: np.ndarray):

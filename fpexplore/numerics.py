@@ -25,9 +25,9 @@ of fpexplore. Everything here is exact or says precisely where it is not.
   evaluation at working precision P) and ``same_bits``.
 
 The functions in ``JITTABLE`` are plain arithmetic on scalars (most on arrays too), so the
-same source runs in Python and inside numba kernels: :mod:`fpexplore.orders._kernels`
-registers them with numba instead of keeping compiled copies, and keys its on-disk cache on
-this file's contents (numba's own cache checks only the kernel's file).
+same source runs in Python and inside numba kernels: :mod:`fpexplore._numba` registers them
+with numba instead of keeping compiled copies, and keys the kernels' on-disk cache on this
+file's contents (numba's own cache checks only the kernel's file).
 """
 
 from __future__ import annotations

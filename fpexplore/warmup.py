@@ -43,10 +43,13 @@ def _dispatchers() -> dict:
     """name -> numba Dispatcher, for every jitted function of fpexplore (imports numba)."""
     from numba.core.dispatcher import Dispatcher
 
+    from . import _exact_kernels
     from .ops import stats
     from .orders import _kernels, frameworks, simd
 
     out = {n: f for n, f in vars(_kernels).items() if isinstance(f, Dispatcher)}
+    # the exact core's kernels (references of sum and dot, fma)
+    out.update({n: f for n, f in vars(_exact_kernels).items() if isinstance(f, Dispatcher)})
     out["_welford"] = stats.welford_kernel()
     out.update(simd.DISPATCHERS)  # the library loops' kernels
     out.update(frameworks.DISPATCHERS)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -10,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fpexplore as fpx
+from fpexplore import exact
 
 import oracle
 from oracle import SPECS, same
@@ -303,3 +308,189 @@ def test_errors():
     # Python floats alone are float64; lists adopt an array's format when exact
     assert fpx.exact_sum([0.1, 0.2]).dtype == np.float64
     assert fpx.exact_dot(f32, [1.0, 2.0, 0.5]) == np.float32(3.5)
+
+
+# ----------------------------------------------------------------------------- the two paths
+# The functions above run on the compiled kernels (fpexplore._exact_kernels); the pure NumPy
+# paths stay as the fallback (FPX_EXACT_NUMPY=1, exact.NUMPY_ONLY) and are checked here.
+
+
+@pytest.fixture
+def numpy_only(monkeypatch):
+    monkeypatch.setattr(exact, "NUMPY_ONLY", True)
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+def test_numpy_fallback_against_oracle(fmt, numpy_only):
+    rng = np.random.default_rng(29)
+    n = 3000
+    a, b, c = (random_values(rng, fmt, n) for _ in range(3))
+    with np.errstate(all="ignore"):
+        c[: n // 3] = -(a[: n // 3].astype(np.float64) * b[: n // 3]).astype(SPECS[fmt][0])
+    check_fma(a, b, c, fmt)
+    for m in (0, 1, 5, 300, 2000):
+        x = random_values(rng, fmt, m)
+        y = random_values(rng, fmt, m)
+        check_sum(x, fmt)
+        check_dot(x, y, fmt)
+        ok = np.isfinite(x.astype(np.float64)) & np.isfinite(y.astype(np.float64))
+        check_sum(x[ok], fmt)
+        check_dot(x[ok], y[ok], fmt)
+    a, b, c = double_rounding_cases(fmt)
+    check_fma(a, b, c, fmt)
+
+
+def test_numpy_only_from_the_environment_loads_no_numba():
+    code = (
+        "import sys, numpy as np, fpexplore as fpx\n"
+        "x = np.arange(5.0)\n"
+        "r = (fpx.fma(x, x, x)[4], fpx.exact_sum(x), fpx.exact_dot(x, x))\n"
+        "print(fpx.exact.NUMPY_ONLY, 'numba' in sys.modules, [float(v) for v in r])"
+    )
+    env = dict(os.environ, FPX_EXACT_NUMPY="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.split() == ["True", "False", "[20.0,", "10.0,", "30.0]"], out.stderr
+
+
+# ----------------------------------------------------------------------------- the bins
+
+
+def _binades(fmt: str, rng) -> np.ndarray:
+    """One value per binade of the format, subnormal binades included, random significands and
+    signs."""
+    _, p, emin, emax = SPECS[fmt]
+    vals = []
+    for e in range(emin - p + 1, emax + 1):
+        lo = max(e, emin)  # subnormal binades keep the fixed quantum of 2**(emin - p + 1)
+        bits = p - 1 - (lo - e) if e < emin else p - 1
+        m = (1 << bits) + int(rng.integers(0, 1 << bits)) if bits > 0 else 1
+        vals.append(math.ldexp(m, e - bits) * (1 if rng.random() < 0.5 else -1))
+    return as_fmt(vals, fmt)
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+def test_exact_sum_every_binade(fmt):
+    rng = np.random.default_rng(31)
+    for _ in range(3):
+        x = _binades(fmt, rng)
+        assert np.all(np.isfinite(x.astype(np.float64))) and x.size > 30
+        check_sum(x, fmt)
+        check_sum(rng.permutation(np.concatenate([x, -x[::3]])), fmt)
+        check_dot(x, np.ones_like(x), fmt)
+        check_dot(x, x[::-1].copy(), fmt)
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+def test_exact_sum_subnormals_only(fmt):
+    _, p, emin, _ = SPECS[fmt]
+    rng = np.random.default_rng(37)
+    tiny = math.ldexp(1.0, emin - p + 1)
+    for n in (1, 2, 7, 500, 4000):
+        k = rng.integers(-(1 << (p - 1)) + 1, 1 << (p - 1), n)
+        x = as_fmt(k * tiny, fmt)
+        check_sum(x, fmt)
+        check_sum(np.concatenate([x, -x]), fmt)  # exactly 0: +0.0
+
+
+def test_huge_cancellation():
+    mx = float(oracle.max_finite("float64"))
+    tiny = 5e-324
+    for x in (
+        [1e308, 1.0, -1e308, 1e-300],
+        [1e308, -1e308, tiny],
+        [mx, mx, -mx, -mx, tiny, tiny],
+        [mx, tiny, mx, -mx, 2**-1022, -mx, -tiny],
+        [mx, mx, mx, -mx, -mx],  # finite after an intermediate overflow
+        [mx] * 3 + [-mx] * 2 + [-(2.0**970)],  # mx - 2**970 is a tie between mx and its neighbour
+    ):
+        check_sum(np.array(x), "float64")
+        check_sum(-np.array(x), "float64")
+    for fmt in STORAGE:
+        mxf = float(oracle.max_finite(fmt))
+        _, p, emin, _ = SPECS[fmt]
+        x = as_fmt([mxf, math.ldexp(1.0, emin - p + 1), -mxf, mxf], fmt)
+        check_sum(x, fmt)
+        check_dot(x, as_fmt([1.0, 1.0, 1.0, -1.0], fmt), fmt)
+
+
+def test_exact_dot_float64_products_near_the_limits():
+    """Products near and beyond both ends of float64's range (underflowing, subnormal,
+    overflowing, exactly cancelling) against the oracle; both paths."""
+    rng = np.random.default_rng(41)
+    for trial in range(120):
+        n = int(rng.integers(1, 40))
+        lo, hi = (
+            (-1140, -960) if trial % 3 == 0 else ((960, 1030) if trial % 3 == 1 else (-1140, 1030))
+        )
+        target = rng.integers(lo, hi, n)
+        ea = rng.integers(-1074, 1023, n)
+        eb = np.clip(target - ea, -1074, 1023)
+        a = np.ldexp(rng.uniform(1, 2, n) * rng.choice([-1, 1], n), ea)
+        b = np.ldexp(rng.uniform(1, 2, n), eb)
+        if trial % 4 == 0:  # exact cancellation of the huge part
+            a = np.concatenate([a, -a[: n // 2]])
+            b = np.concatenate([b, b[: n // 2]])
+        a[~np.isfinite(a)] = 1.0
+        check_dot(a, b, "float64")
+        exact.NUMPY_ONLY = True
+        try:
+            check_dot(a, b, "float64")
+        finally:
+            exact.NUMPY_ONLY = False
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+def test_bins_hold_a_full_chunk_of_one_exponent(fmt):
+    """2**32 terms of one exponent (a whole kernel call, far beyond 2**29), their significands
+    all ones: the state of the bins after them is built, not summed, then more terms go
+    through the kernel and the total is compared with Fractions."""
+    from fpexplore import _exact_kernels as K
+
+    _, p, _, emax = SPECS[fmt]
+    v = -float(oracle.max_finite(fmt)) / 4  # all significand bits set, one exponent
+    count = exact._CHUNK
+    x = as_fmt([v] * 1001, fmt)
+    m = (1 << p) - 1  # v's significand (the bins hold magnitudes, the sign in the index)
+    if fmt == "float64":
+        hi, lo = (np.zeros((K.ROWS, 4096), np.int64) for _ in range(2))
+        s = int((x[:1].view(np.uint64)[0] >> 52) & 0xFFF)  # sign and exponent
+        hi[:, s] = (count // K.ROWS) * (m >> K.LOW_BITS)
+        lo[:, s] = (count // K.ROWS) * (m & ((1 << K.LOW_BITS) - 1))
+        assert K.sum_bins64(x.view(np.int64), hi, lo) == 0
+        terms = exact.bin_terms(hi, K.F64_UNIT, K.LOW_BITS, 11)
+        terms += exact.bin_terms(lo, K.F64_UNIT, 0, 11)
+    else:
+        view, fbits, ebits = exact._LAYOUT[fmt]
+        bins = np.zeros((K.ROWS, 2 << ebits), np.int64)
+        s = int((x[:1].view(view)[0].astype(np.int64) >> fbits) & ((2 << ebits) - 1))
+        bins[:, s] = (count // K.ROWS) * m
+        assert K.sum_bins(x.view(view), fbits, ebits, bins) == 0
+        terms = exact.bin_terms(bins, emax + fbits, 0, ebits)
+    N, k = exact._combine(terms)
+    assert Fraction(N) * Fraction(2) ** k == (count + 1001) * Fraction(v)
+    oracle.CHECKED["cases"] += 1
+
+
+def test_dot_bins_hold_a_full_chunk():
+    """float64 products: 2**32 TwoProduct pairs of one exponent each, built as the state of the
+    bins, then more products through the kernel, against Fractions."""
+    from fpexplore import _exact_kernels as K
+
+    a = np.full(999, -(2 - 2.0**-52))
+    b = np.full(999, 2 - 2.0**-52)
+    p = a[0] * b[0]
+    e = float(Fraction(a[0]) * Fraction(b[0]) - Fraction(p))  # exact: TwoProduct's error
+    hi, lo = (np.zeros((K.ROWS, 4096), np.int64) for _ in range(2))
+    whi, wlo = (np.zeros(K.WIDE_BINS, np.int64) for _ in range(2))
+    for v in (p, e):
+        bits = int(np.array([v]).view(np.uint64)[0])
+        s = (bits >> 52) & 0xFFF
+        m = (bits & ((1 << 52) - 1)) | (1 << 52)
+        hi[:, s] += (exact._CHUNK // K.ROWS) * (m >> K.LOW_BITS)
+        lo[:, s] += (exact._CHUNK // K.ROWS) * (m & ((1 << K.LOW_BITS) - 1))
+    assert K.dot_bins64(a, b, hi, lo, whi, wlo) == 0
+    terms = exact.bin_terms(hi, K.F64_UNIT, K.LOW_BITS, 11)
+    terms += exact.bin_terms(lo, K.F64_UNIT, 0, 11)
+    N, k = exact._combine(terms)
+    assert Fraction(N) * Fraction(2) ** k == (exact._CHUNK + 999) * Fraction(a[0]) * Fraction(b[0])
+    oracle.CHECKED["cases"] += 1

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..data import generate
 from ..exact import exact_dot, exact_sum
+from ..exact import kernel_needs as exact_kernel_needs
 from ..metrics import sum_bound
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
@@ -130,6 +131,8 @@ def _kernels_of(op: str):
         needs = kernel_needs(op, name, info, kw.get("accumulate"), kw)
         if op == "matmul":  # the reference, exact_matmul
             needs.append(("dot2_bounds", np.dtype(np.float64), None))
+        else:  # the reference, exact_sum or exact_dot
+            needs += exact_kernel_needs(f"exact_{op}", info)
         return needs
 
     return kernels

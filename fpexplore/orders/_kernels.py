@@ -18,29 +18,22 @@ correctly rounded; they are cross-checked against fpexplore.exact.fma in the tes
 Kernels never use fast-math, so no operation is reassociated or contracted by the compiler.
 
 The shared scalar numerics (TwoSum, rounding to a precision, round to odd, the float32
-flush) are those of :mod:`fpexplore.numerics`, registered with numba here
-(``numerics.JITTABLE``): one source for Python and the kernels. numba's on-disk cache checks
-only the source file of the kernel it loads, not those of the functions the kernel calls, so
-:func:`cached_njit` adds a digest of fpexplore/numerics.py to every cache key: editing that
-file recompiles the kernels instead of loading machine code built from its old contents.
+flush) are those of :mod:`fpexplore.numerics`, registered with numba by
+:mod:`fpexplore._numba` (``numerics.JITTABLE``): one source for Python and the kernels. Its
+:func:`cached_njit` keys numba's on-disk cache also on a digest of fpexplore/numerics.py
+(numba checks only the kernel's own file), and its ``hw_fma`` is the ``llvm.fma`` intrinsic.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import warnings
-from pathlib import Path
 
 import numba as nb
 import numpy as np
-from llvmlite import ir
 from numba import types
-from numba.core import cgutils
-from numba.core.caching import FunctionCache
-from numba.extending import intrinsic, overload, register_jitable
+from numba.extending import overload
 
-from .. import numerics
+from .._numba import cached_njit, hw_fma
 from ..numerics import (
     flush_subnormals,
     odd_add64_scalar,
@@ -48,62 +41,12 @@ from ..numerics import (
     two_sum,
 )
 
-for _f in numerics.JITTABLE:  # callable from jitted code, compiled into each caller
-    register_jitable(_f)
-
-_NO_CACHE_WARNED = []
-_NUMERICS_DIGEST = hashlib.sha256(Path(numerics.__file__).read_bytes()).hexdigest()
-
-
-class _Cache(FunctionCache):
-    """numba's cache of one function, its index keys extended by the digest of
-    fpexplore/numerics.py (whose functions the kernels call; see the module docstring)."""
-
-    def _index_key(self, sig, codegen):
-        return (*super()._index_key(sig, codegen), _NUMERICS_DIGEST)
-
-
-def cached_njit(func, **options):
-    """``nb.njit(cache=True, **options)(func)`` with the cache keyed also on
-    fpexplore/numerics.py, except where numba finds no writable cache folder (read-only
-    package and home directory, no NUMBA_CACHE_DIR): numba then raises RuntimeError; here the
-    kernels compile in every process instead."""
-    disp = nb.njit(**options)(func)
-    try:
-        disp._cache = _Cache(disp.py_func)  # what disp.enable_caching() does, with _Cache
-    except RuntimeError as e:  # "cannot cache function ...: no locator available"
-        if not _NO_CACHE_WARNED:
-            _NO_CACHE_WARNED.append(True)
-            warnings.warn(
-                f"fpexplore: {e}; its numba kernels compile in every process (seconds on first "
-                "use). Set NUMBA_CACHE_DIR to a writable folder to cache them.",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-    return disp
-
 
 def _jit(func):
     return cached_njit(func, nogil=True)
 
 
 # ----------------------------------------------------------------------------- scalar helpers
-
-
-@intrinsic
-def hw_fma(typingctx, a, b, c):
-    """llvm.fma: a*b + c with a single rounding (float32 or float64)."""
-    if not (a == b == c and isinstance(a, types.Float)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        ty = args[0].type
-        name = "llvm.fma.f32" if ty == ir.FloatType() else "llvm.fma.f64"
-        fnty = ir.FunctionType(ty, [ty, ty, ty])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, name)
-        return builder.call(fn, args)
-
-    return a(a, b, c), codegen
 
 
 @nb.njit
