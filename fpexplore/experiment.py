@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import checks
 from ._optional import require
 from .backends import NAMES
 from .data import DISTRIBUTIONS, check_choice, generate
@@ -34,6 +35,7 @@ from .formats import (
 )
 from .metrics import summarize
 from .numerics import clamp_ulps
+from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .spec import parse_spec
 
@@ -318,7 +320,19 @@ MAX_BYTES_FRACTION = 0.5  # use at most half of the available memory
 
 
 def available_memory() -> int:
-    """Bytes of memory available (Linux /proc/meminfo, else physical memory, else 4 GiB)."""
+    """Bytes this process may still allocate: the least of the memory the system has
+    available (Linux /proc/meminfo, else physical memory, else 4 GiB), what the process's
+    own address-space limit leaves (``ulimit -v``: RLIMIT_AS less the current size) and what
+    its cgroup's memory limit leaves (containers, Binder: ``memory.max`` less
+    ``memory.current``; cgroup v1 likewise), where those limits are set."""
+    free = _system_available()
+    for leaves in (_rlimit_left(), _cgroup_left()):
+        if leaves is not None:
+            free = min(free, leaves)
+    return max(free, 0)
+
+
+def _system_available() -> int:
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -332,10 +346,46 @@ def available_memory() -> int:
         return 4 << 30
 
 
+def _rlimit_left() -> int | None:
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/statm") as f:
+            size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        return soft - size
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path) as f:
+            text = f.read().strip()
+        return None if text == "max" else int(text)
+    except (OSError, ValueError):
+        return None
+
+
+def _cgroup_left() -> int | None:
+    for limit_file, usage_file in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),  # cgroup v2
+        (
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+        ),
+    ):
+        limit = _read_int(limit_file)
+        if limit is not None and limit < 1 << 60:  # v1 writes a huge number for "no limit"
+            return limit - (_read_int(usage_file) or 0)
+    return None
+
+
 def check_size(op_spec, n: int, fmt: str) -> None:
     """Refuse sizes that would not fit (before allocating anything) or exceed the op's limit."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    checks.integer("n", n, 1)
     limit = op_spec.max_n
     if n > limit:
         raise ValueError(f"n={n} is too large for {op_spec.op}: the limit is {limit}")
@@ -359,6 +409,11 @@ def resolve_variants(op: str, variants, fmt: str | None = None) -> list[str]:
     if isinstance(variants, str) or not hasattr(variants, "__iter__"):
         variants = [variants]  # one name, spec string or VariantSpec
     return [str(parse_spec(v, op)) for v in variants]
+
+
+COMPARE_ARGUMENTS = frozenset(
+    ("op", "format", "n", "variants", "distribution", "seed", "backends", "threads")
+)
 
 
 def compare(
@@ -393,7 +448,9 @@ def compare(
     threads : for the real CPU libraries: NumPy's BLAS pool (through threadpoolctl) and
         torch's threads for this call; None: their defaults. (Emulated orders take their own
         ``threads`` parameter: ``"torch(threads=2)"``.)
-    **op_params : passed to the variants that take them (e.g. ``block=256``, ``accumulate=``)
+    **op_params : passed to the variants that take them (e.g. ``block=256``, ``accumulate=``);
+        one that none of them takes is a TypeError (after the run: what a variant takes is
+        known once it ran), naming the accepted ones
 
     Returns
     -------
@@ -409,17 +466,18 @@ def compare(
     :func:`fpexplore.machine.machine_info`).
     """
     pd = require("pandas", "fpx.compare")
-    if threads is not None and (
-        isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1
-    ):
-        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    if threads is not None:
+        checks.integer("threads", threads, 1)
     op_spec = get_op(op)
     _check("format", format, FORMATS)
     _check("distribution", distribution, DISTRIBUTIONS)
+    checks.seed(seed)
+    backends = checks.name_list("backends", backends)
     for b in backends:
         _check("backend", b, BACKENDS)
     check_size(op_spec, n, format)
     variants = resolve_variants(op, variants, format)
+    op_params = Params(op_params)  # remembers what the variants took: the rest is refused
     inputs = op_spec.inputs(n, format, distribution, seed, op_params)
     reference_cache: dict = {}
     rows, results, messages = [], {}, []
@@ -496,6 +554,9 @@ def compare(
             _library_rows(b, op, format, inputs, threads, add_row, messages)
     table = pd.DataFrame(rows)
     ref = op_spec.reference_for(inputs, None, op_params, reference_cache)
+    # a keyword no variant used (a typo, another variant's parameter) is an error, never a
+    # silent default; the accepted ones are compare's own and what these variants look for
+    checks.refuse_unknown("fpx.compare", op_params.unused(), COMPARE_ARGUMENTS | op_params.taken)
     return Comparison(
         op,
         format,
@@ -669,6 +730,9 @@ class Sweep:
         return plots.plot_sweep(self, ax=ax)
 
 
+MAX_SWEEP_RUNS = 10_000  # sizes x seeds: a sweep is refused before it starts beyond this
+
+
 def sweep(
     op: str,
     *,
@@ -694,15 +758,21 @@ def sweep(
     """
     pd = require("pandas", "fpx.sweep")
 
-    sizes = [int(s) for s in sizes]
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        if seeds < 1:
-            raise ValueError(f"seeds must be at least 1, got {seeds}")
-        seed_list = [int(seed) + k for k in range(int(seeds))]
+    sizes = [checks.integer("sizes", s, 1) for s in checks.name_list("sizes", sizes)]
+    if not sizes:
+        raise ValueError("sizes must name at least one size")
+    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
+        count = checks.integer("seeds", seeds, 1, MAX_SWEEP_RUNS)  # how many
+        seed_list = [checks.seed(seed) + k for k in range(count)]
     else:
-        seed_list = [int(s) for s in seeds]
+        seed_list = [checks.seed(s, "seeds") for s in seeds]
         if not seed_list:
             raise ValueError("seeds must name at least one seed")
+    if len(sizes) * len(seed_list) > MAX_SWEEP_RUNS:
+        raise ValueError(
+            f"{len(sizes)} sizes x {len(seed_list)} seeds is {len(sizes) * len(seed_list)} "
+            f"runs; at most {MAX_SWEEP_RUNS}"
+        )
     op_spec = get_op(op)
     for s in sizes:
         check_size(op_spec, s, format)

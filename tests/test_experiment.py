@@ -57,6 +57,29 @@ def test_generate(dist, fmt):
         assert s < 0.05 * float(np.sum(np.abs(a.astype(np.float64))))
 
 
+@pytest.mark.parametrize(
+    "op, kwargs, unknown",
+    [
+        ("sum", dict(variants=["sequential", "pairwise"], block=64), "block"),  # no taker
+        ("sum", dict(variants=["tree"], blok=64), "blok"),  # a typo ran block=128
+        ("sum", dict(split_k=3), "split_k"),  # a matmul parameter
+        ("matmul", dict(inputs=(1, 2)), "inputs"),  # the user's arrays ran on generated ones
+        ("linspace", dict(accumulate="float8"), "accumulate"),
+        ("variance", dict(block="abc"), "block"),
+    ],
+)
+def test_compare_refuses_keywords_no_variant_takes(op, kwargs, unknown):
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{unknown}'; it accepts"):
+        fpx.compare(op, n=30, **kwargs)
+
+
+def test_compare_rows_take_the_keywords_their_variants_take():
+    cmp = fpx.compare("sum", n=1000, variants=["tree", "sequential"], block=64, seed=2)
+    x = fpx.generate("uniform", 1000, "float32", 2)
+    assert cmp.results[("tree", "emulated")] == fpx.sum(x, "tree", block=64)
+    assert cmp.results[("tree", "emulated")] != fpx.sum(x, "tree", block=128)
+
+
 def test_compare_sum_rows_equal_direct_calls():
     cmp = fpx.compare(
         "sum",
@@ -65,7 +88,6 @@ def test_compare_sum_rows_equal_direct_calls():
         variants=["sequential", "pairwise"],
         distribution="normal",
         seed=1,
-        block=64,
     )
     assert list(cmp.table.columns) == COLUMNS
     x = fpx.generate("normal", 5000, "float32", 1)
@@ -117,8 +139,18 @@ def test_compare_errors_are_clear():
         fpx.compare("sum", n=10, backends=("tpu",))
     with pytest.raises(ValueError, match="valid variants: sequential"):
         fpx.compare("sum", n=10, variants=["fastest"])
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match="n must be >= 1, got 0"):
         fpx.compare("sum", n=0)
+    with pytest.raises(TypeError, match="n must be an integer, got '10'"):
+        fpx.compare("sum", n="10")
+    for bad in (-1, 2**40):
+        with pytest.raises(ValueError, match="seed must be from 0 to 4294967295"):
+            fpx.compare("sum", n=10, seed=bad)
+    for bad in (1.5, "a", None):
+        with pytest.raises(TypeError, match="seed must be an integer"):
+            fpx.compare("sum", n=10, seed=bad)
+    # one name where a list is expected is that one name, not its characters
+    assert set(fpx.compare("sum", n=10, backends="numpy").table["backend"]) == {"numpy"}
     with pytest.raises(ValueError, match="limit"):
         fpx.compare("matmul", n=5000)
 
@@ -191,8 +223,12 @@ def test_sweep_over_seeds_draws_median_band_and_exact_results():
     floor_line = next(ln for ln in ax.get_lines() if ln.get_label().startswith("no error"))
     assert floor_line.get_label() == "no error (0), drawn at this floor"
     assert floor_line.get_ydata()[0] == floor
-    with pytest.raises(ValueError, match="seeds must be at least 1"):
+    with pytest.raises(ValueError, match="seeds must be from 1 to 10000"):
         fpx.sweep("sum", sizes=[10], seeds=0)
+    with pytest.raises(ValueError, match="seeds must be from 1 to 10000, got 1000000000"):
+        fpx.sweep("sum", sizes=[10], seeds=10**9)  # refused at once (it built a list for 37 s)
+    with pytest.raises(ValueError, match="sizes must name at least one size"):
+        fpx.sweep("sum", sizes=[])
 
 
 def test_plots_render():

@@ -41,7 +41,7 @@ from ..data import generate
 from ..exact import fma as exact_fma
 from ..formats import as_format, format_info
 from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
-from .opspec import OpSpec, OpTable, Recording
+from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
 __all__ = ["OPS", "linspace"]
@@ -508,7 +508,7 @@ def _inputs(n, fmt, distribution, seed, params):
 
 
 def _args(inputs, params):
-    kw = {k: v for k, v in params.items() if k in ("endpoint",)}
+    kw = pick(params, ("endpoint",))
     return inputs["start"], inputs["stop"], inputs["num"], kw
 
 

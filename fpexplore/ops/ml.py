@@ -40,7 +40,7 @@ from ..numerics import (
     two_product,
     two_sum,
 )
-from .opspec import OpSpec, OpTable
+from .opspec import OpSpec, OpTable, pick
 from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant, boolean, choice, order_of
 
 __all__ = [
@@ -1007,7 +1007,7 @@ _CDIST_KEYS = ("order", "accumulate", "fma", "clamp", "block")
 
 
 def _cdist_call(name, settings, inputs, params):
-    kw = {k: v for k, v in params.items() if k in _CDIST_KEYS}
+    kw = pick(params, _CDIST_KEYS)
     if name != "expanded":
         kw.pop("clamp", None)
         kw.pop("fma", None)
@@ -1044,7 +1044,7 @@ def _adam_inputs(n, fmt, distribution, seed, params):
 
 
 def _adam_call(name, settings, inputs, params):
-    kw = {k: v for k, v in params.items() if k == "moments"}
+    kw = pick(params, ("moments",))
     kw.update(settings)
     return adam_step(
         inputs["param"],

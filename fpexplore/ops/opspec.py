@@ -24,7 +24,41 @@ import numpy as np
 from ..formats import as_format, format_info
 from .variant import Variant
 
-__all__ = ["OpSpec", "OpTable", "Recording"]
+__all__ = ["OpSpec", "OpTable", "Params", "Recording", "pick"]
+
+
+class Params(dict):
+    """An op's keyword parameters (``compare(op, **params)``) that remember which keys the
+    code that ran looked for (``taken``), so that ``compare`` can refuse the ones nothing
+    used (a typo, a parameter of another variant) instead of running without them."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.taken: set = set()
+
+    def get(self, key, default=None):
+        self.taken.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        self.taken.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        self.taken.add(key)
+        return super().__contains__(key)
+
+    def unused(self) -> list:
+        return sorted(set(self) - self.taken)
+
+
+def pick(params: Mapping, keys) -> dict:
+    """The items of ``params`` whose key is one of ``keys`` (taken, where ``params`` is a
+    :class:`Params`)."""
+    keys = set(keys)
+    if isinstance(params, Params):
+        params.taken |= keys
+    return {k: v for k, v in params.items() if k in keys}
 
 
 @dataclass(frozen=True)

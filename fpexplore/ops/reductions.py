@@ -16,7 +16,7 @@ from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
 from ..orders.registry import OPS as ORDER_OPS
 from ..orders.registry import kernel_needs, orders_for
-from .opspec import OpSpec, OpTable, Recording
+from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
 __all__ = ["OPS", "RECORDED_SUM_SIZES", "dot_second_distribution"]
@@ -43,7 +43,7 @@ def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:
         keep.add("input_rounding")
     if op == "matmul":
         keep.add("split_k")
-    kw = {k: v for k, v in params.items() if k in keep}
+    kw = pick(params, keep)
     kw.update(settings)
     return kw
 

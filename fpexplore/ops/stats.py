@@ -56,7 +56,7 @@ from ..orders.arith import accumulator_format
 from ..orders.registry import kernel_needs
 from ..orders.registry import lookup as _order_lookup
 from ..orders.summation import sum as _fsum
-from .opspec import OpSpec, OpTable
+from .opspec import OpSpec, OpTable, pick
 from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant, order_of
 
 __all__ = ["OPS", "logsumexp", "softmax", "variance"]
@@ -712,7 +712,7 @@ def _caller(function, keys: tuple, fixed_order: tuple = ()):
     (``order`` not for the variants in ``fixed_order``), then the spec's settings (they win)."""
 
     def call(name, settings, inputs, params):
-        kw = {k: v for k, v in params.items() if k in keys}
+        kw = pick(params, keys)
         if name in fixed_order:
             kw.pop("order", None)  # their order is part of the variant
         kw.update(settings)
@@ -725,7 +725,7 @@ def _referee(function):
     """reference(inputs, params, fmt): the exact variant, with ``ddof`` where given."""
 
     def reference(inputs, params, fmt):
-        kw = {k: v for k, v in params.items() if k == "ddof"}
+        kw = pick(params, ("ddof",))
         return function(inputs["x"], variant="exact", **kw)
 
     return reference

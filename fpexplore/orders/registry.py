@@ -141,9 +141,9 @@ class OrderSpec:
 
     def validate(self, given: dict) -> dict:
         unknown = set(given) - set(self.params)
-        if unknown:
+        if unknown:  # an unknown keyword argument: a TypeError, as Python's own
             allowed = ", ".join(sorted(self.params)) or "none"
-            raise ValueError(
+            raise TypeError(
                 f"order {self.name!r} has no parameter {', '.join(sorted(unknown))}; "
                 f"its parameters: {allowed}"
             )

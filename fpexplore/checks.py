@@ -1,0 +1,91 @@
+"""Argument checks shared by the public functions: one message per kind of mistake.
+
+* ``TypeError``: a value of the wrong type (text where a number is asked, ``None``, a float
+  seed), or a keyword argument the function does not take (named, with the accepted ones).
+* ``ValueError``: a value of the right type that is not allowed (out of range, not one of the
+  choices; the valid ones are listed).
+
+Imports nothing but the standard library: every layer may use it.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+
+__all__ = [
+    "MAX_SEED",
+    "choice",
+    "integer",
+    "name_list",
+    "refuse_unknown",
+    "seed",
+    "shown",
+]
+
+MAX_SEED = 2**32 - 1  # seeds are 0 .. 2**32 - 1 (NumPy takes more; the kernels take int64)
+
+
+def shown(value, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (an error never echoes kilobytes)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 14] + f"... ({len(text)} chars)"
+
+
+def refuse_unknown(function: str, given, accepted) -> None:
+    """TypeError naming the keyword arguments in ``given`` that ``function`` does not take,
+    and the ones it does."""
+    unknown = sorted(set(given) - set(accepted))
+    if unknown:
+        s = "s" if len(unknown) > 1 else ""
+        raise TypeError(
+            f"{function}() got unexpected keyword argument{s} "
+            f"{', '.join(shown(k) for k in unknown)}; it accepts: "
+            f"{', '.join(sorted(accepted)) or 'none'}"
+        )
+
+
+def integer(name: str, value, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int in ``[low, high]`` (either end may be open). TypeError for
+    anything that is not an integer (bool, float, str, None); ValueError out of range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {shown(value)}")
+    v = int(value)
+    if (low is not None and v < low) or (high is not None and v > high):
+        if high is None:
+            rule = f">= {low}"
+        elif low is None:
+            rule = f"<= {high}"
+        else:
+            rule = f"from {low} to {high}"
+        raise ValueError(f"{name} must be {rule}, got {v}")
+    return v
+
+
+def seed(value, name: str = "seed") -> int:
+    """A data or order seed: an integer from 0 to :data:`MAX_SEED`."""
+    return integer(name, value, 0, MAX_SEED)
+
+
+def choice(name: str, value, valid):
+    """``value`` if it is one of ``valid``; else ValueError listing the valid ones (TypeError
+    for an unhashable value)."""
+    try:
+        ok = value in valid
+    except TypeError:
+        raise TypeError(
+            f"{name} must be one of {', '.join(map(str, valid))}; got {shown(value)}"
+        ) from None
+    if not ok:
+        raise ValueError(f"unknown {name} {shown(value)}; valid: {', '.join(map(str, valid))}")
+    return value
+
+
+def name_list(name: str, value) -> list:
+    """A list of names from one name (a string is one name, never its characters), or an
+    iterable of them. TypeError for anything else."""
+    if isinstance(value, (str, os.PathLike)) or not hasattr(value, "__iter__"):
+        return [value]
+    if isinstance(value, dict):
+        raise TypeError(f"{name} must be a name or a list of names, got a dict")
+    return list(value)
