@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import html
 import io
 import json
@@ -19,6 +20,7 @@ import traceback
 import ipywidgets as W
 import numpy as np
 
+from . import checks
 from .data import DISTRIBUTIONS
 from .experiment import EXACT_LABEL, compare, diff_values, resolve_variants
 from .formats import FORMATS
@@ -89,6 +91,23 @@ def _canvas():
         return fig, W.Image(format="png")
 
 
+def _shows_errors(handler):
+    """A change handler whose errors show in the app as a message (a control set to an
+    invalid value from code, e.g. ``app.op.value = None``), never raised out of the observer;
+    the next valid change works again."""
+
+    @functools.wraps(handler)
+    def wrapped(self, change):
+        try:
+            return handler(self, change)
+        except Exception as e:
+            self.comparison = None
+            self.message.value = _error_html(e)
+            self._log = traceback.format_exc()
+
+    return wrapped
+
+
 class Explorer(W.VBox):
     """The app. Attributes: one control per :func:`compare` argument (``op``, ``format``,
     ``n``, ``variants``, ``distribution``, ``seed``, ``backends``: numpy and emulated, plus
@@ -106,10 +125,34 @@ class Explorer(W.VBox):
         backends=None,
         **op_params,
     ):
+        from .backends import libraries
+
+        installed = tuple(b for b in libraries.NAMES if libraries.status(b)[0])
         if backends is None:  # the real GPU side by side wherever there is one
             from .backends import has_gpu
 
             backends = ("numpy", "emulated", "cupy") if has_gpu() else ("numpy", "emulated")
+        # every argument as given or a clear error: nothing clamped to a control's range
+        checks.choice("op", op, list(op_names()))
+        checks.choice("format", format, FORMATS)
+        checks.choice("distribution", distribution, list(DISTRIBUTIONS))
+        seed = checks.seed(seed)
+        if n is not None and checks.integer("n", n, 1) not in SIZES:
+            raise ValueError(f"n={n} is not a size of the app's slider; its sizes: {SIZES}")
+        backends = checks.name_list("backends", backends)
+        for b in backends:
+            checks.choice("backend", b, BACKEND_CHOICES + installed)
+        if variants is not None:
+            variants = checks.name_list("variants", variants)
+        if op_params:  # refused now, as compare() would refuse them, not later in the app
+            compare(
+                op,
+                format=format,
+                n=min(SIZES),
+                variants=variants,
+                backends=("emulated",),
+                **op_params,
+            )
         self.op_params = dict(op_params)
         self.comparison = None
         self.op = W.Dropdown(options=list(op_names()), value=op, description="op")
@@ -123,10 +166,7 @@ class Explorer(W.VBox):
         self.distribution = W.Dropdown(
             options=list(DISTRIBUTIONS), value=distribution, description="data"
         )
-        self.seed = W.BoundedIntText(value=seed, min=0, max=2**31 - 1, description="seed")
-        from .backends import libraries
-
-        installed = tuple(b for b in libraries.NAMES if libraries.status(b)[0])
+        self.seed = W.BoundedIntText(value=seed, min=0, max=checks.MAX_SEED, description="seed")
         self.backends = W.SelectMultiple(
             options=BACKEND_CHOICES + installed,  # torch, jax, polars where installed
             value=tuple(backends),
@@ -355,6 +395,7 @@ class Explorer(W.VBox):
         self._want_picks = [f"{parse_spec(v, self.op.value)} (emulated)" for v in chosen][:2]
         self.update()
 
+    @_shows_errors
     def _op_changed(self, change):
         if self._busy:
             return
@@ -370,6 +411,7 @@ class Explorer(W.VBox):
             self.n.value = _nearest(get_op(self.op.value).default_n)
         self._extra = []  # specs belong to an op
 
+    @_shows_errors
     def _format_changed(self, change):
         self._set_variant_options(None)
         self.update()

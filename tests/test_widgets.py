@@ -399,3 +399,37 @@ def test_sweep_view_draws_median_and_band_for_every_variant():
     assert "no error (0), drawn at this floor" in labels  # exact is drawn, not lost
     assert len(ax.collections) == 4  # a 10-90% band per result
     assert "seeds=5).plot()" in app.snippet.value
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(foo=1), TypeError, "unexpected keyword argument 'foo'"),
+        (dict(inputs=(1, 2)), TypeError, "unexpected keyword argument 'inputs'"),
+        (dict(seed=2**40), ValueError, "seed must be from 0 to 4294967295"),  # was clamped
+        (dict(seed=-1), ValueError, "seed must be from 0"),  # was 0
+        (dict(n=10**12), ValueError, "not a size of the app's slider"),  # was 3e7
+        (dict(n=-5), ValueError, "n must be >= 1"),  # was 10
+        (dict(op="cumsum"), ValueError, "valid: sum, dot, matmul"),  # was a TraitError
+        (dict(format="float8"), ValueError, "valid: float16, bfloat16"),
+        (dict(backends=("tpu",)), ValueError, "unknown backend 'tpu'"),
+    ],
+)
+def test_explorer_refuses_what_it_would_change(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        fpx.explorer(**kwargs)
+
+
+def test_explorer_takes_one_name_where_a_list_is_expected():
+    app = fpx.explorer(variants="sequential", backends="emulated")
+    assert app.variants.value == ("sequential",) and app.backends.value == ("emulated",)
+    assert set(app.comparison.table["variant"]) == {"sequential"}  # not 's', 'e', 'q', ...
+
+
+def test_an_invalid_op_from_code_is_a_message_and_the_app_recovers():
+    app = fpx.explorer()
+    app.op.value = None  # reachable from code: it raised out of the observer, then kept raising
+    assert "fpx-error" in app.message.value
+    app.format.value = "float64"  # still an error message, never an exception
+    app.op.value = "dot"
+    assert app.message.value == "" and app.comparison.op == "dot"
