@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import checks
 from ._optional import require
 from .detective import evaluate
 from .formats import ulp_distance
@@ -20,14 +21,17 @@ from .spec import VariantSpec, parse_spec
 __all__ = ["FACTORS", "Budget", "difference_budget"]
 
 FACTORS = ("input_rounding", "accumulate", "order", "fma")
+CONFIG_KEYS = ("order", "params", "fma", "accumulate", "input_rounding")
 
 
-@dataclass
+@dataclass(repr=False)
 class Budget:
     """The result of :func:`difference_budget`: ``table`` (one row per step: the factor
     switched, its configuration, the result, the change in ulps and absolutely), ``total``
     (ulps from start to end; the steps' ``delta_ulp`` add up to it) and ``plot()`` (a
-    waterfall)."""
+    waterfall). For a matmul, ``delta_ulp``, ``delta_abs`` and ``total_ulp`` are *signed sums
+    over all elements* of the result (element differences of opposite signs cancel in
+    them); ``start``, ``end`` and ``steps`` hold the whole arrays."""
 
     table: object
     total_ulp: int
@@ -41,6 +45,14 @@ class Budget:
 
         return plots.budget_waterfall(self, ax=ax)
 
+    def __repr__(self) -> str:  # a line per step, never whole arrays
+        shape = np.shape(self.start)
+        what = f"a {shape} result: signed sums over its elements" if shape else "a scalar"
+        lines = [f"Budget: {self.total_ulp} ulps from start to end ({what})"]
+        for row in self.table.itertuples():
+            lines.append(f"  {row.step:<15} {row.config:<32} {row.delta_ulp:+d} ulps")
+        return "\n".join(lines)
+
 
 def _as_config(cfg, op: str) -> dict:
     """A configuration dict from a dict, a variant spec string or a VariantSpec."""
@@ -53,6 +65,13 @@ def _as_config(cfg, op: str) -> dict:
             "accumulate": s.accumulate,
             "input_rounding": s.input_rounding,
         }
+    if not isinstance(cfg, dict):
+        raise TypeError(f"a configuration is a variant spec or a dict, got {type(cfg).__name__}")
+    unknown = sorted(set(cfg) - set(CONFIG_KEYS))
+    if unknown:  # {'oder': 'tree'} started from sequential without a word
+        raise ValueError(
+            f"unknown configuration key(s) {unknown}; the keys: {', '.join(CONFIG_KEYS)}"
+        )
     return dict(cfg)
 
 
@@ -82,11 +101,15 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
     ``end``'s values one at a time in the order ``factors``; each step's change (in ulps of
     the result, and absolute) is that factor's share. The shares add up exactly to the total
     (the steps telescope); the attribution depends on the switching order, which is part of
-    the answer (``factors=`` changes it).
+    the answer (``factors=`` changes it). For a matmul each step's ``delta_ulp`` and
+    ``delta_abs`` are *signed sums over all elements* of the result matrix (so element
+    changes of opposite signs cancel; the step's ``result`` column holds the whole matrix).
+    A dict with any other key, or a key misspelled, is refused (ValueError naming it).
     """
     pd = require("pandas", "fpx.difference_budget")
     if op not in ("sum", "dot", "matmul"):
         raise ValueError(f"unknown op {op!r}; difference_budget takes sum, dot or matmul")
+    factors = checks.name_list("factors", factors)
     bad = set(factors) - set(FACTORS)
     if bad:
         raise ValueError(f"unknown factor(s) {sorted(bad)}; factors: {', '.join(FACTORS)}")

@@ -77,7 +77,7 @@ def _machine() -> dict:
     return _MACHINE[0]
 
 
-@dataclass
+@dataclass(repr=False)
 class Comparison:
     """The outcome of :func:`compare`: ``table`` (a pandas DataFrame, one row per result),
     ``results`` (the raw outputs by label), ``reference`` (the correctly rounded result in
@@ -210,6 +210,13 @@ class Comparison:
         out = self.results.get((row["variant"], row["backend"]))
         return "x".join(str(d) for d in np.shape(out))
 
+    def __repr__(self) -> str:  # a plain Python session: the rows, never whole arrays
+        t = self.formatted()
+        cols = [c for c in ("variant", "backend", "value_repr", "max_abs_ulp") if c in t]
+        head = f"Comparison: {self.op}, {self.format}, n = {self.n}, {len(self.results)} results"
+        extra = [f"  note: {m}" for m in self.messages]
+        return "\n".join([head, t[cols].to_string(index=False), *extra])
+
     def _repr_html_(self) -> str:
         return (
             f"<p><b>{html.escape(self.op)}</b>, {html.escape(self.format)}, n = {self.n}</p>"
@@ -218,7 +225,7 @@ class Comparison:
         )
 
 
-@dataclass
+@dataclass(repr=False)
 class Diff:
     """The outcome of :meth:`Comparison.diff`: result ``b`` measured against result ``a``."""
 
@@ -237,6 +244,9 @@ class Diff:
         from . import plots
 
         return plots.diff_plot(self, kind=kind, ax=ax)
+
+    def __repr__(self) -> str:
+        return f"Diff: {self.b} against {self.a} ({self.format}): {self.summary}"
 
     def _repr_html_(self) -> str:
         s = self.summary
@@ -714,7 +724,7 @@ def _loaded_modules() -> int:
     return len(sys.modules)
 
 
-@dataclass
+@dataclass(repr=False)
 class Sweep:
     """The outcome of :func:`sweep`: ``table`` (one row per size and result) and ``plot()``
     (error against n, log-log, with the worst-case and probabilistic bounds dashed)."""
@@ -728,6 +738,10 @@ class Sweep:
         from . import plots
 
         return plots.plot_sweep(self, ax=ax)
+
+    def __repr__(self) -> str:
+        sizes = sorted(set(self.table["n"])) if "n" in self.table else []
+        return f"Sweep: {self.op}, {self.format}, {len(self.table)} rows over n = {sizes}"
 
 
 MAX_SWEEP_RUNS = 10_000  # sizes x seeds: a sweep is refused before it starts beyond this

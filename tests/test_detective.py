@@ -213,3 +213,27 @@ def test_reproducer_runs_standalone(tmp_path):
     assert out.returncode == 0, out.stderr
     with pytest.raises(ValueError, match="supports sum and dot"):
         reproduce.reproducer(fpx.compare("matmul", n=10))
+
+
+def test_budget_refuses_misspelled_configuration_keys():
+    a, b = fpx.generate("normal", 100, "float32", 1), fpx.generate("normal", 100, "float32", 2)
+    for bad in ({"oder": "tree"}, {"order": "tree", "parms": {"block": 64}}):
+        with pytest.raises(ValueError, match="unknown configuration key"):
+            budget.difference_budget((a, b), bad, "sequential", "dot")
+    with pytest.raises(TypeError, match="a variant spec or a dict"):
+        budget.difference_budget((a, b), 3, "sequential", "dot")
+
+
+def test_matmul_budget_and_comparison_print_short_and_say_what_they_sum():
+    cmp = fpx.compare("matmul", n=100, variants=["sequential", "tree"])
+    A, B = cmp.inputs["A"], cmp.inputs["B"]
+    bud = budget.difference_budget((A, B), "sequential", "tree+fma", "matmul")
+    text = repr(bud)
+    assert len(text) < 1000 and "signed sums over its elements" in text
+    # the steps' signed per-element sums add up to the total
+    steps = bud.table["delta_ulp"].sum()
+    assert steps == bud.total_ulp == int(np.sum(fpx.ulp_distance(bud.start, bud.end)))
+    assert "signed sums over all elements" in fpx.difference_budget.__doc__
+    shown = repr(cmp)
+    assert len(shown) < 2000 and "Comparison: matmul" in shown and "sequential" in shown
+    assert len(repr(cmp.diff("sequential", "tree"))) < 1000
