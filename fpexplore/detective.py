@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import checks
 from ._optional import require
-from .formats import coerce, format_info, ulp_distance
+from .formats import coerce, format_info, refuse_masked, ulp_distance
 from .numerics import clamp_ulps
 from .ops.reductions import ARRAYS
 from .orders import dot as fdot
@@ -188,6 +189,9 @@ NUMPY_FUNCTIONS = {
 PROBE_SIZE = 20_011
 
 
+MAX_PROBES = 1000  # explain_numpy's extra inputs: more is refused before any work
+
+
 def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
     """Which order did NumPy's own function use? :func:`match_orders` on NumPy's results.
 
@@ -225,6 +229,11 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
     missing = [k for k in names if k not in inputs]
     if missing:
         raise ValueError(f"{op} needs inputs {', '.join(names)}; missing {', '.join(missing)}")
+    probes = checks.integer("probes", probes, 0, MAX_PROBES)  # each is a 20,011-element run
+    if top is not None:
+        checks.integer("top", top, 1)
+    for k in names:
+        refuse_masked(inputs[k], "explain_numpy")
     first = tuple(np.asarray(inputs[k]) for k in names)
     fmt = coerce(*first, what="explain_numpy")[1].name
     ins = [first]

@@ -49,6 +49,7 @@ __all__ = [
     "format_info",
     "format_of",
     "from_bits",
+    "refuse_masked",
     "hex_string",
     "next_down",
     "next_up",
@@ -190,8 +191,19 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
     return TypeError(f"{hint}; supported formats: {', '.join(FORMATS)}")
 
 
+def refuse_masked(x, what: str) -> None:
+    """TypeError for a NumPy masked array: every function here would compute on the values
+    the mask hides (``np.asarray`` drops the mask), so none takes one."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"{what}: masked arrays are not supported (the masked values would be used); "
+            "pass x.compressed() for the unmasked values, or x.filled(value)"
+        )
+
+
 def format_of(x) -> str:
     """Name of the format of a NumPy array or scalar (TypeError for other dtypes)."""
+    refuse_masked(x, "format_of")
     dt = np.asarray(x).dtype
     info = _BY_DTYPE.get(dt)
     if info is None:
@@ -330,6 +342,7 @@ def as_format(x, fmt):
     to the largest finite value; ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``);
     NaN stays NaN, signed zeros keep their sign.
     """
+    refuse_masked(x, "as_format")
     info = format_info(fmt)
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("boolean values are not numbers to round")
@@ -372,6 +385,7 @@ class BitFields(NamedTuple):
 
 
 def _float_array(x) -> tuple[np.ndarray, FormatInfo]:
+    refuse_masked(x, "fpexplore")
     arr = np.asarray(x)
     if arr.dtype in _BY_DTYPE:
         return arr, _BY_DTYPE[arr.dtype]
@@ -391,6 +405,7 @@ def to_bits(x):
 
 def from_bits(bits, fmt):
     """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`)."""
+    refuse_masked(bits, "from_bits")
     info = format_info(fmt)
     if not info.storage:
         raise ValueError(f"{info.name} is an input rounding, not a storage format")
@@ -604,6 +619,7 @@ def coerce(*xs, what: str) -> tuple[list[np.ndarray], FormatInfo]:
     strong: dict[str, FormatInfo] = {}
     prepared: list[tuple[np.ndarray, bool]] = []
     for x in xs:
+        refuse_masked(x, what)
         weak = _weak_array(x)
         if weak is not None:
             if (

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formats import as_format, format_info
+from ..formats import as_format, format_info, refuse_masked
 
 __all__ = ["ARCHS", "INPUTS", "OUTPUTS", "mma"]
 
@@ -116,6 +116,7 @@ def _check_formats(a: Arch, inputs: str, output: str) -> tuple[int, int]:
 
 def _exact_in(x, fmt: str, what: str) -> np.ndarray:
     """x as float64, every value exactly representable in fmt (ValueError otherwise)."""
+    refuse_masked(x, what)
     arr = np.asarray(x)
     if arr.dtype.kind not in "f" and arr.dtype.name != "bfloat16":
         if arr.dtype.kind in "iu" and arr.size and np.max(np.abs(arr)) < 2**53:

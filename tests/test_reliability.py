@@ -1,0 +1,89 @@
+"""What a fuzzing pass over the public API found (issue 22), kept as tests so the next
+regression is caught: calls that quietly did something else, and states a user could not get
+out of. Each case gives the right answer or a clear refusal."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+
+MASKED = np.ma.masked_array([1, 1e30, 2], mask=[0, 1, 0], dtype=np.float32)
+MASKED_2D = np.ma.masked_array(np.ones((2, 2), np.float32), mask=[[0, 1], [0, 0]])
+
+# every public function that takes an array, called with a masked one (np.sum gives 3 for
+# MASKED; the functions used the hidden 1e30)
+ARRAY_CALLS = {
+    "sum": lambda m, M: fpx.sum(m),
+    "dot": lambda m, M: fpx.dot(m, m),
+    "matmul": lambda m, M: fpx.matmul(M, M),
+    "exact_sum": lambda m, M: fpx.exact_sum(m),
+    "exact_dot": lambda m, M: fpx.exact_dot(m, m),
+    "exact_matmul": lambda m, M: fpx.exact_matmul(M, M),
+    "fma": lambda m, M: fpx.fma(m, m, m),
+    "mean": lambda m, M: fpx.mean(m),
+    "variance": lambda m, M: fpx.variance(m),
+    "softmax": lambda m, M: fpx.softmax(m),
+    "logsumexp": lambda m, M: fpx.logsumexp(m),
+    "exp": lambda m, M: fpx.exp(m),
+    "log": lambda m, M: fpx.log(m),
+    "sin": lambda m, M: fpx.sin(m),
+    "tanh": lambda m, M: fpx.tanh(m),
+    "sqrt": lambda m, M: fpx.sqrt(m),
+    "pow": lambda m, M: fpx.pow(m, m),
+    "ulp_error": lambda m, M: fpx.ulp_error("exp", m),
+    "cdist": lambda m, M: fpx.cdist(M, M),
+    "adam_step": lambda m, M: fpx.adam_step(
+        m, m, m, m, 1, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8
+    ),
+    "as_format": lambda m, M: fpx.as_format(m, "bfloat16"),
+    "to_bits": lambda m, M: fpx.to_bits(m),
+    "fields": lambda m, M: fpx.fields(m),
+    "bit_string": lambda m, M: fpx.bit_string(m),
+    "hex_string": lambda m, M: fpx.hex_string(m),
+    "shortest_repr": lambda m, M: fpx.shortest_repr(m),
+    "ulp": lambda m, M: fpx.ulp(m),
+    "next_up": lambda m, M: fpx.next_up(m),
+    "next_down": lambda m, M: fpx.next_down(m),
+    "ulp_distance": lambda m, M: fpx.ulp_distance(m, m),
+    "format_of": lambda m, M: fpx.format_of(m),
+    "match_orders": lambda m, M: fpx.match_orders(m, np.float32(3), "sum"),
+    "explain_numpy": lambda m, M: fpx.explain_numpy("sum", {"x": m}),
+    "suggest_tolerance": lambda m, M: fpx.suggest_tolerance(m, m),
+    "difference_budget": lambda m, M: fpx.difference_budget(m, "sequential", "pairwise", "sum"),
+    "from_bits": lambda m, M: fpx.from_bits(
+        np.ma.masked_array([1], mask=[1], dtype=np.uint32), "float32"
+    ),
+    "pass_rate": lambda m, M: fpx.pass_rate(m, m),
+    "adam_run": lambda m, M: list(fpx.adam_run(m, [m], lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8)),
+    "adam_pass_rates": lambda m, M: fpx.adam_pass_rates(
+        m, [m], lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8
+    ),
+    "mma": lambda m, M: fpx.mma(M, M, M, arch="h100", inputs="tf32"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARRAY_CALLS))
+def test_masked_arrays_are_refused_everywhere(name):
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ARRAY_CALLS[name](MASKED, MASKED_2D)
+
+
+def test_every_public_array_function_is_in_the_masked_list():
+    """A public function that takes arrays and is not listed above would escape the test."""
+    takes_arrays = {"a", "b", "x", "A", "B", "param", "bits", "inputs", "values", "observed"}
+    missing = []
+    for name in fpx.__all__:
+        obj = getattr(fpx, name)
+        if not inspect.isfunction(obj):
+            continue
+        params = set(inspect.signature(obj).parameters)
+        if params & takes_arrays and name not in ARRAY_CALLS:
+            missing.append(name)
+    assert not missing, f"add these to ARRAY_CALLS: {missing}"
