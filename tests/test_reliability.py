@@ -87,3 +87,38 @@ def test_every_public_array_function_is_in_the_masked_list():
         if params & takes_arrays and name not in ARRAY_CALLS:
             missing.append(name)
     assert not missing, f"add these to ARRAY_CALLS: {missing}"
+
+
+# the public functions that take **keywords (passed on to an order or a variant): a valid call
+# to which the test adds one unknown keyword
+KEYWORD_CALLS = {
+    "sum": lambda **kw: fpx.sum(np.ones(8, np.float32), "tree", **kw),
+    "dot": lambda **kw: fpx.dot(np.ones(8, np.float32), np.ones(8, np.float32), **kw),
+    "matmul": lambda **kw: fpx.matmul(
+        np.ones((2, 2), np.float32), np.ones((2, 2), np.float32), **kw
+    ),
+    "cdist": lambda **kw: fpx.cdist(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32), **kw),
+    "compare": lambda **kw: fpx.compare("sum", n=10, **kw),
+    "sweep": lambda **kw: fpx.sweep("sum", sizes=[10], seeds=1, progress=False, **kw),
+    "explorer": lambda **kw: fpx.explorer(**kw),
+    "on_gpu": lambda **kw: fpx.on_gpu("sum", np.ones(8, np.float32), order="tree", **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(set(fpx.__all__)))
+def test_every_public_function_refuses_unknown_keywords(name):
+    """A keyword nobody uses is a TypeError naming it (it vanished into **params: blok=64 ran
+    block=128 and the snippet still showed blok=64)."""
+    obj = getattr(fpx, name)
+    if not callable(obj) or inspect.isclass(obj):
+        pytest.skip(f"{name} is not a function")
+    try:
+        params = inspect.signature(obj).parameters.values()
+        takes_any = any(p.kind is p.VAR_KEYWORD for p in params)
+    except (TypeError, ValueError):
+        takes_any = True
+    if takes_any and name not in KEYWORD_CALLS and name not in ("ops", "orders", "backends"):
+        raise AssertionError(f"{name} takes **keywords: add a valid call to KEYWORD_CALLS")
+    call = KEYWORD_CALLS.get(name, lambda **kw: obj(**kw))
+    with pytest.raises(TypeError, match="blok"):
+        call(blok=64)

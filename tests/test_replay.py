@@ -104,7 +104,7 @@ def test_on_gpu_checks_names_then_says_why_there_is_no_gpu():
         fpx.on_gpu("cumsum", x)
     with pytest.raises(ValueError, match="valid orders: sequential, blocked, tree"):
         fpx.on_gpu("sum", x, order="numpy")
-    with pytest.raises(ValueError, match="the GPU kernels take: block, combine, fma"):
+    with pytest.raises(TypeError, match="the GPU kernels take: block, combine, fma"):
         fpx.on_gpu("sum", x, order="tree", seed=3)
     with pytest.raises(TypeError, match="order 'sequential' has no parameter block"):
         fpx.on_gpu("sum", x, order="sequential", block=4)

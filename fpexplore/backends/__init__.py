@@ -70,7 +70,8 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs):
     ``combine`` as in :func:`fpexplore.sum`; it equals the emulated order bit for bit where
     tests/test_gpu.py has been run on the device.
 
-    Raises ValueError for an unknown op, order or parameter (listing the valid ones) and
+    Raises ValueError for an unknown op or order, TypeError for an unknown parameter (listing
+    the valid ones) and
     RuntimeError with the reason when there is no usable GPU (see :func:`backends`).
     """
     from . import cupy as _cupy  # (imports CuPy itself only when it runs something)
@@ -87,8 +88,8 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs):
                 f"no GPU kernel for order {order!r}; valid orders: {', '.join(_cupy.KERNEL_ORDERS)}"
             )
         unknown = set(kwargs) - _KERNEL_PARAMS
-        if unknown:
-            raise ValueError(
+        if unknown:  # an unknown keyword: TypeError, as Python's own
+            raise TypeError(
                 f"unknown parameter(s) {', '.join(sorted(unknown))}; "
                 f"the GPU kernels take: {', '.join(sorted(_KERNEL_PARAMS))}"
             )
