@@ -159,6 +159,8 @@ def format_info(fmt) -> FormatInfo:
     """
     if isinstance(fmt, FormatInfo):
         return fmt
+    if fmt is None:  # (np.dtype(None) is float64: None never silently means float64)
+        raise TypeError(f"a format is needed, got None; valid formats: {', '.join(ROUNDINGS)}")
     if isinstance(fmt, str):
         info = _INFO.get(fmt)
         if info is None:

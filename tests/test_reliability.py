@@ -122,3 +122,11 @@ def test_every_public_function_refuses_unknown_keywords(name):
     call = KEYWORD_CALLS.get(name, lambda **kw: obj(**kw))
     with pytest.raises(TypeError, match="blok"):
         call(blok=64)
+
+
+def test_none_is_not_a_format():
+    x32 = np.ones(3, np.float32)
+    with pytest.raises(TypeError, match="a format is needed, got None"):
+        fpx.as_format(x32, None)  # was float64
+    with pytest.raises(TypeError, match="a format is needed, got None"):
+        fpx.format_info(None)
