@@ -381,9 +381,20 @@ def run_elsewhere(call: str, *arrays, env=None, threads=None, timeout=120):
                 f"{a.dtype} arrays cannot be passed to another process bit for bit; "
                 "use bool, integer, float16/32/64 or complex arrays"
             )
+    from . import checks  # (not at the top: the child loads this file on its own)
+
+    if threads is not None:
+        threads = checks.integer("threads", threads, 1)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise TypeError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if env is not None and not isinstance(env, dict):
+        raise TypeError(f"env must be a dict of names to strings, got {type(env).__name__}")
+    for k, v in (env or {}).items():
+        if not isinstance(k, str) or not isinstance(v, (str, int)) or isinstance(v, bool):
+            raise TypeError(f"env: {k!r} -> {v!r}: names and values must be strings (or ints)")
     extra = {}
     if threads is not None:
-        t = str(int(threads))
+        t = str(threads)
         extra = {
             k: t
             for k in (
@@ -408,9 +419,14 @@ def run_elsewhere(call: str, *arrays, env=None, threads=None, timeout=120):
             "spec.loader.exec_module(m)\n"
             "m._child(sys.argv[2])\n"
         )
+        # isolated from the caller's folder: with -c the child's first import path is its
+        # working folder (a json.py there ran in the child), so it runs in the job folder,
+        # which holds only .npy/.json files, and with -P where Python has it (3.11+)
+        isolate = ["-P"] if sys.version_info >= (3, 11) else []
         try:
             proc = subprocess.run(
-                [sys.executable, "-c", code, str(Path(__file__).resolve()), str(job)],
+                [sys.executable, *isolate, "-c", code, str(Path(__file__).resolve()), str(job)],
+                cwd=job,
                 env=child_env,
                 capture_output=True,
                 text=True,

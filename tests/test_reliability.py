@@ -130,3 +130,29 @@ def test_none_is_not_a_format():
         fpx.as_format(x32, None)  # was float64
     with pytest.raises(TypeError, match="a format is needed, got None"):
         fpx.format_info(None)
+
+
+def test_run_elsewhere_ignores_the_callers_folder(tmp_path, monkeypatch):
+    """A json.py in the working folder ran in the child (python -c puts the folder first on
+    its import path); the child now starts isolated from it."""
+    (tmp_path / "json.py").write_text("raise SystemExit('the working folder was imported')\n")
+    (tmp_path / "numpy.py").write_text("raise SystemExit('the working folder was imported')\n")
+    monkeypatch.chdir(tmp_path)
+    x = np.arange(5, dtype=np.float32)
+    out, info = fpx.machine.run_elsewhere("np.sum", x)
+    assert out == np.float32(10)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(threads=0), ValueError),
+        (dict(threads=-1), ValueError),
+        (dict(threads=2.7), TypeError),
+        (dict(env={"X": None}), TypeError),
+        (dict(timeout="x"), TypeError),
+    ],
+)
+def test_run_elsewhere_checks_its_arguments(kwargs, error):
+    with pytest.raises(error):
+        fpx.machine.run_elsewhere("np.sum", np.ones(3, np.float32), **kwargs)
