@@ -12,9 +12,11 @@ JUPYTER_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 explore: $(VENV)/.installed-jupyter
 	$(BIN)/jupyter lab notebooks/00_explorer.ipynb $(JUPYTER_ARGS)
 
-# the explorer as a dashboard (Voila: no code cells, just the app)
+# the explorer as a dashboard (Voila: no code cells, just the app), set up by dashboard/voila.py:
+# nothing loaded from another machine, a page's kernel shut down when the page closes, idle
+# kernels culled (tests/test_dashboard.py runs this command line)
 dashboard: $(VENV)/.installed-jupyter
-	$(BIN)/voila notebooks/00_explorer.ipynb
+	JUPYTER_PATH=$(CURDIR)/dashboard $(BIN)/voila notebooks/00_explorer.ipynb --Voila.config_file_paths=$(CURDIR)/dashboard
 
 test: $(VENV)/.installed-dev
 	FPX_MIN_ORACLE_CASES=100000 $(BIN)/python -m pytest
