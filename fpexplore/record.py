@@ -1,5 +1,9 @@
 """Record GPU results for the replay backend:  python -m fpexplore.record [--out DIR] [--quick]
 
+Writes into the user's folder (``backends.replay.user_folder()``, which the replay backend
+reads beside the recordings fpexplore ships), never into the installed package unless
+``--out`` names it.
+
 Runs a fixed, seeded suite on the GPU: the recordings each op's spec names (fpexplore/ops,
 ``OpSpec.recordings``) — CuPy's own functions (cupy.sum, cupy.dot, cupy.matmul with TF32 off
 and, in a subprocess with CUPY_TF32=1, on; cupy.linspace; the elementwise ufuncs) and, where
@@ -25,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .backends import cupy as gpu
-from .backends.replay import DATA, FORMAT, encode
+from .backends.replay import FORMAT, encode, user_folder
 from .ops.registry import OPS
 
 KERNELS = [
@@ -137,7 +141,12 @@ def _subprocess_entries(quick: bool = False):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fpexplore.record", description=__doc__)
-    ap.add_argument("--out", default=str(DATA), help="folder for gpu_<device>.json.gz")
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="folder for gpu_<device>.json.gz (default: the user folder the replay backend "
+        f"reads, {user_folder()}; the package's own data folder only when named)",
+    )
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a test run)")
     args = ap.parse_args(argv)
     ok, why = gpu.status()
@@ -153,7 +162,7 @@ def main(argv=None) -> int:
         "numpy": np.__version__,
         "entries": entries,
     }
-    out = Path(args.out)
+    out = Path(args.out) if args.out is not None else user_folder()
     out.mkdir(parents=True, exist_ok=True)
     name = re.sub(r"[^A-Za-z0-9]+", "_", info["device"]).strip("_").lower()
     path = out / f"gpu_{name}.json.gz"

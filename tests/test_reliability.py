@@ -156,3 +156,19 @@ def test_run_elsewhere_ignores_the_callers_folder(tmp_path, monkeypatch):
 def test_run_elsewhere_checks_its_arguments(kwargs, error):
     with pytest.raises(error):
         fpx.machine.run_elsewhere("np.sum", np.ones(3, np.float32), **kwargs)
+
+
+def test_recordings_go_to_a_user_folder_and_bad_files_are_named(tmp_path, monkeypatch):
+    from fpexplore import record
+    from fpexplore.backends import replay
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    assert replay.user_folder() == tmp_path / "share" / "fpexplore" / "recordings"
+    assert not str(replay.user_folder()).startswith(str(replay.DATA))
+    assert str(replay.user_folder()) in record.__doc__ or "user_folder" in record.__doc__
+    bad = replay.user_folder()
+    bad.mkdir(parents=True)
+    (bad / "gpu_broken.json.gz").write_bytes(b"not gzip at all")
+    assert bad / "gpu_broken.json.gz" in replay.recordings()  # read beside the shipped ones
+    with pytest.raises(ValueError, match="gpu_broken.json.gz: not a readable"):
+        replay.load(bad / "gpu_broken.json.gz")

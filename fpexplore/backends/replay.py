@@ -15,17 +15,27 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"  # the recordings fpexplore ships
 FORMAT = "fpexplore-gpu-recording-v1"
 
 
+def user_folder() -> Path:
+    """Where ``python -m fpexplore.record`` writes by default, and the replay backend reads
+    beside :data:`DATA`: ``$XDG_DATA_HOME/fpexplore/recordings`` (``~/.local/share/...``).
+    A user's folder, never the installed package's."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "fpexplore" / "recordings"
+
+
 def recordings(folder: Path | None = None) -> list[Path]:
-    folder = DATA if folder is None else Path(folder)
-    return sorted(folder.glob("gpu_*.json.gz")) if folder.is_dir() else []
+    """The recording files in ``folder``; None: the shipped ones and the user's own."""
+    folders = [DATA, user_folder()] if folder is None else [Path(folder)]
+    return sorted(p for f in folders if f.is_dir() for p in f.glob("gpu_*.json.gz"))
 
 
 def status() -> tuple[bool, str]:
@@ -60,9 +70,15 @@ def decode(entry: dict):
 
 
 def load(path) -> dict:
-    with gzip.open(path, "rt") as f:
-        doc = json.load(f)
-    if doc.get("format") != FORMAT:
+    """One recording file; ValueError naming the file where it is not a readable one."""
+    try:
+        with gzip.open(path, "rt") as f:
+            doc = json.load(f)
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(
+            f"{path}: not a readable {FORMAT} file ({type(e).__name__}: {e})"
+        ) from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError(f"{path}: not an {FORMAT} file")
     return doc
 
