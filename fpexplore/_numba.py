@@ -43,6 +43,46 @@ class _Cache(FunctionCache):
     def _index_key(self, sig, codegen):
         return (*super()._index_key(sig, codegen), _NUMERICS_DIGEST)
 
+    # A damaged cache file (a full disk, a copied or truncated cache: numba writes atomically,
+    # so kill -9 does not do it) made numba raise UnpicklingError/EOFError on every call and
+    # every warm-up, naming no folder, until someone deleted the folder by hand. Here the
+    # damaged function's files are removed, the folder named, and the kernel recompiled (and
+    # cached anew): the next call or `python -m fpexplore.warmup` repairs it.
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception as e:
+            self.repair(e)
+            return None  # numba compiles it; save_overload writes fresh files
+
+    def save_overload(self, sig, data):
+        try:
+            super().save_overload(sig, data)
+        except Exception as e:  # a damaged index read before saving
+            self.repair(e)
+            super().save_overload(sig, data)
+
+    def repair(self, error: Exception) -> list:
+        """Remove this function's index and data files; warn naming the folder."""
+        base = self._impl.filename_base
+        folder = Path(self.cache_path)
+        removed = []
+        for path in [folder / f"{base}.nbi", *folder.glob(f"{base}.*.nbc")]:
+            try:
+                path.unlink()
+                removed.append(path.name)
+            except FileNotFoundError:
+                pass
+        warnings.warn(
+            f"fpexplore: numba's cache in {folder} had a damaged entry for "
+            f"{self._py_func.__name__} ({type(error).__name__}: {error}); removed "
+            f"{len(removed)} file(s), the kernel is compiled again",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return removed
+
 
 def cached_njit(func, **options):
     """``nb.njit(cache=True, **options)(func)`` with the cache keyed also on

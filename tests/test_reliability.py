@@ -172,3 +172,43 @@ def test_recordings_go_to_a_user_folder_and_bad_files_are_named(tmp_path, monkey
     assert bad / "gpu_broken.json.gz" in replay.recordings()  # read beside the shipped ones
     with pytest.raises(ValueError, match="gpu_broken.json.gz: not a readable"):
         replay.load(bad / "gpu_broken.json.gz")
+
+
+def test_a_damaged_kernel_cache_is_named_and_repaired_by_the_warmup(tmp_path):
+    """Damaged cache files (a full disk, a copied cache) made every compare and the warm-up
+    fail with numba's raw UnpicklingError/EOFError until the folder was deleted by hand."""
+    import os
+    import subprocess
+    import sys
+
+    cache = tmp_path / "numba-cache"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    warm = (
+        "import warnings, fpexplore.warmup as w\n"
+        "warnings.simplefilter('always')\n"
+        "w.warmup(formats=['float32'], ops=['sum'], progress=False)\n"
+        "import fpexplore as fpx, numpy as np\n"
+        "print(fpx.sum(np.arange(100, dtype=np.float32), 'pairwise'))\n"
+    )
+
+    def run():
+        return subprocess.run(
+            [sys.executable, "-c", warm], env=env, capture_output=True, text=True, timeout=600
+        )
+
+    first = run()
+    assert first.returncode == 0, first.stderr
+    files = sorted(cache.rglob("*.nb[ic]"))
+    assert files, "nothing was cached"
+    for path in files:  # truncated data files, garbage index files
+        path.write_bytes(
+            path.read_bytes()[: len(path.read_bytes()) // 3]
+            if path.suffix == ".nbc"
+            else b"\x80\x04garbage"
+        )
+    repaired = run()
+    assert repaired.returncode == 0, repaired.stderr[-2000:]
+    assert "had a damaged entry" in repaired.stderr and str(cache) in repaired.stderr
+    assert repaired.stdout == first.stdout  # the same numbers from the recompiled kernels
+    again = run()
+    assert again.returncode == 0 and "damaged" not in again.stderr, again.stderr[-2000:]
