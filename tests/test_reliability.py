@@ -212,3 +212,30 @@ def test_a_damaged_kernel_cache_is_named_and_repaired_by_the_warmup(tmp_path):
     assert repaired.stdout == first.stdout  # the same numbers from the recompiled kernels
     again = run()
     assert again.returncode == 0 and "damaged" not in again.stderr, again.stderr[-2000:]
+
+
+def test_the_memory_guard_sees_the_process_limit():
+    """Under ulimit -v (or a container's cgroup limit, as on Binder) a float64 sum of 10^8
+    was not refused and died in NumPy's allocator; the guard now reads RLIMIT_AS too."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, os\n"
+        "import fpexplore as fpx\n"
+        "from fpexplore import experiment\n"
+        "size = int(open('/proc/self/statm').read().split()[0]) * os.sysconf('SC_PAGE_SIZE')\n"
+        "hard = resource.getrlimit(resource.RLIMIT_AS)[1]\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (size + (600 << 20), hard))\n"
+        "left = experiment.available_memory()\n"
+        "assert left <= 600 << 20, left\n"
+        "try:\n"
+        "    fpx.compare('sum', format='float64', n=10**8)\n"
+        "except ValueError as e:\n"
+        "    print('refused:', e)\n"
+    )
+    if not sys.platform.startswith("linux"):
+        pytest.skip("RLIMIT_AS and /proc/self/statm: Linux")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "refused: n=100000000 needs about" in out.stdout, out.stdout
