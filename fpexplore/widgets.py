@@ -137,8 +137,8 @@ class Explorer(W.VBox):
         checks.choice("format", format, FORMATS)
         checks.choice("distribution", distribution, list(DISTRIBUTIONS))
         seed = checks.seed(seed)
-        if n is not None and checks.integer("n", n, 1) not in SIZES:
-            raise ValueError(f"n={n} is not a size of the app's slider; its sizes: {SIZES}")
+        if n is not None and checks.integer("n", n, 1) > SIZES[-1]:
+            raise ValueError(f"n={n}: the largest size the app offers is {SIZES[-1]:,}")
         backends = checks.name_list("backends", backends)
         for b in backends:
             checks.choice("backend", b, BACKEND_CHOICES + installed)
@@ -159,8 +159,11 @@ class Explorer(W.VBox):
         self.format = W.Dropdown(options=list(FORMATS), value=format, description="format")
         if n is None:  # the op's own first size (matmul 100, adam_step 1000, sum 100,000)
             n = get_op(self.op.value).default_n
-        self.n = W.SelectionSlider(
-            options=SIZES, value=_nearest(n), description="n", continuous_update=False
+        self.n = W.SelectionSlider(  # a size between the slider's steps joins them
+            options=sorted({*SIZES, int(n)}),
+            value=int(n),
+            description="n",
+            continuous_update=False,
         )
         self.variants = W.SelectMultiple(description="variants", rows=8)
         self.distribution = W.Dropdown(

@@ -333,7 +333,8 @@ def test_the_apps_numpy_button_names_the_kernel_for_dot():
 def test_the_app_knows_when_a_library_loop_compiles_first(tmp_path):
     """is_cold (the explorer's "compiling kernels…" note) sees the library loops' kernels: in
     a fresh process with an empty numba cache a polars sum is cold, then warm, and einsum
-    (the same compiled family) is warm with it."""
+    (the same compiled family) is warm with it. (compare also computes the exact reference,
+    whose exact_sum kernel the process compiles too.)"""
     import os
     import subprocess
     import sys
@@ -343,7 +344,7 @@ def test_the_app_knows_when_a_library_loop_compiles_first(tmp_path):
         "from fpexplore.warmup import is_cold\n"
         "x = fpx.generate('normal', 1000, 'float64')\n"
         "before = is_cold('sum', 'float64', ['polars'])\n"
-        "fpx.sum(x, 'polars')\n"
+        "fpx.sum(x, 'polars'), fpx.exact_sum(x)\n"
         "after = [is_cold('sum', 'float64', [o]) for o in ('polars', 'einsum')]\n"
         "print(before, *after)"
     )

@@ -688,7 +688,7 @@ def test_cdist_bad_input():
         cdist(x, x, accumulate="tf32")
     with pytest.raises(TypeError, match="True or False"):
         cdist(x, x, clamp=1)
-    with pytest.raises(ValueError, match="no parameter"):
+    with pytest.raises(TypeError, match="no parameter"):
         cdist(x, x, order="sequential", block=4)
     assert cdist(x[:0], x).shape == (0, 3)
     assert np.all(cdist(x[:, :0], x[:, :0]) == 0)

@@ -408,7 +408,7 @@ def test_sweep_view_draws_median_and_band_for_every_variant():
         (dict(inputs=(1, 2)), TypeError, "unexpected keyword argument 'inputs'"),
         (dict(seed=2**40), ValueError, "seed must be from 0 to 4294967295"),  # was clamped
         (dict(seed=-1), ValueError, "seed must be from 0"),  # was 0
-        (dict(n=10**12), ValueError, "not a size of the app's slider"),  # was 3e7
+        (dict(n=10**12), ValueError, "the largest size the app offers"),  # was 3e7
         (dict(n=-5), ValueError, "n must be >= 1"),  # was 10
         (dict(op="cumsum"), ValueError, "valid: sum, dot, matmul"),  # was a TraitError
         (dict(format="float8"), ValueError, "valid: float16, bfloat16"),
@@ -418,6 +418,11 @@ def test_sweep_view_draws_median_and_band_for_every_variant():
 def test_explorer_refuses_what_it_would_change(kwargs, error, match):
     with pytest.raises(error, match=match):
         fpx.explorer(**kwargs)
+
+
+def test_explorer_takes_the_size_it_is_given():
+    app = fpx.explorer(op="dot", n=2000)  # between the slider's steps: it was snapped to 3000
+    assert app.n.value == 2000 and app.comparison.n == 2000
 
 
 def test_explorer_takes_one_name_where_a_list_is_expected():
