@@ -75,8 +75,9 @@ def test_float32_without_input_rounding_is_refused_with_what_the_arch_takes():
     with pytest.raises(ValueError, match=r"V100 tensor cores take no tf32 inputs"):
         fpx.matmul(A, A.T.copy(), "tensor-core", arch="v100", input_rounding="tf32")
     with pytest.raises(ValueError, match=r"not float64"):
-        fpx.matmul(A.astype(np.float64), A.T.astype(np.float64), "tensor-core",
-                   input_rounding="tf32")  # fmt: skip
+        fpx.matmul(
+            A.astype(np.float64), A.T.astype(np.float64), "tensor-core", input_rounding="tf32"
+        )
     with pytest.raises(ValueError, match=r"Ada"):
         fpx.matmul(A, A.T.copy(), "tensor-core", arch="l40s", input_rounding="tf32")
 
@@ -101,8 +102,10 @@ def test_labelled_library_verified_against_published_outputs():
     for op in ("dot", "matmul"):
         v = fpx.variants(op, details=True)["tensor-core"]
         assert v.kind == "library"
-        assert "verified against published hardware outputs of the V100, A100 and H100 " \
-            "(docs/tensor_cores.md)" in v.description  # fmt: skip
+        assert (
+            "verified against published hardware outputs of the V100, A100 and H100 "
+            "(docs/tensor_cores.md)" in v.description
+        )
         assert "on GPU here" not in v.description
     assert "tensor-core" not in fpx.orders("sum")
     assert fpx.orders.tensor_core.verified("h200") == (
@@ -190,3 +193,55 @@ def test_candidates_try_each_family_with_the_roundings_it_reads():
     tc16 = [str(c) for c in candidates("matmul", "float16") if c.name == "tensor-core"]
     assert tc16 == ["tensor-core(arch=v100)", "tensor-core(arch=a100)", "tensor-core(arch=h100)"]
     assert not [c for c in candidates("matmul", "float64") if c.name == "tensor-core"]
+
+
+# ----------------------------------------------------------------------------- the budget
+
+
+def test_budget_has_a_tensor_core_factor():
+    A, B = _data("float32", (10, 64), 5), _data("float32", (64, 8), 6)
+    tc = fpx.mma(_rounded(A, "tf32"), _rounded(B, "tf32"), 0.0, arch="a100", inputs="tf32")
+    seq_tf32 = fpx.matmul(A, B, "sequential", input_rounding="tf32")
+    bud = fpx.difference_budget((A, B), "sequential+fma", "tensor-core(arch=a100)+tf32", "matmul")
+    t = bud.table
+    assert list(t["step"]) == ["start", "input_rounding", "fma", "tensor_core"]
+    assert list(t["config"]) == [
+        "sequential+fma",
+        "sequential+fma+tf32",
+        "sequential+tf32",
+        "tensor-core(arch=a100)+tf32",
+    ]
+    assert np.array_equal(fpx.to_bits(bud.end), fpx.to_bits(tc))
+    # the tensor cores' share: from sequential on the same tf32 inputs to the tensor core
+    share = int(np.sum(fpx.ulp_distance(seq_tf32, tc)))
+    assert t.loc[3, "delta_ulp"] == share != 0
+    assert int(t["delta_ulp"].sum()) == bud.total_ulp
+    assert "tensor_core" in fpx.budget.FACTORS
+    # back from the tensor cores: they go first, then the settings they do not have
+    back = fpx.difference_budget(
+        (A, B), "tensor-core(arch=a100)+tf32", "sequential@float64", "matmul"
+    )
+    assert list(back.table["step"]) == ["start", "tensor_core", "input_rounding", "accumulate"]
+    assert back.table.loc[1, "delta_ulp"] == -share and back.total_ulp == sum(
+        back.table["delta_ulp"]
+    )
+    # without the factor, order makes the switch
+    bud = fpx.difference_budget(
+        (A, B),
+        "sequential",
+        "tensor-core(arch=a100)+tf32",
+        "matmul",
+        factors=("input_rounding", "order"),
+    )
+    assert list(bud.table["step"]) == ["start", "input_rounding", "order"]
+    assert bud.table.loc[2, "delta_ulp"] == share
+
+
+def test_budget_counts_float16_data_in_the_tensor_cores_float32():
+    A, B = _data("float16", (8, 40), 7), _data("float16", (40, 6), 8)
+    bud = fpx.difference_budget((A, B), "sequential", "tensor-core(arch=h100)", "matmul")
+    assert list(bud.table["step"]) == ["start", "tensor_core"]
+    tc = fpx.mma(A, B, 0.0, arch="h100", inputs="float16")
+    seq = fpx.matmul(A, B, "sequential").astype(np.float32)  # exact widening
+    assert np.array_equal(bud.end, tc) and np.array_equal(bud.start, seq)
+    assert bud.total_ulp == int(np.sum(fpx.ulp_distance(seq, tc))) == bud.table.loc[1, "delta_ulp"]
