@@ -10,7 +10,7 @@ them.
 - ``warmup``       python -m fpexplore.warmup: compile and cache every kernel before first use
 - ``record``       python -m fpexplore.record: record GPU results for the replay backend
 - ``budget``       difference_budget: a difference split into input rounding, accumulator,
-                   order and FMA, one factor switched at a time
+                   order, FMA and the tensor cores, one factor switched at a time
 - ``detective``    which order produced a result: match_orders, explain_numpy, candidates
 - ``reproduce``    reproducer: a standalone NumPy script that reproduces a divergence
 - ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and

@@ -2,7 +2,8 @@
 
 :func:`difference_budget` splits the difference between the results of two configurations
 (e.g. the CPU's and the GPU's) into the parts due to input rounding, accumulator precision,
-evaluation order and FMA, by switching one factor at a time; the parts add up to the total.
+evaluation order, FMA and the tensor cores, by switching one factor at a time; the parts add
+up to the total.
 Its figure is :func:`fpexplore.plots.budget_waterfall` (``Budget.plot()``).
 """
 
@@ -15,13 +16,16 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .detective import evaluate
-from .formats import ulp_distance
+from .formats import as_format, format_info, ulp_distance
+from .orders.registry import OPS as ORDER_OPS
 from .spec import VariantSpec, parse_spec
 
 __all__ = ["FACTORS", "Budget", "difference_budget"]
 
-FACTORS = ("input_rounding", "accumulate", "order", "fma")
+FACTORS = ("input_rounding", "accumulate", "order", "fma", "tensor_core")
 CONFIG_KEYS = ("order", "params", "fma", "accumulate", "input_rounding")
+TENSOR_CORE = "tensor-core"  # the order whose switch is the tensor_core factor
+TENSOR_CORE_ROUNDED = ORDER_OPS["matmul"][TENSOR_CORE].rounded_formats
 
 
 @dataclass(repr=False)
@@ -105,6 +109,14 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
     ``delta_abs`` are *signed sums over all elements* of the result matrix (so element
     changes of opposite signs cancel; the step's ``result`` column holds the whole matrix).
     A dict with any other key, or a key misspelled, is refused (ValueError naming it).
+
+    ``tensor_core``: switching from the start order to the tensor cores (``"tensor-core
+    (arch=a100)+tf32"``, or back from them); the tensor cores have no accumulator or fma
+    setting and read float32 data only through an input rounding: switching to them also
+    switches those where their own factors have not yet; switching from them, those factors
+    come right after it. The ``order`` factor leaves the switch to ``tensor_core`` (it makes
+    it where ``tensor_core`` is not among the factors). Results in different formats (float16
+    data, the tensor cores' float32) are all counted in the widest one.
     """
     pd = require("pandas", "fpx.difference_budget")
     if op not in ("sum", "dot", "matmul"):
@@ -123,39 +135,69 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
     }
     cfg = {**defaults, **_as_config(start, op)}
     target = {**defaults, **_as_config(end, op)}
-    rows, steps = [], []
-    prev = _config_result(op, inputs, cfg)
-    first = prev
-    rows.append(
-        {
-            "step": "start",
-            "config": _describe(cfg),
-            "result": _val(prev),
-            "delta_ulp": 0,
-            "delta_abs": 0.0,
-        }
+    # the tensor cores: switching to (or from) them is the factor tensor_core where it is
+    # one of the factors, else part of order. They have no accumulator or fma setting, and
+    # read float32 data only through an input rounding: switching to them switches those
+    # with them where their factors have not yet; from them, those factors wait for it.
+    tc = TENSOR_CORE in (cfg["order"], target["order"]) and (cfg["order"], cfg["params"]) != (
+        target["order"],
+        target["params"],
     )
-    for f in factors:
-        keys = ("order", "params") if f == "order" else (f,)
+    switch = "tensor_core" if tc and "tensor_core" in factors else "order" if tc else None
+    needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
+    configs = [("start", dict(cfg))]
+    todo, waiting = list(factors), []
+    while todo:
+        f = todo.pop(0)
+        if f == "tensor_core" and switch != "tensor_core":
+            continue
+        if f == "order" and switch == "tensor_core":
+            continue
+        on_tc = cfg["order"] == TENSOR_CORE
+        if on_tc and (
+            f in ("accumulate", "fma")
+            or (f == "input_rounding" and needs_rounding and target["input_rounding"] is None)
+        ):
+            waiting.append(f)  # not (or not so) on the tensor cores: after leaving them
+            continue
+        keys = ("order", "params") if f in ("order", "tensor_core") else (f,)
+        if f == switch and target["order"] == TENSOR_CORE:
+            keys += ("accumulate", "fma") + (("input_rounding",) if needs_rounding else ())
+        if f == switch:
+            todo[:0], waiting = waiting, []
         if all(cfg[k] == target[k] for k in keys):
             continue
         for k in keys:
             cfg[k] = target[k]
-        cur = _config_result(op, inputs, cfg)
-        d = _ulps(prev, cur)
+        configs.append((f, dict(cfg)))
+    results = [_config_result(op, inputs, c) for _, c in configs]
+    results = _common_format(results)
+    rows, steps = [], []
+    for i, ((f, c), cur) in enumerate(zip(configs, results)):
+        prev = results[i - 1] if i else cur
         rows.append(
             {
                 "step": f,
-                "config": _describe(cfg),
+                "config": _describe(c),
                 "result": _val(cur),
-                "delta_ulp": d,
+                "delta_ulp": _ulps(prev, cur),
                 "delta_abs": _absdiff(prev, cur),
             }
         )
-        steps.append((f, cur))
-        prev = cur
-    total = _ulps(first, prev)
-    return Budget(pd.DataFrame(rows), total, first, prev, steps)
+        if i:
+            steps.append((f, cur))
+    total = _ulps(results[0], results[-1])
+    return Budget(pd.DataFrame(rows), total, results[0], results[-1], steps)
+
+
+def _common_format(results: list) -> list:
+    """The results in one format, the widest of theirs (widening is exact): the tensor cores'
+    float32 result of float16 inputs next to float16 results, counted in float32 ulps."""
+    infos = [format_info(np.asarray(r).dtype) for r in results]
+    wide = max(infos, key=lambda i: (i.precision, i.emax))
+    if all(i.name == wide.name for i in infos):
+        return results
+    return [r if i.name == wide.name else as_format(r, wide.name) for r, i in zip(results, infos)]
 
 
 def _describe(cfg) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import checks
 from ._optional import require
-from .formats import coerce, format_info, refuse_masked, ulp_distance
+from .formats import as_format, coerce, format_info, refuse_masked, ulp_distance
 from .numerics import clamp_ulps
 from .ops.reductions import ARRAYS
 from .orders import dot as fdot
@@ -29,25 +29,43 @@ from .spec import VariantSpec
 __all__ = ["candidates", "evaluate", "explain_numpy", "match_orders"]
 
 INPUT_ROUNDINGS = (None, "tf32", "bfloat16")
+# the tensor cores read float32 data in one of these formats (FP8: Hopper)
+HARDWARE_ROUNDINGS = ("tf32", "bfloat16", "float8_e4m3", "float8_e5m2")
 
 
 def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[VariantSpec]:
-    """Every configuration the detective tries for ``op`` on ``fmt`` inputs."""
+    """Every configuration the detective tries for ``op`` on ``fmt`` inputs (the tensor cores
+    on float32 data: with each input rounding they read it in)."""
     info = format_info(fmt)
     accs = [None] + [f for f in ("float32", "float64") if format_info(f).precision > info.precision]
+    hardware = HARDWARE_ROUNDINGS if roundings is None else tuple(r for r in roundings if r)
     if roundings is None:
         roundings = INPUT_ROUNDINGS if op != "sum" and fmt in ("float32", "float64") else (None,)
     out = []
     for order, spec in ORDER_OPS[op].items():
-        if fmt not in spec.formats:
+        if fmt not in spec.formats + spec.rounded_formats:
             continue  # a library loop for other formats
         fixed = order == "exact" or spec.library is not None  # no accumulator, no rounding
+        rs = (None,) if fixed else roundings
+        if spec.takes_rounding:  # the format it reads: the data's own, or a rounding's
+            rs = hardware if fmt in spec.rounded_formats else (None,)
         for params in spec.grid:
             for f in fma if (op != "sum" and spec.fma) else (False,):
                 for acc in accs if not fixed else (None,):
-                    for r in roundings if not fixed else (None,):
+                    for r in rs:
                         out.append(VariantSpec(order, params, f, r, acc))
     return out
+
+
+def _distance(observed, got):
+    """ulp_distance(observed, got) in the observed format; a result in a narrower format is
+    widened first (exact), one in a wider format cannot be the observation (ValueError)."""
+    obs_info, got_info = format_info(observed.dtype), format_info(np.asarray(got).dtype)
+    if got_info.name != obs_info.name:
+        if got_info.precision > obs_info.precision or got_info.emax > obs_info.emax:
+            raise ValueError(f"a {got_info.name} result is not a {obs_info.name} observation")
+        got = np.asarray(as_format(got, obs_info.name))
+    return clamp_ulps(ulp_distance(observed, got, nan="sentinel"))
 
 
 def _changed_params(op: str, cand: VariantSpec) -> int:
@@ -75,7 +93,14 @@ def _as_observations(inputs, observed, op: str):
         i = (i,) if arity == 1 and not isinstance(i, tuple) else tuple(i)
         if len(i) != arity:
             raise ValueError(f"{op} takes {arity} input array(s) per observation, got {len(i)}")
-        arrays, info = coerce(*i, o, what="match_orders")
+        try:
+            arrays, info = coerce(*i, o, what="match_orders")
+        except TypeError:  # a result in a wider format (the tensor cores: float32 of float16)
+            arrays, info = coerce(*i, what="match_orders")
+            (o,), o_info = coerce(o, what="match_orders")
+            if o_info.precision < info.precision or o_info.emax < info.emax:
+                raise
+            arrays = [*arrays, o]
         out.append((tuple(arrays[:-1]), arrays[-1]))
     return out, info
 
@@ -88,11 +113,15 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     inputs : the input array (sum) or a tuple of two arrays (dot, matmul) -- or a list of
         those, one per observation
     observed : the result(s) to explain, in the inputs' format (a scalar for sum/dot, an
-        (m, n) array for matmul: each element is an observation)
+        (m, n) array for matmul: each element is an observation), or in a wider one (a
+        tensor core's float32 result of float16 inputs: orders with a narrower result are
+        compared widened)
     op : "sum", "dot" or "matmul"
     candidates_ : a list of :class:`~fpexplore.VariantSpec` to try (default: every order
         with its block sizes {32 ... 1024} and other parameters, fma off/on, accumulator =
-        the format or a wider one, input rounding none/tf32/bfloat16 for dot and matmul)
+        the format or a wider one, input rounding none/tf32/bfloat16 for dot and matmul; the
+        tensor cores of the V100, A100 and H100 families, on float32 data with each input
+        rounding they read it in)
     top : rows to return (None: all)
 
     Returns
@@ -118,9 +147,9 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     for c in cands:
         try:
             got = evaluate(op, c, first_in)
+            scored.append((c, [_distance(first_obs, got)]))
         except (ValueError, NotImplementedError):
             continue  # a parameter or format that does not apply, a path not emulated
-        scored.append((c, [clamp_ulps(ulp_distance(first_obs, got, nan="sentinel"))]))
     if not scored:
         raise ValueError("no candidate could be evaluated")
     best = min(float(np.max(u[0])) for _, u in scored)
@@ -129,10 +158,9 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
         if float(np.max(us[0])) <= keep_threshold:
             for ins, o in obs[1:]:
                 try:
-                    got = evaluate(op, c, ins)
+                    us.append(_distance(o, evaluate(op, c, ins)))
                 except (ValueError, NotImplementedError):
                     break  # not defined there (e.g. a library path not emulated): incomplete
-                us.append(clamp_ulps(ulp_distance(o, got, nan="sentinel")))
     rows = []
     total = sum(int(np.size(o)) for _, o in obs)
     for c, us in scored:

@@ -15,6 +15,7 @@ and the explorer accept wherever a plain variant name is accepted, and that the 
     "sequential@float32"                    accumulate in float32 (e.g. float16 data)
     "blocked(block=64)+fma+tf32@float64"
     "tree(block=32, split_k=4)"             matmul: split-K over 4 slices of k
+    "tensor-core(arch=a100)+tf32"           dot, matmul: A100 tensor cores on tf32 inputs
     "cupy-kernel(block_size=512, ftz=True)"
     "expanded(order=blocked, block=64)+fma@float32"   cdist's expanded formula
     "two-pass(order=pairwise)@float64"      variance
@@ -31,8 +32,10 @@ The parts:
   ``True``/``False``/``None``, bare words (``combine=atomic``) or quoted strings.
 - ``+fma``: ``fma=True`` (dot, matmul and cdist's expanded formula, in orders where a product
   feeds an accumulator).
-- ``+tf32`` / ``+bfloat16``: the inputs rounded to that format first, keeping their storage
-  format (dot and matmul: their ``input_rounding=``).
+- ``+tf32`` / ``+bfloat16`` (or ``+tf32-rne``, ``+tf32-truncate``, ``+float8_e4m3``,
+  ``+float8_e5m2``): the inputs rounded to that format first, keeping their storage format
+  (dot and matmul: their ``input_rounding=``); for ``tensor-core`` also the format the tensor
+  cores read (float32 data needs one).
 - ``@ACCUMULATOR``: ``accumulate=`` one of ``fpx.FORMATS``.
 
 Canonical spelling (``str(spec)``): the name, then the parameters as ``k=v`` joined by
@@ -385,7 +388,7 @@ def _describe_params(params: dict) -> str:
 
 def _order_params(op: str, name: str) -> dict:
     params = dict(ORDER_OPS[op][name].params)
-    if op == "matmul" and name != "exact":
+    if op == "matmul" and ORDER_OPS[op][name].matmul_code is not None:
         params["split_k"] = (None, _split_k_check)
     return params
 
@@ -415,7 +418,12 @@ def _check_order(spec: VariantSpec, op: str) -> None:
         if k == "split_k":
             if op != "matmul":
                 return f"split_k applies to matmul (cutting k into slices), not {op}"
-            return "split_k does not apply to the exact order (it is correctly rounded)"
+            if spec.name == "exact":
+                return "split_k does not apply to the exact order (it is correctly rounded)"
+            return (
+                f"split_k does not apply to order {spec.name!r}: its blocks of k are chained "
+                "through its own result"
+            )
         return None
 
     _check_params(spec, _order_params(op, spec.name), f"order {spec.name!r} of {op}", hint)
@@ -429,8 +437,12 @@ def _check_order(spec: VariantSpec, op: str) -> None:
             raise ValueError(FMA_SUM)
         if order.library is not None:
             raise ValueError(
-                f"fma is not a setting of {spec.name!r}: it is a library's own loop, whose "
-                "kernel decides where it fuses (see its parameters, e.g. kernel=)"
+                f"fma is not a setting of {spec.name!r}: it "
+                + (
+                    order.fixed
+                    or "is a library's own loop, whose kernel decides where it fuses (see its "
+                    "parameters, e.g. kernel=)"
+                )
             )
         if not order.fma:
             fused = [n for n, o in table.items() if o.fma]
@@ -451,8 +463,8 @@ def _check_order(spec: VariantSpec, op: str) -> None:
         )
     if spec.accumulate and order.library is not None:
         raise ValueError(
-            f"an accumulator (@{spec.accumulate}) does not apply to {spec.name!r}: it is a "
-            "library's own loop, with the accumulators of that library"
+            f"an accumulator (@{spec.accumulate}) does not apply to {spec.name!r}: it "
+            + (order.fixed or "is a library's own loop, with the accumulators of that library")
         )
 
 

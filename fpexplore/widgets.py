@@ -26,7 +26,8 @@ from .experiment import EXACT_LABEL, compare, diff_values, resolve_variants
 from .formats import FORMATS
 from .ops.registry import get as get_op
 from .ops.registry import ops as op_names
-from .orders.registry import BLOCKS
+from .orders.registry import BLOCKS, orders_for
+from .orders.tensor_core import ARCHS, verified
 
 __all__ = ["Explorer", "explorer"]
 
@@ -69,7 +70,17 @@ PRESETS = {
         ("sum", "dot"),
         ["numpy", "tree", "cub", "cupy-kernel", "exact"],
     ),
+    # float32 inputs: np.matmul (the numpy backend), a GPU's CUDA cores, its TF32 tensor cores
+    "tensor cores vs CPU": (
+        "matmul",
+        ("dot", "matmul"),
+        ["sequential", "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+tf32"],
+    ),
 }
+PRESET_FORMAT = {"tensor cores vs CPU": "float32"}  # presets that need a format
+PRESET_NUMPY = ("CPU library vs GPU orders", "tensor cores vs CPU")  # they show NumPy's row
+TENSOR_CORE = "tensor-core"
+TENSOR_CORE_LABEL = "GPU tensor cores"
 
 
 def _canvas():
@@ -218,9 +229,19 @@ class Explorer(W.VBox):
             options=[("block: default", 0)] + [(f"block={b}", b) for b in BLOCKS], layout=small
         )
         self.b_rounding = W.Dropdown(
-            options=[("inputs: as they are", ""), ("+tf32", "tf32"), ("+bfloat16", "bfloat16")],
+            options=[("inputs: as they are", "")]
+            + [(f"+{r}", r) for r in ("tf32", "bfloat16", "float8_e4m3", "float8_e5m2")],
             layout=small,
         )
+        # the tensor cores' architecture (the order tensor-core, "GPU tensor cores" above)
+        self.b_arch = W.Dropdown(
+            options=[(f"arch={a}", a) for a in ARCHS],
+            value="h100",
+            description="arch",
+            layout=W.Layout(width="170px"),
+        )
+        self.b_name.observe(lambda _c: self._builder_fits(), names="value")
+        self.b_arch.observe(lambda _c: self._builder_fits(), names="value")
         self.b_add = W.Button(description="add", button_style="info", layout=small)
         self.b_remove = W.Button(description="remove selected", layout=small)
         self.b_add.on_click(lambda _b: self.add_variant(self.built_spec()))
@@ -258,6 +279,7 @@ class Explorer(W.VBox):
                 W.HBox(
                     [
                         self.b_name,
+                        self.b_arch,
                         self.b_block,
                         self.b_fma,
                         self.b_rounding,
@@ -336,18 +358,43 @@ class Explorer(W.VBox):
             self.variants.options = opts
             chosen = resolve_variants(self.op.value, selected, self.format.value)
             self.variants.value = tuple(v for v in chosen if v in opts)
-            self.b_name.options = list(op_spec.variants_for(self.format.value))
+            self.b_name.options = self._builder_names()
+        self._builder_fits()
+
+    def _builder_names(self) -> list:
+        """The builder's variants: the op's for the format, and the orders that take the
+        format through an input rounding (the tensor cores on float32: +tf32)."""
+        names = list(get_op(self.op.value).variants_for(self.format.value))
+        if self.op.value in ORDER_OPS:
+            extra = orders_for(self.op.value, self.format.value, rounded=True)
+            names += [n for n in extra if n not in names]
+        return [(TENSOR_CORE_LABEL if n == TENSOR_CORE else n, n) for n in names]
+
+    def _builder_fits(self) -> None:
+        """The arch control applies to the tensor cores only (its tooltip says what the model
+        is checked against); they read float32 data through an input rounding (+tf32)."""
+        tc = self.b_name.value == TENSOR_CORE
+        self.b_arch.disabled = not tc
+        self.b_arch.tooltip = verified(self.b_arch.value) if tc else "GPU tensor cores only"
+        for w in (self.b_fma, self.b_acc, self.b_block):
+            w.disabled = tc  # no fma, accumulator or block setting on the tensor cores
+        if tc and self.format.value == "float32" and not self.b_rounding.value:
+            self.b_rounding.value = "tf32"
 
     def built_spec(self) -> str:
         """The variant spec the builder's controls describe, e.g. "tree(block=256)+tf32"."""
         text = self.b_name.value or ""
-        if self.b_block.value:
-            text += f"(block={self.b_block.value})"
-        if self.b_fma.value:
+        tc = text == TENSOR_CORE
+        params = [f"arch={self.b_arch.value}"] if tc else []
+        if self.b_block.value and not tc:
+            params.append(f"block={self.b_block.value}")
+        if params:
+            text += f"({', '.join(params)})"
+        if self.b_fma.value and not tc:
             text += "+fma"
         if self.b_rounding.value:
             text += f"+{self.b_rounding.value}"
-        if self.b_acc.value:
+        if self.b_acc.value and not tc:
             text += f"@{self.b_acc.value}"
         return text
 
@@ -387,10 +434,13 @@ class Explorer(W.VBox):
             with self._quiet():
                 self.op.value = default_op
             self._reset_for_op()
-        offered = set(get_op(self.op.value).variants_for(self.format.value))
+        with self._quiet():
+            if label in PRESET_FORMAT:
+                self.format.value = PRESET_FORMAT[label]
+        offered = {v for _, v in self._builder_names()}
         chosen = [v for v in variants if parse_spec(v, self.op.value).name in offered]
         with self._quiet():
-            if label == "CPU library vs GPU orders" and "numpy" not in self.backends.value:
+            if label in PRESET_NUMPY and "numpy" not in self.backends.value:
                 self.backends.value = ("numpy", *self.backends.value)
             # two variants: show them against each other; more: their errors
             self.view.value = "A vs B" if len(chosen) == 2 else "errors"
@@ -416,6 +466,8 @@ class Explorer(W.VBox):
 
     @_shows_errors
     def _format_changed(self, change):
+        if self._busy:
+            return
         self._set_variant_options(None)
         self.update()
 

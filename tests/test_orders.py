@@ -24,7 +24,9 @@ DATA = Path(__file__).parent / "data"
 SIZES = [0, 1, 2, 3, 5, 8, 9, 17, 64, 100, 129, 300, 1000]
 # the orders defined in docs/orders.md; the library loops (simd.py, frameworks.py) have their
 # own slow definitions and recordings: tests/test_simd_orders.py, test_framework_orders.py
+# (and the tensor cores: tests/test_tensor_core.py, test_tensor_core_order.py)
 LIBRARY_LOOPS = {"openblas", "einsum", "polars", "llvm-fastmath", "numba-prange", "torch", "xla"}
+LIBRARY_LOOPS |= {"tensor-core"}
 NON_EXACT = [o for o in fpx.orders("sum") if o != "exact" and o not in LIBRARY_LOOPS]
 
 
@@ -498,7 +500,9 @@ def test_dot_numpy_is_np_sum_of_products_and_fma_example():
 
 
 @pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float32", "float64"])
-@pytest.mark.parametrize("order", [o for o in fpx.orders("matmul") if o != "exact"])
+@pytest.mark.parametrize(
+    "order", [o for o in fpx.orders("matmul") if o != "exact" and o not in LIBRARY_LOOPS]
+)
 def test_matmul_each_element_is_the_dot(order, fmt):
     rng = np.random.default_rng(12)
     A = rng.standard_normal((7, 33)).astype(SPECS[fmt][0])

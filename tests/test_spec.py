@@ -194,7 +194,7 @@ def order_spec(draw):
             values = ["sequential"]
         if values and draw(st.booleans()):
             params[key] = draw(st.sampled_from(values))
-    if op == "matmul" and name != "exact" and draw(st.booleans()):
+    if op == "matmul" and order.matmul_code is not None and draw(st.booleans()):
         params["split_k"] = draw(st.integers(1, 64))
     fma = op != "sum" and order.fma and draw(st.booleans())
     rounding = None if op == "sum" else draw(st.sampled_from([None, "tf32", "bfloat16"]))

@@ -43,7 +43,9 @@ def test_op_change_updates_variants_and_plot():
     app = fpx.explorer(n=1000)
     app.op.value = "matmul"
     app.n.value = 10
-    assert set(app.variants.options) == set(fpx.variants("matmul"))
+    # (all but the tensor cores, which read float32 through +tf32: the builder offers them)
+    assert set(app.variants.options) == set(fpx.variants("matmul")) - {"tensor-core"}
+    assert set(app.variants.options) == set(orders_for("matmul", "float32"))
     assert app.comparison.op == "matmul" and app.comparison.n == 10
     assert app.figure.axes[0].images  # a heatmap
     app.variants.value = ("pairwise",)
@@ -438,3 +440,62 @@ def test_an_invalid_op_from_code_is_a_message_and_the_app_recovers():
     app.format.value = "float64"  # still an error message, never an exception
     app.op.value = "dot"
     assert app.message.value == "" and app.comparison.op == "dot"
+
+
+def _tf32(x):
+    return np.asarray(fpx.as_format(fpx.as_format(x, "tf32"), "float32"))
+
+
+def test_builder_offers_the_gpu_tensor_cores_with_an_arch():
+    import ipywidgets as W
+
+    app = fpx.explorer(op="matmul", n=30, seed=2, variants=["sequential"])
+    build = _find(app, W.Dropdown, description="build")
+    assert ("GPU tensor cores", "tensor-core") in build.options  # float32: with +tf32
+    build.value = "tensor-core"
+    arch = _find(app, W.Dropdown, description="arch")  # displayed in the builder's row
+    assert not arch.disabled and app.b_fma.disabled and app.b_acc.disabled
+    arch.value = "a100"
+    assert app.b_rounding.value == "tf32"  # float32 data reach the tensor cores as tf32
+    assert arch.tooltip == (
+        "verified against published hardware outputs of the A100 (docs/tensor_cores.md)"
+    )
+    _find(app, W.Button, description="add").click()
+    spec = "tensor-core(arch=a100)+tf32"
+    assert app.variants.value == ("sequential", spec) and app.message.value == ""
+    direct = fpx.compare("matmul", n=30, seed=2, variants=["sequential", spec])
+    assert _same_table(app.comparison.table, direct.table)
+    A, B = app.comparison.inputs["A"], app.comparison.inputs["B"]
+    want = fpx.mma(_tf32(A), _tf32(B), 0.0, arch="a100", inputs="tf32")
+    assert np.array_equal(app.comparison.results[(spec, "emulated")], want)
+    # float16 data go in as they are, the result is float32
+    app.format.value = "float16"
+    build.value = "tensor-core"
+    arch.value = "v100"
+    app.b_rounding.value = ""
+    _find(app, W.Button, description="add").click()
+    got = app.comparison.results[("tensor-core(arch=v100)", "emulated")]
+    A, B = app.comparison.inputs["A"], app.comparison.inputs["B"]
+    assert np.array_equal(got, fpx.mma(A, B, 0.0, arch="v100", inputs="float16"))
+    # other orders: the arch control does not apply
+    build.value = "tree"
+    assert arch.disabled and not app.b_block.disabled
+
+
+def test_preset_tensor_cores_vs_cpu():
+    import ipywidgets as W
+
+    app = fpx.explorer(op="sum", format="float16", n=1000, backends=("emulated",))
+    _find(app, W.Button, description="tensor cores vs CPU").click()
+    assert (app.op.value, app.format.value) == ("matmul", "float32")
+    specs = ("sequential", "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+tf32")
+    assert app.variants.value == specs and "numpy" in app.backends.value
+    assert app.message.value == "" and app.view.value == "errors"
+    t = app.comparison.table
+    assert list(t["variant"]) == ["np.matmul", *specs]
+    A, B = app.comparison.inputs["A"], app.comparison.inputs["B"]
+    for arch in ("a100", "h100"):
+        want = fpx.mma(_tf32(A), _tf32(B), 0.0, arch=arch, inputs="tf32")
+        got = app.comparison.results[(f"tensor-core(arch={arch})+tf32", "emulated")]
+        assert np.array_equal(fpx.to_bits(got), fpx.to_bits(want))
+    assert np.array_equal(app.comparison.results[("np.matmul", "numpy")], A @ B)

@@ -229,10 +229,9 @@ def cdist(
         return _cdist_exact(x, y, info)
     from ..orders.registry import MATMUL_ORDERS
 
-    if order not in MATMUL_ORDERS:
-        raise ValueError(
-            f"unknown order {order!r} for cdist; valid orders: {', '.join(MATMUL_ORDERS)}"
-        )
+    valid = [n for n, s in MATMUL_ORDERS.items() if not s.takes_rounding]  # (not tensor-core)
+    if order not in valid:
+        raise ValueError(f"unknown order {order!r} for cdist; valid orders: {', '.join(valid)}")
     if accumulate is not None:
         acc = format_info(accumulate)
         if not acc.storage:

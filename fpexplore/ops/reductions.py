@@ -41,7 +41,7 @@ def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:
         keep.add("fma")
     if op != "sum":
         keep.add("input_rounding")
-    if op == "matmul":
+    if op == "matmul" and spec.matmul_code is not None:
         keep.add("split_k")
     kw = pick(params, keep)
     kw.update(settings)

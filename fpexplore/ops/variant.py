@@ -58,12 +58,14 @@ class Settings:
 
 
 def order_of(op: str, default: str = "sequential") -> dict:
-    """The ``order`` parameter of a formula that reduces with ``op``'s orders."""
+    """The ``order`` parameter of a formula that reduces with ``op``'s orders (not the
+    tensor cores: a product of their own, not a reduction a formula can run)."""
     from ..orders.registry import OPS
 
     def check(v):
-        if v not in OPS[op]:
-            raise ValueError(f"unknown order {v!r}; valid orders: {', '.join(OPS[op])}")
+        valid = [n for n, s in OPS[op].items() if not s.takes_rounding]
+        if v not in valid:
+            raise ValueError(f"unknown order {v!r}; valid orders: {', '.join(valid)}")
         return v
 
     return {"order": (default, check)}

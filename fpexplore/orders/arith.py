@@ -127,8 +127,12 @@ def check_fma(spec, fma: bool, op: str, fusable=()) -> bool:
         raise ValueError("fma=True applies to products (dot, matmul); a sum has none")
     if fma and getattr(spec, "library", None) is not None:
         raise ValueError(
-            f"fma=True is not a setting of order {spec.name!r}: it is a library's own loop, "
-            "whose kernel decides where it fuses (see its parameters, e.g. kernel=)"
+            f"fma=True is not a setting of order {spec.name!r}: it "
+            + (
+                getattr(spec, "fixed", "")
+                or "is a library's own loop, whose kernel decides where it fuses (see its "
+                "parameters, e.g. kernel=)"
+            )
         )
     if fma and not spec.fma:
         raise ValueError(

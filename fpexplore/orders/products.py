@@ -61,7 +61,8 @@ def dot(
     first, as for :func:`fpexplore.matmul`. ``order="numpy"`` is ``np.sum(a * b)`` (not
     ``np.dot``, which calls a CPU-specific BLAS kernel); ``"cub"`` is CuPy's default 1-D
     ``cupy.dot`` (products, then CUB's sum) and ``"cupy-kernel"`` its no-CUB reduction
-    kernel: hypotheses until run on a GPU.
+    kernel: hypotheses until run on a GPU. ``"tensor-core"`` is the 1xK @ Kx1 product of
+    :func:`fpexplore.matmul`'s tensor-core order (a float32 scalar).
 
     Returns a NumPy scalar in the inputs' format.
     """
@@ -75,7 +76,7 @@ def dot(
     if spec.name == "exact":
         return exact_dot(a, b)
     if spec.library is not None:
-        return spec.run_library(a, b, p, accumulate)
+        return spec.run_library(a, b, p, accumulate, input_rounding)
     ar = arith(accumulator(accumulate, info, spec))
     if spec.name in ("numpy", "numpy-chunked", "cub"):
         terms = _literal_products(a, b, ftz=spec.name == "cub")
@@ -103,13 +104,17 @@ def matmul(
     order : one of ``fpx.orders("matmul")``
     fma, accumulate, **params : as for :func:`fpexplore.dot` (tree orders combine their block
         results sequentially here)
-    input_rounding : None, "tf32" or "bfloat16"
+    input_rounding : None, "tf32" or "bfloat16" (or "tf32-rne", "tf32-truncate",
+        "float8_e4m3", "float8_e5m2")
         Round A and B to this format first (tensor-core inputs), keeping their storage format.
     split_k : int, optional
         Cut k into this many contiguous slices, reduce each with the order, and add the slice
         results in order (split-K GEMM).
 
     Returns an (m, n) array in the inputs' format. ``order="exact"`` is correctly rounded.
+    ``order="tensor-core"`` (``arch=``) is :func:`fpexplore.mma` with C = 0: a float32 array,
+    the tensor-core input format being the arrays' (float16, bfloat16) or the input
+    rounding's (float32 arrays need one, e.g. ``input_rounding="tf32"``).
     """
     spec = lookup("matmul", order)
     (A, B), info = coerce(A, B, what="matmul")
@@ -134,6 +139,13 @@ def matmul(
         if split_k not in (None, 1):
             raise ValueError("split_k does not apply to the exact order")
         return exact_matmul(A, B)
+    if spec.library is not None:  # the tensor cores
+        if split_k is not None:
+            raise ValueError(
+                f"split_k does not apply to order {spec.name!r}: its blocks of k are chained "
+                "through the tensor cores' own float32 result"
+            )
+        return spec.run_library(A, B, p, accumulate, input_rounding)
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(A, ar)
     Yt = to_storage(np.ascontiguousarray(B.T), ar)

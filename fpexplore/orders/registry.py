@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import tensor_core
 from .arith import cub_config, kernels, out_rp
 
 __all__ = [
@@ -120,23 +121,33 @@ class OrderSpec:
     gpu_kernel: bool = False  # fpexplore/backends/cupy.py has a CUDA kernel for it
     kernel_calls: Callable | None = None
     source: str | None = None  # plain-Python order_sum(t, T) for the reproducer
-    ops: tuple = ("sum", "dot")  # the ops it applies to (matmul: those with a matmul_code)
+    ops: tuple = ("sum", "dot")  # the ops it applies to (also matmul: those with a matmul_code)
     library: Callable | None = None  # a library's own loop: library(x, y, params) -> scalar
     verified: str = ""  # library orders: the library, version and machine it was checked on
     formats: tuple = ("float16", "bfloat16", "float32", "float64")  # the input formats it takes
+    # hardware that reads its inputs in a format of its own (tensor cores): the input formats
+    # it takes only with an input rounding, and library(x, y, params, input_rounding)
+    rounded_formats: tuple = ()
+    takes_rounding: bool = False
+    fixed: str = ""  # why accumulate and fma are no settings of it (library orders: the loop's)
 
-    def run_library(self, x, y, params: dict, accumulate=None):
-        """A library order on the inputs in their own format (``y`` None for a sum)."""
-        fmt = x.dtype.name
-        if fmt not in self.formats:
-            raise ValueError(
-                f"order {self.name!r} is defined for {', '.join(self.formats)} inputs, not {fmt}"
-            )
+    def run_library(self, x, y, params: dict, accumulate=None, input_rounding=None):
+        """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``
+        and ``y`` for a matmul), their values already rounded to ``input_rounding``."""
         if accumulate is not None:
             raise ValueError(
-                f"order {self.name!r} is a library's own loop with its own accumulators; "
-                "accumulate does not apply"
+                f"order {self.name!r} "
+                + (self.fixed or "is a library's own loop with its own accumulators")
+                + "; accumulate does not apply"
             )
+        fmt = x.dtype.name
+        if fmt not in self.formats + self.rounded_formats:
+            taken = ", ".join(self.formats)
+            if self.rounded_formats:
+                taken += f" ({', '.join(self.rounded_formats)} with an input rounding)"
+            raise ValueError(f"order {self.name!r} is defined for {taken} inputs, not {fmt}")
+        if self.takes_rounding:  # (it says which rounding a rounded format needs)
+            return self.library(x, y, params, input_rounding)
         return self.library(x, y, params)
 
     def validate(self, given: dict) -> dict:
@@ -657,11 +668,50 @@ _LIBRARY_ORDERS = [
     ),
 ]
 
-_ALL = _DEFINED + _LIBRARY_ORDERS
+
+# ----------------------------------------------------------------------------- tensor cores
+# NVIDIA tensor cores (fpx.mma, docs/tensor_cores.md): A @ B with C = 0 and a float32 output,
+# the inputs in the tensor-core format of the arrays (float16, bfloat16) or of the input
+# rounding (+tf32, +bfloat16, +float8_e4m3, +float8_e5m2). Checked against the published
+# outputs of the GPUs, not run on one here.
+
+
+def _tensor_core(x, y, p, rounding):
+    return tensor_core.product(x, y, p["arch"], rounding)
+
+
+_TENSOR_CORES = [
+    OrderSpec(
+        "tensor-core",
+        "NVIDIA tensor cores (fpx.mma with C = 0, float32 output), arch= v100, a100, h100 "
+        "(a2, a30, h200); inputs: float16/bfloat16 arrays or an input rounding (+tf32, "
+        "+float8_e4m3, ...); verified against published hardware outputs of the V100, A100 "
+        "and H100 (docs/tensor_cores.md)",
+        LIBRARY,
+        params={"arch": ("h100", tensor_core.check_arch)},
+        ops=("dot", "matmul"),
+        formats=("float16", "bfloat16"),
+        rounded_formats=("float32",),
+        takes_rounding=True,
+        library=_tensor_core,
+        fixed=(
+            "is the tensor cores' own arithmetic: each block of exact products is aligned "
+            "(truncated) to its largest exponent, added exactly and rounded once to float32 "
+            "(docs/tensor_cores.md), with no accumulator format and no fma to choose"
+        ),
+        grid=tuple((("arch", a),) for a in ("v100", "a100", "h100")),
+        verified="published hardware outputs of the V100, A100 and H100 "
+        "(docs/tensor_cores.md); not run on a GPU here",
+    ),
+]
+
+_ALL = _DEFINED + _LIBRARY_ORDERS + _TENSOR_CORES
 SUM_ORDERS = {s.name: s for s in _ALL if "sum" in s.ops}
 DOT_ORDERS = {s.name: s for s in _ALL if "dot" in s.ops}
 MATMUL_ORDERS = {
-    name: s for name, s in DOT_ORDERS.items() if s.matmul_code is not None or s.kind == EXACT
+    name: s
+    for name, s in DOT_ORDERS.items()
+    if s.matmul_code is not None or s.kind == EXACT or "matmul" in s.ops
 }
 
 OPS = {"sum": SUM_ORDERS, "dot": DOT_ORDERS, "matmul": MATMUL_ORDERS}
@@ -677,12 +727,17 @@ def lookup(op: str, order: str) -> OrderSpec:
     return spec
 
 
-def orders_for(op: str, fmt: str) -> list[str]:
+def orders_for(op: str, fmt: str, *, rounded: bool = False) -> list[str]:
     """The orders of ``op`` defined for inputs of format ``fmt`` (library loops take only
-    the formats their library computes in)."""
+    the formats their library computes in); ``rounded=True`` adds those that take ``fmt``
+    with an input rounding (the tensor cores: float32 with +tf32)."""
     if op not in OPS:
         raise ValueError(f"unknown op {op!r}; ops with orders: {', '.join(OPS)}")
-    return [name for name, s in OPS[op].items() if fmt in s.formats]
+    return [
+        name
+        for name, s in OPS[op].items()
+        if fmt in s.formats or (rounded and fmt in s.rounded_formats)
+    ]
 
 
 def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> list:
@@ -720,7 +775,8 @@ def orders(op: str = "sum") -> dict[str, str]:
     """The orders available for ``op`` ("sum", "dot" or "matmul"): name -> one-line description.
 
     Descriptions of orders that emulate a GPU library from its source (not yet confirmed on a
-    GPU) end with "[hypothesis]"; orders reproducing a library verified here with "[library]".
+    GPU) end with "[hypothesis]"; orders reproducing a library verified here, or (the tensor
+    cores) against a GPU's published outputs, with "[library]".
     """
     if op not in OPS:
         raise ValueError(f"unknown op {op!r}; ops with orders: {', '.join(OPS)}")

@@ -31,7 +31,17 @@ import numpy as np
 
 from ..formats import as_format, format_info, refuse_masked
 
-__all__ = ["ARCHS", "INPUTS", "OUTPUTS", "mma"]
+__all__ = [
+    "ARCHS",
+    "INPUTS",
+    "OUTPUTS",
+    "ROUNDING_INPUTS",
+    "check_arch",
+    "input_format",
+    "mma",
+    "product",
+    "verified",
+]
 
 INPUTS = ("float16", "bfloat16", "tf32", "float8_e4m3", "float8_e5m2")
 OUTPUTS = ("float32", "float16")
@@ -310,3 +320,65 @@ def mma(A, B, C, *, arch, inputs, output="float32"):
          23 + neab - 2 * (p_in - 1), p_out, emin_out, emax_out, output == "float16")  # fmt: skip
     dtype = format_info(output).dtype
     return out.reshape(shape).astype(dtype)
+
+
+# ----------------------------------------------------------------------------- as an order
+
+#: the input rounding of a variant spec -> the tensor-core input format it gives
+ROUNDING_INPUTS = {
+    "tf32": "tf32",
+    "tf32-rne": "tf32",
+    "tf32-truncate": "tf32",
+    "bfloat16": "bfloat16",
+    "float8_e4m3": "float8_e4m3",
+    "float8_e5m2": "float8_e5m2",
+}
+
+
+def verified(arch) -> str:
+    """What the model of ``arch`` is checked against, as a variant's description says it."""
+    return (
+        f"verified against published hardware outputs of the {_arch(arch).verified} "
+        "(docs/tensor_cores.md)"
+    )
+
+
+def input_format(storage: str, rounding, arch) -> str:
+    """The tensor-core input format of arrays of format ``storage`` with the spec's input
+    rounding ``rounding`` (None: the arrays' own format), checked against ``arch``."""
+    a = _arch(arch)
+    if rounding is not None:
+        fmt = ROUNDING_INPUTS[rounding]
+    elif storage in ("float16", "bfloat16"):
+        fmt = storage
+    elif "tf32" in a.inputs:
+        raise ValueError(
+            f"the {a.name} tensor cores take {', '.join(a.inputs)} inputs, not {storage}: "
+            f"round the {storage} inputs to one of them with an input rounding, e.g. +tf32 "
+            f"(input_rounding='tf32'; a spec 'tensor-core(arch={str(arch).lower()})+tf32')"
+        )
+    else:
+        raise ValueError(
+            f"the {a.name} tensor cores take {', '.join(a.inputs)} inputs, not {storage}: "
+            "convert the arrays first, e.g. fpx.as_format(x, 'float16')"
+        )
+    _check_formats(a, fmt, "float32")
+    return fmt
+
+
+def product(x, y, arch, rounding=None):
+    """The order ``tensor-core``: ``x @ y`` (2-D) or the dot product ``x . y`` (1-D, a 1xK @
+    Kx1 product) as the tensor cores of ``arch`` compute it with C = 0 and a float32 output;
+    the inputs' format is ``rounding``'s (values already rounded to it) or the arrays' own."""
+    fmt = input_format(np.asarray(x).dtype.name, rounding, arch)
+    if np.ndim(x) == 1:
+        return mma(np.reshape(x, (1, -1)), np.reshape(y, (-1, 1)), 0.0, arch=arch, inputs=fmt)[0, 0]
+    return mma(x, y, 0.0, arch=arch, inputs=fmt)
+
+
+def check_arch(v) -> str:
+    """The order's ``arch`` parameter: a modelled architecture, as its lower-case key."""
+    if not isinstance(v, str):
+        raise ValueError(f"arch must be one of {', '.join(ARCHS)}, got {v!r}")
+    _arch(v)
+    return v.lower()
