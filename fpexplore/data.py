@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import checks
 from .formats import as_format, format_info
 
 __all__ = ["DISTRIBUTIONS", "check_choice", "draw", "generate", "wide_span"]
@@ -31,11 +32,15 @@ def generate(distribution: str, n: int, fmt: str = "float32", seed: int = 0, *, 
     a significand uniform in [1, 2) times 2^k for k uniform over the range, random signs
     (computed exactly, so NumPy's CPU-dispatched exp2 cannot make machines disagree);
     "ill-conditioned" pairs each value with its negation times (1 + 1e-3 * noise), shuffled.
+    With ``shape``, ``n`` must be the number of values it holds.
     """
     check_choice("distribution", distribution, DISTRIBUTIONS)
     info = format_info(fmt)
+    n = checks.integer("n", n, 0)
     shape = (n,) if shape is None else tuple(shape)
     size = int(np.prod(shape))
+    if size != n:  # (n was ignored when a shape was given)
+        raise ValueError(f"shape {shape} holds {size} values, not n={n}")
     x = draw(np.random.default_rng(seed), distribution, size, wide_span(info.name))
     return np.asarray(as_format(x, info.name)).reshape(shape)
 

@@ -24,7 +24,7 @@ from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
 from .orders.registry import OPS as ORDER_OPS
-from .spec import VariantSpec
+from .spec import VariantSpec, parse_spec
 
 __all__ = ["candidates", "evaluate", "explain_numpy", "match_orders"]
 
@@ -117,8 +117,9 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
         tensor core's float32 result of float16 inputs: orders with a narrower result are
         compared widened)
     op : "sum", "dot" or "matmul"
-    candidates_ : a list of :class:`~fpexplore.VariantSpec` to try (default: every order
-        with its block sizes {32 ... 1024} and other parameters, fma off/on, accumulator =
+    candidates_ : the variant specs to try, as text or :class:`~fpexplore.VariantSpec` (one
+        spec or a list; an unknown one is a ValueError listing the valid names); default: every
+        order with its block sizes {32 ... 1024} and other parameters, fma off/on, accumulator =
         the format or a wider one, input rounding none/tf32/bfloat16 for dot and matmul; the
         tensor cores of the V100, A100 and H100 families, on float32 data with each input
         rounding they read it in)
@@ -141,7 +142,10 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     if op not in ("sum", "dot", "matmul"):
         raise ValueError(f"unknown op {op!r}; match_orders takes sum, dot or matmul")
     obs, info = _as_observations(inputs, observed, op)
-    cands = candidates_ if candidates_ is not None else candidates(op, info.name)
+    if candidates_ is None:
+        cands = candidates(op, info.name)
+    else:  # specs as text or VariantSpecs; one spec is a list of one
+        cands = [parse_spec(c, op) for c in checks.name_list("candidates_", candidates_)]
     first_in, first_obs = obs[0]
     scored = []
     for c in cands:

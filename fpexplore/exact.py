@@ -75,7 +75,7 @@ def fma(a, b, c):
     finite product plus ``±inf`` is ``±inf`` even if the product would overflow), signed zeros
     and gradual underflow. 0-d inputs give a NumPy scalar.
     """
-    (a, b, c), info = coerce(a, b, c, what="fma")
+    (a, b, c), info = coerce(a, b, c, what="fma", broadcast=True)
     with np.errstate(all="ignore"):
         if not NUMPY_ONLY:
             out = _fma_compiled(a, b, c, info)

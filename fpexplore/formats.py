@@ -431,7 +431,10 @@ def fields(x) -> BitFields:
 
 
 def bit_string(x, sep: str = " "):
-    """Bit pattern as ``"s eeeeeeee ffff..."`` (a str for scalars, an array of str otherwise)."""
+    """Bit pattern as ``"s eeeeeeee ffff..."`` (a str for scalars, an array of str otherwise);
+    ``sep`` (a string) separates sign, exponent and fraction."""
+    if not isinstance(sep, str):
+        raise TypeError(f"sep must be a string, got {sep!r}")
     arr, info = _float_array(x)
     b = np.asarray(to_bits(arr)).reshape(-1).tolist()
     eb = info.exponent_bits
@@ -572,7 +575,7 @@ def ulp_distance(a, b, *, nan: str = "raise"):
     """
     if nan not in ("raise", "sentinel"):
         raise ValueError(f"nan must be 'raise' or 'sentinel', got {nan!r}")
-    (xa, xb), info = coerce(a, b, what="ulp_distance")
+    (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True)
     xa, xb = np.broadcast_arrays(xa, xb)
     na, nb_ = np.isnan(xa), np.isnan(xb)
     any_nan = na | nb_
@@ -611,7 +614,7 @@ def _weak_array(x) -> np.ndarray | None:
     return None
 
 
-def coerce(*xs, what: str) -> tuple[list[np.ndarray], FormatInfo]:
+def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], FormatInfo]:
     """Bring inputs to one format without changing any value.
 
     NumPy arrays and scalars fix the format; all of them must agree (mixed formats raise
@@ -666,4 +669,10 @@ def coerce(*xs, what: str) -> tuple[list[np.ndarray], FormatInfo]:
                 )
             arr = conv
         out.append(arr)
+    if broadcast:  # elementwise: NumPy's own message would not say which function
+        try:
+            np.broadcast_shapes(*(a.shape for a in out))
+        except ValueError:
+            shapes = " and ".join(str(a.shape) for a in out)
+            raise ValueError(f"{what}: shapes {shapes} do not broadcast together") from None
     return out, info

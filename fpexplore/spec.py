@@ -277,9 +277,17 @@ def _split_params(s: str, pos: int, text: str) -> tuple[list[str], int]:
     raise _syntax(text, "a '(' is not closed")
 
 
+MAX_SPEC_LENGTH = 500  # a longer text is refused whole: an error never echoes kilobytes
+
+
 def _parse(text: str) -> VariantSpec:
     if not isinstance(text, str):
         raise TypeError(f"a variant spec is a string (or a VariantSpec), got {type(text).__name__}")
+    if len(text) > MAX_SPEC_LENGTH:
+        raise ValueError(
+            f"a variant spec of {len(text)} characters ({text[:40]!r}...) is too long to be one "
+            f"(at most {MAX_SPEC_LENGTH}); {EXAMPLES}"
+        )
     s = text.strip()
     m = _NAME.match(s)
     if not m:
@@ -320,7 +328,7 @@ def _parse(text: str) -> VariantSpec:
                 raise _syntax(text, f"the @ACCUMULATOR comes last, found {s[pos:]!r} after it")
             try:
                 _check_accumulator(word)
-            except ValueError as e:
+            except (TypeError, ValueError) as e:
                 raise ValueError(f"{text!r}: {e}") from None
             acc = word
             break
@@ -401,7 +409,7 @@ def _check_params(spec: VariantSpec, allowed: dict, what: str, extra_hint=None) 
         check = allowed[k][1]
         try:
             check(v)
-        except ValueError as e:
+        except (TypeError, ValueError) as e:
             raise ValueError(f"{str(spec)!r}: {e}") from None
 
 
@@ -495,7 +503,7 @@ def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
         if "order" in spec.param_dict:
             try:
                 allowed["order"][1](order)
-            except ValueError as e:
+            except (TypeError, ValueError) as e:
                 raise ValueError(f"{str(spec)!r}: {e}") from None
         if f.order_params:
             allowed.update(_order_params(f.order_of, order))

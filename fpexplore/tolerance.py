@@ -128,7 +128,7 @@ def suggest_tolerance(actual, desired, *, coverage: float = 1.0, margin: float =
         raise ValueError(f"coverage must be in (0, 1], got {coverage!r}")
     if margin < 1:
         raise ValueError(f"margin must be >= 1, got {margin!r}")
-    (a, d), info = coerce(actual, desired, what="suggest_tolerance")
+    (a, d), info = coerce(actual, desired, what="suggest_tolerance", broadcast=True)
     a, d = np.broadcast_arrays(a, d)
     a = a.reshape(-1)
     d = d.reshape(-1)

@@ -239,3 +239,93 @@ def test_the_memory_guard_sees_the_process_limit():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "refused: n=100000000 needs about" in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        # huge seeds reached numba (OverflowError, TypingError: non-precise type pyobject)
+        (
+            lambda: fpx.sum(np.ones(8, np.float32), "shuffled", seed=2**70),
+            ValueError,
+            "seed must be from 0 to 4294967295",
+        ),
+        (
+            lambda: fpx.parse_spec("shuffled(seed=99999999999999999999)", "sum"),
+            ValueError,
+            "seed must be from 0 to 4294967295",
+        ),
+        (
+            lambda: fpx.sum(np.ones(8, np.float32), "shuffled", seed=1.5),
+            TypeError,
+            "seed must be an integer",
+        ),
+        (lambda: fpx.compare("adam_step", n=10, seed=None), TypeError, "seed must be an integer"),
+        (lambda: fpx.bit_string(np.float32(1), sep=None), TypeError, "sep must be a string"),
+        (
+            lambda: fpx.match_orders(
+                np.ones(4, np.float32), np.float32(4), "sum", candidates_=["foo"]
+            ),
+            ValueError,
+            "unknown variant 'foo'",
+        ),
+        (
+            lambda: fpx.fma(np.ones(3, np.float32), np.ones(4, np.float32), np.float32(1)),
+            ValueError,
+            r"fma: shapes \(3,\) and \(4,\)",
+        ),
+        (
+            lambda: fpx.ulp_distance(np.ones(3, np.float32), np.ones(4, np.float32)),
+            ValueError,
+            "ulp_distance: shapes",
+        ),
+        (
+            lambda: fpx.pow(np.ones(3, np.float32), np.ones(4, np.float32)),
+            ValueError,
+            "pow: shapes",
+        ),
+        (
+            lambda: fpx.suggest_tolerance(np.ones(3, np.float32), np.ones(4, np.float32)),
+            ValueError,
+            "suggest_tolerance: shapes",
+        ),
+        (lambda: fpx.parse_spec("x" * 50_000, "sum"), ValueError, "50000 characters"),
+        (
+            lambda: fpx.adam_run(
+                np.ones(3, np.float32), None, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8
+            ),
+            TypeError,
+            "grads must be",
+        ),  # (failed when iterated)
+        (
+            lambda: fpx.generate("uniform", 10, shape=(3, 4)),
+            ValueError,
+            r"shape \(3, 4\) holds 12 values, not n=10",
+        ),  # n was ignored
+    ],
+)
+def test_unclear_errors_are_clear(call, error, match):
+    with pytest.raises(error, match=match) as info:
+        call()
+    assert len(str(info.value)) < 400  # never an echo of kilobytes
+
+
+def test_match_orders_takes_specs_as_text_and_a_single_one():
+    x = fpx.generate("normal", 1000, "float32", 3)
+    got = fpx.sum(x, "pairwise")
+    df = fpx.match_orders(x, got, "sum", candidates_="pairwise")
+    assert list(df["variant"]) == ["pairwise"] and bool(df["exact"].iloc[0])
+
+
+def test_adam_pass_rates_of_an_iterator_equal_those_of_a_list():
+    """An iterator is streamed to both runs (it was read whole into a list first): the rates
+    are the same as for the list of the same gradients."""
+    p = fpx.generate("normal", 100, "float32", 1)
+
+    def grads():
+        for k in range(5):
+            yield fpx.generate("normal", 100, "float32", 10 + k)
+
+    rates = fpx.adam_pass_rates(p, grads(), lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8)
+    same = fpx.adam_pass_rates(p, list(grads()), lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8)
+    assert len(rates) == 5 and np.array_equal(rates, same)

@@ -175,7 +175,7 @@ def _valid_values(check):
     for v in _POOL:
         try:
             check(v)
-        except ValueError:
+        except (TypeError, ValueError):  # (a wrong type is a TypeError: fpexplore/checks.py)
             continue
         out.append(v)
     return out

@@ -236,7 +236,7 @@ def ulp_error(func, x, y=None, *, variant: str = "numpy"):
 
 def _apply(name: str, args: tuple, variant: str):
     OPS.lookup(name, variant)  # ValueError listing the valid variants
-    arrays, info = coerce(*args, what=name)
+    arrays, info = coerce(*args, what=name, broadcast=True)
     if len(arrays) > 1:
         arrays = np.broadcast_arrays(*arrays)
     arrays = [np.asarray(a) for a in arrays]

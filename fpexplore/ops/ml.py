@@ -21,6 +21,7 @@ elements in float32).
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from collections.abc import Iterable
@@ -923,6 +924,8 @@ def adam_run(
     (p,), _ = coerce(param, what="adam_run")
     m = np.zeros_like(p) if m is None else m
     v = np.zeros_like(p) if v is None else v
+    if not isinstance(grads, np.ndarray):
+        grads = _gradients(grads)
     return _adam_steps(p, m, v, grads, int(first_step), variant, moments, sqrt, hyper)
 
 
@@ -977,11 +980,22 @@ def adam_pass_rates(
 
 
 def _tee(grads):
-    """The gradients twice (an iterator is read once into a list)."""
+    """The gradients twice; an iterator is streamed (the two runs advance in step, so at most
+    one gradient is held), never read whole into a list."""
     if isinstance(grads, np.ndarray):
         return grads, grads
-    grads = list(grads)
-    return grads, grads
+    return itertools.tee(_gradients(grads), 2)
+
+
+def _gradients(grads):
+    """``grads`` as an iterator, checked now (not when first iterated)."""
+    try:
+        return iter(grads)
+    except TypeError:
+        raise TypeError(
+            f"grads must be an array (first axis: the step) or an iterable of arrays, got "
+            f"{type(grads).__name__}"
+        ) from None
 
 
 # ----------------------------------------------------------------------------- the ops

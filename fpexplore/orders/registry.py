@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import checks
 from . import tensor_core
 from .arith import cub_config, kernels, out_rp
 
@@ -77,9 +78,7 @@ def _choice(name: str, options: tuple) -> Callable:
 
 
 def _seed(v):
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {v!r}")
-    return int(v)
+    return checks.seed(v)  # 0 .. 2**32 - 1: a huge one reached numba as a Python object
 
 
 def _bool(name: str) -> Callable:
