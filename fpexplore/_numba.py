@@ -19,11 +19,12 @@ import warnings
 from pathlib import Path
 
 import numba as nb
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.core.caching import FunctionCache
-from numba.extending import intrinsic, register_jitable
+from numba.extending import intrinsic, overload, register_jitable
 
 from . import numerics
 
@@ -134,3 +135,26 @@ def float_bits(typingctx, x):
         return builder.bitcast(args[0], ir.IntType(out.bitwidth))
 
     return out(x), codegen
+
+
+@intrinsic
+def bits_float(typingctx, b):
+    """The float64 with the bit pattern of an int64 scalar: a bitcast (float_bits' inverse)."""
+    if b != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(b), codegen
+
+
+# numerics' scalar bit views, inside kernels: bitcasts (their NumPy versions make arrays)
+@overload(numerics.f64_bits)
+def _f64_bits(v):
+    return lambda v: float_bits(np.float64(v))
+
+
+@overload(numerics.f64_from_bits)
+def _f64_from_bits(b):
+    return lambda b: bits_float(np.int64(b))

@@ -162,21 +162,53 @@ def two_product_safe(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- precision
 
 
+def f64_bits(v):
+    """The bit pattern of a float64 as a (signed) int64 (in numba kernels: a bitcast, see
+    fpexplore._numba: this NumPy version is not what they compile)."""
+    return int(np.array(v, dtype=np.float64).view(np.int64))
+
+
+def f64_from_bits(b):
+    """The float64 with bit pattern ``b`` (an int64; in numba kernels: a bitcast)."""
+    return float(np.array(b, dtype=np.int64).view(np.float64))
+
+
+_MAG = 0x7FFFFFFFFFFFFFFF
+
+
+def round_scaled(a, q):
+    """``a`` rounded to nearest-even at a multiple of ``2**q`` by scaling (libm): the rare
+    path of :func:`round_to_precision`, kept out of its hot path."""
+    return math.ldexp(np.rint(math.ldexp(a, -q)), q)
+
+
 def round_to_precision(v, p, emin, vmax):
     """One float64 ``v`` rounded to nearest-even at precision ``p`` (bits, the implicit one
     included), minimum exponent ``emin`` (gradual underflow below 2**emin) and largest finite
     value ``vmax`` (beyond it: ``±inf``); ``p == 0`` leaves ``v`` unchanged. NaN, infinities
-    and zeros come back as they are. A float64 scalar (numba kernels call it too)."""
+    and zeros come back as they are. A float64 scalar (numba kernels call it too).
+
+    The exponent comes from the bits and the rounding from one float64 addition of a constant
+    (no libm frexp/ldexp/rint, no branch on the data): it runs inside every emulated float16
+    and bfloat16 operation."""
     if p == 0 or v == 0.0 or not math.isfinite(v):
         return v
     if p == 24 and emin == -126:
         return np.float64(np.float32(v))  # the IEEE conversion rounds to nearest-even
-    _, e = math.frexp(v)
-    q = max(e - 1, emin) - p + 1  # exponent of the quantum (ulp) at v
-    r = math.ldexp(np.rint(math.ldexp(v, -q)), q)
-    if abs(r) > vmax:
-        return math.copysign(math.inf, v)
-    return r
+    b = f64_bits(v)
+    e = ((b & _MAG) >> 52) - 1023  # 2**e <= |v| < 2**(e + 1)
+    q = max(e, emin) - p + 1  # exponent of the quantum (ulp) at v
+    if p > 51 or e == -1023 or q < -1022 or q > 970:  # float64's extremes: libm, rarely
+        r = round_scaled(abs(v), q)
+    else:
+        # |v| < 2**(q + p) <= 2**(q + 51), so |v| + C with C = 1.5 * 2**(q + 52) lies in
+        # [2**(q + 52), 2**(q + 53)), where the ulp is 2**q: one rounding, to a multiple of
+        # 2**q, ties to even (C / 2**q is even); subtracting C is exact. No data branch.
+        c = f64_from_bits(((q + 1075) << 52) | (1 << 51))
+        r = (abs(v) + c) - c
+    if r > vmax:
+        r = math.inf
+    return -r if b < 0 else r
 
 
 # ----------------------------------------------------------------------------- round to odd
@@ -307,6 +339,7 @@ def ziv_decide(v, err_exp: int, precision: int, emin: int, emax: int):
 #: The functions above that numba kernels call (registered with numba by
 #: fpexplore.orders._kernels; each calls only NumPy, math and the others listed).
 JITTABLE = (
+    round_scaled,
     two_sum,
     fast_two_sum,
     split,

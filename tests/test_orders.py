@@ -654,3 +654,32 @@ def test_dot_takes_input_rounding_like_matmul():
     assert fpx.dot(a, b, "sequential", input_rounding="tf32") != fpx.dot(a, b, "sequential")
     with pytest.raises(ValueError, match="input_rounding must be None, 'tf32' or 'bfloat16'"):
         fpx.dot(a, b, input_rounding="float16")
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float16", "float32"])
+@pytest.mark.parametrize("order", ["sequential", "kahan"])
+@pytest.mark.parametrize("fma", [False, True])
+def test_matmul_four_columns_in_step_equal_the_dot_of_each_column(fmt, order, fma):
+    """matmul runs sequential and kahan four output columns at a time (independent chains the
+    CPU overlaps): each element equals fpx.dot of its row and column (the 1-D kernel), also
+    in the remainder columns (7 = 4 + 3)."""
+    A = fpx.generate("wide", 5 * 33, fmt, 1).reshape(5, 33)
+    B = fpx.generate("wide", 33 * 7, fmt, 2).reshape(33, 7)
+    R = fpx.matmul(A, B, order, fma=fma)
+    for i in range(5):
+        for j in range(7):
+            want = fpx.dot(A[i].copy(), B[:, j].copy(), order, fma=fma)
+            assert oracle.same(R[i, j], want), (i, j)  # (any NaN equals any NaN)
+
+
+def test_matmul_bits_do_not_depend_on_the_threads(monkeypatch):
+    """A large matmul runs blocks of rows in threads: the same bits with 1, 2 or 8."""
+    from fpexplore.orders import products
+
+    A = fpx.generate("normal", 203 * 170, "bfloat16", 3).reshape(203, 170)
+    B = fpx.generate("normal", 170 * 130, "bfloat16", 4).reshape(170, 130)
+    results = []
+    for cores in (1, 2, 8):
+        monkeypatch.setattr(products.os, "sched_getaffinity", lambda pid, c=cores: set(range(c)))
+        results.append(fpx.to_bits(fpx.matmul(A, B, "pairwise")))
+    assert np.array_equal(results[0], results[1]) and np.array_equal(results[0], results[2])

@@ -611,17 +611,94 @@ def reduce_code(code, x, y, fused, z, rp, block):
     return neumaier(x, y, True, z, rp)
 
 
+@nb.njit
+def _sequential4(x, Bt, j, fused, z, rp, out, i):
+    """out[i, j:j+4]: the sequential order of four output elements, run in step. The four
+    accumulations are independent chains, so the CPU overlaps them (one chain alone waits on
+    every rounding of a 16-bit format); each is exactly ``sequential`` of its column."""
+    k = x.shape[0]
+    y0, y1, y2, y3 = Bt[j], Bt[j + 1], Bt[j + 2], Bt[j + 3]
+    if k == 0:
+        a0 = a1 = a2 = a3 = z
+    else:
+        a0 = _term(x, y0, 0, True, z, rp)
+        a1 = _term(x, y1, 0, True, z, rp)
+        a2 = _term(x, y2, 0, True, z, rp)
+        a3 = _term(x, y3, 0, True, z, rp)
+        for t in range(1, k):
+            xt = cast(x[t], z)
+            if fused:
+                a0 = _fma(xt, cast(y0[t], z), a0, rp)
+                a1 = _fma(xt, cast(y1[t], z), a1, rp)
+                a2 = _fma(xt, cast(y2[t], z), a2, rp)
+                a3 = _fma(xt, cast(y3[t], z), a3, rp)
+            else:
+                a0 = _add(a0, _rnd(xt * cast(y0[t], z), rp), rp)
+                a1 = _add(a1, _rnd(xt * cast(y1[t], z), rp), rp)
+                a2 = _add(a2, _rnd(xt * cast(y2[t], z), rp), rp)
+                a3 = _add(a3, _rnd(xt * cast(y3[t], z), rp), rp)
+    out[i, j], out[i, j + 1], out[i, j + 2], out[i, j + 3] = a0, a1, a2, a3
+
+
+@nb.njit
+def _kahan4(x, Bt, j, fused, z, rp, out, i):
+    """out[i, j:j+4]: ``kahan`` of four output elements, in step (see _sequential4); the
+    steps are written out, as in ``kahan``, one statement per chain."""
+    k = x.shape[0]
+    y0, y1, y2, y3 = Bt[j], Bt[j + 1], Bt[j + 2], Bt[j + 3]
+    if k == 0:
+        s0 = s1 = s2 = s3 = z
+    else:
+        s0 = _term(x, y0, 0, True, z, rp)
+        s1 = _term(x, y1, 0, True, z, rp)
+        s2 = _term(x, y2, 0, True, z, rp)
+        s3 = _term(x, y3, 0, True, z, rp)
+        c0 = c1 = c2 = c3 = z
+        for t in range(1, k):
+            xt = cast(x[t], z)
+            if fused:
+                v0 = _fma(xt, cast(y0[t], z), -c0, rp)
+                v1 = _fma(xt, cast(y1[t], z), -c1, rp)
+                v2 = _fma(xt, cast(y2[t], z), -c2, rp)
+                v3 = _fma(xt, cast(y3[t], z), -c3, rp)
+            else:
+                v0 = _rnd(_rnd(xt * cast(y0[t], z), rp) - c0, rp)
+                v1 = _rnd(_rnd(xt * cast(y1[t], z), rp) - c1, rp)
+                v2 = _rnd(_rnd(xt * cast(y2[t], z), rp) - c2, rp)
+                v3 = _rnd(_rnd(xt * cast(y3[t], z), rp) - c3, rp)
+            u0 = _rnd(s0 + v0, rp)
+            u1 = _rnd(s1 + v1, rp)
+            u2 = _rnd(s2 + v2, rp)
+            u3 = _rnd(s3 + v3, rp)
+            c0 = _rnd(_rnd(u0 - s0, rp) - v0, rp)
+            c1 = _rnd(_rnd(u1 - s1, rp) - v1, rp)
+            c2 = _rnd(_rnd(u2 - s2, rp) - v2, rp)
+            c3 = _rnd(_rnd(u3 - s3, rp) - v3, rp)
+            s0, s1, s2, s3 = u0, u1, u2, u3
+    out[i, j], out[i, j + 1], out[i, j + 2], out[i, j + 3] = s0, s1, s2, s3
+
+
 @_jit
 def matmul(A, Bt, code, fused, z, rp, block, split):
     """out[i, j] = order over k of A[i, k] * Bt[j, k]; with split > 1 the k range is cut into
-    `split` contiguous slices whose results are added in slice order (split-K)."""
+    `split` contiguous slices whose results are added in slice order (split-K). The
+    sequential and Kahan orders compute four columns in step (_sequential4, _kahan4)."""
     m = A.shape[0]
     n = Bt.shape[0]
     k = A.shape[1]
     out = np.full((m, n), z)
+    four = split <= 1 and (code == 0 or code == 6)
     for i in range(m):
         x = A[i]
-        for j in range(n):
+        done = 0
+        if four:
+            while done + 4 <= n:
+                if code == 0:
+                    _sequential4(x, Bt, done, fused, z, rp, out, i)
+                else:
+                    _kahan4(x, Bt, done, fused, z, rp, out, i)
+                done += 4
+        for j in range(done, n):
             y = Bt[j]
             if split <= 1:
                 out[i, j] = reduce_code(code, x, y, fused, z, rp, block)

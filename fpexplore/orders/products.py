@@ -11,6 +11,8 @@ are rounded in the inputs' format.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..exact import exact_dot
@@ -149,10 +151,31 @@ def matmul(
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(A, ar)
     Yt = to_storage(np.ascontiguousarray(B.T), ar)
-    out = kernels().matmul(
+    out = _by_row_blocks(
         X, Yt, spec.matmul_code, fused, ar.z, ar.rp, p.get("block", 1), split_k or 1
     )
     return np.asarray(as_format(out.astype(np.float64), info.name))
+
+
+def _by_row_blocks(X, Yt, *args):
+    """The matmul kernel on blocks of rows, one thread each where the product is large (the
+    kernels release the GIL). Every element is computed by itself, as with one thread: the
+    bits do not depend on the number of threads."""
+    m = X.shape[0]
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # (not Linux)
+        cores = os.cpu_count() or 1
+    threads = min(cores, 8, m)
+    if threads < 2 or m * Yt.shape[0] * max(X.shape[1], 1) < 1 << 22:
+        return kernels().matmul(X, Yt, *args)
+    from concurrent.futures import ThreadPoolExecutor
+
+    cuts = np.linspace(0, m, threads + 1).astype(int)
+    kernels().matmul(X[:1], Yt[:1], *args)  # compile (or load) once, before the threads
+    with ThreadPoolExecutor(threads) as pool:
+        parts = pool.map(lambda lo, hi: kernels().matmul(X[lo:hi], Yt, *args), cuts[:-1], cuts[1:])
+        return np.concatenate(list(parts))
 
 
 def exact_matmul(A, B):
