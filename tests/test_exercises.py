@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from fractions import Fraction
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -214,3 +215,16 @@ def test_sum_steps_counts_and_errors():
         teaching.sum_steps(x, "pairwise", block=4)
     with pytest.raises(TypeError, match="masked"):
         teaching.sum_steps(np.ma.masked_array(x, mask=[0, 1, 0, 0]))
+
+
+def test_lesson_02s_numpy_versions_differ_on_its_data():
+    """Lesson 02's "NumPy's own sum changed in 2.3" cell: on its data the orders of NumPy >= 2.3
+    and < 2.3 (both emulated, deterministic) give different float32 sums."""
+    x = fpx.generate("normal", 100_003, "float32", seed=3)
+    new, old = fpx.sum(x, "numpy"), fpx.sum(x, "numpy-chunked")
+    assert new != old and fpx.ulp_distance(old, new) == -8
+    assert teaching.get("numpy-versions").answer() == "different"
+    nb = (
+        Path(__file__).resolve().parents[1] / "notebooks" / "02_summation_orders.ipynb"
+    ).read_text()
+    assert 'fpx.generate(\\"normal\\", 100_003, \\"float32\\", seed=3)' in nb
