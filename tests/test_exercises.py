@@ -228,3 +228,18 @@ def test_lesson_02s_numpy_versions_differ_on_its_data():
         Path(__file__).resolve().parents[1] / "notebooks" / "02_summation_orders.ipynb"
     ).read_text()
     assert 'fpx.generate(\\"normal\\", 100_003, \\"float32\\", seed=3)' in nb
+
+
+def test_the_teachers_guide_names_every_exercise_and_lesson():
+    root = Path(__file__).resolve().parents[1]
+    guide = (root / "docs" / "teaching.md").read_text()
+    for e in fpx.exercises():
+        assert f"`{e.id}`" in guide, e.id
+    for nb in sorted((root / "notebooks").glob("0[1-5]_*.ipynb")):
+        text = nb.read_text()
+        ids = {e.id for e in fpx.exercises(lesson=nb.name[:2])}
+        posed = {i for i in ids if f'fpx.exercise(\\"{i}\\"' in text}
+        assert len(posed) >= 4 and posed == ids, (nb.name, ids - posed)
+    readme = (root / "README.md").read_text()
+    assert "04_tolerances_and_testing" in readme and "05_gpu_arithmetic" in readme
+    assert "docs/teaching.md" in readme
