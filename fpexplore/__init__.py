@@ -7,12 +7,19 @@ loads on the first call of an order; pandas, matplotlib and ipywidgets when a fu
 them.
 
 - ``widgets``      the ipywidgets explorer app, fpx.explorer() (ipywidgets loads when asked for)
+- ``lessons``      the lessons' widgets: fpx.exercise(id, seed) (question, answer box, check,
+                   hint, explanation and figure), step_sum (a sum to watch, step by step),
+                   bit_inspector (bits to click); ipywidgets and matplotlib load with it
 - ``warmup``       python -m fpexplore.warmup: compile and cache every kernel before first use
 - ``record``       python -m fpexplore.record: record GPU results for the replay backend
 - ``budget``       difference_budget: a difference split into input rounding, accumulator,
                    order, FMA and the tensor cores, one factor switched at a time
 - ``detective``    which order produced a result: match_orders, explain_numpy, candidates
 - ``reproduce``    reproducer: a standalone NumPy script that reproduces a divergence
+- ``teaching``     the lessons' core, pure (NumPy and the modules below): fpx.exercises()
+                   (answers computed from the exact core and the orders, graded in bits,
+                   ulps or a stated tolerance; seeded variants), sum_steps (a sum traced
+                   bit for bit), bit_fields / bits_of (a bit pattern of any format taken apart)
 - ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
                    torch tests
 - ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run);
@@ -103,6 +110,7 @@ from .orders import (
 )
 from .reproduce import reproducer
 from .spec import VariantSpec, parse_spec
+from .teaching import exercises
 from .tolerance import suggest_tolerance
 
 __version__ = "0.1.0"
@@ -110,15 +118,20 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     # the widget app needs ipywidgets, plots need matplotlib: load them only when asked for
-    if name in ("explorer", "widgets"):
+    if name in ("explorer", "widgets", "exercise", "lessons"):
         from ._optional import require
 
-        require("ipywidgets", "fpx.explorer")  # a clear error where the extra is missing
+        who = "fpx.explorer" if name in ("explorer", "widgets") else f"fpx.{name}"
+        require("ipywidgets", who)  # a clear error where the extra is missing
     if name == "explorer":
         from .widgets import explorer
 
         return explorer
-    if name in ("plots", "presentation", "widgets", "record"):
+    if name == "exercise":
+        from .lessons import exercise
+
+        return exercise
+    if name in ("plots", "presentation", "widgets", "record", "lessons"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
@@ -126,7 +139,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {"explorer"})
+    return sorted(set(globals()) | {"explorer", "exercise", "lessons"})
 
 
 __all__ = [
@@ -150,6 +163,8 @@ __all__ = [
     "exact_dot",
     "exact_matmul",
     "exact_sum",
+    "exercise",
+    "exercises",
     "exp",
     "explain_numpy",
     "explorer",

@@ -422,3 +422,57 @@ def test_the_kernel_dialog_is_answered_as_a_person_would(lab, tmp_path):
     assert any("Select Kernel" in a for a in answered), answered
     assert "reloaded the page" in answered, answered
     assert "Python 3" in kernel, kernel
+
+
+def test_a_student_answers_lesson_01_in_jupyterlab(lab, tmp_path):
+    """Lesson 01 in JupyterLab: run its cells, type the answer of the "ulp-float32" exercise
+    into its box as a student would, click "check", and read "Correct!" in the widget; a wrong
+    answer first gets "Not yet" and no traceback."""
+    from playwright.sync_api import sync_playwright
+
+    from fpexplore import teaching
+
+    answer = teaching.get("ulp-float32").answer_text()  # computed, as the widget grades it
+    url, token = lab
+    answered = []
+    with sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        _open_notebook(
+            page, f"{url}/lab/tree/01_bits_and_ulps.ipynb?token={token}", answered, tmp_path
+        )
+        started = page.locator(".jp-InputPrompt", has_text=re.compile(r"\[(\*|\d+)\]")).first
+        for _ in range(4):  # Run All Cells, again if JupyterLab dropped the command
+            page.locator(".jp-Notebook .jp-Cell").first.click()
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Run All Cells$")).click()
+            try:
+                started.wait_for(timeout=20_000)
+                break
+            except Exception:
+                continue
+        exercise = page.locator(".fpx-exercise", has_text="Exercise ulp-float32").first
+        try:
+            exercise.wait_for(timeout=120_000)
+        except Exception:
+            page.screenshot(path=str(tmp_path / "no-exercise.png"))
+            raise
+        exercise.scroll_into_view_if_needed()
+        box = exercise.locator("input[type='text']").first
+        verdict = exercise.locator(".fpx-verdict")
+        box.fill("0.0001")
+        exercise.get_by_role("button", name="check", exact=True).click()
+        verdict.wait_for(timeout=30_000)
+        _wait_for_text(page, verdict, "Not yet", timeout=30)
+        wrong = verdict.inner_text()
+        box.fill(answer)
+        exercise.get_by_role("button", name="check", exact=True).click()
+        _wait_for_text(page, exercise, "Correct", timeout=30)
+        right = verdict.inner_text()
+        figure = exercise.locator("img").count()
+        text = page.locator(".jp-Notebook").inner_text()
+        browser.close()
+    assert "Not yet" in wrong and "Correct" not in wrong, wrong
+    assert "Correct!" in right, right
+    assert figure >= 1  # the explanation's figure after a right answer
+    assert "Traceback" not in text

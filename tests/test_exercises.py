@@ -1,0 +1,245 @@
+"""The lessons' exercises, the traced sum and the bit codec (issue 27)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore import teaching
+
+IDS = [e.id for e in fpx.exercises()]
+
+
+def test_at_least_twenty_exercises_four_per_lesson():
+    exs = fpx.exercises()
+    assert len(exs) >= 20 and len(set(IDS)) == len(IDS)
+    per = Counter(e.lesson for e in exs)
+    assert set(per) == set(teaching.LESSONS) and min(per.values()) >= 4, per
+    for e in exs:
+        assert e.question and e.hint and e.kind in teaching.KINDS
+        assert (e.choices is not None) == (e.kind == "choice")
+        assert (e.tolerance is not None) == (e.kind == "approx")
+        if e.kind == "approx":  # a tolerance only where the question names it
+            assert f"{e.tolerance:.0%}" in e.question
+    assert [e.id for e in fpx.exercises(lesson=2)] == [e.id for e in exs if e.lesson == "02"]
+    with pytest.raises(ValueError, match="unknown lesson"):
+        fpx.exercises(lesson="07")
+    with pytest.raises(TypeError):
+        fpx.exercises(seed=1.5)
+
+
+def _wrong(ex) -> list:
+    """Answers one step off: an ulp off (value, exact), one bit off (hex), +-1 (integer),
+    the other choices, twice the tolerance (approx)."""
+    a = ex.answer()
+    if ex.kind == "choice":
+        return [c for c in ex.choices if c != a]
+    if ex.kind == "integer":
+        return [str(a + 1), str(a - 1)]
+    if ex.kind == "approx":
+        return [repr(float(a) * (1 + 2 * ex.tolerance)), repr(float(a) * (1 - 2 * ex.tolerance))]
+    if ex.kind == "hex":
+        b = int(fpx.to_bits(a))
+        return [hex(b ^ 1), hex(b ^ (1 << 9))]
+    f = teaching.bit_fields(teaching.bits_of(a, ex.fmt), ex.fmt)
+    return [repr(v) for v in (f["next_up"], f["next_down"]) if v is not None]
+
+
+@pytest.mark.parametrize("seed", [None, 1, 2])
+@pytest.mark.parametrize("id", IDS)
+def test_each_exercise_accepts_its_answer_and_refuses_wrong_ones(id, seed):
+    ex = teaching.get(id, seed)
+    assert ex.check(ex.answer_text()), (ex.question, ex.answer_text(), ex.grade(ex.answer_text()))
+    if ex.kind == "choice":
+        assert ex.answer() in ex.choices
+    for wrong in _wrong(ex):
+        ok, message = ex.grade(wrong)
+        assert not ok and "correct" not in message.lower(), (id, wrong, message)
+    for junk in ("", "   ", "banana", "1/0", "0x", None, "2**-99999"):
+        ok, message = ex.grade(junk)
+        assert not ok and message, (id, junk)
+    assert ex.answer_text() in ex.explanation
+    spec = ex.figure()
+    assert spec is None or spec["kind"] in ("bars", "curve", "numberline", "bits")
+
+
+def test_answers_are_computed_by_the_library():
+    """Spot checks against direct calls of the public API."""
+    ex = teaching.get("ulp-float32")
+    assert ex.answer() == fpx.ulp(np.float32(1000.0)) and ex.check("2**-14")
+    ex = teaching.get("bits-float16")
+    assert ex.answer_text() == fpx.hex_string(fpx.as_format(0.1, "float16")) == "0x2e66"
+    assert ex.check("2E66") and not ex.check("0x2e67")
+    ex = teaching.get("next-up-float16")
+    assert ex.check(repr(float(fpx.next_up(np.float16(1))))) and not ex.check("1")
+    ex = teaching.get("round-bfloat16")
+    assert ex.answer() == fpx.as_format(3.14159, "bfloat16")
+    ok, message = ex.grade("3.1406")  # rounds to the answer but is not it: told so
+    assert not ok and "exact value" in message
+    ex = teaching.get("float16-stagnation")
+    assert ex.answer() == fpx.sum(np.ones(3000, np.float16), "sequential") == 2048
+    ex = teaching.get("tensor-core-ulps")
+    a = fpx.generate("normal", 256, "float32", seed=0)
+    b = fpx.generate("normal", 256, "float32", seed=1)
+    tc = fpx.dot(a, b, "tensor-core", arch="a100", input_rounding="tf32")
+    assert ex.answer() == fpx.ulp_distance(fpx.exact_dot(a, b), tc)
+    ex = teaching.get("fp8-e4m3")
+    assert ex.answer() == fpx.as_format(0.3, "float8_e4m3") and ex.check("0.3125")
+    assert ex.check("5/16") and ex.check("5*2**-4")
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_seeded_variants_differ(id):
+    base, one, two = (teaching.get(id, s) for s in (None, 1, 2))
+    assert len({base.question, one.question, two.question}) == 3, (base.question, one.question)
+    again = teaching.get(id, 1)
+    assert again.question == one.question and again.answer_text() == one.answer_text()
+
+
+def test_parse_number():
+    p = teaching.parse_number
+    assert p("0.1") == Fraction(1, 10) and p("-1e-3") == Fraction(-1, 1000)
+    assert p("2**-20") == p("2^-20") == Fraction(1, 2**20) and p("3*2**-2") == Fraction(3, 4)
+    assert p("3/4") == Fraction(3, 4) and p("0x1.8p-1") == Fraction(3, 4)
+    assert math.isinf(p("-inf")) and math.isnan(p("nan"))
+    for bad in ("", "abc", "1.2.3", "2**"):
+        with pytest.raises(ValueError):
+            p(bad)
+
+
+# ----------------------------------------------------------------------------- bit patterns
+
+
+def _fp8(fmt):
+    return {"float8_e4m3": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}[fmt]
+
+
+def _reference_value(bits: int, fmt: str) -> float:
+    if fmt in fpx.FORMATS:
+        return float(fpx.from_bits(np.uint64(bits), fmt))
+    if fmt == "tf32":
+        return float(fpx.from_bits(np.uint32(bits << 13), "float32"))
+    return float(np.uint8(bits).view(_fp8(fmt)))
+
+
+def _reference_bits(value, fmt: str) -> int:
+    r = fpx.as_format(value, fmt)
+    if fmt in fpx.FORMATS:
+        return int(fpx.to_bits(r))
+    if fmt == "tf32":
+        return int(fpx.to_bits(r)) >> 13
+    return int(np.asarray(r).astype(_fp8(fmt)).view(np.uint8))
+
+
+@pytest.mark.parametrize("fmt", teaching.BIT_FORMATS)
+def test_bit_fields_match_from_bits_and_bits_of_matches_as_format(fmt):
+    width = teaching.bit_fields(0, fmt)["width"]
+    rng = np.random.default_rng(5)
+    patterns = {0, 1, (1 << width) - 1, 1 << (width - 1), (1 << (width - 1)) - 1}
+    patterns |= {int(b) for b in rng.integers(0, 1 << min(width, 62), 300, dtype=np.int64)}
+    if width == 64:
+        patterns |= {int(b) << 2 for b in rng.integers(0, 1 << 62, 100, dtype=np.int64)}
+    for b in sorted(patterns):
+        got, want = teaching.bit_fields(b, fmt)["value"], _reference_value(b, fmt)
+        assert (math.isnan(got) and math.isnan(want)) or (
+            got == want and math.copysign(1, got) == math.copysign(1, want)
+        ), (fmt, hex(b), got, want)
+        if not math.isnan(want):
+            assert teaching.bits_of(want, fmt) == b, (fmt, hex(b))
+    for v in (0.1, -2.5, 1e-7, 3.0e38, 70000.0, 448.0, 500.0, 1e-300, -0.0, "0.1", "2**-20"):
+        want = _reference_bits(teaching.parse_number(v) if isinstance(v, str) else v, fmt)
+        assert teaching.bits_of(v, fmt) == want, (fmt, v)
+
+
+def test_bit_fields_of_one():
+    f = teaching.bit_fields(0x3C00, "float16")
+    assert f["value"] == 1.0 and f["exponent"] == 0 and f["significand"] == 1.0
+    assert f["next_up"] == 1.0009765625 and f["next_down"] == 0.99951171875
+    assert (
+        f["ulp"] == 2.0**-10 and f["class"] == "normal" and f["bit_string"] == "0 01111 0000000000"
+    )
+    top = teaching.bit_fields(0x7E, "float8_e4m3")
+    assert top["value"] == 448.0 and top["next_up"] is None  # e4m3 has no infinity
+
+
+# ----------------------------------------------------------------------------- a traced sum
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("n", [2, 5, 8, 13, 64, 130, 300])
+def test_sum_steps_reproduce_the_orders_bit_for_bit(fmt, n):
+    x = fpx.generate("wide", n, fmt, seed=n)
+    cases = [
+        ("sequential", {}),
+        ("pairwise", {}),
+        ("numpy", {}),
+        ("tree", {"block": 8}),
+        ("tree", {"block": 2}),
+        ("tree", {}),
+    ]
+    for order, params in cases:
+        tr = teaching.sum_steps(x, order, **params)
+        want = fpx.sum(x, order, **params)
+        assert fpx.to_bits(tr.result) == fpx.to_bits(want), (order, params, tr.result, want)
+        last = tr.steps[-1].value  # (float16 in NumPy's order: the rounding to float16)
+        assert fpx.to_bits(np.asarray(last).astype(want.dtype)[()]) == fpx.to_bits(want)
+        exact = sum((Fraction(float(v)) for v in x), Fraction(0))
+        assert all(
+            s.exact == sum((Fraction(float(x[i])) for i in s.covers), Fraction(0))
+            for s in tr.steps[-3:]
+        )
+        assert tr.steps[-1].exact == exact  # (the tree's padding zeros cover no term)
+        assert tr.exact_total == fpx.exact_sum(x)
+
+
+def test_sum_steps_counts_and_errors():
+    x = np.array([1.0, 2.0**-24, 2.0**-24, 2.0**-24], dtype=np.float32)
+    tr = teaching.sum_steps(x, "sequential")
+    assert len(tr.steps) == 3
+    assert tr.steps[0].rounding_ulps == -0.5  # 1 + 2**-24: a tie, rounded down to even
+    assert tr.steps[-1].error_ulps == -1.5  # 1.0 where 1 + 3 * 2**-24 is exact
+    pw = teaching.sum_steps(x, "pairwise")
+    assert float(pw.result) == 1.0 + 2.0**-23
+    with pytest.raises(ValueError, match="2 to 512 terms"):
+        teaching.sum_steps(np.ones(1000, np.float32))
+    with pytest.raises(ValueError, match="unknown order"):
+        teaching.sum_steps(x, "kahan")
+    with pytest.raises(TypeError, match="block"):
+        teaching.sum_steps(x, "pairwise", block=4)
+    with pytest.raises(TypeError, match="masked"):
+        teaching.sum_steps(np.ma.masked_array(x, mask=[0, 1, 0, 0]))
+
+
+def test_lesson_02s_numpy_versions_differ_on_its_data():
+    """Lesson 02's "NumPy's own sum changed in 2.3" cell: on its data the orders of NumPy >= 2.3
+    and < 2.3 (both emulated, deterministic) give different float32 sums."""
+    x = fpx.generate("normal", 100_003, "float32", seed=3)
+    new, old = fpx.sum(x, "numpy"), fpx.sum(x, "numpy-chunked")
+    assert new != old and fpx.ulp_distance(old, new) == -8
+    assert teaching.get("numpy-versions").answer() == "different"
+    nb = (
+        Path(__file__).resolve().parents[1] / "notebooks" / "02_summation_orders.ipynb"
+    ).read_text()
+    assert 'fpx.generate(\\"normal\\", 100_003, \\"float32\\", seed=3)' in nb
+
+
+def test_the_teachers_guide_names_every_exercise_and_lesson():
+    root = Path(__file__).resolve().parents[1]
+    guide = (root / "docs" / "teaching.md").read_text()
+    for e in fpx.exercises():
+        assert f"`{e.id}`" in guide, e.id
+    for nb in sorted((root / "notebooks").glob("0[1-5]_*.ipynb")):
+        text = nb.read_text()
+        ids = {e.id for e in fpx.exercises(lesson=nb.name[:2])}
+        posed = {i for i in ids if f'fpx.exercise(\\"{i}\\"' in text}
+        assert len(posed) >= 4 and posed == ids, (nb.name, ids - posed)
+    readme = (root / "README.md").read_text()
+    assert "04_tolerances_and_testing" in readme and "05_gpu_arithmetic" in readme
+    assert "docs/teaching.md" in readme

@@ -1,0 +1,178 @@
+"""The lessons' widgets without a kernel: answer an exercise as a student would (walking the
+displayed widget tree), watch a sum step by step, click bits."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore import teaching
+
+W = pytest.importorskip("ipywidgets")
+
+
+def _displayed(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _displayed(child)
+
+
+def _find(app, cls, **traits):
+    found = [
+        w
+        for w in _displayed(app)
+        if isinstance(w, cls) and all(getattr(w, k) == v for k, v in traits.items())
+    ]
+    assert len(found) == 1, f"expected one displayed {cls.__name__} with {traits}: {found}"
+    return found[0]
+
+
+def _feedback(app) -> str:
+    return " ".join(w.value for w in _displayed(app) if isinstance(w, W.HTML) and w.value)
+
+
+def _shown_images(app):
+    return [
+        w for w in _displayed(app) if isinstance(w, W.Image) and w.value and not w.layout.display
+    ]
+
+
+def test_a_student_answers_an_exercise_end_to_end():
+    app = fpx.exercise("ulp-float32")
+    assert "ulp(x)" in _feedback(app) and not _shown_images(app)
+    box = _find(app, W.Text)
+    check = _find(app, W.Button, description="check")
+    for typed, says in [
+        ("", "the box is empty"),
+        ("one thousand", "is not a number"),
+        ("0.0001", "Not yet"),
+    ]:
+        box.value = typed
+        check.click()
+        text = _feedback(app)
+        assert says in text and "Traceback" not in text, (typed, text)
+        assert "Correct" not in text and not _shown_images(app)
+    _find(app, W.Button, description="hint").click()
+    assert "Hint:" in _feedback(app)
+    box.value = "2**-14"
+    check.click()
+    text = _feedback(app)
+    assert "Correct!" in text and "2**-14" in text  # and the explanation
+    (image,) = _shown_images(app)
+    assert bytes(image.value).startswith(b"\x89PNG")
+
+
+def test_choices_and_show_answer():
+    app = fpx.exercise("bfloat16-or-float16", seed=3)
+    ex = app.exercise
+    assert ex.seed == 3 and "variant 3" in _feedback(app)
+    choices = _find(app, W.ToggleButtons)
+    assert tuple(choices.options) == ex.choices and choices.value is None
+    check = _find(app, W.Button, description="check")
+    check.click()
+    assert "pick one of the choices" in _feedback(app)
+    choices.value = next(c for c in ex.choices if c != ex.answer())
+    check.click()
+    assert "Not yet" in _feedback(app) and not _shown_images(app)
+    _find(app, W.Button, description="show answer").click()
+    assert ex.answer_text() in _feedback(app) and _shown_images(app)
+    choices.value = ex.answer()
+    check.click()
+    assert "Correct!" in _feedback(app)
+
+
+@pytest.mark.parametrize("id", [e.id for e in fpx.exercises()])
+def test_every_exercise_widget_reveals_its_figure(id):
+    app = fpx.exercise(id, seed=4)
+    entry = app.entry
+    entry.value = app.exercise.answer_text()
+    app.check_button.click()
+    assert "Correct!" in app.feedback.value, (id, app.feedback.value)
+    assert _shown_images(app) and html.escape(app.exercise.explanation) in app.explanation.value
+
+
+def test_exercise_refuses_unknown_ids():
+    with pytest.raises(ValueError, match="unknown exercise"):
+        fpx.exercise("no-such-exercise")
+
+
+# ----------------------------------------------------------------------------- step_sum
+
+
+def test_step_sum_last_step_is_the_order_bit_for_bit():
+    x = fpx.generate("normal", 20, "float16", seed=2)
+    app = fpx.lessons.step_sum(x, "sequential")
+    order = _find(app, W.Dropdown, description="order")
+    slider = _find(app, W.IntSlider, description="step")
+    for name in order.options:
+        order.value = name
+        assert slider.value == slider.max == len(app.trace.steps)
+        params = {"block": app.block.value} if name == "tree" else {}
+        want = fpx.sum(x, name, **params)
+        assert fpx.to_bits(app.trace.result) == fpx.to_bits(want), name
+        assert (
+            fpx.shortest_repr(want) in app.table.value
+            and html.escape(app.call()) in app.table.value
+        )
+    order.value = "tree"
+    _find(app, W.Dropdown, description="block").value = 4
+    assert fpx.to_bits(app.trace.result) == fpx.to_bits(fpx.sum(x, "tree", block=4))
+    before = app.figure.value
+    slider.value = 3
+    assert app.figure.value != before and "ulps" in app.table.value
+
+
+def test_step_sum_checks_its_arguments():
+    with pytest.raises(ValueError, match="unknown order"):
+        fpx.lessons.step_sum(np.ones(4, np.float32), "kahan")
+    with pytest.raises(ValueError, match="power of two"):
+        fpx.lessons.step_sum(np.ones(4, np.float32), "tree", block=6)
+    with pytest.raises(TypeError):
+        fpx.lessons.step_sum(np.ones(4, np.float32), blok=4)
+
+
+# ----------------------------------------------------------------------------- bit inspector
+
+
+@pytest.mark.parametrize("fmt", teaching.BIT_FORMATS)
+def test_bit_inspector_clicks_and_typing(fmt):
+    app = fpx.lessons.bit_inspector("0.1", fmt)
+    assert app.bits == teaching.bits_of("0.1", fmt)
+    buttons = [w for w in _displayed(app) if isinstance(w, W.ToggleButton)]
+    assert len(buttons) == teaching.bit_fields(0, fmt)["width"]
+    # clicking bits: the value is the one fpx.from_bits gives for the pattern
+    buttons[-1].value = not buttons[-1].value
+    buttons[2].value = not buttons[2].value
+    bits = int("".join("1" if b.value else "0" for b in buttons), 2)
+    assert app.bits == bits and app.hex_box.value == teaching.bit_fields(bits, fmt)["hex"]
+    if fmt in fpx.FORMATS:
+        want = fpx.from_bits(np.uint64(bits), fmt)
+        assert fpx.to_bits(app.value) == fpx.to_bits(want)
+        if np.isfinite(want):
+            assert app.value_box.value == fpx.shortest_repr(want)
+    # typing a value: the bits fpx.as_format gives
+    app.value_box.value = "-3.3"
+    if fmt in fpx.FORMATS:
+        assert app.bits == int(fpx.to_bits(fpx.as_format(-3.3, fmt)))
+    assert app.bits == teaching.bits_of(-3.3, fmt)
+    assert float(app.value) == float(fpx.as_format(-3.3, fmt))
+    # the hex field is the state: pasting it elsewhere gives the same bits
+    other = fpx.lessons.bit_inspector("1", fmt)
+    other.hex_box.value = app.hex_box.value
+    assert other.bits == app.bits
+    # wrong input: a message, the bits stay
+    app.value_box.value = "pi"
+    assert "is not a number" in app.message.value and app.bits == teaching.bits_of(-3.3, fmt)
+    app.hex_box.value = "0xZZ"
+    assert "hexadecimal" in app.message.value
+
+
+def test_bit_inspector_keeps_the_value_across_formats():
+    app = fpx.lessons.bit_inspector("1.5", "float32")
+    app.format.value = "bfloat16"
+    assert app.hex_box.value == "0x3fc0" and len(app.bit_buttons) == 16
+    app.format.value = "float8_e4m3"
+    assert app.hex_box.value == "0x3c" and "1.5" in app.info.value
