@@ -60,7 +60,8 @@ def _color(i: int) -> str:
 
 
 def _title(cmp) -> str:
-    return f"{cmp.op}, {cmp.format}, n = {cmp.n:,} ({cmp.params.get('distribution', '')})"
+    data = cmp.params.get("distribution", cmp.params.get("inputs", ""))  # or "user data"
+    return f"{cmp.op}, {cmp.format}, n = {cmp.n:,} ({data})"
 
 
 def ulp_bars(cmp, ax=None):

@@ -63,7 +63,7 @@ def test_generate(dist, fmt):
         ("sum", dict(variants=["sequential", "pairwise"], block=64), "block"),  # no taker
         ("sum", dict(variants=["tree"], blok=64), "blok"),  # a typo ran block=128
         ("sum", dict(split_k=3), "split_k"),  # a matmul parameter
-        ("matmul", dict(inputs=(1, 2)), "inputs"),  # the user's arrays ran on generated ones
+        ("matmul", dict(input=(1, 2)), "input"),  # a typo of inputs= ran on generated data
         ("linspace", dict(accumulate="float8"), "accumulate"),
         ("variance", dict(block="abc"), "block"),
     ],
@@ -461,3 +461,59 @@ def test_diff_of_saturated_and_nan_distances():
     assert d.summary["saturated"] == 1  # 1e308 to -1e308: no count of ulps
     ax = d.plot("hist").axes[0]
     assert ax.get_xlim()[1] < 10  # the saturated distance is not drawn at 1e19
+
+
+def test_compare_on_the_users_own_arrays():
+    """compare(inputs=): the rows are bit for bit the variants on those arrays (direct calls),
+    the arrays are used as they are, format and n come from them, and what describes
+    generated data is refused with them."""
+    x = fpx.generate("normal", 3000, "float64", 7)
+    x_before = x.copy()
+    cmp = fpx.compare("sum", inputs=x, variants=["sequential", "pairwise", "tree(block=64)"])
+    assert cmp.format == "float64" and cmp.n == 3000 and cmp.inputs["x"] is x
+    assert np.array_equal(x.view(np.uint64), x_before.view(np.uint64))  # not changed
+    for label, direct in (
+        ("sequential", fpx.sum(x, "sequential")),
+        ("pairwise", fpx.sum(x, "pairwise")),
+        ("tree(block=64)", fpx.sum(x, "tree", block=64)),
+    ):
+        got = cmp.results[(label, "emulated")]
+        assert got.dtype == np.float64 and got.view(np.uint64) == direct.view(np.uint64)
+    assert cmp.reference == fpx.exact_sum(x)
+    assert set(cmp.table["distribution"]) == {"user data"} and cmp.table["seed"].isna().all()
+    assert cmp.params["inputs"] == "user data" and "seed" not in cmp.params
+    assert "inputs=inputs" in cmp.snippet() and "user data" in cmp.snippet()
+    # dot as a tuple or a dict, matmul of any shapes (n: the inner dimension)
+    a = fpx.generate("uniform", 500, "float16", 1)
+    b = fpx.generate("uniform", 500, "float16", 2)
+    for given in ((a, b), {"a": a, "b": b}):
+        d = fpx.compare("dot", inputs=given, variants=["sequential@float32"], format="float16")
+        want = fpx.dot(a, b, "sequential", accumulate="float32")
+        assert d.results[("sequential@float32", "emulated")].view(np.uint16) == want.view(np.uint16)
+    A = fpx.generate("normal", 7 * 30, "float32", 3).reshape(7, 30)
+    B = fpx.generate("normal", 30 * 5, "float32", 4).reshape(30, 5)
+    m = fpx.compare("matmul", inputs={"A": A, "B": B}, variants=["sequential+fma", "pairwise"])
+    assert m.n == 30 and m.format == "float32"
+    for v, direct in (
+        ("sequential+fma", fpx.matmul(A, B, "sequential", fma=True)),
+        ("pairwise", fpx.matmul(A, B, "pairwise")),
+    ):
+        assert np.array_equal(m.results[(v, "emulated")].view(np.uint32), direct.view(np.uint32))
+    assert np.array_equal(m.reference, fpx.exact_matmul(A, B))
+    # refused: n, distribution or seed with inputs; another format; masked; unknown keywords
+    for bad in ({"n": 3000}, {"seed": 0}, {"distribution": "normal"}):
+        with pytest.raises(ValueError, match="for generated data"):
+            fpx.compare("sum", inputs=x, **bad)
+    with pytest.raises(ValueError, match="format='float32' but the inputs are float64"):
+        fpx.compare("sum", inputs=x, format="float32")
+    assert fpx.compare("sum", inputs=x, format="float64", variants="sequential").format == "float64"
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        fpx.compare("sum", inputs=np.ma.masked_array(x, mask=x > 0))
+    with pytest.raises(TypeError, match="blok"):
+        fpx.compare("sum", inputs=x, blok=64)
+    with pytest.raises(ValueError, match="missing b"):
+        fpx.compare("dot", inputs={"a": a})
+    with pytest.raises(TypeError, match="mixed|format"):
+        fpx.compare("dot", inputs=(a, x[:500]))
+    with pytest.raises(TypeError, match="needs n= .* or inputs="):
+        fpx.compare("sum")
