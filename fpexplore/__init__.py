@@ -16,7 +16,8 @@ them.
 - ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
                    torch tests
 - ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run);
-                   a Comparison keeps the references it measured against, per format
+                   a Comparison keeps the references it measured against, per format;
+                   diff(): two results against each other, in ulps and bits
 - ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
                    hold; they compute nothing (matplotlib loads when they run)
 - ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
@@ -59,7 +60,7 @@ from .budget import difference_budget
 from .data import DISTRIBUTIONS, generate
 from .detective import explain_numpy, match_orders
 from .exact import exact_dot, exact_sum, fma
-from .experiment import compare, sweep
+from .experiment import Diff, compare, diff, sweep
 from .formats import (
     FORMATS,
     ROUNDINGS,
@@ -132,6 +133,7 @@ def __dir__():
 __all__ = [
     "BitFields",
     "DISTRIBUTIONS",
+    "Diff",
     "FORMATS",
     "FormatInfo",
     "ROUNDINGS",
@@ -145,6 +147,7 @@ __all__ = [
     "bit_string",
     "cdist",
     "compare",
+    "diff",
     "difference_budget",
     "dot",
     "exact_dot",

@@ -40,7 +40,7 @@ from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .spec import parse_spec
 
-__all__ = ["DISTRIBUTIONS", "Comparison", "Sweep", "compare", "generate", "sweep"]
+__all__ = ["DISTRIBUTIONS", "Comparison", "Diff", "Sweep", "compare", "diff", "generate", "sweep"]
 
 BACKENDS = NAMES  # fpexplore/backends: numpy, emulated, cupy, replay, torch, jax, polars
 
@@ -247,6 +247,19 @@ class Diff:
     summary: dict
     table: object
 
+    @property
+    def bitwise_equal(self) -> float:
+        """The share of elements whose bits are equal (1.0: the results are identical)."""
+        return self.summary["equal_share"]
+
+    @property
+    def ulp_histogram(self):
+        """Elements per signed ulp distance from a to b: a pandas Series indexed by the
+        distance (0: bitwise equal; ``fpx.ULP_NAN``: exactly one of the two is NaN)."""
+        pd = require("pandas", "Diff.ulp_histogram")
+        values, counts = np.unique(self.ulps.reshape(-1), return_counts=True)
+        return pd.Series(counts, index=pd.Index(values, name="ulps"), name="elements")
+
     def plot(self, kind: str = "auto", ax=None):
         """ "hist" (signed ulp differences, log counts), "heatmap" (matrix results) or
         "bits" (both values' bit patterns, for scalar results); "auto" picks by shape."""
@@ -255,7 +268,13 @@ class Diff:
         return plots.diff_plot(self, kind=kind, ax=ax)
 
     def __repr__(self) -> str:
-        return f"Diff: {self.b} against {self.a} ({self.format}): {self.summary}"
+        s = self.summary
+        return (
+            f"Diff: {self.b} against {self.a} ({self.format}): {s['bitwise_equal']:,} of "
+            f"{s['elements']:,} elements bitwise equal ({100 * s['equal_share']:.4g}%), "
+            f"largest difference {s['max_abs_ulp']:,} ulps, mean {s['mean_abs_ulp']:.3g}"
+            + (f", {s['nan_mismatches']} NaN mismatches" if s["nan_mismatches"] else "")
+        )
 
     def _repr_html_(self) -> str:
         s = self.summary
@@ -269,6 +288,32 @@ class Diff:
 
 
 EXACT_LABEL = "exact (reference)"
+
+
+def diff(a, b, *, top: int = 10) -> Diff:
+    """Two results of one computation against each other, element by element, in ulps.
+
+    Parameters
+    ----------
+    a, b : arrays (or scalars) of the same shape and format (say the CPU's and the GPU's
+        result); another format is a TypeError saying how to convert, another shape a
+        ValueError
+    top : how many of the largest differences ``table`` lists
+
+    Returns
+    -------
+    Diff: ``bitwise_equal`` (the share of elements with equal bits), ``ulp_histogram``
+    (elements per signed ulp distance from a to b), ``table`` (a DataFrame of the ``top``
+    largest differences: index, a, b, ulps, a_bits, b_bits), ``summary`` (elements,
+    bitwise_equal count, equal_share, max_abs_ulp, mean_abs_ulp, nan_mismatches,
+    saturated), ``ulps`` and ``equal`` (per element), ``plot()``; a short text and an HTML
+    display. The same object as :meth:`Comparison.diff` gives for two results it holds.
+    """
+    top = checks.integer("top", top, 0)
+    (va, vb), _ = coerce(a, b, what="fpx.diff")
+    if va.shape != vb.shape:
+        raise ValueError(f"fpx.diff: a has shape {va.shape} and b {vb.shape}: not comparable")
+    return diff_values("a", va, "b", vb, top=top)
 
 
 def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:

@@ -517,3 +517,37 @@ def test_compare_on_the_users_own_arrays():
         fpx.compare("dot", inputs=(a, x[:500]))
     with pytest.raises(TypeError, match="needs n= .* or inputs="):
         fpx.compare("sum")
+
+
+def test_diff_of_two_arrays():
+    """fpx.diff: b built from a by moving chosen elements k ulps (integer steps of the bit
+    pattern of positive values), so every number is known beforehand."""
+    a = np.linspace(1, 2, 1000, dtype=np.float32)
+    moves = np.zeros(1000, np.int32)
+    moves[[3, 50, 700]] = [2, -1, 5]
+    moves[900:910] = 1
+    b = (a.view(np.int32) + moves).view(np.float32)
+    d = fpx.diff(a, b, top=4)
+    assert d.bitwise_equal == (1000 - 13) / 1000
+    h = d.ulp_histogram
+    assert dict(zip(h.index.tolist(), h.tolist())) == {-1: 1, 0: 987, 1: 10, 2: 1, 5: 1}
+    assert list(d.table.columns) == ["index", "a", "b", "ulps", "a_bits", "b_bits"]
+    assert list(d.table["index"]) == [700, 3, 50, 900] and list(d.table["ulps"]) == [5, 2, -1, 1]
+    row = d.table.iloc[0]
+    assert row.a_bits.replace(" ", "") == np.binary_repr(a.view(np.int32)[700], 32)
+    assert row.b_bits.replace(" ", "") == np.binary_repr(b.view(np.int32)[700], 32)
+    assert "987 of 1,000 elements bitwise equal" in repr(d) and "5 ulps" in repr(d)
+    assert "bitwise" in d._repr_html_() and "<table" in d._repr_html_()
+    assert d.plot().axes[0].patches  # the histogram (1-D results)
+    # matrices: the heatmap; scalars: the bits; one piece of code with Comparison.diff
+    M = fpx.diff(a.reshape(40, 25), b.reshape(40, 25))
+    assert M.table.loc[0, "index"] == (28, 0) and M.plot().axes[0].images
+    cmp = fpx.compare("dot", n=500, seed=4, variants=["sequential", "sequential+fma"])
+    x, y = (cmp.results[(v, "emulated")] for v in ("sequential", "sequential+fma"))
+    assert fpx.diff(x, y).summary == cmp.diff("sequential", "sequential+fma").summary
+    with pytest.raises(ValueError, match=r"shape \(1000,\) and b \(10,\)"):
+        fpx.diff(a, b[:10])
+    with pytest.raises(TypeError, match="float32"):
+        fpx.diff(a, b.astype(np.float64))
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        fpx.diff(np.ma.masked_array(a), b)
