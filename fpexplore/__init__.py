@@ -9,6 +9,8 @@ them.
 - ``widgets``      the ipywidgets explorer app, fpx.explorer() (ipywidgets loads when asked for)
 - ``warmup``       python -m fpexplore.warmup: compile and cache every kernel before first use
 - ``record``       python -m fpexplore.record: record GPU results for the replay backend
+- ``explain``      explain(op, inputs, results): why results differ, which is closer, whether
+                   it is expected; the causes ranked (order, accumulator, cast, ...)
 - ``budget``       difference_budget: a difference split into input rounding, accumulator,
                    order, FMA and the tensor cores, one factor switched at a time
 - ``detective``    which order produced a result: match_orders, explain_numpy, candidates
@@ -61,6 +63,7 @@ from .data import DISTRIBUTIONS, generate
 from .detective import explain_numpy, match_orders
 from .exact import exact_dot, exact_sum, fma
 from .experiment import Diff, compare, diff, sweep
+from .explain import Explanation, explain
 from .formats import (
     FORMATS,
     ROUNDINGS,
@@ -134,6 +137,7 @@ __all__ = [
     "BitFields",
     "DISTRIBUTIONS",
     "Diff",
+    "Explanation",
     "FORMATS",
     "FormatInfo",
     "ROUNDINGS",
@@ -154,6 +158,7 @@ __all__ = [
     "exact_matmul",
     "exact_sum",
     "exp",
+    "explain",
     "explain_numpy",
     "explorer",
     "fields",

@@ -66,6 +66,7 @@ ARRAY_CALLS = {
     "mma": lambda m, M: fpx.mma(M, M, M, arch="h100", inputs="tf32"),
     "compare": lambda m, M: fpx.compare("sum", inputs=m),
     "diff": lambda m, M: fpx.diff(m, m),
+    "explain": lambda m, M: fpx.explain("sum", m, {"a": np.float32(1), "b": np.float32(2)}),
 }
 
 
