@@ -12,6 +12,8 @@ them.
                    bit_inspector (bits to click); ipywidgets and matplotlib load with it
 - ``warmup``       python -m fpexplore.warmup: compile and cache every kernel before first use
 - ``record``       python -m fpexplore.record: record GPU results for the replay backend
+- ``explain``      explain(op, inputs, results): why results differ, which is closer, whether
+                   it is expected; the causes ranked (order, accumulator, cast, ...)
 - ``budget``       difference_budget: a difference split into input rounding, accumulator,
                    order, FMA and the tensor cores, one factor switched at a time
 - ``detective``    which order produced a result: match_orders, explain_numpy, candidates
@@ -23,7 +25,8 @@ them.
 - ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
                    torch tests
 - ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run);
-                   a Comparison keeps the references it measured against, per format
+                   a Comparison keeps the references it measured against, per format;
+                   diff(): two results against each other, in ulps and bits
 - ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
                    hold; they compute nothing (matplotlib loads when they run)
 - ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
@@ -66,7 +69,8 @@ from .budget import difference_budget
 from .data import DISTRIBUTIONS, generate
 from .detective import explain_numpy, match_orders
 from .exact import exact_dot, exact_sum, fma
-from .experiment import compare, sweep
+from .experiment import Diff, compare, diff, sweep
+from .explain import Explanation, explain
 from .formats import (
     FORMATS,
     ROUNDINGS,
@@ -145,6 +149,8 @@ def __dir__():
 __all__ = [
     "BitFields",
     "DISTRIBUTIONS",
+    "Diff",
+    "Explanation",
     "FORMATS",
     "FormatInfo",
     "ROUNDINGS",
@@ -158,6 +164,7 @@ __all__ = [
     "bit_string",
     "cdist",
     "compare",
+    "diff",
     "difference_budget",
     "dot",
     "exact_dot",
@@ -166,6 +173,7 @@ __all__ = [
     "exercise",
     "exercises",
     "exp",
+    "explain",
     "explain_numpy",
     "explorer",
     "fields",

@@ -27,6 +27,7 @@ from .formats import (
     ULP_NAN,
     as_format,
     bit_string,
+    coerce,
     format_info,
     hex_string,
     shortest_repr,
@@ -39,7 +40,7 @@ from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .spec import parse_spec
 
-__all__ = ["DISTRIBUTIONS", "Comparison", "Sweep", "compare", "generate", "sweep"]
+__all__ = ["DISTRIBUTIONS", "Comparison", "Diff", "Sweep", "compare", "diff", "generate", "sweep"]
 
 BACKENDS = NAMES  # fpexplore/backends: numpy, emulated, cupy, replay, torch, jax, polars
 
@@ -106,6 +107,14 @@ class Comparison:
 
     def snippet(self) -> str:
         """Python code that recreates this comparison with the public API."""
+        if self.params.get("inputs") == USER_DATA:  # the user's own arrays, not drawn here
+            args = [repr(self.op), "inputs=inputs"]
+            args += [f"{k}={v!r}" for k, v in self.params.items() if k != "inputs"]
+            return (
+                "import fpexplore as fpx\n\n# inputs: your own arrays (user data: "
+                f"{self.format}, n = {self.n}), as cmp.inputs holds them\n"
+                "cmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
+            )
         args = [repr(self.op), f"format={self.format!r}", f"n={self.n}"]
         args += [f"{k}={v!r}" for k, v in self.params.items()]
         return "import fpexplore as fpx\n\ncmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
@@ -238,6 +247,19 @@ class Diff:
     summary: dict
     table: object
 
+    @property
+    def bitwise_equal(self) -> float:
+        """The share of elements whose bits are equal (1.0: the results are identical)."""
+        return self.summary["equal_share"]
+
+    @property
+    def ulp_histogram(self):
+        """Elements per signed ulp distance from a to b: a pandas Series indexed by the
+        distance (0: bitwise equal; ``fpx.ULP_NAN``: exactly one of the two is NaN)."""
+        pd = require("pandas", "Diff.ulp_histogram")
+        values, counts = np.unique(self.ulps.reshape(-1), return_counts=True)
+        return pd.Series(counts, index=pd.Index(values, name="ulps"), name="elements")
+
     def plot(self, kind: str = "auto", ax=None):
         """ "hist" (signed ulp differences, log counts), "heatmap" (matrix results) or
         "bits" (both values' bit patterns, for scalar results); "auto" picks by shape."""
@@ -246,7 +268,13 @@ class Diff:
         return plots.diff_plot(self, kind=kind, ax=ax)
 
     def __repr__(self) -> str:
-        return f"Diff: {self.b} against {self.a} ({self.format}): {self.summary}"
+        s = self.summary
+        return (
+            f"Diff: {self.b} against {self.a} ({self.format}): {s['bitwise_equal']:,} of "
+            f"{s['elements']:,} elements bitwise equal ({100 * s['equal_share']:.4g}%), "
+            f"largest difference {s['max_abs_ulp']:,} ulps, mean {s['mean_abs_ulp']:.3g}"
+            + (f", {s['nan_mismatches']} NaN mismatches" if s["nan_mismatches"] else "")
+        )
 
     def _repr_html_(self) -> str:
         s = self.summary
@@ -260,6 +288,32 @@ class Diff:
 
 
 EXACT_LABEL = "exact (reference)"
+
+
+def diff(a, b, *, top: int = 10) -> Diff:
+    """Two results of one computation against each other, element by element, in ulps.
+
+    Parameters
+    ----------
+    a, b : arrays (or scalars) of the same shape and format (say the CPU's and the GPU's
+        result); another format is a TypeError saying how to convert, another shape a
+        ValueError
+    top : how many of the largest differences ``table`` lists
+
+    Returns
+    -------
+    Diff: ``bitwise_equal`` (the share of elements with equal bits), ``ulp_histogram``
+    (elements per signed ulp distance from a to b), ``table`` (a DataFrame of the ``top``
+    largest differences: index, a, b, ulps, a_bits, b_bits), ``summary`` (elements,
+    bitwise_equal count, equal_share, max_abs_ulp, mean_abs_ulp, nan_mismatches,
+    saturated), ``ulps`` and ``equal`` (per element), ``plot()``; a short text and an HTML
+    display. The same object as :meth:`Comparison.diff` gives for two results it holds.
+    """
+    top = checks.integer("top", top, 0)
+    (va, vb), _ = coerce(a, b, what="fpx.diff")
+    if va.shape != vb.shape:
+        raise ValueError(f"fpx.diff: a has shape {va.shape} and b {vb.shape}: not comparable")
+    return diff_values("a", va, "b", vb, top=top)
 
 
 def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
@@ -422,35 +476,117 @@ def resolve_variants(op: str, variants, fmt: str | None = None) -> list[str]:
 
 
 COMPARE_ARGUMENTS = frozenset(
-    ("op", "format", "n", "variants", "distribution", "seed", "backends", "threads")
+    ("op", "format", "n", "variants", "distribution", "seed", "backends", "threads", "inputs")
 )
+
+
+class Default:
+    """A keyword's default value, told apart from the same value given (compare refuses a
+    distribution or seed given with ``inputs=``, not their defaults)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    @staticmethod
+    def value_of(v):
+        return v.value if isinstance(v, Default) else v
+
+
+USER_DATA = "user data"  # the distribution column of a comparison of the user's own inputs
+
+
+def user_inputs(op_spec, inputs, *, what: str) -> tuple[dict, str, int]:
+    """``(inputs dict, format name, n)`` of the user's own inputs for ``op_spec``: an array
+    (one-input ops), a tuple or list in the op's input order, or a dict of its input names
+    (as :attr:`Comparison.inputs` holds them). The arrays are kept as they are (no copy, no
+    change); masked arrays, mixed formats, missing or unknown names are refused."""
+    probe = op_spec.inputs(4, "float32", "uniform", 0, Params())
+    names = [k for k in probe if k != "format"]
+    if isinstance(inputs, dict):
+        given = {k: v for k, v in inputs.items() if k != "format"}
+        missing = [k for k in names if k not in given]
+        unknown = sorted(set(given) - set(names), key=str)
+        if missing or unknown:
+            raise ValueError(
+                f"{what}: {op_spec.name} takes inputs {', '.join(names)}"
+                + (f"; missing {', '.join(missing)}" if missing else "")
+                + (f"; unknown {', '.join(map(repr, unknown))}" if unknown else "")
+            )
+    elif isinstance(inputs, (tuple, list)) and not (
+        len(names) == 1 and inputs and not hasattr(inputs[0], "__len__")
+    ):
+        if len(inputs) != len(names):
+            raise ValueError(
+                f"{what}: {op_spec.name} takes {len(names)} inputs ({', '.join(names)}), "
+                f"got {len(inputs)}"
+            )
+        given = dict(zip(names, inputs))
+    elif len(names) == 1:
+        given = {names[0]: inputs}
+    else:
+        raise TypeError(
+            f"{what}: {op_spec.name} takes inputs {', '.join(names)}: give a tuple or a dict"
+        )
+    numeric = [k for k in names if isinstance(probe[k], (np.ndarray, np.generic))]
+    arrays, info = coerce(*(given[k] for k in numeric), what=what)
+    out = {"format": info.name, **given}
+    for k, arr in zip(numeric, arrays):
+        if len(numeric) > 1 and isinstance(probe[k], np.ndarray) and arr.ndim != probe[k].ndim:
+            raise ValueError(
+                f"{what}: {op_spec.name}'s input {k} is {probe[k].ndim}-D, got shape {arr.shape}"
+            )
+        out[k] = arr
+    first = out[numeric[0]] if numeric else None
+    if op_spec.name == "matmul":
+        n = int(first.shape[1])  # the inner dimension: the length of every sum
+    elif "num" in out:  # linspace
+        n = checks.integer("num", out["num"], 1)
+    elif first is not None and first.ndim > 1 and probe[numeric[0]].size != 4:
+        n = int(first.shape[0])  # rows (cdist)
+    else:
+        n = int(np.size(first))
+    return out, info.name, n
 
 
 def compare(
     op: str,
     *,
-    format: str = "float32",  # noqa: A002  (the design's public name)
-    n: int,
+    format: str | None = None,  # noqa: A002  (the design's public name)
+    n: int | None = None,
     variants=None,
-    distribution: str = "uniform",
-    seed: int = 0,
+    distribution: str = Default("uniform"),
+    seed: int = Default(0),
     backends=("numpy", "emulated"),
     threads: int | None = None,
+    inputs=None,
     **op_params,
 ) -> Comparison:
-    """Run ``op`` on ``n`` generated values in each variant and backend; measure each result
-    against the correctly rounded reference.
+    """Run ``op`` on ``n`` generated values (or on your own ``inputs``) in each variant and
+    backend; measure each result against the correctly rounded reference.
 
     Parameters
     ----------
     op : one of ``fpx.ops()``
-    format : one of ``fpx.FORMATS``
-    n : problem size (elements; for matmul the matrix side)
+    format : one of ``fpx.FORMATS`` (default "float32"; with ``inputs``: theirs, and a
+        different one is a ValueError)
+    n : problem size (elements; for matmul the matrix side); required unless ``inputs`` are
+        given (then it comes from them: giving both is a ValueError)
     variants : names from ``fpx.variants(op)`` or variant specs such as
         ``"tree(block=256)+tf32@float64"`` (see :func:`fpexplore.parse_spec`; the table's
         ``variant`` column shows each in its canonical spelling); None: the op's defaults
-    distribution : one of ``fpx.DISTRIBUTIONS``
-    seed : data seed
+    distribution : one of ``fpx.DISTRIBUTIONS`` (default "uniform"); not with ``inputs``
+    seed : data seed (default 0); not with ``inputs``
+    inputs : your own arrays instead of generated ones, as :attr:`Comparison.inputs` holds
+        them: sum, mean and the one-array ops an array or ``{"x": x}``; dot ``(a, b)`` or
+        ``{"a": a, "b": b}``; matmul ``(A, B)`` or ``{"A": A, "B": B}``; other ops their
+        input names in order (``fpx.compare(op, n=2).inputs`` shows them). One format, any
+        of ``fpx.FORMATS``; used as they are (never copied with changes; masked arrays are
+        refused). ``n`` is their size (matmul: the inner dimension k), the table's
+        ``distribution`` reads "user data" and its ``seed`` is None; giving ``distribution``
+        or ``seed`` too is a ValueError (they describe generated data)
     backends : "numpy" (NumPy's own function), "emulated" (fpexplore's variants), "cupy"
         (a real GPU; a message, not an error, where there is none), "replay" (recorded GPU
         runs), "torch", "jax", "polars" (the library's own sum/dot/matmul on this CPU where
@@ -479,16 +615,41 @@ def compare(
     if threads is not None:
         checks.integer("threads", threads, 1)
     op_spec = get_op(op)
-    _check("format", format, FORMATS)
-    _check("distribution", distribution, DISTRIBUTIONS)
-    checks.seed(seed)
+    if inputs is not None:
+        given = [
+            k
+            for k, v in (("n", n), ("distribution", distribution), ("seed", seed))
+            if v is not None and not isinstance(v, Default)
+        ]
+        if given:
+            raise ValueError(
+                f"compare: {', '.join(given)} {'is' if len(given) == 1 else 'are'} for generated "
+                "data; with "
+                "inputs= the data are yours (n comes from their size)"
+            )
+        inputs, fmt, n = user_inputs(op_spec, inputs, what="fpx.compare")
+        if format is not None and format != fmt:
+            _check("format", format, FORMATS)
+            raise ValueError(f"format={format!r} but the inputs are {fmt}: leave format out")
+        format, distribution, seed = fmt, USER_DATA, None
+    else:
+        if n is None:
+            raise TypeError("compare() needs n= (the problem size) or inputs= (your arrays)")
+        format = "float32" if format is None else format
+        distribution = Default.value_of(distribution)
+        seed = Default.value_of(seed)
+        _check("format", format, FORMATS)
+        _check("distribution", distribution, DISTRIBUTIONS)
+        checks.seed(seed)
     backends = checks.name_list("backends", backends)
     for b in backends:
         _check("backend", b, BACKENDS)
-    check_size(op_spec, n, format)
+    if distribution != USER_DATA:
+        check_size(op_spec, n, format)
     variants = resolve_variants(op, variants, format)
     op_params = Params(op_params)  # remembers what the variants took: the rest is refused
-    inputs = op_spec.inputs(n, format, distribution, seed, op_params)
+    if distribution != USER_DATA:
+        inputs = op_spec.inputs(n, format, distribution, seed, op_params)
     reference_cache: dict = {}
     rows, results, messages = [], {}, []
     env = environment()
@@ -640,7 +801,10 @@ class _blas_threads:
 
 
 def _public_params(variants, distribution, seed, backends, op_params) -> dict:
-    p = {"variants": list(variants), "distribution": distribution, "seed": seed}
+    if distribution == USER_DATA:  # the data were the user's: nothing to draw them again
+        p = {"variants": list(variants), "inputs": USER_DATA}
+    else:
+        p = {"variants": list(variants), "distribution": distribution, "seed": seed}
     if tuple(backends) != ("numpy", "emulated"):
         p["backends"] = tuple(backends)
     p.update({k: v for k, v in op_params.items() if not (k == "threads" and v is None)})
@@ -661,6 +825,9 @@ def _gpu_rows(
         )
         return
     ref_shape = np.shape(op_spec.reference_for(inputs, None, op_params, cache))
+    if backend == "replay" and distribution == USER_DATA:
+        messages.append("replay: recordings are of generated data, not of your inputs")
+        return
     if backend == "replay":
         from .backends import replay
 

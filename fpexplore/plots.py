@@ -60,7 +60,8 @@ def _color(i: int) -> str:
 
 
 def _title(cmp) -> str:
-    return f"{cmp.op}, {cmp.format}, n = {cmp.n:,} ({cmp.params.get('distribution', '')})"
+    data = cmp.params.get("distribution", cmp.params.get("inputs", ""))  # or "user data"
+    return f"{cmp.op}, {cmp.format}, n = {cmp.n:,} ({data})"
 
 
 def ulp_bars(cmp, ax=None):
@@ -288,3 +289,44 @@ def _rect(x, y, color, alpha):
     Rectangle = require("matplotlib.patches", "fpexplore's plots").Rectangle
 
     return Rectangle((x + 0.05, y + 0.1), 0.9, 0.8, color=color, alpha=alpha, lw=0)
+
+
+def explain_plot(expl, ax=None):
+    """An :class:`~fpexplore.explain.Explanation`: each result's error against the exact
+    answer (max and mean |ulps|, the closer ones darker, a hatch where outside its bound),
+    and the causes' shares of the difference."""
+    plt = require("matplotlib.pyplot", "Explanation.plot")
+    if ax is None:
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 3.4), constrained_layout=True)
+    else:
+        fig, ax2 = ax.figure, None
+    t = expl.table
+    labels = list(t.index)
+    y = np.arange(len(labels))
+    worst = np.asarray(t["max_abs_ulp"], dtype=np.float64)
+    worst = np.where(np.isfinite(worst), worst, np.nan)
+    top = np.nanmax(worst) if np.isfinite(worst).any() else 1.0
+    for i, label in enumerate(labels):
+        r = t.loc[label]
+        w = worst[i] if np.isfinite(worst[i]) else top * 1.1  # an overflow: past the others
+        ax.barh(
+            i,
+            w,
+            color=OKABE_ITO[1 if r["closer"] else 0],
+            hatch="" if r["within_bound"] else "//",
+            edgecolor="black",
+        )
+        ax.text(w, i, f" {r['max_abs_ulp']:g}", va="center", fontsize="small")
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("max |ulps| from the exact result (hatched: outside its bound)")
+    ax.set_title("error of each result", fontsize="small")
+    if ax2 is not None:
+        c = expl.causes
+        ax2.barh(np.arange(len(c)), c["share"], color=OKABE_ITO[2], edgecolor="black")
+        ax2.set_yticks(np.arange(len(c)), list(c["factor"]))
+        ax2.invert_yaxis()
+        ax2.set_xlim(0, 1)
+        ax2.set_xlabel("share of the difference")
+        ax2.set_title("causes, the most likely first", fontsize="small")
+    return fig

@@ -63,7 +63,7 @@ def test_generate(dist, fmt):
         ("sum", dict(variants=["sequential", "pairwise"], block=64), "block"),  # no taker
         ("sum", dict(variants=["tree"], blok=64), "blok"),  # a typo ran block=128
         ("sum", dict(split_k=3), "split_k"),  # a matmul parameter
-        ("matmul", dict(inputs=(1, 2)), "inputs"),  # the user's arrays ran on generated ones
+        ("matmul", dict(input=(1, 2)), "input"),  # a typo of inputs= ran on generated data
         ("linspace", dict(accumulate="float8"), "accumulate"),
         ("variance", dict(block="abc"), "block"),
     ],
@@ -461,3 +461,93 @@ def test_diff_of_saturated_and_nan_distances():
     assert d.summary["saturated"] == 1  # 1e308 to -1e308: no count of ulps
     ax = d.plot("hist").axes[0]
     assert ax.get_xlim()[1] < 10  # the saturated distance is not drawn at 1e19
+
+
+def test_compare_on_the_users_own_arrays():
+    """compare(inputs=): the rows are bit for bit the variants on those arrays (direct calls),
+    the arrays are used as they are, format and n come from them, and what describes
+    generated data is refused with them."""
+    x = fpx.generate("normal", 3000, "float64", 7)
+    x_before = x.copy()
+    cmp = fpx.compare("sum", inputs=x, variants=["sequential", "pairwise", "tree(block=64)"])
+    assert cmp.format == "float64" and cmp.n == 3000 and cmp.inputs["x"] is x
+    assert np.array_equal(x.view(np.uint64), x_before.view(np.uint64))  # not changed
+    for label, direct in (
+        ("sequential", fpx.sum(x, "sequential")),
+        ("pairwise", fpx.sum(x, "pairwise")),
+        ("tree(block=64)", fpx.sum(x, "tree", block=64)),
+    ):
+        got = cmp.results[(label, "emulated")]
+        assert got.dtype == np.float64 and got.view(np.uint64) == direct.view(np.uint64)
+    assert cmp.reference == fpx.exact_sum(x)
+    assert set(cmp.table["distribution"]) == {"user data"} and cmp.table["seed"].isna().all()
+    assert cmp.params["inputs"] == "user data" and "seed" not in cmp.params
+    assert "inputs=inputs" in cmp.snippet() and "user data" in cmp.snippet()
+    # dot as a tuple or a dict, matmul of any shapes (n: the inner dimension)
+    a = fpx.generate("uniform", 500, "float16", 1)
+    b = fpx.generate("uniform", 500, "float16", 2)
+    for given in ((a, b), {"a": a, "b": b}):
+        d = fpx.compare("dot", inputs=given, variants=["sequential@float32"], format="float16")
+        want = fpx.dot(a, b, "sequential", accumulate="float32")
+        assert d.results[("sequential@float32", "emulated")].view(np.uint16) == want.view(np.uint16)
+    A = fpx.generate("normal", 7 * 30, "float32", 3).reshape(7, 30)
+    B = fpx.generate("normal", 30 * 5, "float32", 4).reshape(30, 5)
+    m = fpx.compare("matmul", inputs={"A": A, "B": B}, variants=["sequential+fma", "pairwise"])
+    assert m.n == 30 and m.format == "float32"
+    for v, direct in (
+        ("sequential+fma", fpx.matmul(A, B, "sequential", fma=True)),
+        ("pairwise", fpx.matmul(A, B, "pairwise")),
+    ):
+        assert np.array_equal(m.results[(v, "emulated")].view(np.uint32), direct.view(np.uint32))
+    assert np.array_equal(m.reference, fpx.exact_matmul(A, B))
+    # refused: n, distribution or seed with inputs; another format; masked; unknown keywords
+    for bad in ({"n": 3000}, {"seed": 0}, {"distribution": "normal"}):
+        with pytest.raises(ValueError, match="for generated data"):
+            fpx.compare("sum", inputs=x, **bad)
+    with pytest.raises(ValueError, match="format='float32' but the inputs are float64"):
+        fpx.compare("sum", inputs=x, format="float32")
+    assert fpx.compare("sum", inputs=x, format="float64", variants="sequential").format == "float64"
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        fpx.compare("sum", inputs=np.ma.masked_array(x, mask=x > 0))
+    with pytest.raises(TypeError, match="blok"):
+        fpx.compare("sum", inputs=x, blok=64)
+    with pytest.raises(ValueError, match="missing b"):
+        fpx.compare("dot", inputs={"a": a})
+    with pytest.raises(TypeError, match="mixed|format"):
+        fpx.compare("dot", inputs=(a, x[:500]))
+    with pytest.raises(TypeError, match="needs n= .* or inputs="):
+        fpx.compare("sum")
+
+
+def test_diff_of_two_arrays():
+    """fpx.diff: b built from a by moving chosen elements k ulps (integer steps of the bit
+    pattern of positive values), so every number is known beforehand."""
+    a = np.linspace(1, 2, 1000, dtype=np.float32)
+    moves = np.zeros(1000, np.int32)
+    moves[[3, 50, 700]] = [2, -1, 5]
+    moves[900:910] = 1
+    b = (a.view(np.int32) + moves).view(np.float32)
+    d = fpx.diff(a, b, top=4)
+    assert d.bitwise_equal == (1000 - 13) / 1000
+    h = d.ulp_histogram
+    assert dict(zip(h.index.tolist(), h.tolist())) == {-1: 1, 0: 987, 1: 10, 2: 1, 5: 1}
+    assert list(d.table.columns) == ["index", "a", "b", "ulps", "a_bits", "b_bits"]
+    assert list(d.table["index"]) == [700, 3, 50, 900] and list(d.table["ulps"]) == [5, 2, -1, 1]
+    row = d.table.iloc[0]
+    assert row.a_bits.replace(" ", "") == np.binary_repr(a.view(np.int32)[700], 32)
+    assert row.b_bits.replace(" ", "") == np.binary_repr(b.view(np.int32)[700], 32)
+    assert "987 of 1,000 elements bitwise equal" in repr(d) and "5 ulps" in repr(d)
+    assert "bitwise" in d._repr_html_() and "<table" in d._repr_html_()
+    assert d.plot().axes[0].patches  # the histogram (1-D results)
+    # matrices: the heatmap; scalars: the bits; one piece of code with Comparison.diff
+    M = fpx.diff(a.reshape(40, 25), b.reshape(40, 25))
+    assert M.table.loc[0, "index"] == (28, 0) and M.plot().axes[0].images
+    cmp = fpx.compare("dot", n=500, seed=4, variants=["sequential", "sequential+fma"])
+    x, y = (cmp.results[(v, "emulated")] for v in ("sequential", "sequential+fma"))
+    assert fpx.diff(x, y).summary == cmp.diff("sequential", "sequential+fma").summary
+    with pytest.raises(ValueError, match=r"shape \(1000,\) and b \(10,\)"):
+        fpx.diff(a, b[:10])
+    with pytest.raises(TypeError, match="float32"):
+        fpx.diff(a, b.astype(np.float64))
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        fpx.diff(np.ma.masked_array(a), b)

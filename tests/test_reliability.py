@@ -64,6 +64,9 @@ ARRAY_CALLS = {
         m, [m], lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8
     ),
     "mma": lambda m, M: fpx.mma(M, M, M, arch="h100", inputs="tf32"),
+    "compare": lambda m, M: fpx.compare("sum", inputs=m),
+    "diff": lambda m, M: fpx.diff(m, m),
+    "explain": lambda m, M: fpx.explain("sum", m, {"a": np.float32(1), "b": np.float32(2)}),
 }
 
 

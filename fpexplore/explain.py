@@ -1,0 +1,835 @@
+"""Explain my discrepancy: ``fpx.explain(op, inputs, results)`` says why two (or more) results
+of one computation differ, which is closer to the exact answer, and whether that is expected.
+
+For each result it finds the configuration that reproduces it bit for bit (the detective's
+candidates: every order with its parameters, fma, accumulators, input roundings, the tensor
+cores, and seeded atomic orders; for a result in a narrower format than the inputs, the
+inputs rounded to it first or the result rounded to it after), measures it against the
+correctly rounded exact result in its own format and against the worst-case error bound of
+that configuration (Higham's gamma bounds, :mod:`fpexplore.metrics`), and ranks the causes of
+the difference between the nearest and the farthest result: the factors in which their
+configurations differ, each with its share from the difference budget
+(:mod:`fpexplore.budget`), after overflow, nondeterminism and the cast, which decide alone.
+What each cause means and how it is found: docs/explain.md.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+import numpy as np
+
+from . import checks
+from ._optional import require
+from .budget import difference_budget
+from .detective import candidates, evaluate
+from .experiment import diff_values, user_inputs
+from .formats import as_format, format_info, next_down, next_up, ulp_distance
+from .metrics import gamma, summarize
+from .numerics import clamp_ulps
+from .ops.mean import mean as fmean
+from .ops.registry import get as get_op
+from .orders import exact_matmul
+from .orders.registry import BLOCKS
+from .orders.registry import OPS as ORDER_OPS
+from .spec import VariantSpec
+
+__all__ = ["CAUSES", "OPS", "Explanation", "explain"]
+
+OPS = ("sum", "dot", "matmul", "mean")
+#: the causes, a fixed vocabulary (docs/explain.md says what each means)
+CAUSES = (
+    "order",
+    "accumulator",
+    "cast",
+    "input_rounding",
+    "fma",
+    "tensor_core",
+    "nondeterminism",
+    "overflow",
+)
+SEEDS = tuple(range(8))  # the seeds of the atomic (run-to-run) orders tried
+SAMPLE = 8  # a matmul is screened on its first SAMPLE x SAMPLE elements, then confirmed
+# the budget's factors, tensor cores first (switching to them brings their input rounding)
+_FACTORS = ("tensor_core", "input_rounding", "accumulate", "order", "fma")
+_NAMES = {"accumulate": "accumulator"}
+
+
+@dataclass(frozen=True)
+class Config:
+    """A configuration that may have produced a result: a variant spec and where the cast to
+    the result's format happens (None: no cast; "before": the inputs are rounded to it
+    first; "after": the result is)."""
+
+    spec: VariantSpec
+    cast: str | None = None
+
+    def __str__(self) -> str:
+        return str(self.spec)
+
+    def seedless(self) -> tuple:
+        return tuple((k, v) for k, v in self.spec.params if k != "seed")
+
+
+@dataclass(repr=False)
+class Explanation:
+    """What :func:`explain` found: ``table`` (one row per result), ``causes`` (ranked, best
+    first), ``verdict`` (plain sentences), ``reproduced`` (label -> the reproducing
+    configurations), ``reference`` (label -> the exact result in that result's format),
+    ``plot()``; a short text and an HTML display."""
+
+    op: str
+    format: str
+    table: object
+    causes: object
+    verdict: str
+    results: dict
+    reference: dict
+    reproduced: dict = field(default_factory=dict)
+    pair: tuple = ()
+
+    def plot(self, ax=None):
+        """Each result's error against the exact answer, and the causes' shares (a matplotlib
+        Figure)."""
+        from . import plots
+
+        return plots.explain_plot(self, ax=ax)
+
+    def diff(self, a=None, b=None, *, top: int = 10):
+        """The :class:`~fpexplore.experiment.Diff` of two results (default: the nearest and
+        the farthest from the exact answer)."""
+        a = self.pair[0] if a is None else a
+        b = self.pair[1] if b is None else b
+        return diff_values(a, self.results[a], b, self.results[b], top=top)
+
+    def __repr__(self) -> str:
+        t = self.table
+        lines = [f"Explanation: {self.op} of {self.format} inputs, {len(t)} results"]
+        for label, r in t.iterrows():
+            lines.append(
+                f"  {label}: max {r['max_abs_ulp']:g} ulps, "
+                f"{'closer, ' if r['closer'] else ''}"
+                f"{'within' if r['within_bound'] else 'outside'} its bound, "
+                f"reproduced by {r['reproduced_by']}"
+            )
+        if len(self.causes):
+            lines.append(f"  cause: {self.causes.iloc[0]['factor']}")
+        lines.append(self.verdict)
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return (
+            f"<p><b>{html.escape(self.verdict)}</b></p>"
+            + self.table.to_html(border=0, classes="fpx-table")
+            + "<p>Causes, the most likely first:</p>"
+            + self.causes.to_html(index=False, border=0, classes="fpx-table")
+        )
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def _arrays(op: str, inputs) -> tuple[tuple, str]:
+    """The op's input arrays in order, and their format (the checks of compare(inputs=))."""
+    if hasattr(inputs, "inputs") and hasattr(inputs, "op"):  # a Comparison
+        inputs = inputs.inputs
+    given, fmt, _ = user_inputs(get_op(op), inputs, what="fpx.explain")
+    names = ("x",) if op in ("sum", "mean") else ("a", "b") if op == "dot" else ("A", "B")
+    arrays = tuple(given[k] for k in names)
+    if op == "dot" and (arrays[0].ndim != 1 or arrays[0].shape != arrays[1].shape):
+        raise ValueError(
+            f"dot takes two 1-D arrays of equal length, got {arrays[0].shape} and {arrays[1].shape}"
+        )
+    if op == "matmul" and (arrays[0].ndim != 2 or arrays[0].shape[1] != arrays[1].shape[0]):
+        raise ValueError(
+            f"matmul takes (m, k) and (k, n) arrays, got {arrays[0].shape} and {arrays[1].shape}"
+        )
+    if op in ("sum", "mean"):
+        arrays = (np.ravel(arrays[0]),)
+    return arrays, fmt
+
+
+def _observed(results, shape) -> dict:
+    if not isinstance(results, dict):
+        raise TypeError(f"results must be a dict label -> result, got {type(results).__name__}")
+    if len(results) < 2:
+        raise ValueError(f"explain compares two or more results, got {len(results)}")
+    out = {}
+    for label, r in results.items():
+        if isinstance(r, np.ma.MaskedArray):
+            raise TypeError(
+                "fpx.explain: masked arrays are not supported (the masked values "
+                "would be used); pass x.compressed() or x.filled(value)"
+            )
+        arr = np.asarray(r)
+        format_info(arr.dtype)  # one of FORMATS (TypeError otherwise)
+        if arr.shape != shape:
+            raise ValueError(f"result {label!r} has shape {arr.shape}; the op gives {shape}")
+        out[str(label)] = arr
+    return out
+
+
+# ----------------------------------------------------------------------------- references
+
+
+def _exact(op, arrays, fmt: str):
+    """The correctly rounded result in ``fmt`` (the inputs' or a wider one: widened exactly)."""
+    arrays = tuple(np.asarray(as_format(a, fmt)) if a.dtype.name != fmt else a for a in arrays)
+    if op == "sum":
+        return evaluate("sum", VariantSpec("exact"), arrays)
+    if op == "mean":
+        return fmean(arrays[0], variant="exact")
+    if op == "dot":
+        return evaluate("dot", VariantSpec("exact"), arrays)
+    return exact_matmul(*arrays)
+
+
+def _exact_fraction(op, arrays, index=None) -> Fraction:
+    """The exact result (of element ``index`` of a matmul) as a Fraction: slow, for the few
+    elements where rounding the correctly rounded result again could go wrong."""
+    if op in ("sum", "mean"):
+        s = sum((Fraction(float(v)) for v in arrays[0]), Fraction(0))
+        return s / arrays[0].size if op == "mean" else s
+    a, b = arrays if op == "dot" else (arrays[0][index[0]], arrays[1][:, index[1]])
+    return sum((Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a, b)), Fraction(0))
+
+
+def reference(op: str, arrays, fmt: str):
+    """The exact result correctly rounded to ``fmt``: in a wider or the same format from the
+    inputs widened exactly; in a narrower one by rounding the correctly rounded result again,
+    except where it is a midpoint of ``fmt`` (the only place a second rounding can err: those
+    elements are computed exactly as fractions)."""
+    src = arrays[0].dtype.name
+    s_info, d_info = format_info(src), format_info(fmt)
+    if d_info.precision >= s_info.precision and d_info.emax >= s_info.emax:
+        return _exact(op, arrays, fmt)
+    wide = np.asarray(_exact(op, arrays, src))
+    out = np.array(as_format(wide, fmt))
+    w64, o64 = wide.astype(np.float64), out.astype(np.float64)
+    with np.errstate(all="ignore"):
+        other = np.where(w64 > o64, next_up(out), next_down(out)).astype(np.float64)
+        mid = np.isfinite(o64) & np.isfinite(other) & (2 * (w64 - o64) == other - o64)
+        mid &= w64 != o64
+    for idx in zip(*np.nonzero(np.atleast_1d(mid))):
+        exact = _exact_fraction(op, arrays, idx if op == "matmul" else None)
+        value = np.asarray(as_format(exact, fmt))[()]
+        if out.ndim:
+            out[idx] = value
+        else:
+            out = np.asarray(value)
+    return out[()] if out.ndim == 0 else out
+
+
+# ----------------------------------------------------------------------------- reproducing
+
+
+def _configs(op: str, in_fmt: str, out_fmts: set) -> list[Config]:
+    """Every configuration tried: the detective's candidates on the inputs' format, the seeded
+    atomic orders, and for a narrower result format both places of the cast."""
+    order_op = "sum" if op == "mean" else op
+    base = [Config(c) for c in candidates(order_op, in_fmt)]
+    if order_op in ("sum", "dot"):
+        for name in ("tree", "tree-strided"):
+            default = ORDER_OPS[order_op][name].params["block"][0]
+            base += [
+                Config(VariantSpec(name, (("block", b),) * (b != default) + atomic))
+                for b in BLOCKS
+                for atomic in ((("combine", "atomic"), ("seed", s)) for s in SEEDS)
+            ]
+        base += [Config(VariantSpec("shuffled", (("seed", s),))) for s in SEEDS]
+    out = list(base)
+    s_info = format_info(in_fmt)
+    for fmt in sorted(out_fmts):
+        info = format_info(fmt)
+        if info.precision < s_info.precision or info.emax < s_info.emax:
+            out += [Config(c, "before:" + fmt) for c in candidates(order_op, fmt)]
+            out += [replace(c, cast="after:" + fmt) for c in base]
+    return out
+
+
+def _run(op: str, cfg: Config, arrays):
+    """The result of ``cfg`` on ``arrays`` (None where it does not apply)."""
+    order_op = "sum" if op == "mean" else op
+    fmt = cfg.cast.split(":")[1] if cfg.cast else None
+    if cfg.cast and cfg.cast.startswith("before"):
+        arrays = tuple(np.asarray(as_format(a, fmt)) for a in arrays)
+    try:
+        with np.errstate(all="ignore"):
+            out = evaluate(order_op, cfg.spec, arrays)
+    except (ValueError, NotImplementedError, TypeError):
+        return None
+    if op == "mean":  # s / n rounded once (fpx.mean's formula variants)
+        f, n = float(out), arrays[0].size
+        info = format_info(np.asarray(out).dtype)
+        out = out if f == 0 or not math.isfinite(f) else as_format(Fraction(f) / n, info.name)
+    if cfg.cast and cfg.cast.startswith("after"):
+        out = as_format(out, fmt)
+    return np.asarray(out)
+
+
+def _distance(observed: np.ndarray, got):
+    """|ulps| from observed to got per element (got widened where narrower), or None where
+    got is in a wider format than the observation."""
+    o_info, g_info = format_info(observed.dtype), format_info(got.dtype)
+    if g_info.name != o_info.name:
+        if g_info.precision > o_info.precision or g_info.emax > o_info.emax:
+            return None
+        got = np.asarray(as_format(got, o_info.name))
+    return clamp_ulps(ulp_distance(observed, got, nan="sentinel"))
+
+
+def _simplicity(op: str, cfg: Config, in_fmt: str | None = None) -> int:
+    """How many settings differ from the plain order (fewer: more likely). A float32
+    accumulator for float16 or bfloat16 data is what libraries do, and counts as none."""
+    spec = cfg.spec
+    order_op = "sum" if op == "mean" else op
+    defaults = ORDER_OPS[order_op][spec.name].params
+    changed = sum(1 for k, v in spec.params if k in defaults and defaults[k][0] != v)
+    usual = spec.accumulate == "float32" and in_fmt in ("float16", "bfloat16")
+    wider = spec.accumulate is not None and not usual
+    return (spec.input_rounding is not None) + wider + spec.fma + changed
+
+
+def _reproduce(op: str, arrays, observed: dict, in_fmt: str):
+    """label -> (exact configs, nearest config, its max ulps), staged for a matmul."""
+    configs = _configs(op, in_fmt, {o.dtype.name for o in observed.values()})
+    if op == "matmul":
+        r, c = min(SAMPLE, arrays[0].shape[0]), min(SAMPLE, arrays[1].shape[1])
+        sample = (arrays[0][:r], arrays[1][:, :c])
+        obs_sample = {k: v[:r, :c] for k, v in observed.items()}
+    else:
+        sample, obs_sample = arrays, observed
+    scores = {k: [] for k in observed}  # label -> [(max ulps, mean ulps, cfg)]
+    for cfg in configs:
+        got = _run(op, cfg, sample)
+        if got is None:
+            continue
+        for label, obs in obs_sample.items():
+            d = _distance(obs, got)
+            if d is not None:
+                scores[label].append((float(np.max(d)), float(np.mean(d)), cfg))
+    out = {}
+    for label, sc in scores.items():
+        sc.sort(key=lambda t: (t[0], t[1], _simplicity(op, t[2])))
+        if not sc:
+            out[label] = ([], None, math.inf)
+            continue
+        best = sc[0][0]
+        keep = [t for t in sc if t[0] == 0] if best == 0 else sc[:3]
+        if op == "matmul":  # confirmed on every element
+            full = []
+            for _, _, cfg in keep:
+                got = _run(op, cfg, arrays)
+                d = _distance(observed[label], got)
+                full.append((float(np.max(d)), float(np.mean(d)), cfg))
+            full.sort(key=lambda t: (t[0], t[1], _simplicity(op, t[2])))
+            keep, best = full, full[0][0]
+        exact = [t[2] for t in keep if t[0] == 0]
+        out[label] = (exact, keep[0][2], best)
+    return out
+
+
+# ----------------------------------------------------------------------------- factors
+
+
+def _acc(cfg: Config, in_fmt: str) -> str:
+    """The accumulator a configuration adds in."""
+    fmt = cfg.cast.split(":")[1] if cfg.cast and cfg.cast.startswith("before") else in_fmt
+    if cfg.spec.accumulate:
+        return cfg.spec.accumulate
+    spec = ORDER_OPS["dot"].get(cfg.spec.name) or ORDER_OPS["sum"][cfg.spec.name]
+    return spec.float16_accumulate if fmt == "float16" and spec.float16_accumulate else fmt
+
+
+def _factors(cfg: Config, in_fmt: str) -> dict:
+    tc = cfg.spec.name == "tensor-core"
+    return {
+        "tensor_core": dict(cfg.spec.params).get("arch") if tc else None,
+        "cast": cfg.cast.split(":")[0] if cfg.cast else None,
+        "order": None if tc else (cfg.spec.name, cfg.seedless()),
+        "nondeterminism": dict(cfg.spec.params).get("seed"),
+        "accumulator": None if tc else _acc(cfg, in_fmt),
+        "input_rounding": None if tc else cfg.spec.input_rounding,
+        "fma": None if tc else cfg.spec.fma,
+    }
+
+
+def _differing(ca: Config, cb: Config, in_fmt: str) -> list[str]:
+    fa, fb = _factors(ca, in_fmt), _factors(cb, in_fmt)
+    diff = [k for k in fa if fa[k] != fb[k]]
+    if "tensor_core" in diff:  # the tensor cores bring their own order, rounding, accumulator
+        diff = [k for k in diff if k in ("tensor_core", "cast", "nondeterminism")]
+    return diff
+
+
+def _pair(op, ra, rb, in_fmt):
+    """The two reproducing configurations that differ in the fewest factors."""
+    la = ra[0] or [ra[1]]
+    lb = rb[0] or [rb[1]]
+    best = None
+    for ca in la[:40]:
+        for cb in lb[:40]:
+            if ca is None or cb is None:
+                continue
+            diff = _differing(ca, cb, in_fmt)
+            # equally few factors: the simplest settings, then the more specific factor (order
+            # is the catch-all)
+            specific = sorted(_PRIORITY.get(f, 9) for f in diff)
+            simple = _simplicity(op, ca, in_fmt) + _simplicity(op, cb, in_fmt)
+            key = (len(diff), simple, specific)
+            if best is None or key < best[0]:
+                best = (key, ca, cb)
+    return (None, None) if best is None else best[1:]
+
+
+def _evidence(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str) -> str:
+    fa, fb = _factors(ca, in_fmt), _factors(cb, in_fmt)
+    if factor == "order":
+        return f"{la} adds in the order {ca.spec.name}, {lb} in {cb.spec.name}"
+    if factor == "accumulator":
+        return f"{la} accumulates in {fa['accumulator']}, {lb} in {fb['accumulator']}"
+    if factor == "input_rounding":
+        return (
+            f"{la} reads the inputs {_as_read(fa['input_rounding'])}, "
+            f"{lb} {_as_read(fb['input_rounding'])}"
+        )
+    if factor == "fma":
+        fused = la if fa["fma"] else lb
+        return f"{fused} fuses each product into the addition (one rounding instead of two)"
+    if factor == "tensor_core":
+        tc, other = (la, lb) if fa["tensor_core"] else (lb, la)
+        cfg = ca if fa["tensor_core"] else cb
+        return (
+            f"{tc} is reproduced by NVIDIA tensor cores ({cfg}: each block of products "
+            f"aligned and added exactly, rounded once), {other} is not"
+        )
+    if factor == "cast":
+
+        def how(cfg, label):
+            fmt = cfg.cast.split(":")[1] if cfg.cast else in_fmt
+            if fa["cast"] == fb["cast"] or not cfg.cast:
+                return f"{label} sums in {in_fmt}"
+            if cfg.cast.startswith("before"):
+                return (
+                    f"{label} rounds the {in_fmt} inputs to {fmt} first, then sums "
+                    "(NumPy's np.sum(x, dtype=...))"
+                )
+            return f"{label} sums in {in_fmt} and rounds the sum to {fmt} (CuPy: cupy issue 9029)"
+
+        return f"{how(ca, la)}; {how(cb, lb)}"
+    if factor == "nondeterminism":
+        return (
+            "the results differ only in the seeded order of the block sums (atomicAdd "
+            "lands in any order): the same code gives another result on every run"
+        )
+    return ""
+
+
+def _as_read(rounding) -> str:
+    return f"as {rounding}" if rounding else "as they are"
+
+
+_PRIORITY = {
+    f: i
+    for i, f in enumerate(
+        (
+            "overflow",
+            "nondeterminism",
+            "cast",
+            "tensor_core",
+            "input_rounding",
+            "accumulator",
+            "fma",
+            "order",
+        )
+    )
+}
+
+
+def _abs_ulps(a, b) -> float:
+    """Sum over elements of |ulps| from a to b (in the wider format; saturated: counted big)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype:
+        fa, fb = format_info(a.dtype), format_info(b.dtype)
+        wide = fa if fa.precision >= fb.precision else fb
+        a, b = (np.asarray(as_format(v, wide.name)) for v in (a, b))
+    u = clamp_ulps(ulp_distance(a, b, nan="sentinel"))
+    u = np.where(np.isfinite(u), u, 1e18)  # NaN against a number, or saturated: very far
+    return float(np.sum(u))
+
+
+def _shares(op, arrays, ca: Config, cb: Config, in_fmt: str) -> dict:
+    """factor -> share of the difference from the difference budget (same cast only)."""
+    order_op = "sum" if op == "mean" else op
+    if ca.cast:
+        if ca.cast.startswith("before"):
+            fmt = ca.cast.split(":")[1]
+            arrays = tuple(np.asarray(as_format(a, fmt)) for a in arrays)
+
+    def cfgdict(c):
+        return {
+            "order": c.spec.name,
+            "params": dict(c.spec.params),
+            "fma": c.spec.fma,
+            "accumulate": c.spec.accumulate,
+            "input_rounding": c.spec.input_rounding,
+        }
+
+    try:
+        bud = difference_budget(arrays, cfgdict(ca), cfgdict(cb), order_op, factors=_FACTORS)
+    except (ValueError, NotImplementedError, TypeError):
+        return {}
+    prev, parts = bud.start, {}
+    for step, cur in bud.steps:
+        name = _NAMES.get(step, step)
+        if name == "order" and _factors(ca, in_fmt)["order"] == _factors(cb, in_fmt)["order"]:
+            name = "nondeterminism"  # only the seed changed
+        parts[name] = parts.get(name, 0.0) + _abs_ulps(prev, cur)
+        prev = cur
+    total = sum(parts.values())
+    return {k: (v / total if total else 0.0) for k, v in parts.items()}
+
+
+# ----------------------------------------------------------------------------- bounds
+
+
+def _bound(op, arrays, cfg: Config | None, out_fmt: str, ref):
+    """The worst-case |result - exact| of ``cfg`` (None: the op's generic bound, a sequential
+    evaluation in the result's format), elementwise; Higham's gamma_d S with S the sum of
+    |terms|, plus each rounding of the inputs and of the result."""
+    n = arrays[0].shape[1] if op == "matmul" else arrays[0].size
+    with np.errstate(all="ignore"):
+        if op in ("sum", "mean"):
+            S = float(np.sum(np.abs(arrays[0].astype(np.float64))))
+        elif op == "dot":
+            S = float(np.sum(np.abs(arrays[0].astype(np.float64) * arrays[1].astype(np.float64))))
+        else:
+            S = np.abs(arrays[0].astype(np.float64)) @ np.abs(arrays[1].astype(np.float64))
+    products = op in ("dot", "matmul")
+    u_out = format_info(out_fmt).unit_roundoff
+    in_fmt = arrays[0].dtype.name
+    if cfg is None:  # generic: sequential, every term and the result in the result's format
+        cast = 0 if format_info(out_fmt).precision >= format_info(in_fmt).precision else 1
+        err = (gamma(n + products, out_fmt) + cast * 2 * u_out) * S
+    elif cfg.spec.name == "tensor-core":
+        u_r = format_info(cfg.spec.input_rounding or in_fmt).unit_roundoff
+        u32 = format_info("float32").unit_roundoff
+        err = (2 * (n + 32) * u32 + 2.01 * u_r * (cfg.spec.input_rounding is not None)) * S
+    else:
+        order_op = "sum" if op == "mean" else op
+        spec = ORDER_OPS[order_op][cfg.spec.name]
+        d = n - 1
+        if spec.depth is not None and spec.library is None and n > 1:
+            try:
+                d = spec.depth(n, spec.validate(dict(cfg.spec.params)))
+            except (ValueError, TypeError):
+                d = n - 1
+        d = max(d, n - 1) if cfg.spec.name in ("kahan", "neumaier") else d
+        acc = _acc(cfg, in_fmt)
+        err = gamma(d + products, acc) * S
+        if cfg.spec.input_rounding:
+            err += 2.01 * format_info(cfg.spec.input_rounding).unit_roundoff * S
+        if cfg.cast and cfg.cast.startswith("before"):
+            err += 1.01 * u_out * S * (2 if products else 1)
+    err = np.asarray(err, dtype=np.float64)
+    if op == "mean":
+        err = err / n
+    # the last rounding to the result's format, and the exact reference's own rounding
+    return err + 2 * u_out * np.abs(np.asarray(ref, dtype=np.float64))
+
+
+# ----------------------------------------------------------------------------- explain
+
+
+def explain(op: str, inputs, results: dict) -> Explanation:
+    """Why do these results of one computation differ, which is closer, and is it expected?
+
+    Parameters
+    ----------
+    op : "sum", "dot", "matmul" or "mean"
+    inputs : the op's input arrays as :func:`fpexplore.compare`'s ``inputs=`` takes them (sum
+        and mean: an array or ``{"x": x}``; dot: ``(a, b)``; matmul: ``(A, B)``), one format
+    results : a dict label -> observed result (a scalar, or an (m, n) array for matmul), two
+        or more; each in any format (a float16 sum of float64 data, a float32 tensor-core
+        product of float16 matrices)
+
+    Returns
+    -------
+    Explanation with ``table`` (index: the labels; ``format``, ``max_abs_ulp``,
+    ``mean_abs_ulp``, ``rel_error`` against the correctly rounded exact result in the
+    result's format, ``closer`` (the result(s) nearest the exact answer), ``within_bound``
+    (inside the worst-case bound of the configuration that reproduces it, else of the op's
+    generic bound), ``reproduced_by`` (the variant spec that reproduces it bit for bit, or
+    None), ``cast`` (where the cast to a narrower result format happens, if any)),
+    ``causes`` (a DataFrame, the most likely first: ``factor`` from :data:`CAUSES`,
+    ``share`` of the difference between the nearest and the farthest result, ``evidence``),
+    ``verdict`` (two or three sentences), ``plot()``, ``diff()``.
+    """
+    pd = require("pandas", "fpx.explain")
+    checks.choice("op", op, OPS)
+    arrays, in_fmt = _arrays(op, inputs)
+    if op == "matmul":
+        shape = (arrays[0].shape[0], arrays[1].shape[1])
+    else:
+        shape = ()
+    observed = _observed(results, shape)
+    refs = {lbl: reference(op, arrays, o.dtype.name) for lbl, o in observed.items()}
+    reproduced = _reproduce(op, arrays, observed, in_fmt)
+    # the closeness: mean |error| against the exact result in the widest result format
+    wide = max(
+        (o.dtype.name for o in observed.values()),
+        key=lambda f: (format_info(f).precision, format_info(f).emax),
+    )
+    ref_wide = np.asarray(
+        refs[next(k for k, o in observed.items() if o.dtype.name == wide)], dtype=np.float64
+    )
+    errors = {}
+    for label, obs in observed.items():
+        with np.errstate(all="ignore"):
+            e = np.abs(obs.astype(np.float64) - ref_wide)
+        e = np.where(obs.astype(np.float64) == ref_wide, 0.0, e)
+        errors[label] = float(np.mean(np.where(np.isnan(e), np.inf, e)))
+    best = min(errors.values())
+    near = min(errors, key=lambda k: errors[k])
+    far = max(errors, key=lambda k: errors[k])
+    if near == far:
+        far = next(k for k in observed if k != near)
+    chosen: dict = {}  # label -> the reproducing configuration the causes rest on
+    causes = _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen)
+    rows = []
+    for label, obs in observed.items():
+        s = summarize(obs, refs[label])
+        exact = reproduced[label][0]
+        cfg = chosen.get(label, exact[0] if exact else None)
+        bound = _bound(op, arrays, cfg, obs.dtype.name, refs[label])
+        ref64 = np.asarray(refs[label], dtype=np.float64)
+        with np.errstate(all="ignore"):
+            dev = np.abs(obs.astype(np.float64) - ref64)
+        dev = np.where(obs.astype(np.float64) == ref64, 0.0, dev)
+        rows.append(
+            {
+                "result": label,
+                "format": obs.dtype.name,
+                "max_abs_ulp": s["max_abs_ulp"],
+                "mean_abs_ulp": s["mean_abs_ulp"],
+                "rel_error": s["max_rel"],
+                "closer": errors[label] == best and not all(e == best for e in errors.values()),
+                "within_bound": bool(np.all(dev <= bound)),
+                "reproduced_by": str(cfg) if cfg is not None else None,
+                "cast": (cfg.cast.split(":")[0] if cfg is not None and cfg.cast else None),
+            }
+        )
+    table = pd.DataFrame(rows).set_index("result")
+    cause_df = pd.DataFrame(causes, columns=["factor", "share", "evidence"])
+    verdict = _verdict(table, cause_df, near, far, errors)
+    return Explanation(
+        op,
+        in_fmt,
+        table,
+        cause_df,
+        verdict,
+        observed,
+        refs,
+        {k: [str(c) for c in v[0]] for k, v in reproduced.items()},
+        (near, far),
+    )
+
+
+def _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen) -> list[dict]:
+    rows = []
+    a, b = observed[near], observed[far]
+    # overflow: one result infinite (or NaN) where the exact result and the other are finite
+    ref_finite = np.isfinite(np.asarray(refs[far], dtype=np.float64))
+    with np.errstate(all="ignore"):
+        blown = {k: ~np.isfinite(o.astype(np.float64)) & ref_finite for k, o in observed.items()}
+    over = [k for k, v in blown.items() if np.any(v)]
+    differ = max(int(np.sum(_ne(a, b))), 1)
+    if over:
+        k = over[0]
+        fmt = observed[k].dtype.name
+        cnt = int(np.sum(blown[k]))
+        acc = None
+        if reproduced[k][0]:
+            acc = _acc(reproduced[k][0][0], in_fmt)
+        rows.append(
+            {
+                "factor": "overflow",
+                "share": min(1.0, cnt / differ),
+                "evidence": f"{k} is {_what(observed[k], blown[k])} in {cnt} element(s) where "
+                f"the exact result is finite: a partial result exceeded "
+                f"{format_info(acc or fmt).name}'s largest value "
+                f"({float(format_info(acc or fmt).max):.6g})",
+            }
+        )
+    # nondeterminism: results reproduced by one configuration apart from its seed, or three
+    # or more results that all differ and that no configuration reproduces
+    labels = list(observed)
+    firsts = [reproduced[k][0][0] if reproduced[k][0] else None for k in labels]
+    seeded = _seeded_common(labels, reproduced)
+    if seeded is not None:
+        cfgs = [seeded[k] for k in labels]
+        chosen.update(seeded)
+        rows.append(
+            {
+                "factor": "nondeterminism",
+                "share": 1.0,
+                "evidence": _evidence(
+                    "nondeterminism", cfgs[0], cfgs[1], labels[0], labels[1], in_fmt
+                )
+                + f"; {cfgs[0].spec.name} with "
+                + ", ".join(
+                    f"{k}: seed {dict(c.spec.params)['seed']}" for k, c in zip(labels, cfgs)
+                ),
+            }
+        )
+    if (
+        not any(r["factor"] == "nondeterminism" for r in rows)
+        and len(labels) >= 3
+        and sum(c is None for c in firsts) >= 2
+        and _all_differ(observed)
+    ):
+        rows.append(
+            {
+                "factor": "nondeterminism",
+                "share": 1.0,
+                "evidence": (
+                    f"{len(labels)} results of the same inputs all differ and no fixed "
+                    "configuration reproduces them: a run-to-run (atomic, scheduling-dependent) "
+                    "order is likely"
+                ),
+            }
+        )
+    ca, cb = _pair(op, reproduced[near], reproduced[far], in_fmt)
+    if ca is not None and not chosen:
+        for k, c in ((near, ca), (far, cb)):
+            if c in reproduced[k][0]:  # (a nearest configuration reproduces nothing)
+                chosen[k] = c
+    if ca is not None and not any(r["factor"] == "nondeterminism" for r in rows):
+        diff = _differing(ca, cb, in_fmt)
+        note = ""
+        if not reproduced[near][0] or not reproduced[far][0]:
+            note = (
+                " (no configuration reproduces "
+                + " and ".join(k for k in (near, far) if not reproduced[k][0])
+                + " bit for bit: its nearest "
+                "is used)"
+            )
+        if "cast" in diff:
+            rows.append(
+                {
+                    "factor": "cast",
+                    "share": 1.0 - sum(r["share"] for r in rows if r["factor"] == "overflow"),
+                    "evidence": _evidence("cast", ca, cb, near, far, in_fmt) + note,
+                }
+            )
+            for f in diff:
+                if f not in ("cast", "nondeterminism"):
+                    rows.append(
+                        {
+                            "factor": f,
+                            "share": 0.0,
+                            "evidence": "also differs: " + _evidence(f, ca, cb, near, far, in_fmt),
+                        }
+                    )
+        else:
+            shares = _shares(op, arrays, ca, cb, in_fmt) if diff else {}
+            rest = 1.0 - sum(r["share"] for r in rows)
+            for f in diff:
+                if f == "cast":
+                    continue
+                rows.append(
+                    {
+                        "factor": f,
+                        "share": rest * shares.get(f, 0.0 if shares else 1.0 / len(diff)),
+                        "evidence": _evidence(f, ca, cb, near, far, in_fmt) + note,
+                    }
+                )
+    if not rows:  # nothing reproduced and nothing else found: an order is the usual cause
+        rows.append(
+            {
+                "factor": "order",
+                "share": 1.0,
+                "evidence": (
+                    "no configuration tried reproduces the results; another evaluation order (a "
+                    "library's own loop) is the most common cause"
+                ),
+            }
+        )
+    rows.sort(key=lambda r: (-r["share"], _PRIORITY[r["factor"]]))
+    return rows
+
+
+def _seeded_common(labels, reproduced):
+    """label -> configuration, one seeded configuration apart from its seed that reproduces
+    every result with a seed of its own (run-to-run nondeterminism), or None."""
+    keys = None
+    per = {}
+    for k in labels:
+        mine = {}
+        for c in reproduced[k][0]:
+            seed = dict(c.spec.params).get("seed")
+            if seed is not None:
+                key = (c.spec.name, c.seedless(), c.spec.fma, c.spec.accumulate, c.cast)
+                mine.setdefault(key, c)
+        per[k] = mine
+        keys = set(mine) if keys is None else keys & set(mine)
+    for key in sorted(keys or (), key=str):
+        cfgs = {k: per[k][key] for k in labels}
+        if len({dict(c.spec.params)["seed"] for c in cfgs.values()}) == len(labels):
+            return cfgs
+    return None
+
+
+def _ne(a, b):
+    """Elementwise: the two results differ (NaN equals NaN)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype:
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        return ~((a64 == b64) | (np.isnan(a64) & np.isnan(b64)))
+    return np.asarray(ulp_distance(a, b, nan="sentinel")) != 0
+
+
+def _what(obs, mask) -> str:
+    v = obs.astype(np.float64)[mask] if obs.ndim else np.asarray([float(obs)])
+    return "NaN" if np.isnan(v).all() else "inf"
+
+
+def _all_differ(observed: dict) -> bool:
+    vals = list(observed.values())
+    return all(
+        bool(np.any(_ne(vals[i], vals[j])))
+        for i in range(len(vals))
+        for j in range(i + 1, len(vals))
+    )
+
+
+def _verdict(table, causes, near, far, errors) -> str:
+    inside = bool(table["within_bound"].all())
+    main = causes.iloc[0] if len(causes) else None
+    overflow = main is not None and main["factor"] in ("overflow",)
+    if overflow:
+        first = "The difference is not expected of rounding alone: a result overflowed."
+    elif inside:
+        first = (
+            "The difference is expected: every result is within the worst-case error "
+            "bound of the configuration that reproduces it."
+        )
+    else:
+        out = ", ".join(k for k, r in table.iterrows() if not r["within_bound"])
+        first = f"The difference is larger than expected: {out} exceeds its worst-case bound."
+    closer = [k for k, r in table.iterrows() if r["closer"]]
+    if closer:
+        second = (
+            f"{' and '.join(closer)} {'is' if len(closer) == 1 else 'are'} closer to the "
+            f"exact answer (max {table.loc[closer[0], 'max_abs_ulp']:g} ulps against "
+            f"{table.loc[far, 'max_abs_ulp']:g} for {far})."
+        )
+    else:
+        second = "The results are equally close to the exact answer."
+    third = ""
+    if main is not None:
+        third = f" The main cause is {main['factor'].replace('_', ' ')}: {main['evidence']}."
+    return f"{first} {second}{third}"

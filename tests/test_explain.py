@@ -1,0 +1,164 @@
+"""fpx.explain against mechanisms built on purpose: each test makes two or more results by one
+known mechanism with fpexplore's emulated orders (never the host's BLAS), and checks that the
+true cause ranks first and that the result nearer the exact answer (computed here with
+fractions or the exact references) is the one named closer."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore.explain import CAUSES
+
+
+def _exact_sum(x) -> Fraction:
+    return sum((Fraction(float(v)) for v in np.ravel(x)), Fraction(0))
+
+
+def _closer(results: dict, exact: Fraction) -> set:
+    """The labels whose value is nearest the exact value (infinite: never)."""
+    err = {
+        k: abs(Fraction(float(v)) - exact) if np.isfinite(float(v)) else None
+        for k, v in results.items()
+    }
+    best = min(e for e in err.values() if e is not None)
+    return {k for k, e in err.items() if e == best}
+
+
+def _check(e, cause: str, closer: set):
+    assert e.causes.iloc[0]["factor"] == cause, e.causes
+    assert set(e.table.index[e.table["closer"]]) == closer, e.table
+    assert set(e.causes["factor"]) <= set(CAUSES)
+    for label in closer:
+        assert label in e.verdict
+    assert cause.replace("_", " ") in e.verdict
+    assert e.verdict.count(".") >= 2 and "Explanation" in repr(e) and "<table" in e._repr_html_()
+
+
+def test_order_sequential_against_pairwise():
+    x = fpx.generate("uniform", 100_000, "float32", 0)
+    res = {"cpu": fpx.sum(x, "sequential"), "gpu": fpx.sum(x, "pairwise")}
+    e = fpx.explain("sum", x, res)
+    _check(e, "order", _closer(res, _exact_sum(x)))
+    assert e.table.loc["cpu", "reproduced_by"] == "sequential"
+    assert e.table.loc["gpu", "reproduced_by"] == "pairwise"
+    ref = fpx.exact_sum(x)
+    assert e.table.loc["cpu", "max_abs_ulp"] == abs(fpx.ulp_distance(ref, res["cpu"]))
+    assert e.table["within_bound"].all() and "expected" in e.verdict
+    assert e.causes.iloc[0]["share"] == 1.0
+    assert e.plot().axes and e.diff().summary["elements"] == 1
+
+
+def test_accumulator_float32_against_float16():
+    x = fpx.generate("uniform", 5000, "float16", 1)
+    res = {
+        "f32": fpx.sum(x, "sequential", accumulate="float32"),
+        "f16": fpx.sum(x, "sequential"),
+    }
+    e = fpx.explain("sum", x, res)
+    _check(e, "accumulator", _closer(res, _exact_sum(x)))
+    assert e.table.loc["f16", "reproduced_by"] == "sequential"
+    assert "float32" in e.causes.iloc[0]["evidence"]
+
+
+def test_cast_before_or_after_the_sum():
+    """float64 data summed into float16: NumPy's np.sum(x, dtype=float16) rounds each value
+    first; CuPy sums in float64 and rounds the sum (cupy issue 9029)."""
+    rng = np.random.default_rng(0)
+    x = 1 + rng.uniform(0.5, 0.99, 2040) * 2**-11  # each rounds down to 1.0 in float16
+    numpy_like = fpx.sum(fpx.as_format(x, "float16"), "numpy")
+    cupy_like = fpx.as_format(fpx.sum(x, "pairwise"), "float16")
+    assert float(numpy_like) == 2040.0 and float(cupy_like) == 2041.0
+    res = {"numpy": numpy_like, "cupy": cupy_like}
+    e = fpx.explain("sum", x, res)
+    _check(e, "cast", _closer(res, _exact_sum(x)))
+    assert e.reference["cupy"] == np.float16(2041) and e.table.loc["numpy", "max_abs_ulp"] == 1
+    assert e.table.loc["numpy", "cast"] == "before" and e.table.loc["cupy", "cast"] == "after"
+
+
+def test_input_rounding_tf32():
+    A = fpx.generate("normal", 40 * 90, "float32", 5).reshape(40, 90)
+    B = fpx.generate("normal", 90 * 30, "float32", 6).reshape(90, 30)
+    res = {
+        "plain": fpx.matmul(A, B, "sequential"),
+        "tf32": fpx.matmul(A, B, "sequential", input_rounding="tf32"),
+    }
+    e = fpx.explain("matmul", (A, B), res)
+    exact = fpx.exact_matmul(A, B).astype(np.float64)
+    err = {k: np.mean(np.abs(v.astype(np.float64) - exact)) for k, v in res.items()}
+    _check(e, "input_rounding", {min(err, key=err.get)})
+    assert e.table.loc["tf32", "reproduced_by"] == "sequential+tf32"
+
+
+def test_fma_in_a_dot_product():
+    a = fpx.generate("normal", 2000, "float32", 2)
+    b = fpx.generate("normal", 2000, "float32", 3)
+    res = {"plain": fpx.dot(a, b, "sequential"), "fma": fpx.dot(a, b, "sequential", fma=True)}
+    exact = sum((Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a, b)), Fraction(0))
+    e = fpx.explain("dot", (a, b), res)
+    _check(e, "fma", _closer(res, exact))
+    assert e.table.loc["fma", "reproduced_by"] == "sequential+fma"
+
+
+def test_tensor_cores_against_a_cpu_order():
+    A = fpx.generate("normal", 32 * 200, "float32", 7).reshape(32, 200)
+    B = fpx.generate("normal", 200 * 24, "float32", 8).reshape(200, 24)
+    gpu = fpx.mma(
+        fpx.as_format(A, "tf32"),
+        fpx.as_format(B, "tf32"),
+        np.zeros((32, 24), np.float32),
+        arch="a100",
+        inputs="tf32",
+    )
+    res = {"gpu": gpu, "cpu": fpx.matmul(A, B, "blocked", block=64)}
+    e = fpx.explain("matmul", (A, B), res)
+    exact = fpx.exact_matmul(A, B).astype(np.float64)
+    err = {k: np.mean(np.abs(v.astype(np.float64) - exact)) for k, v in res.items()}
+    _check(e, "tensor_core", {min(err, key=err.get)})
+    assert e.table.loc["gpu", "reproduced_by"].startswith("tensor-core(arch=")
+    assert e.table.loc["gpu", "reproduced_by"].endswith("+tf32")
+
+
+def test_nondeterminism_of_atomic_block_sums():
+    x = fpx.generate("normal", 100_000, "float32", 4)
+    res = {f"run{k}": fpx.sum(x, "tree", combine="atomic", seed=k) for k in range(4)}
+    assert len({float(v) for v in res.values()}) == 4  # all differ
+    e = fpx.explain("sum", x, res)
+    _check(e, "nondeterminism", _closer(res, _exact_sum(x)))
+    for k in range(4):
+        assert e.table.loc[f"run{k}", "reproduced_by"] == f"tree(combine=atomic, seed={k})"
+
+
+def test_overflow_of_a_float16_accumulator():
+    x = np.concatenate([np.full(50, 3000, np.float16), np.full(50, -2990, np.float16)])
+    res = {
+        "f16": fpx.sum(x, "sequential"),
+        "f32": fpx.sum(x, "sequential", accumulate="float32"),
+    }
+    assert np.isinf(res["f16"]) and float(res["f32"]) == 500.0
+    e = fpx.explain("sum", x, res)
+    _check(e, "overflow", {"f32"})
+    assert "accumulator" in list(e.causes["factor"])
+    assert not e.table.loc["f16", "within_bound"] and "not expected" in e.verdict
+
+
+def test_mean_and_the_arguments():
+    x = fpx.generate("uniform", 10_000, "float32", 9)
+    res = {"numpy": fpx.mean(x), "seq": fpx.mean(x, variant="sequential")}
+    assert res["numpy"] != res["seq"]
+    e = fpx.explain("mean", {"x": x}, res)
+    _check(e, "order", _closer(res, _exact_sum(x) / x.size))
+    assert list(e.table["reproduced_by"]) == ["numpy", "sequential"]
+    with pytest.raises(ValueError, match="two or more results"):
+        fpx.explain("sum", x, {"a": np.float32(1)})
+    with pytest.raises(ValueError, match="unknown op"):
+        fpx.explain("cdist", x, {"a": np.float32(1), "b": np.float32(2)})
+    with pytest.raises(ValueError, match="shape"):
+        fpx.explain("sum", x, {"a": x[:2], "b": np.float32(2)})
+    with pytest.raises(TypeError, match="masked arrays"):
+        fpx.explain("sum", np.ma.masked_array(x), {"a": np.float32(1), "b": np.float32(2)})
+    with pytest.raises(TypeError, match="blok"):
+        fpx.explain("sum", x, {"a": np.float32(1), "b": np.float32(2)}, blok=1)
