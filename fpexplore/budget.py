@@ -120,12 +120,20 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
     """
     pd = require("pandas", "fpx.difference_budget")
     if op not in ("sum", "dot", "matmul"):
-        raise ValueError(f"unknown op {op!r}; difference_budget takes sum, dot or matmul")
+        raise ValueError(
+            f"unknown op {checks.shown(op)}; difference_budget takes sum, dot or matmul"
+        )
     factors = checks.name_list("factors", factors)
     bad = set(factors) - set(FACTORS)
     if bad:
         raise ValueError(f"unknown factor(s) {sorted(bad)}; factors: {', '.join(FACTORS)}")
     inputs = (inputs,) if op == "sum" and not isinstance(inputs, tuple) else tuple(inputs)
+    if len(inputs) != (1 if op == "sum" else 2):
+        raise ValueError(
+            f"difference_budget({checks.shown(op)}) takes "
+            f"{'one array' if op == 'sum' else 'two arrays'} "
+            f"as inputs, got {len(inputs)}"
+        )
     defaults = {
         "order": "sequential",
         "params": {},

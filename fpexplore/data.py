@@ -20,8 +20,7 @@ DISTRIBUTIONS = {
 
 def check_choice(name: str, value, valid) -> None:
     """ValueError naming the valid choices when ``value`` is not one of them."""
-    if value not in valid:
-        raise ValueError(f"unknown {name} {value!r}; valid: {', '.join(valid)}")
+    checks.choice(name, value, valid)
 
 
 def generate(distribution: str, n: int, fmt: str = "float32", seed: int = 0, *, shape=None):
@@ -37,6 +36,7 @@ def generate(distribution: str, n: int, fmt: str = "float32", seed: int = 0, *, 
     check_choice("distribution", distribution, DISTRIBUTIONS)
     info = format_info(fmt)
     n = checks.integer("n", n, 0)
+    seed = checks.seed(seed)
     shape = (n,) if shape is None else tuple(shape)
     size = int(np.prod(shape))
     if size != n:  # (n was ignored when a shape was given)

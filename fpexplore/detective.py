@@ -140,7 +140,9 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     """
     pd = require("pandas", "fpx.match_orders")
     if op not in ("sum", "dot", "matmul"):
-        raise ValueError(f"unknown op {op!r}; match_orders takes sum, dot or matmul")
+        raise ValueError(f"unknown op {checks.shown(op)}; match_orders takes sum, dot or matmul")
+    if top is not None:
+        checks.integer("top", top, 1)
     obs, info = _as_observations(inputs, observed, op)
     if candidates_ is None:
         cands = candidates(op, info.name)
@@ -252,10 +254,14 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
 
     if hasattr(inputs, "inputs") and hasattr(inputs, "op"):  # a Comparison
         if inputs.op != op:
-            raise ValueError(f"the comparison is of {inputs.op!r}, not {op!r}")
+            raise ValueError(
+                f"the comparison is of {checks.shown(inputs.op)}, not {checks.shown(op)}"
+            )
         inputs = inputs.inputs
     if op not in NUMPY_FUNCTIONS:
-        raise ValueError(f"explain_numpy explains {', '.join(NUMPY_FUNCTIONS)}; got {op!r}")
+        raise ValueError(
+            f"explain_numpy explains {', '.join(NUMPY_FUNCTIONS)}; got {checks.shown(op)}"
+        )
     label, func = NUMPY_FUNCTIONS[op]
     names = ARRAYS[op]
     missing = [k for k in names if k not in inputs]

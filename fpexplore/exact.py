@@ -35,6 +35,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import checks
 from .formats import FormatInfo, coerce, format_info, round_f64, scalar_out
 from .numerics import (
     float_to_scaled_int,
@@ -372,7 +373,7 @@ def kernel_needs(what: str, info: FormatInfo) -> list:
         if info.name == "float64":
             return [("dot_bins64", np.dtype(np.float64), None)]
         return [("dot_bins32", np.dtype(np.float32), None)]
-    raise ValueError(f"unknown function {what!r}")
+    raise ValueError(f"unknown function {checks.shown(what)}")
 
 
 # signed integer view, fraction bits, exponent bits of the formats summed by sum_bins

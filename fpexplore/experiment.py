@@ -213,7 +213,9 @@ class Comparison:
         if len(matches) == 1:
             return matches[0]
         what = "is ambiguous" if matches else "is not a result here"
-        raise ValueError(f"{name!r} {what}; results: {', '.join([*labels, EXACT_LABEL])}")
+        raise ValueError(
+            f"{checks.shown(name)} {what}; results: {', '.join([*labels, EXACT_LABEL])}"
+        )
 
     def _shape(self, row) -> str:
         out = self.results.get((row["variant"], row["backend"]))
@@ -630,7 +632,9 @@ def compare(
         inputs, fmt, n = user_inputs(op_spec, inputs, what="fpx.compare")
         if format is not None and format != fmt:
             _check("format", format, FORMATS)
-            raise ValueError(f"format={format!r} but the inputs are {fmt}: leave format out")
+            raise ValueError(
+                f"format={checks.shown(format)} but the inputs are {fmt}: leave format out"
+            )
         format, distribution, seed = fmt, USER_DATA, None
     else:
         if n is None:

@@ -167,7 +167,9 @@ def _observed(results, shape) -> dict:
         arr = np.asarray(r)
         format_info(arr.dtype)  # one of FORMATS (TypeError otherwise)
         if arr.shape != shape:
-            raise ValueError(f"result {label!r} has shape {arr.shape}; the op gives {shape}")
+            raise ValueError(
+                f"result {checks.shown(label)} has shape {arr.shape}; the op gives {shape}"
+            )
         out[str(label)] = arr
     return out
 

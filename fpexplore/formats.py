@@ -35,6 +35,7 @@ from typing import NamedTuple
 import ml_dtypes
 import numpy as np
 
+from . import checks
 from .numerics import odd_f64_to_f32, round_rational
 
 __all__ = [
@@ -164,7 +165,9 @@ def format_info(fmt) -> FormatInfo:
     if isinstance(fmt, str):
         info = _INFO.get(fmt)
         if info is None:
-            raise ValueError(f"unknown format {fmt!r}; valid formats: {', '.join(ROUNDINGS)}")
+            raise ValueError(
+                f"unknown format {checks.shown(fmt)}; valid formats: {', '.join(ROUNDINGS)}"
+            )
         return info
     try:
         dt = np.dtype(fmt)
@@ -172,7 +175,7 @@ def format_info(fmt) -> FormatInfo:
         dt = None
     if dt is not None and dt in _BY_DTYPE:
         return _BY_DTYPE[dt]
-    raise ValueError(f"unknown format {fmt!r}; valid formats: {', '.join(ROUNDINGS)}")
+    raise ValueError(f"unknown format {checks.shown(fmt)}; valid formats: {', '.join(ROUNDINGS)}")
 
 
 def _unsupported_dtype(dt: np.dtype) -> TypeError:
@@ -309,13 +312,13 @@ def _as_ratio(v) -> tuple[int, int] | float:
     if isinstance(v, numbers.Rational):
         return int(v.numerator), int(v.denominator)
     if isinstance(v, (numbers.Complex)) and not isinstance(v, numbers.Real):
-        raise TypeError(f"complex value {v!r} cannot be rounded to a real format")
+        raise TypeError(f"complex value {checks.shown(v)} cannot be rounded to a real format")
     if hasattr(v, "as_integer_ratio"):
         try:
             return v.as_integer_ratio()
         except (OverflowError, ValueError):
             return float(v)  # inf or nan
-    raise TypeError(f"cannot round {type(v).__name__} value {v!r} to a binary format")
+    raise TypeError(f"cannot round {type(v).__name__} value {checks.shown(v)} to a binary format")
 
 
 def _round_exact_scalar(v, info: FormatInfo) -> float:
@@ -434,7 +437,7 @@ def bit_string(x, sep: str = " "):
     """Bit pattern as ``"s eeeeeeee ffff..."`` (a str for scalars, an array of str otherwise);
     ``sep`` (a string) separates sign, exponent and fraction."""
     if not isinstance(sep, str):
-        raise TypeError(f"sep must be a string, got {sep!r}")
+        raise TypeError(f"sep must be a string, got {checks.shown(sep)}")
     arr, info = _float_array(x)
     b = np.asarray(to_bits(arr)).reshape(-1).tolist()
     eb = info.exponent_bits
@@ -574,7 +577,7 @@ def ulp_distance(a, b, *, nan: str = "raise"):
     are NaN and :data:`ULP_NAN` (the most negative int64) where exactly one is.
     """
     if nan not in ("raise", "sentinel"):
-        raise ValueError(f"nan must be 'raise' or 'sentinel', got {nan!r}")
+        raise ValueError(f"nan must be 'raise' or 'sentinel', got {checks.shown(nan)}")
     (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True)
     xa, xb = np.broadcast_arrays(xa, xb)
     na, nb_ = np.isnan(xa), np.isnan(xb)
@@ -634,7 +637,7 @@ def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], F
             ):
                 raise TypeError(f"{what}: integer input too large to be exact in float64")
             if weak.dtype.kind not in "iuf":
-                raise TypeError(f"{what}: unsupported input {x!r}")
+                raise TypeError(f"{what}: unsupported input {checks.shown(x)}")
             prepared.append((weak, True))
             continue
         arr = np.asarray(x)
@@ -648,7 +651,7 @@ def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], F
         raise TypeError(
             f"{what}: mixed formats {' and '.join(names)}; convert explicitly first, e.g. "
             f"fpx.as_format(x, {names[-1]!r}) (widening is exact) or "
-            f"fpx.as_format(x, {names[0]!r}) (rounds)"
+            f"fpx.as_format(x, {checks.shown(names[0])}) (rounds)"
         )
     info = next(iter(strong.values())) if strong else _INFO["float64"]
     out = []
@@ -663,8 +666,9 @@ def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], F
             if not np.all(same):
                 bad = f64[~same].reshape(-1)[0] if f64.ndim else float(f64)
                 raise TypeError(
-                    f"{what}: the Python value {bad!r} is not exactly representable in "
-                    f"{info.name}; round it explicitly with fpx.as_format(value, {info.name!r}) "
+                    f"{what}: the Python value {checks.shown(bad)} is not exactly representable in "
+                    f"{info.name}; round it explicitly with fpx.as_format(value, "
+                    f"{checks.shown(info.name)}) "
                     "or pass an array of that format"
                 )
             arr = conv

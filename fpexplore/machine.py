@@ -337,7 +337,7 @@ def summary(info: dict | None = None) -> dict[str, str]:
 
 def _check_call(call: str, arrays) -> str:
     if call not in CALLS:
-        raise ValueError(f"unknown call {call!r}; valid calls: {', '.join(CALLS)}")
+        raise ValueError(f"unknown call {call!r:.80}; valid calls: {', '.join(CALLS)}")
     module, arity, _ = CALLS[call]
     if len(arrays) != arity:
         raise TypeError(f"{call} takes {arity} array(s), got {len(arrays)}")
@@ -386,12 +386,17 @@ def run_elsewhere(call: str, *arrays, env=None, threads=None, timeout=120):
     if threads is not None:
         threads = checks.integer("threads", threads, 1)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise TypeError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        raise TypeError(
+            f"timeout must be a positive number of seconds, got {checks.shown(timeout)}"
+        )
     if env is not None and not isinstance(env, dict):
         raise TypeError(f"env must be a dict of names to strings, got {type(env).__name__}")
     for k, v in (env or {}).items():
         if not isinstance(k, str) or not isinstance(v, (str, int)) or isinstance(v, bool):
-            raise TypeError(f"env: {k!r} -> {v!r}: names and values must be strings (or ints)")
+            raise TypeError(
+                f"env: {checks.shown(k)} -> {checks.shown(v)}: names and values must be "
+                f"strings (or ints)"
+            )
     extra = {}
     if threads is not None:
         t = str(threads)

@@ -19,6 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import checks
 from .formats import ULP_NAN, format_info, ulp_distance
 
 __all__ = [
@@ -140,7 +141,7 @@ def sum_depth(n: int, order: str, *, block: int = 128) -> int:
     if n <= 1:
         return 0
     if spec.depth is None:
-        raise ValueError(f"no depth for order {order!r}")
+        raise ValueError(f"no depth for order {checks.shown(order)}")
     return spec.depth(n, spec.validate({"block": block} if "block" in spec.params else {}))
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import checks
 from ._optional import require
 from .formats import bit_string, format_info
 from .metrics import ulp_error
@@ -134,7 +135,7 @@ def ulp_heatmap(cmp, ax=None, which=None):
 def plot_comparison(cmp, kind: str = "auto", ax=None):
     kinds = ("auto", "bars", "hist", "heatmap")
     if kind not in kinds:
-        raise ValueError(f"unknown plot kind {kind!r}; valid: {', '.join(kinds)}")
+        raise ValueError(f"unknown plot kind {checks.shown(kind)}; valid: {', '.join(kinds)}")
     scalar = all(np.ndim(v) == 0 for v in cmp.results.values())
     if kind == "auto":
         kind = "bars" if scalar else ("heatmap" if cmp.op == "matmul" else "hist")
@@ -234,7 +235,7 @@ def diff_plot(diff, kind: str = "auto", ax=None):
     values for a scalar; "auto" picks by shape."""
     kinds = ("auto", "hist", "heatmap", "bits")
     if kind not in kinds:
-        raise ValueError(f"unknown plot kind {kind!r}; valid: {', '.join(kinds)}")
+        raise ValueError(f"unknown plot kind {checks.shown(kind)}; valid: {', '.join(kinds)}")
     if kind == "auto":
         kind = {0: "bits", 2: "heatmap"}.get(diff.ulps.ndim, "hist")
     if kind == "bits":

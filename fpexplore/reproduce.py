@@ -11,6 +11,7 @@ import inspect
 
 import numpy as np
 
+from . import checks
 from .data import draw, wide_span
 from .formats import format_info
 from .ops.reductions import dot_second_distribution
@@ -55,7 +56,7 @@ def reproducer(comparison, variant: str | None = None) -> str:
         )
     cmp = comparison
     if cmp.op not in ("sum", "dot"):
-        raise ValueError(f"reproducer supports sum and dot comparisons, not {cmp.op!r}")
+        raise ValueError(f"reproducer supports sum and dot comparisons, not {checks.shown(cmp.op)}")
     if cmp.format == "bfloat16":
         raise ValueError(
             "reproducer: bfloat16 needs a correctly rounding conversion that "

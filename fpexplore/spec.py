@@ -66,6 +66,7 @@ import numbers
 import re
 from dataclasses import dataclass
 
+from . import checks
 from .formats import FORMATS, INPUT_ROUNDINGS_TEXT
 from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
 from .orders.registry import OPS as ORDER_OPS
@@ -105,14 +106,14 @@ class VariantSpec:
     def __post_init__(self):
         if not isinstance(self.name, str) or not _VARIANT_NAME.fullmatch(self.name):
             raise ValueError(
-                f"a variant name is a word like 'tree' or 'two-pass', got {self.name!r}"
+                f"a variant name is a word like 'tree' or 'two-pass', got {checks.shown(self.name)}"
             )
         items = list(self.params.items()) if isinstance(self.params, dict) else list(self.params)
         clean = []
         for item in items:
             k, v = item
             if not isinstance(k, str) or not _KEY.fullmatch(k):
-                raise ValueError(f"a parameter name is an identifier, got {k!r}")
+                raise ValueError(f"a parameter name is an identifier, got {checks.shown(k)}")
             if hasattr(v, "item") and not isinstance(v, (str, bytes)):
                 v = v.item()  # NumPy scalars -> Python values
             if isinstance(v, numbers.Integral) and not isinstance(v, bool):
@@ -122,7 +123,7 @@ class VariantSpec:
             elif v is not None and not isinstance(v, (bool, str)):
                 raise ValueError(
                     f"parameter {k}: a value is an integer, float, True/False/None or a string, "
-                    f"got {v!r}"
+                    f"got {checks.shown(v)}"
                 )
             clean.append((k, v))
         keys = [k for k, _ in clean]
@@ -131,10 +132,11 @@ class VariantSpec:
             raise ValueError(f"parameter {', '.join(dup)} given twice")
         object.__setattr__(self, "params", tuple(sorted(clean, key=_param_key)))
         if not isinstance(self.fma, bool):
-            raise ValueError(f"fma must be True or False, got {self.fma!r}")
+            raise ValueError(f"fma must be True or False, got {checks.shown(self.fma)}")
         if self.input_rounding is not None and self.input_rounding not in INPUT_ROUNDINGS:
             raise ValueError(
-                f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got {self.input_rounding!r}"
+                f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got "
+                f"{checks.shown(self.input_rounding)}"
             )
         if self.accumulate is not None:
             _check_accumulator(self.accumulate)
@@ -222,7 +224,7 @@ def _parse_value(token: str, text: str):
         return float(t)
     if _NAME.fullmatch(t):
         return t
-    raise _syntax(text, f"cannot read the value {t!r}")
+    raise _syntax(text, f"cannot read the value {checks.shown(t)}")
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -242,7 +244,9 @@ def _check_accumulator(acc: str) -> None:
             f"{acc} is an input rounding (write +{acc}), not an accumulator format; "
             f"accumulator formats: {', '.join(FORMATS)}"
         )
-    raise ValueError(f"unknown accumulator {acc!r}; accumulator formats: {', '.join(FORMATS)}")
+    raise ValueError(
+        f"unknown accumulator {checks.shown(acc)}; accumulator formats: {', '.join(FORMATS)}"
+    )
 
 
 def _split_params(s: str, pos: int, text: str) -> tuple[list[str], int]:
@@ -329,12 +333,12 @@ def _parse(text: str) -> VariantSpec:
             try:
                 _check_accumulator(word)
             except (TypeError, ValueError) as e:
-                raise ValueError(f"{text!r}: {e}") from None
+                raise ValueError(f"{checks.shown(text)}: {e}") from None
             acc = word
             break
         if word not in MODIFIERS:
             raise ValueError(
-                f"unknown modifier +{w.group()} in {text!r}; modifiers: "
+                f"unknown modifier +{w.group()} in {checks.shown(text)}; modifiers: "
                 + ", ".join("+" + x for x in MODIFIERS)
                 + f" (and @ACCUMULATOR with one of {', '.join(FORMATS)}); a spec is {GRAMMAR}"
             )
@@ -343,7 +347,9 @@ def _parse(text: str) -> VariantSpec:
         mods.append(word)
     rounding = [x for x in mods if x in INPUT_ROUNDINGS]
     if len(rounding) > 1:
-        raise ValueError(f"{text!r}: one input rounding at most, +tf32 or +bfloat16, not both")
+        raise ValueError(
+            f"{checks.shown(text)}: one input rounding at most, +tf32 or +bfloat16, not both"
+        )
     return VariantSpec(name, tuple(params), "fma" in mods, rounding[0] if rounding else None, acc)
 
 
@@ -383,7 +389,7 @@ FMA_SUM = "fma applies where a product feeds an accumulator: dot and matmul, not
 
 def _split_k_check(v):
     if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-        raise ValueError(f"split_k must be a positive integer (at most k), got {v!r}")
+        raise ValueError(f"split_k must be a positive integer (at most k), got {checks.shown(v)}")
     return int(v)
 
 
@@ -405,7 +411,9 @@ def _check_params(spec: VariantSpec, allowed: dict, what: str, extra_hint=None) 
     for k, v in spec.params:
         if k not in allowed:
             hint = extra_hint(k) if extra_hint else None
-            raise ValueError(hint or f"{what} has no parameter {k!r}; {_describe_params(allowed)}")
+            raise ValueError(
+                hint or f"{what} has no parameter {checks.shown(k)}; {_describe_params(allowed)}"
+            )
         check = allowed[k][1]
         try:
             check(v)
@@ -417,7 +425,8 @@ def _check_order(spec: VariantSpec, op: str) -> None:
     table = ORDER_OPS[op]
     if spec.name not in table:
         raise ValueError(
-            f"unknown variant {spec.name!r} for {op}; valid variants: {', '.join(table)} "
+            f"unknown variant {spec.name!r} for {op}; valid variants: "
+            f"{', '.join(table)} "
             f"(a variant spec: {GRAMMAR})"
         )
     order = table[spec.name]
@@ -487,7 +496,8 @@ def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
         spec = dataclasses.replace(spec, name=spec.name + "+fma", fma=False)
     if spec.name not in valid:
         raise ValueError(
-            f"unknown variant {spec.name!r} for {op}; valid variants: {', '.join(valid)} "
+            f"unknown variant {spec.name!r} for {op}; valid variants: "
+            f"{', '.join(valid)} "
             f"(a variant spec: {GRAMMAR})"
         )
     from .ops.registry import get
@@ -535,7 +545,7 @@ def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
         if order is not None and not ORDER_OPS[f.order_of][order].fma:
             fused = [n for n, o in ORDER_OPS[f.order_of].items() if o.fma]
             raise ValueError(
-                f"fma does not change order {order!r} of {label}: no product feeds an "
+                f"fma does not change order {checks.shown(order)} of {label}: no product feeds an "
                 f"accumulator there; orders where it does: {', '.join(fused)}"
             )
     if spec.input_rounding:

@@ -91,7 +91,7 @@ def parse_number(text) -> Fraction | float:
     with a friendly message for anything else (an empty box, words).
     """
     if isinstance(text, (bool, np.bool_)):
-        raise ValueError(f"{text!r} is not a number: {_NUMBER_HELP}")
+        raise ValueError(f"{checks.shown(text)} is not a number: {_NUMBER_HELP}")
     if isinstance(text, (int, np.integer)):
         return Fraction(int(text))
     if isinstance(text, (float, np.floating)):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import checks
 from .formats import coerce, ulp_distance
 from .numerics import clamp_ulps
 
@@ -125,9 +126,9 @@ def suggest_tolerance(actual, desired, *, coverage: float = 1.0, margin: float =
     the covered elements.
     """
     if not 0 < coverage <= 1:
-        raise ValueError(f"coverage must be in (0, 1], got {coverage!r}")
+        raise ValueError(f"coverage must be in (0, 1], got {checks.shown(coverage)}")
     if margin < 1:
-        raise ValueError(f"margin must be >= 1, got {margin!r}")
+        raise ValueError(f"margin must be >= 1, got {checks.shown(margin)}")
     (a, d), info = coerce(actual, desired, what="suggest_tolerance", broadcast=True)
     a, d = np.broadcast_arrays(a, d)
     a = a.reshape(-1)

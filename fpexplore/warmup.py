@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import checks
+
 __all__ = ["WarmupSummary", "cache_dirs", "is_cold", "warmup"]
 
 # problem sizes for the warm-up: enough to run every code path, small enough to be instant
@@ -145,7 +147,7 @@ def warmup(formats=None, ops=None, progress=True) -> WarmupSummary:
     ops = list(op_names() if ops is None else _as_list(ops))
     for f in formats:
         if f not in FORMATS:
-            raise ValueError(f"unknown format {f!r}; formats: {', '.join(FORMATS)}")
+            raise ValueError(f"unknown format {checks.shown(f)}; formats: {', '.join(FORMATS)}")
     for op in ops:
         get_op(op)  # ValueError listing the ops
     t_start = time.perf_counter()

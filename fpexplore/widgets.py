@@ -428,7 +428,7 @@ class Explorer(W.VBox):
         from .spec import parse_spec
 
         if label not in PRESETS:
-            raise ValueError(f"unknown preset {label!r}; presets: {', '.join(PRESETS)}")
+            raise ValueError(f"unknown preset {checks.shown(label)}; presets: {', '.join(PRESETS)}")
         default_op, ops, variants = PRESETS[label]
         if self.op.value not in ops:
             with self._quiet():
@@ -585,7 +585,9 @@ class Explorer(W.VBox):
         shows a download link for it in the app (a teacher pastes them into slides)."""
         try:
             if kind not in EXPORTS:
-                raise ValueError(f"unknown export {kind!r}; choose one of {', '.join(EXPORTS)}")
+                raise ValueError(
+                    f"unknown export {checks.shown(kind)}; choose one of {', '.join(EXPORTS)}"
+                )
             cmp = self.comparison
             if cmp is None:
                 raise ValueError("nothing to export: the view has no result")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import checks
 from ..ops.registry import OPS
 
 _STATUS: tuple[bool, str] | None = None
@@ -101,7 +102,9 @@ def kernel_source(fmt: str) -> str:
     always flushes subnormals (the emulated ``combine="atomic"`` does the same).
     """
     if fmt not in _TYPES:
-        raise ValueError(f"the order kernels exist for float32 and float64, not {fmt!r}")
+        raise ValueError(
+            f"the order kernels exist for float32 and float64, not {checks.shown(fmt)}"
+        )
     T, P, C = _TYPES[fmt]
     return f"""
 #define T {T}
@@ -292,7 +295,9 @@ def kernel_sum(
         if return_partials:
             return out.get()[0], part.get()
     else:
-        raise ValueError(f"no GPU kernel for order {order!r}; kernels: {', '.join(KERNEL_ORDERS)}")
+        raise ValueError(
+            f"no GPU kernel for order {checks.shown(order)}; kernels: {', '.join(KERNEL_ORDERS)}"
+        )
     return out.get()[0]
 
 
@@ -315,7 +320,7 @@ def library(op: str, *args, tf32: bool = False, **kwargs):
     cp = _cupy()
     spec = OPS.get(op)
     if spec is None or spec.cupy is None:
-        raise ValueError(f"no CuPy function for op {op!r}")
+        raise ValueError(f"no CuPy function for op {checks.shown(op)}")
     dev = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
     if tf32:
         if op != "matmul":

@@ -24,6 +24,7 @@ import importlib.util
 
 import numpy as np
 
+from .. import checks
 from ..machine import run_here
 
 __all__ = ["CALLS", "NAMES", "call_name", "run", "status"]
@@ -48,7 +49,7 @@ _FORMATS = {
 def status(name: str) -> tuple[bool, str]:
     """(available, version or why not) for one library backend; imports nothing."""
     if name not in NAMES:
-        raise ValueError(f"unknown library backend {name!r}; valid: {', '.join(NAMES)}")
+        raise ValueError(f"unknown library backend {checks.shown(name)}; valid: {', '.join(NAMES)}")
     if importlib.util.find_spec(name) is None:
         return False, f"{name} is not installed (pip install {name})"
     from importlib import metadata

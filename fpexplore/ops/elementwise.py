@@ -75,6 +75,7 @@ import math
 
 import numpy as np
 
+from .. import checks
 from ..data import generate
 from ..formats import FormatInfo, as_format, coerce, format_info, scalar_out, ulp_distance
 from ..numerics import ZIV_SLACK, round_rational, round_scaled_int, ziv_decide
@@ -219,7 +220,9 @@ def ulp_error(func, x, y=None, *, variant: str = "numpy"):
     """
     name = func if isinstance(func, str) else getattr(func, "__name__", None)
     if name not in FUNCTIONS:
-        raise ValueError(f"unknown function {func!r}; valid functions: {', '.join(FUNCTIONS)}")
+        raise ValueError(
+            f"unknown function {checks.shown(func)}; valid functions: {', '.join(FUNCTIONS)}"
+        )
     OPS.lookup(name, variant)
     args = (x,) if FUNCTIONS[name] == 1 else (x, y)
     if FUNCTIONS[name] == 1 and y is not None:

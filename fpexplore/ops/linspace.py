@@ -37,6 +37,7 @@ from functools import reduce
 
 import numpy as np
 
+from .. import checks
 from ..data import generate
 from ..exact import fma as exact_fma
 from ..formats import as_format, format_info
@@ -99,6 +100,11 @@ def _is_py(x) -> bool:
 
 
 def _py(x) -> _Op:
+    if type(x) is int and not -(2**63) <= x < 2**63:  # (np.linspace fails on it as well)
+        raise TypeError(
+            f"linspace: the Python int {checks.shown(x)} is beyond int64, which NumPy "
+            "converts it to; pass a float"
+        )
     return _Op(np.asarray(x, dtype=_I64 if type(x) is int else _F64), weak=True, py=x)
 
 
@@ -346,7 +352,9 @@ def _formula(variant, start, stop, num, endpoint, dtype, axis):
     """lerp / fma / exact in the NumPy 2 result dtype (cast to `dtype` at the end)."""
     S, P, dt = _numpy2_dtype(start, stop)
     if dt != _BF16 and (dt.kind != "f" or dt.itemsize not in (2, 4, 8)):
-        raise TypeError(f"linspace variant {variant!r} computes in one of fpx.FORMATS, not {dt}")
+        raise TypeError(
+            f"linspace variant {checks.shown(variant)} computes in one of fpx.FORMATS, not {dt}"
+        )
     a, b = S.cast(dt), P.cast(dt)
     a, b = np.broadcast_arrays(a, b)
     div = (num - 1) if endpoint else num
@@ -460,11 +468,11 @@ def linspace(
     try:
         num = operator.index(num)
     except TypeError:
-        raise TypeError(f"linspace: num must be an integer, got {num!r}") from None
+        raise TypeError(f"linspace: num must be an integer, got {checks.shown(num)}") from None
     if num < 0:
         raise ValueError(f"linspace: num must be >= 0, got {num}")
     if not isinstance(endpoint, (bool, np.bool_)):
-        raise TypeError(f"linspace: endpoint must be True or False, got {endpoint!r}")
+        raise TypeError(f"linspace: endpoint must be True or False, got {checks.shown(endpoint)}")
     for x in (start, stop):
         _operand(x)  # type checks
     if dtype is not None:
@@ -478,7 +486,8 @@ def linspace(
         and any(np.asarray(v).dtype == _BF16 for v in (start, stop))
     ):
         raise ValueError(
-            f"linspace variant {name!r} has no bfloat16 semantics to reproduce: NumPy 1.26 and "
+            f"linspace variant {checks.shown(name)} has no bfloat16 semantics to "
+            f"reproduce: NumPy 1.26 and "
             "CuPy have no bfloat16, and NumPy 2 with ml_dtypes promotes it inconsistently "
             "(np.result_type(bfloat16 array, 1.0) is float64, a ufunc gives float32). "
             "Use variant 'lerp', 'fma' or 'exact', or float32 endpoints"

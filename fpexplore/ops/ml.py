@@ -30,6 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .. import checks
 from ..data import generate
 from ..exact import fma as exact_fma
 from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info, round_f64, scalar_out
@@ -141,7 +142,7 @@ class _F:
 
 def _check_bool(name: str, value) -> bool:
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
+        raise TypeError(f"{name} must be True or False, got {checks.shown(value)}")
     return bool(value)
 
 
@@ -232,7 +233,9 @@ def cdist(
 
     valid = [n for n, s in MATMUL_ORDERS.items() if not s.takes_rounding]  # (not tensor-core)
     if order not in valid:
-        raise ValueError(f"unknown order {order!r} for cdist; valid orders: {', '.join(valid)}")
+        raise ValueError(
+            f"unknown order {checks.shown(order)} for cdist; valid orders: {', '.join(valid)}"
+        )
     if accumulate is not None:
         acc = format_info(accumulate)
         if not acc.storage:
@@ -368,32 +371,36 @@ def _real(name: str, value) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(
         value, (numbers.Real, np.floating, np.integer)
     ):
-        raise TypeError(f"{name} must be a real number (Python or NumPy scalar), got {value!r}")
+        raise TypeError(
+            f"{name} must be a real number (Python or NumPy scalar), got {checks.shown(value)}"
+        )
     f = float(value)
     if isinstance(value, numbers.Integral) and f != int(value):
-        raise TypeError(f"{name}={value!r} is not exactly representable as a float")
+        raise TypeError(f"{name}={checks.shown(value)} is not exactly representable as a float")
     if not math.isfinite(f):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {checks.shown(value)}")
     return f
 
 
 def _hyper(lr, beta1, beta2, eps, weight_decay, step) -> tuple:
     lr = _real("lr", lr)
     if lr < 0:
-        raise ValueError(f"lr must be >= 0, got {lr!r}")
+        raise ValueError(f"lr must be >= 0, got {checks.shown(lr)}")
     beta1 = _real("beta1", beta1)
     beta2 = _real("beta2", beta2)
     for name, b in (("beta1", beta1), ("beta2", beta2)):
         if not 0.0 <= b < 1.0:
-            raise ValueError(f"{name} must be in [0, 1), got {b!r}")
+            raise ValueError(f"{name} must be in [0, 1), got {checks.shown(b)}")
     eps = _real("eps", eps)
     if not eps > 0:
-        raise ValueError(f"eps must be > 0, got {eps!r}")
+        raise ValueError(f"eps must be > 0, got {checks.shown(eps)}")
     weight_decay = _real("weight_decay", weight_decay)
     if weight_decay < 0:
-        raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}")
+        raise ValueError(f"weight_decay must be >= 0, got {checks.shown(weight_decay)}")
     if isinstance(step, (bool, np.bool_)) or not isinstance(step, (numbers.Integral, np.integer)):
-        raise TypeError(f"step must be an integer >= 1 (the step count, 1 first), got {step!r}")
+        raise TypeError(
+            f"step must be an integer >= 1 (the step count, 1 first), got {checks.shown(step)}"
+        )
     step = int(step)
     if step < 1:
         raise ValueError(f"step must be >= 1 (1 for the first step), got {step}")
@@ -403,7 +410,8 @@ def _hyper(lr, beta1, beta2, eps, weight_decay, step) -> tuple:
 def _check_moments(moments: str | None) -> str | None:
     if moments is not None and moments not in ADAM_MOMENTS:
         raise ValueError(
-            f"unknown moments {moments!r} for adam_step; valid: {', '.join(ADAM_MOMENTS)}"
+            f"unknown moments {checks.shown(moments)} for adam_step; valid: "
+            f"{', '.join(ADAM_MOMENTS)}"
         )
     return moments
 
@@ -426,7 +434,7 @@ def _check_sqrt(variant: str, sqrt) -> None:
         return
     if not isinstance(sqrt, str) or sqrt not in ADAM_SQRT:
         raise ValueError(
-            f"unknown sqrt {sqrt!r} for adam_step; valid: 'ieee', 'torch' or a callable"
+            f"unknown sqrt {checks.shown(sqrt)} for adam_step; valid: 'ieee', 'torch' or a callable"
         )
     if sqrt == "torch":
         if variant == "exact":
@@ -967,7 +975,7 @@ def adam_pass_rates(
         if not isinstance(s, dict) or set(s) - {"variant", "moments", "sqrt"}:
             raise ValueError(
                 f"{name} must be a variant name or a dict with keys 'variant', 'moments' and "
-                f"'sqrt', got {s!r}"
+                f"'sqrt', got {checks.shown(s)}"
             )
         spec.append({"variant": "div-then-mul", "moments": moments, **s})
     hyper = dict(lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import checks
 from ..formats import as_format, format_info
 from .variant import Variant
 
@@ -172,7 +173,7 @@ class OpSpec:
         """The Variant, or ValueError listing the valid names."""
         if variant not in self.variants:
             raise ValueError(
-                f"unknown variant {variant!r} for {self.name}; valid variants: "
+                f"unknown variant {checks.shown(variant)} for {self.name}; valid variants: "
                 f"{', '.join(self.variants)}"
             )
         return self.variants[variant]
@@ -195,8 +196,9 @@ class OpSpec:
         if isinstance(variant, str):
             if variant not in self.variants:
                 raise ValueError(
-                    f"{variant!r} is not a variant of {self.name}: give a variant name or a "
-                    f"spec parsed by fpexplore.parse_spec(text, {self.name!r})"
+                    f"{checks.shown(variant)} is not a variant of {self.name}: give a "
+                    f"variant name or a "
+                    f"spec parsed by fpexplore.parse_spec(text, {checks.shown(self.name)})"
                 )
             return self.call(variant, {}, inputs, params)
         return self.call(variant.name, variant.kwargs(), inputs, params)

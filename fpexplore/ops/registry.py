@@ -14,6 +14,7 @@ import importlib
 import pkgutil
 from pathlib import Path
 
+from .. import checks
 from .opspec import OpSpec, OpTable
 
 __all__ = ["OPS", "get", "op_modules", "ops", "variants"]
@@ -54,7 +55,7 @@ OPS: dict[str, OpSpec] = _collect()  # op name -> its spec, in the explorer's or
 def get(op: str) -> OpSpec:
     """The spec of ``op``, or ValueError listing the ops."""
     if op not in OPS:
-        raise ValueError(f"unknown op {op!r}; valid ops: {', '.join(OPS)}")
+        raise ValueError(f"unknown op {checks.shown(op)}; valid ops: {', '.join(OPS)}")
     return OPS[op]
 
 

@@ -38,6 +38,7 @@ import numbers
 
 import numpy as np
 
+from .. import checks
 from ..data import generate
 from ..exact import ExactAccumulator, accumulate_dot64
 from ..formats import FormatInfo, as_format, coerce, scalar_out
@@ -165,7 +166,7 @@ def variance(x, *, variant: str = "numpy", ddof: int = 0, accumulate=None, order
 
 def _check_ddof(ddof) -> int:
     if isinstance(ddof, (bool, np.bool_)) or not isinstance(ddof, numbers.Integral):
-        raise ValueError(f"ddof must be a non-negative integer, got {ddof!r}")
+        raise ValueError(f"ddof must be a non-negative integer, got {checks.shown(ddof)}")
     if ddof < 0:
         raise ValueError(f"ddof must be a non-negative integer, got {ddof}")
     return int(ddof)
@@ -176,7 +177,8 @@ def _check_order(order, variant: str, uses: tuple) -> str:
         return "sequential"
     if variant not in uses:
         raise ValueError(
-            f"variant {variant!r} has a fixed order; `order` applies to {', '.join(uses)}"
+            f"variant {checks.shown(variant)} has a fixed order; `order` applies to "
+            f"{', '.join(uses)}"
         )
     return _order_lookup("sum", order).name
 

@@ -65,7 +65,7 @@ def order_of(op: str, default: str = "sequential") -> dict:
     def check(v):
         valid = [n for n, s in OPS[op].items() if not s.takes_rounding]
         if v not in valid:
-            raise ValueError(f"unknown order {v!r}; valid orders: {', '.join(valid)}")
+            raise ValueError(f"unknown order {v!r:.80}; valid orders: {', '.join(valid)}")
         return v
 
     return {"order": (default, check)}
@@ -76,7 +76,7 @@ def boolean(name: str) -> Callable:
 
     def check(v):
         if not isinstance(v, bool):
-            raise ValueError(f"{name} must be True or False, got {v!r}")
+            raise ValueError(f"{name} must be True or False, got {v!r:.80}")
         return v
 
     return check

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import checks
 from ..formats import FORMATS, FormatInfo, as_format, format_info
 
 __all__ = [
@@ -122,7 +123,7 @@ def check_fma(spec, fma: bool, op: str, fusable=()) -> bool:
     """``fma`` checked for ``op`` and the order ``spec``; ``fusable``: the names of the orders
     where it applies (for the error message)."""
     if not isinstance(fma, bool):
-        raise ValueError(f"fma must be True or False, got {fma!r}")
+        raise ValueError(f"fma must be True or False, got {checks.shown(fma)}")
     if fma and op == "sum":
         raise ValueError("fma=True applies to products (dot, matmul); a sum has none")
     if fma and getattr(spec, "library", None) is not None:

@@ -25,6 +25,7 @@ import ml_dtypes
 import numpy as np
 from numba.extending import register_jitable
 
+from .. import checks
 from ..exact import fma as exact_fma
 from ..formats import coerce, scalar_out
 from ._kernels import cached_njit
@@ -98,7 +99,7 @@ def _vector(x, what: str, formats) -> tuple[np.ndarray, np.dtype]:
 
 def _check_int(name: str, value, low: int) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
+        raise TypeError(f"{name} must be an integer, got {checks.shown(value)}")
     if value < low:
         raise ValueError(f"{name} must be >= {low}, got {value}")
     return int(value)
@@ -322,7 +323,9 @@ def torch_dot(a, b, *, lanes: int = 8, lane_reduce: str = "tree", threads: int =
     lanes = _check_lanes(lanes)
     threads = _check_int("threads", threads, 1)
     if lane_reduce not in ("tree", "sequential"):
-        raise ValueError(f"lane_reduce must be 'tree' or 'sequential', got {lane_reduce!r}")
+        raise ValueError(
+            f"lane_reduce must be 'tree' or 'sequential', got {checks.shown(lane_reduce)}"
+        )
     a, da = _vector(a, "torch_dot", (_F32, _F16, _BF16))
     b, db = _vector(b, "torch_dot", (_F32, _F16, _BF16))
     if da != db:
@@ -401,7 +404,7 @@ def mkl_sdot(a, b, *, threads: int = 1, offsets: tuple = (0, 0)):
     if a.size != b.size:
         raise ValueError(f"mkl_sdot: sizes {a.size} and {b.size} differ")
     if not (isinstance(offsets, tuple) and len(offsets) == 2):
-        raise TypeError(f"offsets must be a pair of integers, got {offsets!r}")
+        raise TypeError(f"offsets must be a pair of integers, got {checks.shown(offsets)}")
     oa, ob = (_check_int("offsets", o, 0) for o in offsets)
     if oa % 4 != ob % 4 and (oa % 4, ob % 4) != (1, 0):
         raise NotImplementedError(

@@ -15,6 +15,7 @@ import os
 
 import numpy as np
 
+from .. import checks
 from ..exact import exact_dot
 from ..formats import INPUT_ROUNDINGS, INPUT_ROUNDINGS_TEXT, as_format, coerce
 from ..numerics import flush_subnormals
@@ -41,7 +42,9 @@ def round_inputs(input_rounding, info, *arrays) -> tuple:
     if input_rounding is None:
         return arrays
     if input_rounding not in INPUT_ROUNDINGS:
-        raise ValueError(f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got {input_rounding!r}")
+        raise ValueError(
+            f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got {checks.shown(input_rounding)}"
+        )
     return tuple(np.asarray(as_format(as_format(x, input_rounding), info.name)) for x in arrays)
 
 
@@ -136,7 +139,9 @@ def matmul(
             or not isinstance(split_k, int)
             or not 1 <= split_k <= max(k, 1)
         ):
-            raise ValueError(f"split_k must be an integer between 1 and k={k}, got {split_k!r}")
+            raise ValueError(
+                f"split_k must be an integer between 1 and k={k}, got {checks.shown(split_k)}"
+            )
     if spec.name == "exact":
         if split_k not in (None, 1):
             raise ValueError("split_k does not apply to the exact order")

@@ -57,7 +57,7 @@ BLOCKS = (32, 64, 128, 256, 512, 1024)  # block sizes the detective tries
 def _int(name: str, *, lo: int = 1, hi: int = 1 << 30, pow2: bool = False) -> Callable:
     def check(v):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            raise ValueError(f"{name} must be an integer, got {v!r}")
+            raise ValueError(f"{name} must be an integer, got {checks.shown(v)}")
         v = int(v)
         if not lo <= v <= hi:
             raise ValueError(f"{name} must be between {lo} and {hi}, got {v}")
@@ -71,7 +71,9 @@ def _int(name: str, *, lo: int = 1, hi: int = 1 << 30, pow2: bool = False) -> Ca
 def _choice(name: str, options: tuple) -> Callable:
     def check(v):
         if v not in options:
-            raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}, got {v!r}")
+            raise ValueError(
+                f"{name} must be one of {', '.join(map(repr, options))}, got {checks.shown(v)}"
+            )
         return v
 
     return check
@@ -85,7 +87,7 @@ def _bool(name: str) -> Callable:
     def check(v):
         if v is None or isinstance(v, bool):
             return v
-        raise ValueError(f"{name} must be True or False, got {v!r}")
+        raise ValueError(f"{name} must be True or False, got {checks.shown(v)}")
 
     return check
 
@@ -135,7 +137,7 @@ class OrderSpec:
         and ``y`` for a matmul), their values already rounded to ``input_rounding``."""
         if accumulate is not None:
             raise ValueError(
-                f"order {self.name!r} "
+                f"order {checks.shown(self.name)} "
                 + (self.fixed or "is a library's own loop with its own accumulators")
                 + "; accumulate does not apply"
             )
@@ -144,7 +146,9 @@ class OrderSpec:
             taken = ", ".join(self.formats)
             if self.rounded_formats:
                 taken += f" ({', '.join(self.rounded_formats)} with an input rounding)"
-            raise ValueError(f"order {self.name!r} is defined for {taken} inputs, not {fmt}")
+            raise ValueError(
+                f"order {checks.shown(self.name)} is defined for {taken} inputs, not {fmt}"
+            )
         if self.takes_rounding:  # (it says which rounding a rounded format needs)
             return self.library(x, y, params, input_rounding)
         return self.library(x, y, params)
@@ -154,7 +158,7 @@ class OrderSpec:
         if unknown:  # an unknown keyword argument: a TypeError, as Python's own
             allowed = ", ".join(sorted(self.params)) or "none"
             raise TypeError(
-                f"order {self.name!r} has no parameter {', '.join(sorted(unknown))}; "
+                f"order {checks.shown(self.name)} has no parameter {', '.join(sorted(unknown))}; "
                 f"its parameters: {allowed}"
             )
         out = {}
@@ -719,10 +723,12 @@ OPS = {"sum": SUM_ORDERS, "dot": DOT_ORDERS, "matmul": MATMUL_ORDERS}
 def lookup(op: str, order: str) -> OrderSpec:
     table = OPS.get(op)
     if table is None:
-        raise ValueError(f"unknown op {op!r}; ops with orders: {', '.join(OPS)}")
+        raise ValueError(f"unknown op {checks.shown(op)}; ops with orders: {', '.join(OPS)}")
     spec = table.get(order)
     if spec is None:
-        raise ValueError(f"unknown order {order!r} for {op}; valid orders: {', '.join(table)}")
+        raise ValueError(
+            f"unknown order {checks.shown(order)} for {op}; valid orders: {', '.join(table)}"
+        )
     return spec
 
 
@@ -731,7 +737,7 @@ def orders_for(op: str, fmt: str, *, rounded: bool = False) -> list[str]:
     the formats their library computes in); ``rounded=True`` adds those that take ``fmt``
     with an input rounding (the tensor cores: float32 with +tf32)."""
     if op not in OPS:
-        raise ValueError(f"unknown op {op!r}; ops with orders: {', '.join(OPS)}")
+        raise ValueError(f"unknown op {checks.shown(op)}; ops with orders: {', '.join(OPS)}")
     return [
         name
         for name, s in OPS[op].items()
@@ -778,6 +784,6 @@ def orders(op: str = "sum") -> dict[str, str]:
     cores) against a GPU's published outputs, with "[library]".
     """
     if op not in OPS:
-        raise ValueError(f"unknown op {op!r}; ops with orders: {', '.join(OPS)}")
+        raise ValueError(f"unknown op {checks.shown(op)}; ops with orders: {', '.join(OPS)}")
     tag = {LIBRARY: " [library]", HYPOTHESIS: " [hypothesis]"}
     return {name: spec.description + tag.get(spec.kind, "") for name, spec in OPS[op].items()}

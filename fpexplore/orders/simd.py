@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import checks
 from . import _kernels
 from ._kernels import cached_njit
 
@@ -88,10 +89,12 @@ class Stage:
         if self.lanes < 1 or self.accumulators < 1:
             raise ValueError("lanes and accumulators must be >= 1")
         if self.step not in _STEPS:
-            raise ValueError(f"step must be one of {sorted(_STEPS)}, not {self.step!r}")
+            raise ValueError(f"step must be one of {sorted(_STEPS)}, not {checks.shown(self.step)}")
         for op in self.fold:
             if op not in _OPS:
-                raise ValueError(f"unknown fold operation {op!r}; known: {sorted(_OPS)}")
+                raise ValueError(
+                    f"unknown fold operation {checks.shown(op)}; known: {sorted(_OPS)}"
+                )
 
 
 @dataclass(frozen=True)
@@ -116,9 +119,11 @@ class SimdOrder:
     def __post_init__(self):
         for op in self.reduce:
             if op not in _OPS:
-                raise ValueError(f"unknown reduce operation {op!r}; known: {sorted(_OPS)}")
+                raise ValueError(
+                    f"unknown reduce operation {checks.shown(op)}; known: {sorted(_OPS)}"
+                )
         if self.tail not in _TAILS:
-            raise ValueError(f"tail must be 'onto' or 'apart', not {self.tail!r}")
+            raise ValueError(f"tail must be 'onto' or 'apart', not {checks.shown(self.tail)}")
         if self.init != 0.0:
             raise ValueError("init must be 0.0 or -0.0")
         if self.chunk < 0 or self.block < 0 or self.body < 0 or self.threads < 1:
@@ -771,7 +776,9 @@ def library_order(name: str) -> LibraryOrder:
     try:
         return LIBRARY_ORDERS[name]
     except KeyError:
-        raise ValueError(f"unknown SIMD order {name!r}; known: {sorted(LIBRARY_ORDERS)}") from None
+        raise ValueError(
+            f"unknown SIMD order {checks.shown(name)}; known: {sorted(LIBRARY_ORDERS)}"
+        ) from None
 
 
 def library_orders() -> list[str]:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import checks
 from ..formats import as_format, format_info, refuse_masked
 
 __all__ = [
@@ -98,20 +99,25 @@ def _arch(arch) -> Arch:
     key = str(arch).lower()
     if key in _NO_DATA:
         raise ValueError(
-            f"arch={arch!r}: no published tensor-core parameters or hardware outputs for "
+            f"arch={checks.shown(arch)}: no published tensor-core parameters or hardware "
+            "outputs for "
             f"{_NO_DATA[key]} in the sources this model is checked against; "
             f"modelled: {', '.join(ARCHS)}"
         )
     if key not in ARCHS:
-        raise ValueError(f"unknown arch {arch!r}; modelled: {', '.join(ARCHS)}")
+        raise ValueError(f"unknown arch {checks.shown(arch)}; modelled: {', '.join(ARCHS)}")
     return ARCHS[key]
 
 
 def _check_formats(a: Arch, inputs: str, output: str) -> tuple[int, int]:
     if inputs not in INPUTS:
-        raise ValueError(f"unknown inputs {inputs!r}; tensor-core inputs: {', '.join(INPUTS)}")
+        raise ValueError(
+            f"unknown inputs {checks.shown(inputs)}; tensor-core inputs: {', '.join(INPUTS)}"
+        )
     if output not in OUTPUTS:
-        raise ValueError(f"unknown output {output!r}; tensor-core outputs: {', '.join(OUTPUTS)}")
+        raise ValueError(
+            f"unknown output {checks.shown(output)}; tensor-core outputs: {', '.join(OUTPUTS)}"
+        )
     if inputs not in a.inputs:
         raise ValueError(
             f"the {a.name} tensor cores take no {inputs} inputs; they take {', '.join(a.inputs)}"
@@ -140,8 +146,9 @@ def _exact_in(x, fmt: str, what: str) -> np.ndarray:
     if bad.any():
         v = x64[bad].reshape(-1)[0]
         raise ValueError(
-            f"{what}: {int(bad.sum())} value(s) are not representable in {fmt} (e.g. {v!r}); "
-            f"round them first with fpx.as_format(x, {fmt!r})"
+            f"{what}: {int(bad.sum())} value(s) are not representable in {fmt} "
+            f"(e.g. {checks.shown(v)}); "
+            f"round them first with fpx.as_format(x, {checks.shown(fmt)})"
         )
     return x64
 
@@ -379,6 +386,6 @@ def product(x, y, arch, rounding=None):
 def check_arch(v) -> str:
     """The order's ``arch`` parameter: a modelled architecture, as its lower-case key."""
     if not isinstance(v, str):
-        raise ValueError(f"arch must be one of {', '.join(ARCHS)}, got {v!r}")
+        raise ValueError(f"arch must be one of {', '.join(ARCHS)}, got {checks.shown(v)}")
     _arch(v)
     return v.lower()
