@@ -470,9 +470,85 @@ def test_a_student_answers_lesson_01_in_jupyterlab(lab, tmp_path):
         _wait_for_text(page, exercise, "Correct", timeout=30)
         right = verdict.inner_text()
         figure = exercise.locator("img").count()
+        # the bit inspector (float16 0.1): click the sign bit as a student would
+        inspector = page.locator(".fpx-bit-inspector").first
+        inspector.scroll_into_view_if_needed()
+        boxes = inspector.locator(".widget-text input")
+        before = (boxes.nth(0).input_value(), boxes.nth(1).input_value())
+        inspector.locator("button.widget-toggle-button").first.click()
+        deadline = time.time() + 30
+        while boxes.nth(0).input_value() == before[0] and time.time() < deadline:
+            page.wait_for_timeout(200)
+        after = (boxes.nth(0).input_value(), boxes.nth(1).input_value())
         text = page.locator(".jp-Notebook").inner_text()
         browser.close()
     assert "Not yet" in wrong and "Correct" not in wrong, wrong
     assert "Correct!" in right, right
     assert figure >= 1  # the explanation's figure after a right answer
+    assert before == ("0.1", "0x2e66"), before  # float16's 0.1 (fpx.as_format(0.1, "float16"))
+    assert after == ("-0.1", "0xae66"), after  # the sign bit set: -0.1, bits 0x2e66 | 0x8000
     assert "Traceback" not in text
+
+
+def test_a_student_steps_through_a_sum_in_lesson_02(lab, tmp_path):
+    """Lesson 02's summation you can watch, in JupyterLab: the slider goes to the first step
+    (Home key) and back to the last (End), as a person would with the keyboard; the first step
+    adds two terms, the last step's partial sum is the result the widget names."""
+    from playwright.sync_api import sync_playwright
+
+    url, token = lab
+    answered = []
+    with sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        _open_notebook(
+            page, f"{url}/lab/tree/02_summation_orders.ipynb?token={token}", answered, tmp_path
+        )
+        started = page.locator(".jp-InputPrompt", has_text=re.compile(r"\[(\*|\d+)\]")).first
+        for _ in range(4):  # Run All Cells, again if JupyterLab dropped the command
+            page.locator(".jp-Notebook .jp-Cell").first.click()
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Run All Cells$")).click()
+            try:
+                started.wait_for(timeout=20_000)
+                break
+            except Exception:
+                continue
+        widget = page.locator(".fpx-step-sum").first
+        try:
+            widget.locator("table.fpx-steps").wait_for(timeout=180_000)
+        except Exception:
+            page.screenshot(path=str(tmp_path / "no-step-sum.png"))
+            raise
+        widget.scroll_into_view_if_needed()
+        table = widget.locator("table.fpx-steps")
+        last = _table_rows(table)
+        handle = widget.locator(".noUi-handle").first
+        handle.focus()
+        page.keyboard.press("Home")
+        _wait_for_text(page, widget.locator(".widget-readout"), "1", timeout=30)
+        deadline = time.time() + 30
+        first = last
+        while first == last and time.time() < deadline:
+            page.wait_for_timeout(200)
+            first = _table_rows(table)
+        page.keyboard.press("End")
+        deadline = time.time() + 30
+        back = first
+        while back == first and time.time() < deadline:
+            page.wait_for_timeout(200)
+            back = _table_rows(table)
+        text = page.locator(".jp-Notebook").inner_text()
+        browser.close()
+    assert " + " in first["this step"] and "(of 2 terms" in first["partial sum"], first
+    assert back == last, (back, last)  # the last step again
+    result = last["result"].split(" = ")[0]
+    assert last["partial sum"].startswith(result + " "), last  # the last partial is the sum
+    assert "Traceback" not in text
+
+
+def _table_rows(locator) -> dict:
+    """A two-column HTML table (th, td) as {header: cell text}."""
+    heads = [h.strip() for h in locator.locator("th").all_inner_texts()]
+    cells = [c.strip() for c in locator.locator("td").all_inner_texts()]
+    return dict(zip(heads, cells))
