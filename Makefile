@@ -9,8 +9,14 @@ JUPYTER_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: explore dashboard test test-gmpy2 lint bench clean
 
-explore: $(VENV)/.installed-jupyter
+explore: $(VENV)/.installed-jupyter $(VENV)/.warm
 	$(BIN)/jupyter lab notebooks/00_explorer.ipynb $(JUPYTER_ARGS)
+
+# the explorer's first views compiled once, as binder/postBuild does for every op: a newcomer's
+# first `make explore` opens on a warm cache (numba's, beside the sources)
+$(VENV)/.warm: $(VENV)/.installed-jupyter
+	$(BIN)/python -m fpexplore.warmup --formats float32 --ops sum,dot,matmul --quiet
+	touch $@
 
 # the explorer as a dashboard (Voila: no code cells, just the app), set up by dashboard/voila.py:
 # nothing loaded from another machine, a page's kernel shut down when the page closes, idle
