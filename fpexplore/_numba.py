@@ -151,10 +151,10 @@ def bits_float(typingctx, b):
 
 # numerics' scalar bit views, inside kernels: bitcasts (their NumPy versions make arrays)
 @overload(numerics.f64_bits)
-def _f64_bits(v):
+def _overload_of_f64_bits(v):
     return lambda v: float_bits(np.float64(v))
 
 
 @overload(numerics.f64_from_bits)
-def _f64_from_bits(b):
+def _overload_of_f64_from_bits(b):
     return lambda b: bits_float(np.int64(b))
