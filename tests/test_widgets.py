@@ -407,7 +407,7 @@ def test_sweep_view_draws_median_and_band_for_every_variant():
     "kwargs, error, match",
     [
         (dict(foo=1), TypeError, "unexpected keyword argument 'foo'"),
-        (dict(inputs=(1, 2)), TypeError, "unexpected keyword argument 'inputs'"),
+        (dict(inputs=(1, 2)), ValueError, "with inputs= the data are yours"),  # (refused now)
         (dict(seed=2**40), ValueError, "seed must be from 0 to 4294967295"),  # was clamped
         (dict(seed=-1), ValueError, "seed must be from 0"),  # was 0
         (dict(n=10**12), ValueError, "the largest size the app offers"),  # was 3e7
