@@ -91,6 +91,9 @@ from .formats import (
     ulp,
     ulp_distance,
 )
+from .metrics import pass_rate
+from .ops.adam import adam_pass_rates, adam_run, adam_step
+from .ops.cdist import cdist
 from .ops.elementwise import (
     exp,
     log,
@@ -102,7 +105,6 @@ from .ops.elementwise import (
 )
 from .ops.linspace import linspace
 from .ops.mean import mean
-from .ops.ml import adam_pass_rates, adam_run, adam_step, cdist, pass_rate
 from .ops.registry import variants
 from .ops.stats import logsumexp, softmax, variance
 from .orders import (

@@ -15,6 +15,7 @@ import os
 
 __all__ = [
     "MAX_SEED",
+    "boolean",
     "choice",
     "integer",
     "name_list",
@@ -60,6 +61,14 @@ def integer(name: str, value, low: int | None = None, high: int | None = None) -
             rule = f"from {low} to {high}"
         raise ValueError(f"{name} must be {rule}, got {v}")
     return v
+
+
+def boolean(name: str, value) -> bool:
+    """``value`` if it is True or False (NumPy's bools too); TypeError for anything else (1,
+    "yes", None)."""
+    if type(value).__name__ not in ("bool", "bool_"):
+        raise TypeError(f"{name} must be True or False, got {shown(value)}")
+    return bool(value)
 
 
 def seed(value, name: str = "seed") -> int:

@@ -20,9 +20,10 @@ from fractions import Fraction
 import numpy as np
 
 from . import checks
-from .formats import ULP_NAN, format_info, ulp_distance
+from .formats import ULP_NAN, coerce, format_info, ulp_distance
 
 __all__ = [
+    "pass_rate",
     "bits_error",
     "dot_bound",
     "gamma",
@@ -183,3 +184,18 @@ def dot_bound(a, b, fmt=None) -> float:
     fmt = fmt or format_info(a.dtype).name
     s = float(np.sum(np.abs(a.astype(np.float64)) * np.abs(np.asarray(b, dtype=np.float64))))
     return gamma(a.size, fmt) * s
+
+
+def pass_rate(a, b) -> float:
+    """Share of elements of ``a`` and ``b`` that are bit-for-bit equal (any NaN equals any NaN;
+    ``-0.0`` and ``+0.0`` differ), as the Ascend article's "pass rate". Same shape and format
+    required; NaN for empty arrays."""
+    (a, b), info = coerce(a, b, what="pass_rate")
+    if a.shape != b.shape:
+        raise ValueError(f"pass_rate: shapes {a.shape} and {b.shape} differ")
+    if a.size == 0:
+        return math.nan
+    same = a.view(info.uint) == b.view(info.uint)
+    with np.errstate(invalid="ignore"):
+        same |= np.isnan(a.astype(np.float64)) & np.isnan(b.astype(np.float64))
+    return float(np.count_nonzero(same)) / a.size

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fpexplore.ops import ml
+from fpexplore.ops import adam
 
 DATA = Path(__file__).parent / "data"
 _spec = importlib.util.spec_from_file_location("record_frameworks", DATA / "record_frameworks.py")
@@ -59,7 +59,7 @@ def recorded_sqrt(recording):
 
 def run(sqrt="ieee"):
     p0, grads = rec.adam_problem()
-    return list(ml.adam_run(p0, grads, variant="torch", sqrt=sqrt, **rec.ADAM_HYPER))
+    return list(adam.adam_run(p0, grads, variant="torch", sqrt=sqrt, **rec.ADAM_HYPER))
 
 
 def test_recording_metadata(recording):
@@ -104,7 +104,7 @@ def test_old_unfused_v_does_not_match(recording):
     recording can tell the two apart."""
     p0, grads = rec.adam_problem()
     steps = list(
-        ml.adam_run(p0, grads, variant="div-then-mul", moments="lerp-fma", **rec.ADAM_HYPER)
+        adam.adam_run(p0, grads, variant="div-then-mul", moments="lerp-fma", **rec.ADAM_HYPER)
     )
     mismatched = [digest(v) != want[2] for (_, _, _, v), want in zip(steps, recording["digests"])]
     assert not mismatched[0] and any(mismatched[1:])
@@ -113,11 +113,11 @@ def test_old_unfused_v_does_not_match(recording):
 def test_sqrt_option_errors(monkeypatch):
     a = np.ones(4, np.float32)
     with pytest.raises(ValueError, match="unknown sqrt"):
-        ml.adam_step(a, a, a, a, 1, variant="torch", sqrt="mkl", **rec.ADAM_HYPER)
+        adam.adam_step(a, a, a, a, 1, variant="torch", sqrt="mkl", **rec.ADAM_HYPER)
     with pytest.raises(ValueError, match="only sqrt='ieee'"):
-        ml.adam_step(a, a, a, a, 1, variant="exact", sqrt=np.sqrt, **rec.ADAM_HYPER)
+        adam.adam_step(a, a, a, a, 1, variant="exact", sqrt=np.sqrt, **rec.ADAM_HYPER)
     with pytest.raises(TypeError, match="sqrt callable returned"):
-        ml.adam_step(a, a, a, a, 1, variant="torch", sqrt=lambda v: v[:2], **rec.ADAM_HYPER)
+        adam.adam_step(a, a, a, a, 1, variant="torch", sqrt=lambda v: v[:2], **rec.ADAM_HYPER)
     real_import = builtins.__import__
 
     def no_torch(name, *args, **kwargs):
@@ -128,13 +128,13 @@ def test_sqrt_option_errors(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_torch)
     monkeypatch.setattr("importlib.import_module", lambda name, *a: no_torch(name))
     with pytest.raises(ModuleNotFoundError, match="pip install torch"):
-        ml.adam_step(a, a, a, a, 1, variant="torch", sqrt="torch", **rec.ADAM_HYPER)
+        adam.adam_step(a, a, a, a, 1, variant="torch", sqrt="torch", **rec.ADAM_HYPER)
 
 
 def test_callable_sqrt_equal_to_ieee_changes_nothing():
     p0, grads = rec.adam_problem()
-    a = ml.adam_step(p0, grads[0], 0 * p0, 0 * p0, 1, variant="torch", **rec.ADAM_HYPER)
-    b = ml.adam_step(
+    a = adam.adam_step(p0, grads[0], 0 * p0, 0 * p0, 1, variant="torch", **rec.ADAM_HYPER)
+    b = adam.adam_step(
         p0, grads[0], 0 * p0, 0 * p0, 1, variant="torch", sqrt=np.sqrt, **rec.ADAM_HYPER
     )
     assert all(np.array_equal(x, y) for x, y in zip(a, b))

@@ -1,4 +1,5 @@
-"""cdist and the Adam step (fpexplore/ops/ml.py) against slow, independent definitions.
+"""cdist and the Adam step (fpexplore/ops/cdist.py, fpexplore/ops/adam.py) against slow,
+independent definitions.
 
 The slow definitions below evaluate each documented formula element by element with NumPy /
 ml_dtypes *scalars* of the format (each scalar operation rounds its result to the format; a
@@ -38,15 +39,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fpexplore as fpx
+from fpexplore.metrics import pass_rate
 from fpexplore.ops import registry
-from fpexplore.ops.ml import (
-    ADAM_MOMENTS,
-    adam_pass_rates,
-    adam_run,
-    adam_step,
-    cdist,
-    pass_rate,
-)
+from fpexplore.ops.adam import ADAM_MOMENTS, adam_pass_rates, adam_run, adam_step
+from fpexplore.ops.cdist import cdist
 
 import oracle
 import slow_orders as so
@@ -260,9 +256,11 @@ def test_cdist_exact_against_fraction_mpmath(fmt):
 def test_cdist_exact_integer_path_in_every_format(fmt, monkeypatch):
     """Force the exact integer path (isqrt with a sticky bit) for every pair, not only for
     the few the float64 bound leaves undecided."""
-    from fpexplore.ops import ml
+    from fpexplore.ops import cdist as cdist_module
 
-    monkeypatch.setattr(ml, "_cdist_bounds", lambda X, Y, info, out: np.ones(out.shape, bool))
+    monkeypatch.setattr(
+        cdist_module, "_cdist_bounds", lambda X, Y, info, out: np.ones(out.shape, bool)
+    )
     x, y = points(fmt, 5, 4, 6, 8, near=True)
     y[0] = x[0]
     x[1, 0] = np.inf
@@ -325,7 +323,7 @@ def test_cdist_nonfinite_coordinates():
 
 def test_cdist_row_sums_equal_fpx_sum_in_every_order():
     """The reductions run as matmul(t, ones): exactly fpx.sum of each row, in every order."""
-    from fpexplore.ops.ml import _row_sums
+    from fpexplore.ops.cdist import _row_sums
 
     rng = np.random.default_rng(7)
     for fmt, acc in (("float16", "float32"), ("float32", None), ("bfloat16", None)):
@@ -534,9 +532,9 @@ def is_midpoint(q: Fraction, fmt) -> bool:
 def test_adam_exact_interval_path_in_every_format(fmt, monkeypatch):
     """Force the exact-rational / mpmath-interval path for every element (float64 always
     takes it; narrower formats only where the float64 bounds leave an element undecided)."""
-    from fpexplore.ops import ml
+    from fpexplore.ops import adam as adam_module
 
-    monkeypatch.setattr(ml, "_adam_bounds", lambda P, *a: np.ones(P.size, bool))
+    monkeypatch.setattr(adam_module, "_adam_bounds", lambda P, *a: np.ones(P.size, bool))
     for k, (hp, step, wd) in enumerate([(HYPER, 2, 0.0), (HYPER, 5000, 0.01)]):
         p, g, m, v = adam_data(fmt, 60, 50 + k)
         got = adam_step(p, g, m, v, step, variant="exact", weight_decay=wd, **hp)

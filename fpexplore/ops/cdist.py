@@ -1,0 +1,341 @@
+"""``cdist``: pairwise Euclidean distances, the expanded formula (|x|^2 + |y|^2 - 2 x.y) vs the
+direct one (sqrt(sum((x - y)**2))), each evaluated exactly as written, next to an ``exact``
+variant whose every output is the correctly rounded value of the exact real distance.
+
+Arrays keep their storage format F (the inputs' common format); every elementwise operation is
+rounded once to F (:class:`fpexplore.ops.formula.RoundedArith`). The reductions run in one of
+fpexplore's evaluation orders in an *accumulator* format and are rounded once to F at the end
+(:func:`fpexplore.matmul`). Case reproduced (docs/cases.md section 4):
+openvinotoolkit/openvino#29552 (the expanded formula cancels catastrophically in float16 for
+near-duplicate points).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import checks
+from ..data import generate
+from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info, round_f64
+from ..numerics import (
+    round_scaled_int,
+)
+from .formula import RoundedArith
+from .opspec import OpSpec, OpTable, pick
+from .variant import EXACT, FORMULA, Settings, Variant, boolean, order_of
+
+__all__ = ["OPS", "cdist"]
+
+_F64 = np.dtype(np.float64)
+
+_CDIST_VARIANTS = (
+    Variant(
+        "expanded",
+        "sqrt(clamp(|x|^2 - 2 x.y + |y|^2, 0)): norms by sums, x.y by matmul",
+        FORMULA,
+    ),
+    Variant("direct", "sqrt(sum((x - y)^2)) per pair", FORMULA),
+    Variant("exact", "each distance correctly rounded (exact sum of squares, exact sqrt)", EXACT),
+)
+
+# ----------------------------------------------------------------------------- cdist
+
+
+def cdist(
+    x,
+    y,
+    *,
+    variant: str = "expanded",
+    order: str = "sequential",
+    accumulate=None,
+    fma: bool = False,
+    clamp: bool = True,
+    **order_params,
+):
+    """Pairwise Euclidean distances ``out[i, j] = ||x[i] - y[j]||`` in an exact evaluation order.
+
+    Parameters
+    ----------
+    x, y : arrays (m, d) and (n, d) of one of ``fpx.FORMATS`` (the storage format F)
+    variant : "expanded", "direct" or "exact" (``fpx.variants("cdist")``)
+    order : str
+        Evaluation order of every reduction, one of ``fpx.orders("matmul")`` (default
+        "sequential": ``acc = t[0]; acc = acc + t[k]``). Order parameters (``block=...``) go
+        in ``**order_params``.
+    accumulate : format name, optional
+        Accumulator format of the reductions (default F). ``x`` in float16 with
+        ``accumulate="float32"`` is "float16 storage, float32 accumulate" (the usual GPU
+        practice for half tensors); float16 with the default is "float16 throughout".
+    fma : bool
+        Fuse each product of ``x @ y.T`` into its accumulation (expanded only, orders with an
+        accumulator; see :func:`fpexplore.matmul`).
+    clamp : bool
+        Expanded only: replace negative squared distances by +0 before the sqrt (as
+        ``clamp(min=0)``); without it they give NaN.
+
+    Returns
+    -------
+    (m, n) array in F.
+
+    Notes
+    -----
+    ``RN`` rounds to F; ``sum_A`` is the chosen order in the accumulator format A over one
+    row, its result rounded once to F (computed as ``fpx.matmul(t, ones((d, 1)))``: each
+    product ``t[k]*1`` is exact, so this is exactly ``fpx.sum(t, order, accumulate=A)``).
+
+    * ``expanded`` (docs/cases.md section 4, openvinotoolkit/openvino#29552)::
+
+          xn[i]   = sum_A(RN(x[i, k] * x[i, k]))           # (x**2).sum(-1)
+          yn[j]   = sum_A(RN(y[j, k] * y[j, k]))
+          xy      = fpx.matmul(x, y.T, order, fma=fma, accumulate=A)   # rounded to F
+          d2[i,j] = RN(RN(xn[i] - RN(2 * xy[i, j])) + yn[j])
+          d2      = +0 where d2 < 0 (if clamp; NaN stays NaN)
+          out     = RN(sqrt(d2))
+
+    * ``direct``::
+
+          t[k]    = RN(RN(x[i, k] - y[j, k]) ** 2)          # (x - y)**2, two roundings
+          out     = RN(sqrt(sum_A(t)))
+
+      ``fma=True`` raises here: the squares are rounded before they are summed.
+    * ``exact``: ``RN(sqrt(sum_k (x[i,k] - y[j,k])**2))`` of the exact real value, one rounding
+      (``order``, ``accumulate``, ``fma`` and ``clamp`` do not apply and are ignored). float16,
+      bfloat16, float32: evaluated in float64 with a rigorous relative error bound
+      ``(d + 8) * 2**-53`` (all terms are non-negative); pairs whose bound straddles a
+      rounding boundary, and all float64 input, take the exact path: the sum of squares as a
+      Python integer ``D * 2**(-2S)``, ``r = isqrt(D * 4**k)`` with at least p + 2 bits and a
+      sticky bit (``2r + (r*r != D*4**k)``, round to odd), then one rounding to F. Pairs with
+      NaN or infinite coordinates get the IEEE float64 value of the direct formula.
+    """
+    OPS.lookup("cdist", variant)
+    (x, y), info = coerce(x, y, what="cdist")
+    if x.ndim != 2 or y.ndim != 2:
+        raise ValueError(
+            f"cdist takes 2-D arrays (m, d) and (n, d), got shapes {x.shape}, {y.shape}"
+        )
+    if x.shape[1] != y.shape[1]:
+        raise ValueError(
+            f"cdist: x and y must have the same number of columns d, got {x.shape} and {y.shape}"
+        )
+    fma = checks.boolean("fma", fma)
+    clamp = checks.boolean("clamp", clamp)
+    if variant == "exact":
+        return _cdist_exact(x, y, info)
+    from ..orders.registry import MATMUL_ORDERS
+
+    valid = [n for n, s in MATMUL_ORDERS.items() if not s.takes_rounding]  # (not tensor-core)
+    if order not in valid:
+        raise ValueError(
+            f"unknown order {checks.shown(order)} for cdist; valid orders: {', '.join(valid)}"
+        )
+    if accumulate is not None:
+        acc = format_info(accumulate)
+        if not acc.storage:
+            raise ValueError(
+                f"accumulate must be one of {', '.join(FORMATS)}; {acc.name!r} is an input rounding"
+            )
+    F = RoundedArith(info)
+    red = dict(order=order, accumulate=accumulate, **order_params)
+    if variant == "expanded":
+        xn = _row_sums(F.mul(x, x), info, red)
+        yn = _row_sums(F.mul(y, y), info, red)
+        from ..orders import matmul
+
+        xy = matmul(x, np.ascontiguousarray(y.T), fma=fma, **red)
+        d2 = F.add(F.sub(xn[:, None], F.mul(F.const(2.0), xy)), yn[None, :])
+        if clamp:
+            d2 = np.where(d2 < 0, np.zeros((), info.dtype), d2)
+        return F.sqrt(d2)
+    # direct
+    if fma:
+        raise ValueError(
+            "fma=True does not apply to cdist 'direct': each square is rounded to the storage "
+            "format before it is summed; it applies to 'expanded' (the x @ y.T products)"
+        )
+    m, n, d = x.shape[0], y.shape[0], x.shape[1]
+    out = np.empty((m, n), dtype=info.dtype)
+    rows = max(1, (1 << 18) // max(1, n * d))
+    for i in range(0, m, rows):
+        xi = x[i : i + rows]
+        diff = F.sub(xi[:, None, :], y[None, :, :])
+        sq = F.mul(diff, diff)
+        d2 = _row_sums(sq.reshape(-1, d), info, red).reshape(xi.shape[0], n)
+        out[i : i + rows] = F.sqrt(d2)
+    return out
+
+
+def _row_sums(t: np.ndarray, info: FormatInfo, red: dict) -> np.ndarray:
+    """Each row of t summed in the order (exactly fpx.sum of the row): t @ ones((d, 1))."""
+    from ..orders import matmul
+
+    ones = np.ones((t.shape[1], 1), dtype=info.dtype)
+    return matmul(np.ascontiguousarray(t), ones, **red)[:, 0]
+
+
+def _cdist_exact(x: np.ndarray, y: np.ndarray, info: FormatInfo) -> np.ndarray:
+    m, n = x.shape[0], y.shape[0]
+    out = np.empty((m, n), dtype=info.dtype)
+    X = x.astype(_F64)
+    Y = y.astype(_F64)
+    if info.name == "float64":
+        undecided = np.ones((m, n), dtype=bool)
+    else:
+        undecided = _cdist_bounds(X, Y, info, out)
+    if undecided.any():
+        xs = _scaled_ints(X)
+        ys = _scaled_ints(Y)
+        for i, j in zip(*np.nonzero(undecided)):
+            out[i, j] = _exact_distance(X[i], Y[j], xs, ys, i, j, info)
+    return out
+
+
+def _cdist_bounds(X: np.ndarray, Y: np.ndarray, info: FormatInfo, out: np.ndarray) -> np.ndarray:
+    """float64 distances with a relative error bound (d + 8) * 2**-53 (non-negative terms;
+    no under- or overflow for values of at most 24 bits): stores the pairs whose interval
+    rounds to one value of F, returns the mask of the others. Non-finite pairs: IEEE value."""
+    m, n, d = X.shape[0], Y.shape[0], X.shape[1]
+    rel = (d + 8) * 2.0**-53
+    undecided = np.zeros((m, n), dtype=bool)
+    rows = max(1, (1 << 18) // max(1, n * d))
+    with np.errstate(all="ignore"):
+        for i in range(0, m, rows):
+            diff = X[i : i + rows, None, :] - Y[None, :, :]
+            dist = np.sqrt(np.sum(diff * diff, axis=-1))
+            lo = round_f64(dist * (1.0 - rel), info)
+            hi = round_f64(dist * (1.0 + rel), info)
+            out[i : i + rows] = hi
+            same = lo.view(info.uint) == hi.view(info.uint)
+            undecided[i : i + rows] = ~(same | ~np.isfinite(dist))
+    return undecided
+
+
+def _scaled_ints(A: np.ndarray):
+    """(rows of Python ints, S) with A[i, k] == ints[i][k] * 2**-S exactly (finite entries)."""
+    vals = A.tolist()
+    S = 0
+    for row in vals:
+        for v in row:
+            if math.isfinite(v) and v != 0:
+                S = max(S, v.as_integer_ratio()[1].bit_length() - 1)
+    ints = []
+    for row in vals:
+        r = []
+        for v in row:
+            if math.isfinite(v):
+                num, den = v.as_integer_ratio()
+                r.append(num << (S - (den.bit_length() - 1)))
+            else:
+                r.append(None)
+        ints.append(r)
+    return ints, S
+
+
+def _exact_distance(xr, yr, xs, ys, i, j, info: FormatInfo) -> float:
+    xi, Sx = xs
+    yj, Sy = ys
+    a, b = xi[i], yj[j]
+    if any(v is None for v in a) or any(v is None for v in b):
+        with np.errstate(all="ignore"):
+            diff = xr - yr
+            return float(np.sqrt(np.sum(diff * diff)))
+    S = max(Sx, Sy)
+    ax, by = S - Sx, S - Sy
+    D = sum(((p << ax) - (q << by)) ** 2 for p, q in zip(a, b))  # distance^2 = D * 2**(-2S)
+    return _round_sqrt(D, -2 * S, info)
+
+
+def _round_sqrt(D: int, K: int, info: FormatInfo) -> float:
+    """sqrt(D * 2**K) rounded once to nearest-even in ``info`` (D >= 0 an int, K even)."""
+    if D == 0:
+        return 0.0
+    # r = isqrt(D * 4**k) with at least p + 2 bits; 2r + sticky is round-to-odd of 2*sqrt(..)
+    k = max(0, info.precision + 3 - D.bit_length() // 2)
+    M = D << (2 * k)
+    r = math.isqrt(M)
+    q = 2 * r + (r * r != M)
+    return round_scaled_int(q, K // 2 - k - 1, info.precision, info.emin, info.emax)
+
+
+def _cdist_inputs(n, fmt, distribution, seed, params):
+    """x: n points of dimension d (param ``d``, default 16) from the distribution; y: the same
+    points moved by ``closeness`` (default 1e-2) times normal noise, so that the expanded
+    formula cancels (docs/cases.md section 4)."""
+    d = int(params.get("d", 16))
+    close = float(params.get("closeness", 1e-2))
+    x = generate(distribution, n * d, "float64", seed).reshape(n, d)
+    noise = generate("normal", n * d, "float64", seed + 1).reshape(n, d) * close
+    return {
+        "format": fmt,
+        "x": np.asarray(as_format(x, fmt)),
+        "y": np.asarray(as_format(x + noise, fmt)),
+    }
+
+
+_CDIST_KEYS = ("order", "accumulate", "fma", "clamp", "block")
+
+
+def _cdist_call(name, settings, inputs, params):
+    kw = pick(params, _CDIST_KEYS)
+    if name != "expanded":
+        kw.pop("clamp", None)
+        kw.pop("fma", None)
+    kw.update(settings)  # the spec's own settings win
+    return cdist(inputs["x"], inputs["y"], variant=name, **kw)
+
+
+def _cdist_numpy(inputs, params):
+    x, y = inputs["x"], inputs["y"]
+    with np.errstate(all="ignore"):
+        return np.sqrt(((x[:, None, :] - y[None, :, :]) ** 2).sum(-1))
+
+
+# what each variant's spec may say: "expanded(order=blocked, block=8)+fma@float32"
+_SQUARES = "each square is rounded before it is summed; fma applies to 'expanded'"
+_CDIST_SETTINGS = {
+    "expanded": Settings(
+        {**order_of("matmul"), "clamp": (True, boolean("clamp"))},
+        order_of="matmul",
+        order_params=True,
+        accumulate=True,
+        fma=True,
+    ),
+    "direct": Settings(
+        order_of("matmul"),
+        order_of="matmul",
+        order_params=True,
+        accumulate=True,
+        why_no_fma=_SQUARES,
+    ),
+}
+
+
+def _cdist_kernels(name, kw, info):
+    from ..orders.registry import kernel_needs
+
+    if name == "exact":
+        return []
+    order = kw.get("order") or "sequential"
+    return kernel_needs("matmul", order, info, kw.get("accumulate"))
+
+
+OPS = OpTable(
+    OpSpec(
+        "cdist",
+        "pairwise Euclidean distances between the rows of x (m, d) and y (n, d)",
+        _CDIST_VARIANTS,
+        inputs=_cdist_inputs,
+        call=_cdist_call,
+        reference=lambda inputs, params, fmt: cdist(inputs["x"], inputs["y"], variant="exact"),
+        numpy=_cdist_numpy,
+        numpy_label="numpy broadcast",
+        default_variants=("expanded", "direct"),
+        max_n=2048,
+        default_n=100,
+        size_of=lambda n, itemsize: n * n * 64,
+        settings=_CDIST_SETTINGS,
+        kernels=_cdist_kernels,
+        rank=20,
+    ),
+)
