@@ -106,7 +106,8 @@ from .ops.elementwise import (
 from .ops.linspace import linspace
 from .ops.mean import mean
 from .ops.registry import variants
-from .ops.stats import logsumexp, softmax, variance
+from .ops.softmax import logsumexp, softmax
+from .ops.variance import variance
 from .orders import (
     dot,
     exact_matmul,

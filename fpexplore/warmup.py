@@ -14,7 +14,7 @@ kernels in this process (no compiled signature in memory and none in the on-disk
 explorer then shows "compiling kernels ..." while it works.
 
 Where the cache lives: ``$NUMBA_CACHE_DIR`` when that is set (all files); else ``__pycache__``
-beside ``fpexplore/orders/_kernels.py`` and ``fpexplore/ops/stats.py`` when those folders are
+beside ``fpexplore/orders/_kernels.py`` and ``fpexplore/ops/variance.py`` when those folders are
 writable; else numba's user-wide folder (``~/.cache/numba/``, ``$XDG_CACHE_HOME/numba/``).
 Where none is writable the kernels compile in every process (with a RuntimeWarning).
 :func:`cache_dirs` says which folders are in use.
@@ -46,13 +46,13 @@ def _dispatchers() -> dict:
     from numba.core.dispatcher import Dispatcher
 
     from . import _exact_kernels
-    from .ops import stats
+    from .ops import variance
     from .orders import _kernels, frameworks, simd
 
     out = {n: f for n, f in vars(_kernels).items() if isinstance(f, Dispatcher)}
     # the exact core's kernels (references of sum and dot, fma)
     out.update({n: f for n, f in vars(_exact_kernels).items() if isinstance(f, Dispatcher)})
-    out["_welford"] = stats.welford_kernel()
+    out["_welford"] = variance.welford_kernel()
     out.update(simd.DISPATCHERS)  # the library loops' kernels
     out.update(frameworks.DISPATCHERS)
     return out

@@ -1,15 +1,41 @@
-"""Formula arithmetic shared by the composite ops: elementwise IEEE operations rounded once to
-a storage format (:class:`RoundedArith`), as a framework that writes every intermediate
-tensor in that format does. float16 and bfloat16 are computed in float64 and rounded once,
-which is the correctly rounded result since 53 >= 2p + 2."""
+"""Formula arithmetic shared by the composite ops (cdist, adam_step, variance, softmax,
+logsumexp): elementwise IEEE operations rounded once to a storage format
+(:class:`RoundedArith`, as a framework that writes every intermediate tensor in that format
+does), the same in an accumulator format (``acc_add`` ... ``acc_div_count``), and the op-spec
+plumbing of the one-array reductions (``x_inputs``, ``caller``, ``referee``). float16 and
+bfloat16 are computed in float64 and rounded once, which is the correctly rounded result
+since 53 >= 2p + 2."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..formats import FormatInfo, round_f64
+from ..data import generate
+from ..formats import FormatInfo, as_format, round_f64
+from ..numerics import round_rational
+from ..orders.arith import accumulator_format
+from .opspec import pick
+from .variant import Settings, order_of
 
-__all__ = ["RoundedArith"]
+__all__ = [
+    "SUMMED",
+    "RoundedArith",
+    "acc_add",
+    "acc_div",
+    "acc_div_count",
+    "acc_mul",
+    "acc_sub",
+    "accumulator_of",
+    "caller",
+    "referee",
+    "to_acc",
+    "x_inputs",
+]
+
+# a formula variant whose sums take an order and an accumulator: "two-pass(order=pairwise)@float32"
+SUMMED = Settings(order_of("sum"), order_of="sum", accumulate=True)
 
 _F64 = np.dtype(np.float64)
 
@@ -57,3 +83,88 @@ class RoundedArith:
                 f"expected {self.info.dtype} of shape {a.shape}"
             )
         return out
+
+
+# ------------------------------------------------------------- arithmetic in an accumulator
+
+
+def accumulator_of(accumulate, info: FormatInfo) -> FormatInfo:
+    return accumulator_format(accumulate, info)
+
+
+# --------------------------------------------------------------- arithmetic in a format
+
+
+def to_acc(x: np.ndarray, acc: FormatInfo) -> np.ndarray:
+    return x if x.dtype == acc.dtype else np.asarray(as_format(x, acc.name))
+
+
+def _native(acc: FormatInfo) -> bool:
+    return acc.name in ("float32", "float64")
+
+
+def _binary(op, a, b, acc: FormatInfo):
+    """Correctly rounded ``a op b`` in acc (operands are values of acc)."""
+    with np.errstate(all="ignore"):
+        if _native(acc):
+            return np.asarray(op(np.asarray(a, acc.dtype), np.asarray(b, acc.dtype)))
+        # p <= 11: the float64 result is exact or rounded innocuously (53 >= 2p + 2)
+        r = op(np.asarray(a).astype(_F64), np.asarray(b).astype(_F64))
+        return np.asarray(as_format(np.asarray(r), acc.name))
+
+
+def acc_sub(a, b, acc):
+    return _binary(np.subtract, a, b, acc)
+
+
+def acc_add(a, b, acc):
+    return _binary(np.add, a, b, acc)
+
+
+def acc_mul(a, b, acc):
+    return _binary(np.multiply, a, b, acc)
+
+
+def acc_div(a, b, acc):
+    return _binary(np.divide, a, b, acc)
+
+
+def acc_div_count(v, n: int, acc: FormatInfo):
+    """``v / n`` for a scalar v of acc and an exact integer n >= 1, correctly rounded."""
+    f = float(np.asarray(v).astype(_F64))
+    if not math.isfinite(f) or f == 0:
+        return acc.dtype.type(f)  # nan, ±inf, ±0 divided by a positive count
+    num, den = f.as_integer_ratio()
+    r = round_rational(num, den * n, acc.precision, acc.emin, acc.emax)
+    return np.asarray(r).astype(acc.dtype)[()]
+
+
+# ------------------------------------------------------------- the one-array reductions' specs
+
+
+def x_inputs(n, fmt, distribution, seed, params):
+    return {"format": fmt, "x": generate(distribution, n, fmt, seed)}
+
+
+def caller(function, keys: tuple, fixed_order: tuple = ()):
+    """call(name, settings, inputs, params) of a stats op: the op-wide params in ``keys``
+    (``order`` not for the variants in ``fixed_order``), then the spec's settings (they win)."""
+
+    def call(name, settings, inputs, params):
+        kw = pick(params, keys)
+        if name in fixed_order:
+            kw.pop("order", None)  # their order is part of the variant
+        kw.update(settings)
+        return function(inputs["x"], variant=name, **kw)
+
+    return call
+
+
+def referee(function):
+    """reference(inputs, params, fmt): the exact variant, with ``ddof`` where given."""
+
+    def reference(inputs, params, fmt):
+        kw = pick(params, ("ddof",))
+        return function(inputs["x"], variant="exact", **kw)
+
+    return reference

@@ -1,0 +1,306 @@
+"""``variance``: two-pass, one-pass (textbook), Welford and NumPy's np.var, each evaluated
+exactly as written in an accumulator format, next to an ``exact`` variant (exact rationals).
+The arithmetic model is the one of :mod:`fpexplore.ops.softmax`'s module docstring.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .. import checks
+from ..exact import ExactAccumulator, accumulate_dot64
+from ..formats import FormatInfo, as_format, coerce
+from ..numerics import (
+    nudge_to_odd_scalar,
+    round_rational,
+    round_to_precision,
+    two_product,
+)
+from ..orders.arith import accumulator_format
+from ..orders.registry import kernel_needs
+from ..orders.registry import lookup as _order_lookup
+from ..orders.summation import sum as _fsum
+from .formula import (
+    SUMMED,
+    acc_div_count,
+    acc_mul,
+    acc_sub,
+    accumulator_of,
+    caller,
+    referee,
+    to_acc,
+    x_inputs,
+)
+from .opspec import OpSpec, OpTable
+from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
+
+__all__ = ["OPS", "variance"]
+
+_F64 = np.dtype(np.float64)
+
+_VARIANCE_VARIANTS = (
+    Variant("two-pass", "mean = sum(x)/n, then sum((x - mean)**2)/(n - ddof)", FORMULA),
+    Variant(
+        "one-pass",
+        "textbook (sum(x*x) - sum(x)**2/n)/(n - ddof): cancels for large means",
+        FORMULA,
+    ),
+    Variant("welford", "Welford's update of the running mean and M2", FORMULA),
+    Variant("numpy", "np.var (numpy/_core/_methods.py _var), NumPy >= 2.3 sums", LIBRARY),
+    Variant("exact", "correctly rounded variance of the exact values", EXACT),
+)
+# ----------------------------------------------------------------------------- variance
+
+
+def variance(x, *, variant: str = "numpy", ddof: int = 0, accumulate=None, order=None):
+    """Variance of all elements of ``x``: ``sum((x - mean)**2) / (n - ddof)``.
+
+    Parameters
+    ----------
+    x : array_like of one of ``fpx.FORMATS`` (flattened in C order)
+    variant : str
+        ``"two-pass"``: ``s = sum(x)``; ``m = s / n``; ``d[i] = x[i] - m``;
+        ``q[i] = d[i] * d[i]``; ``var = sum(q) / (n - ddof)``.
+
+        ``"one-pass"``: the textbook one-pass formula (Chan, Golub & LeVeque 1983):
+        ``s1 = sum(x)``; ``s2 = sum(x[i] * x[i])``; ``var = (s2 - (s1*s1)/n) / (n - ddof)``.
+        Cancels catastrophically when the mean is large against the spread; the result can
+        even be negative (it is not clamped).
+
+        ``"welford"``: ``mean = M2 = 0``; for k = 1..n: ``delta = x - mean``;
+        ``mean = mean + delta / k``; ``M2 = M2 + delta * (x - mean)``; ``var = M2/(n - ddof)``
+        (Welford 1962, in Knuth's form). Compiled with numba on first use.
+
+        ``"numpy"``: exactly what ``np.var(x)`` computes (``_var`` in
+        ``numpy/_core/_methods.py``): ``s = np.sum(x)`` (order ``"numpy"``; float16 summed in
+        float32); ``mean = fmt(float64(s) / n)`` (a float64 division cast back, as
+        ``true_divide(..., out=, casting="unsafe")`` does); ``d = x - mean``; ``d*d``;
+        ``ret = np.sum(d*d)``; ``var = fmt(float64(ret) / (n - ddof))``. With ``accumulate``
+        it is ``np.var(x, dtype=accumulate)``: the sum of the cast input uses 8192-element
+        buffered chunks (order ``"numpy-chunked"``). Equals ``np.var(np.ravel(x, "K"))``
+        (so ``np.var(x)`` for C- or Fortran-contiguous arrays and 1-D views), verified bit for
+        bit in the tests; n - ddof <= 0 gives NumPy's nan/inf.
+
+        ``"exact"``: the exact variance of the input values, ``(n*sum(x*x) - sum(x)**2) /
+        (n*(n - ddof))`` in integer arithmetic, rounded once. Any NaN or infinity gives NaN.
+    ddof : int >= 0
+        Delta degrees of freedom (1 for the sample variance). Where ``n - ddof <= 0`` the
+        variance is undefined and every variant but ``"numpy"`` returns NaN (an empty array
+        included).
+    accumulate : format name, optional
+        Format of all intermediate arithmetic (default: x's format); see the module docstring.
+        ``"numpy"`` needs it at least as wide as x. Ignored by ``"exact"``.
+    order : sum order, optional
+        The summation order of ``"two-pass"`` and ``"one-pass"`` (default ``"sequential"``);
+        the other variants have a fixed order and refuse this argument.
+
+    Returns
+    -------
+    A NumPy scalar of x's format.
+    """
+    OPS.lookup("variance", variant)
+    (x,), info = coerce(x, what="variance")
+    ddof = _check_ddof(ddof)
+    order = _check_order(order, variant, ("two-pass", "one-pass"))
+    acc = accumulator_of(accumulate, info)
+    if variant == "numpy":
+        return _numpy_var(x, info, acc, ddof)
+    x = np.ravel(x)
+    n = x.size
+    if n - ddof <= 0:
+        return info.dtype.type(np.nan)
+    if variant == "exact":
+        return _exact_var(x, info, ddof)
+    xa = to_acc(x, acc)
+    if variant == "two-pass":
+        mean = acc_div_count(_fsum(xa, order, accumulate=accumulate), n, acc)
+        d = acc_sub(xa, mean, acc)
+        var = acc_div_count(_fsum(acc_mul(d, d, acc), order, accumulate=accumulate), n - ddof, acc)
+    elif variant == "one-pass":
+        s1 = _fsum(xa, order, accumulate=accumulate)
+        s2 = _fsum(acc_mul(xa, xa, acc), order, accumulate=accumulate)
+        t = acc_div_count(acc_mul(s1, s1, acc), n, acc)
+        var = acc_div_count(acc_sub(s2, t, acc), n - ddof, acc)
+    else:  # welford
+        var = _welford(xa, acc, ddof)
+    return np.asarray(as_format(np.asarray(var, dtype=acc.dtype), info.name))[()]
+
+
+def _check_ddof(ddof) -> int:
+    if isinstance(ddof, (bool, np.bool_)) or not isinstance(ddof, numbers.Integral):
+        raise ValueError(f"ddof must be a non-negative integer, got {checks.shown(ddof)}")
+    if ddof < 0:
+        raise ValueError(f"ddof must be a non-negative integer, got {ddof}")
+    return int(ddof)
+
+
+def _check_order(order, variant: str, uses: tuple) -> str:
+    if order is None:
+        return "sequential"
+    if variant not in uses:
+        raise ValueError(
+            f"variant {checks.shown(variant)} has a fixed order; `order` applies to "
+            f"{', '.join(uses)}"
+        )
+    return _order_lookup("sum", order).name
+
+
+# ----------------------------------------------------------------------------- numpy
+
+
+def _numpy_var(x: np.ndarray, info: FormatInfo, acc: FormatInfo, ddof: int):
+    if acc.precision < info.precision or acc.emax < info.emax:
+        raise ValueError(
+            f"variant 'numpy' (np.var(x, dtype=...)) needs accumulate at least as wide as "
+            f"{info.name}, got {acc.name}"
+        )
+    x = np.ravel(x, order="K")
+    n = x.size
+    dt = acc.dtype
+    if acc.name == info.name:
+        s = _fsum(x, "numpy")  # umr_sum(arr): no cast, one pairwise pass
+    else:  # umr_sum(arr, dtype=acc): the cast goes through 8192-element buffers
+        s = _fsum(to_acc(x, acc), "numpy-chunked")
+    with np.errstate(all="ignore"):
+        # true_divide(arrmean, intp(n), out=arrmean, casting="unsafe"): float64 loop, cast back
+        mean = np.asarray(np.float64(s) / np.float64(n)).astype(dt)
+        d = acc_sub(to_acc(x, acc), mean, acc)  # subtract(arr, arrmean): acc loop
+        ret = _fsum(acc_mul(d, d, acc), "numpy")  # square, then umr_sum (already acc: no cast)
+        # ret.dtype.type(ret / intp(max(n - ddof, 0))): a float64 division, cast back
+        var = dt.type(np.float64(ret) / np.float64(max(n - ddof, 0)))
+    return np.asarray(as_format(np.asarray(var), info.name))[()]
+
+
+# ----------------------------------------------------------------------------- welford
+
+_div_nb = None  # numba versions, compiled on first use
+_welford_nb = None
+
+
+def _div_py(a, k, p, emin, vmax):
+    """a / k (k an exact integer < 2**53) correctly rounded at precision p: the float64
+    quotient is turned into the round-to-odd quotient with an exact remainder (TwoProduct),
+    then rounded once (p + 2 <= 53 makes that correct; Boldo & Melquiond 2008)."""
+    q = a / k
+    if p == 0 or q == 0.0 or not math.isfinite(q):
+        return q
+    # exact remainder a - q*k (Dekker's TwoProduct of q*k; a - ph is exact by Sterbenz)
+    ph, pl = two_product(q, k)
+    rem = (a - ph) - pl
+    # k > 0: the exact quotient lies on rem's side of q; step to the odd neighbour there
+    return round_to_precision(nudge_to_odd_scalar(q, rem), p, emin, vmax)
+
+
+def _welford_py(x, ddof, p, emin, vmax):
+    mean = 0.0
+    m2 = 0.0
+    n = x.size
+    for i in range(n):
+        xi = x[i]
+        delta = round_to_precision(xi - mean, p, emin, vmax)
+        mean = round_to_precision(mean + _div_nb(delta, float(i + 1), p, emin, vmax), p, emin, vmax)
+        t = round_to_precision(xi - mean, p, emin, vmax)
+        m2 = round_to_precision(m2 + round_to_precision(delta * t, p, emin, vmax), p, emin, vmax)
+    return _div_nb(m2, float(n - ddof), p, emin, vmax)
+
+
+def welford_kernel():
+    """The numba-compiled Welford loop (created on first use; fpexplore.warmup asks too)."""
+    global _div_nb, _welford_nb
+    if _welford_nb is None:
+        # numba: njit(cache=True), tolerant; importing _kernels registers numerics.JITTABLE
+        from ..orders._kernels import cached_njit
+
+        _div_nb = cached_njit(_div_py)
+        _welford_nb = cached_njit(_welford_py)
+    return _welford_nb
+
+
+def _welford(xa: np.ndarray, acc: FormatInfo, ddof: int):
+    welford_kernel()
+    # float64 arithmetic rounded to acc after each operation: exact or innocuous for p <= 24
+    p = 0 if acc.name == "float64" else acc.precision
+    with np.errstate(invalid="ignore"):  # NaN bit patterns of the 16-bit formats
+        x64 = np.ascontiguousarray(xa, dtype=_F64)
+    return _welford_nb(x64, ddof, p, acc.emin, acc.max)
+
+
+# ----------------------------------------------------------------------------- exact var
+
+
+def _exact_var(x: np.ndarray, info: FormatInfo, ddof: int):
+    if not np.isfinite(x).all():
+        return info.dtype.type(np.nan)
+    n = x.size
+    s = ExactAccumulator()
+    if info.name == "float64":
+        x64 = np.ascontiguousarray(x)
+        s.add64(x64)
+        q, _ = accumulate_dot64(x64, x64)
+    else:
+        x64 = x.astype(_F64)
+        s.add32(x.astype(np.float32))
+        q = ExactAccumulator()
+        q.add64(x64 * x64)  # products of <= 24-bit values are exact in float64
+    N1, K1 = s.total()
+    NQ, KQ = q.total()
+    # var = (n * Q - S**2) / (n * (n - ddof)) with Q = NQ 2**KQ, S = N1 2**K1
+    K = min(KQ, 2 * K1)
+    num = n * (NQ << (KQ - K)) - ((N1 * N1) << (2 * K1 - K))
+    den = n * (n - ddof)
+    if num == 0:
+        return info.dtype.type(0.0)
+    if K >= 0:
+        num <<= K
+    else:
+        den <<= -K
+    value = round_rational(num, den, info.precision, info.emin, info.emax)
+    return np.asarray(value).astype(info.dtype)[()]
+
+
+def _np_var(inputs, params):
+    with np.errstate(all="ignore"):
+        return np.var(inputs["x"], ddof=params.get("ddof", 0))
+
+
+# what each variant's spec may say: "two-pass(order=pairwise)@float32"
+_VARIANCE_SETTINGS = {
+    "two-pass": SUMMED,
+    "one-pass": SUMMED,
+    "welford": Settings(accumulate=True),
+    "numpy": Settings(accumulate=True),
+}
+
+
+def _variance_kernels(name, kw, info):
+    acc = kw.get("accumulate")
+    a = accumulator_format(acc, info)
+    if name in ("two-pass", "one-pass"):
+        return kernel_needs("sum", kw.get("order") or "sequential", a, acc, kw)
+    if name == "welford":
+        return [("_welford", np.dtype(np.float64), None)]
+    if name == "numpy":
+        first = "numpy" if a.name == info.name else "numpy-chunked"
+        return kernel_needs("sum", first, a, None, kw) + kernel_needs("sum", "numpy", a, None, kw)
+    return []
+
+
+OPS = OpTable(
+    OpSpec(
+        "variance",
+        "variance of all elements, sum((x - mean)**2) / (n - ddof)",
+        _VARIANCE_VARIANTS,
+        inputs=x_inputs,
+        call=caller(variance, ("order", "accumulate", "ddof"), ("welford", "numpy", "exact")),
+        reference=referee(variance),
+        numpy=_np_var,
+        numpy_label="np.var",
+        default_variants=("two-pass", "one-pass", "welford", "numpy"),
+        settings=_VARIANCE_SETTINGS,
+        kernels=_variance_kernels,
+        rank=30,
+    ),
+)
