@@ -14,6 +14,8 @@ them.
 - ``record``       python -m fpexplore.record: record GPU results for the replay backend
 - ``explain``      explain(op, inputs, results): why results differ, which is closer, whether
                    it is expected; the causes ranked (order, accumulator, cast, ...)
+- ``reveal``       reveal(fn, n): the accumulation tree of any black-box function (FPRev's
+                   masks), its FMA and accumulator probes; Reveal.as_order() a spec computing it
 - ``budget``       difference_budget: a difference split into input rounding, accumulator,
                    order, FMA and the tensor cores, one factor switched at a time
 - ``detective``    which order produced a result: match_orders, explain_numpy, candidates
@@ -41,7 +43,8 @@ them.
 - ``orders/``      evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
                    trees, CuPy/CUB hypotheses, compensated, exact): the arithmetic model, one
                    registry entry per order, kernels compiled with numba on first use; mma:
-                   NVIDIA tensor cores (V100, Ampere, Hopper) bit for bit
+                   NVIDIA tensor cores (V100, Ampere, Hopper) bit for bit; trees: revealed
+                   accumulation trees as data (the ``revealed`` order's parameter)
 - ``machine``      machine_info(): the CPU, SIMD level, BLAS kernel and threads a result came
                    from; run_elsewhere(): a real library call in a fresh process
 - ``data``         generate(): seeded input data, the same on every machine
@@ -116,6 +119,7 @@ from .orders import (
     sum,  # noqa: A004  (like np.sum)
 )
 from .reproduce import reproducer
+from .reveal import Reveal, reveal
 from .spec import VariantSpec, parse_spec
 from .teaching import exercises
 from .tolerance import suggest_tolerance
@@ -157,6 +161,7 @@ __all__ = [
     "FORMATS",
     "FormatInfo",
     "ROUNDINGS",
+    "Reveal",
     "ULP_NAN",
     "VariantSpec",
     "adam_pass_rates",
@@ -204,6 +209,7 @@ __all__ = [
     "pass_rate",
     "pow",
     "reproducer",
+    "reveal",
     "shortest_repr",
     "sin",
     "softmax",

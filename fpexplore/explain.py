@@ -35,7 +35,7 @@ from .ops.registry import get as get_op
 from .orders import exact_matmul
 from .orders.registry import BLOCKS
 from .orders.registry import OPS as ORDER_OPS
-from .spec import VariantSpec
+from .spec import VariantSpec, parse_spec
 
 __all__ = ["CAUSES", "OPS", "Explanation", "explain"]
 
@@ -546,7 +546,29 @@ def _bound(op, arrays, cfg: Config | None, out_fmt: str, ref):
 # ----------------------------------------------------------------------------- explain
 
 
-def explain(op: str, inputs, results: dict) -> Explanation:
+def _reveal_fallback(op, fn, arrays, observed, reproduced, in_fmt) -> None:
+    """Where no known configuration reproduces a result: fn's own tree (:func:`reveal`), added
+    to the configurations of the results it reproduces bit for bit."""
+    from .reveal import reveal
+
+    n = arrays[0].shape[1] if op == "matmul" else arrays[0].size
+    try:
+        rev = reveal(fn, n, op=op, format=in_fmt)
+    except ValueError:
+        return  # fn is not a tree of additions, or n is beyond the method's reach
+    cfg = Config(parse_spec(rev.as_order(), op))
+    got = _run(op, cfg, arrays)
+    if got is None:
+        return
+    for label, obs in observed.items():
+        if reproduced[label][0]:
+            continue
+        d = _distance(obs, got)
+        if d is not None and float(np.max(d)) == 0:
+            reproduced[label] = ([cfg], cfg, 0.0)
+
+
+def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
     """Why do these results of one computation differ, which is closer, and is it expected?
 
     Parameters
@@ -569,6 +591,13 @@ def explain(op: str, inputs, results: dict) -> Explanation:
     ``causes`` (a DataFrame, the most likely first: ``factor`` from :data:`CAUSES`,
     ``share`` of the difference between the nearest and the farthest result, ``evidence``),
     ``verdict`` (two or three sentences), ``plot()``, ``diff()``.
+
+    fn : callable, optional
+        The function that produced a result (sum and mean: ``fn(x)``, dot: ``fn(a, b)``,
+        matmul: ``fn(A, B)``, as :func:`fpexplore.reveal` takes it). Where no known order
+        reproduces a result of sum, dot or matmul, fn's own accumulation tree is revealed
+        and tried: a result it reproduces is ``reproduced_by`` its ``revealed(tree=...)``
+        spec, and the causes compare it with the other results' configurations.
     """
     pd = require("pandas", "fpx.explain")
     checks.choice("op", op, OPS)
@@ -580,6 +609,11 @@ def explain(op: str, inputs, results: dict) -> Explanation:
     observed = _observed(results, shape)
     refs = {lbl: reference(op, arrays, o.dtype.name) for lbl, o in observed.items()}
     reproduced = _reproduce(op, arrays, observed, in_fmt)
+    if fn is not None:
+        if not callable(fn):
+            raise TypeError(f"fn must be callable, got {checks.shown(fn)}")
+        if op != "mean" and any(not v[0] for v in reproduced.values()):
+            _reveal_fallback(op, fn, arrays, observed, reproduced, in_fmt)
     # the closeness: mean |error| against the exact result in the widest result format
     wide = max(
         (o.dtype.name for o in observed.values()),

@@ -331,3 +331,37 @@ def explain_plot(expl, ax=None):
         ax2.set_xlabel("share of the difference")
         ax2.set_title("causes, the most likely first", fontsize="small")
     return fig
+
+
+def reveal_plot(rev, ax=None):
+    """A revealed accumulation tree (:func:`fpexplore.reveal`): leaves at the bottom in the
+    tree's order, each addition above its operands; fused products in orange."""
+    from .orders import trees
+
+    fig, ax = _new_ax((min(14.0, 3.0 + 0.25 * rev.n), 4.0)) if ax is None else (ax.figure, ax)
+    pos, order = {}, []
+    for t in trees.nodes_postorder(rev.tree):
+        if isinstance(t, int):
+            pos[id(t)] = (len(order), 0)
+            order.append(t)
+            continue
+        xs = [pos[id(c)][0] for c in t]
+        y = 1 + max(pos[id(c)][1] for c in t)
+        pos[id(t)] = (sum(xs) / len(xs), y)
+        for c in t:
+            cx, cy = pos[id(c)]
+            ax.plot([cx, pos[id(t)][0]], [cy, y], color="0.45", lw=0.8)
+    xs = np.arange(len(order))
+    colors = [_color(1) if v in rev.fused else _color(0) for v in order]
+    ax.scatter(xs, np.zeros(len(order)), c=colors, s=18, zorder=3)
+    if rev.n <= 64:
+        ax.set_xticks(xs, [str(v) for v in order], fontsize=7)
+    else:
+        ax.set_xticks([])
+    ax.set_ylabel("additions above the terms")
+    ax.set_title(
+        f"{rev.op} of {rev.n} {rev.format} terms: accumulator {rev.accumulator}, fma {rev.fma}"
+    )
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig

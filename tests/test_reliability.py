@@ -104,6 +104,7 @@ KEYWORD_CALLS = {
     "compare": lambda **kw: fpx.compare("sum", n=10, **kw),
     "sweep": lambda **kw: fpx.sweep("sum", sizes=[10], seeds=1, progress=False, **kw),
     "explorer": lambda **kw: fpx.explorer(**kw),
+    "reveal": lambda **kw: fpx.reveal(np.sum, 8, **kw),
     "on_gpu": lambda **kw: fpx.on_gpu("sum", np.ones(8, np.float32), order="tree", **kw),
 }
 

@@ -30,7 +30,7 @@ ARRAYS = {"sum": ("x",), "dot": ("a", "b"), "matmul": ("A", "B")}
 
 def _orders(op: str) -> list[Variant]:
     """The op's orders as variants (kind "definition" is a formula)."""
-    return [Variant(n, s.description, _KIND[s.kind]) for n, s in ORDER_OPS[op].items()]
+    return [Variant(n, s.description, _KIND[s.kind]) for n, s in ORDER_OPS[op].items() if s.listed]
 
 
 def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:

@@ -353,6 +353,39 @@ def tree_partials(x, y, has_y, fused, z, rp, block, strided):
 
 
 @_jit
+def tree_eval(x, y, has_y, fused, z, rp, prog):
+    """A revealed tree's postfix program (fpexplore/orders/trees.py; additions of two only):
+    token i >= 0 pushes term i (i >= n: term i - n, a product fused into its addition when
+    fused is on), -2 adds the two top values: fma(x[l], y[l], other) where one is a fused
+    product l, else a rounded addition."""
+    n = x.shape[0]
+    vals = np.full(prog.shape[0], z)
+    leaf = np.full(prog.shape[0], -1)
+    sp = 0
+    for k in range(prog.shape[0]):
+        t = prog[k]
+        if t >= 0:
+            i = t - n if t >= n else t
+            vals[sp] = _term(x, y, i, has_y, z, rp)
+            leaf[sp] = i if (t >= n and fused and has_y) else -1
+            sp += 1
+        else:
+            a, b = vals[sp - 2], vals[sp - 1]
+            la, lb = leaf[sp - 2], leaf[sp - 1]
+            sp -= 2
+            if la >= 0:
+                v = _fma(cast(x[la], z), cast(y[la], z), b, rp)
+            elif lb >= 0:
+                v = _fma(cast(x[lb], z), cast(y[lb], z), a, rp)
+            else:
+                v = _add(a, b, rp)
+            vals[sp] = v
+            leaf[sp] = -1
+            sp += 1
+    return vals[0]
+
+
+@_jit
 def combine(values, z, rp, order, ftz):
     """acc = +0.0; acc = acc + values[order[k]] for k in turn (atomicAdd onto a zeroed result).
     ftz: float32 atomicAdd on global memory flushes subnormal operands and results to signed

@@ -156,6 +156,14 @@ def matmul(
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(A, ar)
     Yt = to_storage(np.ascontiguousarray(B.T), ar)
+    if spec.matmul_code is None:  # a revealed tree: its runner on each element
+        if split_k is not None:
+            raise ValueError(f"split_k does not apply to order {spec.name!r}: its tree is all of k")
+        out = np.empty((X.shape[0], Yt.shape[0]), dtype=type(ar.z))
+        for i in range(X.shape[0]):
+            for j in range(Yt.shape[0]):
+                out[i, j] = spec.run(X[i], Yt[j], fused, ar, p, info)
+        return np.asarray(as_format(out.astype(np.float64), info.name))
     out = _by_row_blocks(
         X, Yt, spec.matmul_code, fused, ar.z, ar.rp, p.get("block", 1), split_k or 1
     )

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import checks
-from . import tensor_core
+from . import tensor_core, trees
 from .arith import cub_config, kernels, out_rp
 
 __all__ = [
@@ -131,6 +131,7 @@ class OrderSpec:
     rounded_formats: tuple = ()
     takes_rounding: bool = False
     fixed: str = ""  # why accumulate and fma are no settings of it (library orders: the loop's)
+    listed: bool = True  # in fpx.orders(op), compare's defaults and the detective's search
 
     def run_library(self, x, y, params: dict, accumulate=None, input_rounding=None):
         """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``
@@ -251,6 +252,18 @@ def _run_kahan(X, Y, fused, ar, p, out):
 def _run_neumaier(X, Y, fused, ar, p, out):
     Y, has_y = _y(X, Y)
     return kernels().neumaier(X, Y, has_y, ar.z, ar.rp)
+
+
+def _run_revealed(X, Y, fused, ar, p, out):
+    if p["tree"] is None:
+        raise ValueError("order 'revealed' needs tree= (Reveal.as_order() writes the spec)")
+    t = trees.parse(p["tree"])
+    if X.shape[0] != t.n:
+        raise ValueError(f"this revealed tree adds n={t.n} terms, got {X.shape[0]}")
+    if t.multiway:
+        return trees.evaluate(t, X, Y, fused, ar)
+    Y, has_y = _y(X, Y)
+    return kernels().tree_eval(X, Y, has_y, fused, ar.z, ar.rp, t.program)
 
 
 # ----------------------------------------------------------------------------- warm-up lists
@@ -519,6 +532,19 @@ _DEFINED = [
         kernel_calls=_calls(("neumaier", "S")),
     ),
     OrderSpec("exact", "the correctly rounded exact sum", EXACT),
+    OrderSpec(
+        "revealed",
+        "an accumulation tree revealed by fpx.reveal (tree= its code, Reveal.as_order()): each "
+        "addition where the tree puts it; +fma fuses the products the probes found fused",
+        params={"tree": (None, trees.check_code)},
+        fma=True,
+        run=_run_revealed,
+        depth=lambda n, p: trees.parse(p["tree"]).depth if p["tree"] else n - 1,
+        grid=(),  # a tree is found by fpx.reveal, not searched
+        kernel_calls=_calls(("tree_eval", "S")),
+        ops=("sum", "dot", "matmul"),
+        listed=False,
+    ),
 ]
 
 
@@ -741,7 +767,7 @@ def orders_for(op: str, fmt: str, *, rounded: bool = False) -> list[str]:
     return [
         name
         for name, s in OPS[op].items()
-        if fmt in s.formats or (rounded and fmt in s.rounded_formats)
+        if s.listed and (fmt in s.formats or (rounded and fmt in s.rounded_formats))
     ]
 
 
@@ -786,4 +812,8 @@ def orders(op: str = "sum") -> dict[str, str]:
     if op not in OPS:
         raise ValueError(f"unknown op {checks.shown(op)}; ops with orders: {', '.join(OPS)}")
     tag = {LIBRARY: " [library]", HYPOTHESIS: " [hypothesis]"}
-    return {name: spec.description + tag.get(spec.kind, "") for name, spec in OPS[op].items()}
+    return {
+        name: spec.description + tag.get(spec.kind, "")
+        for name, spec in OPS[op].items()
+        if spec.listed
+    }

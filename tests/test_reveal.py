@@ -1,0 +1,280 @@
+"""fpx.reveal: the accumulation trees of fpexplore's own orders are their known trees; NumPy's
+np.sum is its 8-accumulator tree; the revealed order reproduces what it revealed, bit for bit;
+BLAS calls only as properties that hold on every machine; explain's fallback."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore.orders import trees
+
+# ----------------------------------------------------------------------------- known trees
+
+
+def chain(items):
+    acc = items[0]
+    for v in items[1:]:
+        acc = (acc, v)
+    return acc
+
+
+def pairwise(lo, n):
+    if n == 1:
+        return lo
+    h = n // 2
+    return (pairwise(lo, h), pairwise(lo + h, n - h))
+
+
+def numpy_tree(lo, m):
+    """docs/orders.md, `numpy`: NumPy's pairwise_sum as a tree (the +-0.0 starts add nothing)."""
+    if m < 8:
+        return chain(list(range(lo, lo + m)))
+    if m <= 128:
+        full = m - m % 8
+        r = [chain(list(range(lo + k, lo + full, 8))) for k in range(8)]
+        res = (((r[0], r[1]), (r[2], r[3])), ((r[4], r[5]), (r[6], r[7])))
+        return chain([res] + list(range(lo + full, lo + m)))
+    h = m // 2
+    h -= h % 8
+    return (numpy_tree(lo, h), numpy_tree(lo + h, m - h))
+
+
+def gpu_tree(n, block):
+    """`tree` (interleaved addressing): a full binary tree per block (padding dropped), the
+    block results added in order; with fma each even position fuses into its first addition."""
+
+    def sub(lo, size):
+        if lo >= n:
+            return None
+        if size == 1:
+            return lo
+        a, b = sub(lo, size // 2), sub(lo + size // 2, size // 2)
+        return a if b is None else (a, b)
+
+    blocks = [sub(lo, block) for lo in range(0, n, block)]
+    fused = {i for i in range(0, n, 2) if i + 1 < n}
+    return chain(blocks), fused
+
+
+KNOWN = {
+    "sequential": lambda n: chain(list(range(n))),
+    "reverse": lambda n: chain(list(range(n - 1, -1, -1))),
+    "pairwise": lambda n: pairwise(0, n),
+    "numpy": lambda n: numpy_tree(0, n),
+    "tree": lambda n: gpu_tree(n, 128)[0],
+}
+
+
+def same(rev, tree, fused=frozenset()):
+    """The revealed tree is ``tree`` (compared by code: deep trees overflow tuple ==)."""
+    return rev.code == trees.encode(trees.canonical(tree), fused)
+
+
+@pytest.mark.parametrize("order", sorted(KNOWN))
+@pytest.mark.parametrize("n", [8, 37, 300])
+def test_the_sum_orders_reveal_their_trees(order, n):
+    rev = fpx.reveal(lambda x: fpx.sum(x, order), n)
+    assert same(rev, KNOWN[order](n)), str(rev)
+    assert rev.accumulator == "float32" and rev.fma is None and rev.reproduces
+
+
+def test_a_thousand_terms():
+    rev = fpx.reveal(lambda x: fpx.sum(x, "numpy"), 1000)
+    assert same(rev, numpy_tree(0, 1000)) and rev.queries < 8000
+    assert len(rev.as_order()) < 200  # repeated shapes compress
+
+
+@pytest.mark.parametrize("n", [8, 45])
+@pytest.mark.parametrize("fma", [False, True])
+def test_the_dot_orders_reveal_their_trees_and_fused_products(n, fma):
+    seq = fpx.reveal(lambda a, b: fpx.dot(a, b, "sequential", fma=fma), n, op="dot")
+    fused = frozenset(range(1, n)) if fma else frozenset()
+    assert same(seq, chain(list(range(n))), fused) and seq.fused == fused and seq.fma is fma
+    tree = fpx.reveal(lambda a, b: fpx.dot(a, b, "tree", fma=fma, block=16), n, op="dot")
+    want, fused = gpu_tree(n, 16)
+    fused = frozenset(fused) if fma else frozenset()
+    assert same(tree, want, fused) and tree.fma is fma
+    assert seq.reproduces and tree.reproduces
+    assert seq.as_order().endswith("+fma") is fma
+
+
+def test_np_sum_is_the_numpy_tree_on_every_machine():
+    rev = fpx.reveal(np.sum, 16)
+    assert str(rev) == "((((0+8)+(1+9))+((2+10)+(3+11)))+(((4+12)+(5+13))+((6+14)+(7+15))))"
+    assert rev.tree == numpy_tree(0, 16) and rev.accumulator == "float32"
+    half = fpx.reveal(np.sum, 40, format="float16")  # float16: float32 pairwise
+    assert same(half, numpy_tree(0, 40)) and half.accumulator == "float32"
+    assert half.as_order().endswith("@float32") and half.reproduces
+
+
+def test_the_plot_draws_the_tree():
+    pytest.importorskip("matplotlib")
+    fig = fpx.reveal(np.sum, 16).plot()
+    assert fig.axes and len(fig.axes[0].lines) == 30  # two segments per addition
+
+
+@pytest.mark.parametrize("order", ["pairwise", "numpy", "tree"])
+def test_as_order_reproduces_the_order_in_compare(order):
+    n = 300
+    spec = fpx.reveal(lambda x: fpx.sum(x, order), n).as_order()
+    for seed in range(3):
+        x = fpx.generate("wide", n, "float32", seed)
+        t = fpx.compare("sum", inputs=x, variants=[spec, order]).table
+        hexes = t.set_index("variant").loc[[spec, order], "value_hex"]
+        assert hexes.iloc[0] == hexes.iloc[1]
+    df = fpx.match_orders(x, fpx.sum(x, order), "sum", candidates_=[spec])
+    assert bool(df["exact"].iloc[0])
+
+
+def test_accumulators_are_probed():
+    wide = fpx.reveal(lambda x: fpx.sum(x, "pairwise", accumulate="float64"), 24)
+    assert wide.accumulator == "float64" and wide.as_order().endswith("@float64")
+    bf = fpx.reveal(lambda x: fpx.sum(x, "sequential"), 24, format="bfloat16")
+    assert bf.accumulator == "bfloat16" and "@" not in bf.as_order()
+    bf32 = fpx.reveal(lambda x: fpx.sum(x, "sequential", accumulate="float32"), 24,
+                      format="bfloat16")  # fmt: skip
+    assert bf32.accumulator == "float32" and bf32.reproduces
+    # float16 products are exact in float32: fusing cannot show
+    h = fpx.reveal(lambda a, b: fpx.dot(a, b, "sequential", fma=True, accumulate="float32"), 16,
+                   op="dot", format="float16")  # fmt: skip
+    assert h.fma is None and h.accumulator == "float32"
+
+
+# ----------------------------------------------------------------------------- BLAS: properties
+
+
+def test_blas_trees_reproduce_blas_on_random_data():
+    """Whatever the kernel: the revealed tree gives np.dot's and np.matmul's result."""
+    rng = np.random.default_rng(5)
+    rev = fpx.reveal(np.dot, 64, op="dot")
+    s = fpx.parse_spec(rev.as_order(), "dot")
+    for _ in range(5):
+        a, b = rng.standard_normal((2, 64)).astype(np.float32)
+        assert fpx.dot(a, b, s.name, **s.kwargs()) == np.dot(a, b)
+    rev = fpx.reveal(lambda A, B: A @ B, 20, op="matmul")
+    s = fpx.parse_spec(rev.as_order(), "matmul")
+    A, B = rng.standard_normal((2, 20, 20)).astype(np.float32)
+    assert fpx.matmul(A, B, s.name, **s.kwargs())[0, 0] == (A @ B)[0, 0]
+
+
+def test_a_revealed_sgemm_tail_column_reproduces_real_matmul():
+    """Issue 25: the tree of element [0, 32] of a 33 x 33 sgemm gives that element of real
+    A @ B on random data, on this machine, whatever its BLAS kernel."""
+    rev = fpx.reveal(lambda A, B: (A @ B)[0, 32], 33, op="matmul")
+    assert rev.reproduces
+    s = fpx.parse_spec(rev.as_order(), "dot")
+    rng = np.random.default_rng(33)
+    for _ in range(5):
+        A, B = rng.standard_normal((2, 33, 33)).astype(np.float32)
+        assert fpx.dot(A[0], B[:, 32], s.name, **s.kwargs()) == (A @ B)[0, 32]
+
+
+# ----------------------------------------------------------------------------- the order
+
+
+def slow_tree(tree, fused, x, y, acc):
+    """The revealed order's definition in rationals: each addition rounded once to acc; a
+    fused product is added exactly to the other operand."""
+
+    def rnd(q):
+        return Fraction(float(fpx.as_format(q, acc)))
+
+    def exact(i):
+        return Fraction(float(x[i])) * (Fraction(float(y[i])) if y is not None else 1)
+
+    def value(t):
+        if isinstance(t, int):
+            return exact(t) if y is None else rnd(exact(t))
+        a, b = t
+        for me, other in ((a, b), (b, a)):
+            if isinstance(me, int) and me in fused:
+                return rnd(exact(me) + value(other))
+        return rnd(value(a) + value(b))
+
+    return float(value(tree))
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float32", "float64"])
+def test_the_revealed_order_against_its_slow_definition(fmt):
+    rng = np.random.default_rng(11)
+    for trial in range(4):
+        items = list(range(40))
+        while len(items) > 1:
+            i, j = sorted(rng.choice(len(items), 2, replace=False))
+            b, a = items.pop(j), items.pop(i)
+            items.append((a, b))
+        tree = trees.canonical(items[0])
+        fused = frozenset(int(v) for v in rng.choice(40, 12, replace=False))
+        code = trees.encode(tree, fused)
+        assert trees.decode(code) == (tree, fused)
+        x = fpx.generate("wide", 40, fmt, trial)
+        y = fpx.generate("normal", 40, fmt, trial + 7)
+        assert float(fpx.sum(x, "revealed", tree=code)) == slow_tree(tree, set(), x, None, fmt)
+        got = fpx.dot(x, y, "revealed", tree=code, fma=True)
+        assert float(got) == slow_tree(tree, fused, x, y, fmt)
+        got = fpx.dot(x, y, "revealed", tree=code)
+        assert float(got) == slow_tree(tree, set(), x, y, fmt)
+
+
+def test_the_order_is_unlisted_and_checked():
+    assert "revealed" not in fpx.orders("sum") and "revealed" not in fpx.orders("matmul")
+    assert not any(c.name == "revealed" for c in fpx.detective.candidates("dot", "float32"))
+    code = fpx.reveal(np.sum, 8).code
+    with pytest.raises(ValueError, match="n=8 terms"):
+        fpx.sum(np.ones(9, np.float32), "revealed", tree=code)
+    with pytest.raises(ValueError, match="not the code"):
+        fpx.parse_spec("revealed(tree=zzzz)", "sum")
+    with pytest.raises(ValueError, match="needs tree="):
+        fpx.sum(np.ones(9, np.float32), "revealed")
+    with pytest.raises(ValueError, match="remembered only"):
+        fpx.parse_spec("revealed(tree=h0123456789abcdef)", "sum")
+
+
+def test_arguments_are_checked():
+    with pytest.raises(TypeError, match="callable"):
+        fpx.reveal("np.sum", 8)
+    with pytest.raises(ValueError, match="n must be"):
+        fpx.reveal(np.sum, 300, format="bfloat16")
+    with pytest.raises(ValueError, match="unknown op"):
+        fpx.reveal(np.sum, 8, op="mean")
+    with pytest.raises(TypeError, match="must return a number"):
+        fpx.reveal(lambda x: x, 8)
+
+
+def test_a_compensated_sum_is_not_a_tree():
+    try:
+        rev = fpx.reveal(lambda x: fpx.sum(x, "kahan"), 20)
+    except ValueError as e:
+        assert "tree of rounded additions" in str(e) or "one tree" in str(e)
+    else:
+        assert not rev.reproduces
+
+
+# ----------------------------------------------------------------------------- explain
+
+
+def test_explain_falls_back_to_the_revealed_tree():
+    rng = np.random.default_rng(7)
+    items = list(range(256))
+    while len(items) > 1:  # random merges: a tree no registered order has
+        i, j = sorted(rng.choice(len(items), 2, replace=False))
+        b, a = items.pop(j), items.pop(i)
+        items.append((a, b))
+    code = trees.encode(trees.canonical(items[0]))
+
+    def odd(x):
+        return fpx.sum(x, "revealed", tree=code)
+
+    x = fpx.generate("ill-conditioned", 256, "float32", 0)
+    results = {"mine": odd(x), "numpy": np.sum(x)}
+    plain = fpx.explain("sum", x, results)
+    assert not isinstance(plain.table.loc["mine", "reproduced_by"], str)  # nothing known
+    e = fpx.explain("sum", x, results, fn=odd)
+    assert e.table.loc["mine", "reproduced_by"].startswith("revealed(tree=")
+    assert e.causes.iloc[0]["factor"] == "order"
+    with pytest.raises(TypeError, match="callable"):
+        fpx.explain("sum", x, results, fn=3)
