@@ -44,6 +44,8 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_orders.py
 	$(BIN)/python benchmarks/bench_explorer.py
 	$(BIN)/python benchmarks/bench_startup.py
+	$(BIN)/python benchmarks/bench_matmul.py
+	$(BIN)/python benchmarks/bench_explain.py
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "fpexplore needs Python 3.10 or newer (found " + sys.version.split()[0] + "); set PYTHON=python3.x")'

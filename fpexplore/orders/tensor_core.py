@@ -190,6 +190,19 @@ def _round_sum(s, q0, precision, emin, emax, nearest):
     return -v if s < 0 else v
 
 
+def _aligned(m, s):
+    """The signed integer significand ``m`` aligned to the block: shifted left by ``s >= 0``,
+    or right by ``-s`` with the bits shifted out dropped (truncation, no sticky bit)."""
+    mag = -m if m < 0 else m
+    if s >= 0:
+        mag = mag << s
+    elif s > -63:
+        mag = mag >> -s
+    else:
+        mag = 0
+    return -mag if m < 0 else mag
+
+
 def _mma_loop(a, am, ae, b, bm, be, c, out, block, neab, floor, shift, p_out, emin_out,
               emax_out, nearest):  # fmt: skip
     nb, mm, kk = a.shape
@@ -237,25 +250,9 @@ def _mma_loop(a, am, ae, b, bm, be, c, out, block, neab, floor, shift, p_out, em
                         p = am[t, i, k] * bm[t, k, j]
                         if p == 0:
                             continue
-                        s = ae[t, i, k] + be[t, k, j] - big + shift
-                        mag = -p if p < 0 else p
-                        if s >= 0:
-                            mag = mag << s
-                        elif s > -63:
-                            mag = mag >> -s
-                        else:
-                            mag = 0
-                        total += -mag if p < 0 else mag
+                        total += _aligned(p, ae[t, i, k] + be[t, k, j] - big + shift)
                     if cm != 0:
-                        s = ce - big + neab
-                        mag = -cm if cm < 0 else cm
-                        if s >= 0:
-                            mag = mag << s
-                        elif s > -63:
-                            mag = mag >> -s
-                        else:
-                            mag = 0
-                        total += -mag if cm < 0 else mag
+                        total += _aligned(cm, ce - big + neab)
                     cv = _round_sum(total, big - q_off, p_out, emin_out, emax_out, nearest)
                 out[t, i, j] = cv
 
@@ -269,7 +266,8 @@ def _loop():
         import numba
 
         rs = numba.njit(cache=False)(_round_sum)
-        g = dict(_mma_loop.__globals__, _round_sum=rs)
+        al = numba.njit(cache=False)(_aligned)
+        g = dict(_mma_loop.__globals__, _round_sum=rs, _aligned=al)
         fn = type(_mma_loop)(_mma_loop.__code__, g, "_mma_loop")
         _COMPILED["loop"] = numba.njit(cache=False)(fn)
     return _COMPILED["loop"]
