@@ -33,15 +33,16 @@ __all__ = ["Explorer", "explorer"]
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 BACKEND_CHOICES = ("numpy", "emulated", "cupy", "replay")
-TABLE_COLUMNS = [
+TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls for the rest
     "variant",
     "backend",
-    "value",
-    "hex",
     "ulp_error",
     "max_abs_ulp",
+    "unit",
+    "value",
     "mean_abs_ulp",
     "exact_share",
+    "hex",
     "rel_error",
     "bits_error",
     "time_ms",
@@ -81,6 +82,23 @@ PRESET_FORMAT = {"tensor cores vs CPU": "float32"}  # presets that need a format
 PRESET_NUMPY = ("CPU library vs GPU orders", "tensor cores vs CPU")  # they show NumPy's row
 TENSOR_CORE = "tensor-core"
 TENSOR_CORE_LABEL = "GPU tensor cores"
+FIGSIZE = (5.4, 3.2)  # inches at 100 dpi: beside the controls' column at 1280 px
+SIDE = "285px"  # the controls' column
+# the app's own style (an HTML widget): full button labels, a table that scrolls in its box,
+# large type for a projector
+STYLE = """<style>
+.fpx-explorer .widget-button, .fpx-explorer .widget-toggle-button {
+  flex: 0 0 auto; width: auto; overflow: visible; }
+.fpx-explorer .fpx-side .widget-dropdown, .fpx-explorer .fpx-side .widget-select-multiple,
+.fpx-explorer .fpx-side .widget-inline-hbox { width: 100%; }
+.fpx-explorer .fpx-tablebox { max-height: 220px; overflow: auto; }
+.fpx-explorer table.fpx-table td, .fpx-explorer table.fpx-table th {
+  padding: 1px 6px; white-space: nowrap; }
+.fpx-explorer .fpx-verdict { font-size: 110%; margin: 2px 0; }
+.fpx-explorer.fpx-large table.fpx-table, .fpx-explorer.fpx-large table.fpx-diff {
+  font-size: 150%; }
+.fpx-explorer.fpx-large .fpx-verdict { font-size: 160%; }
+</style>"""
 
 
 def _canvas():
@@ -89,7 +107,7 @@ def _canvas():
 
     Figure = require("matplotlib.figure", "fpx.explorer").Figure
 
-    fig = Figure(figsize=(7.0, 3.8), layout="constrained")
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
     try:
         from ipympl.backend_nbagg import Canvas, FigureManager
 
@@ -155,6 +173,8 @@ class Explorer(W.VBox):
             checks.choice("backend", b, BACKEND_CHOICES + installed)
         if variants is not None:
             variants = checks.name_list("variants", variants)
+        if "inputs" in op_params:  # compare's own data argument: not an op parameter here
+            raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
         if op_params:  # refused now, as compare() would refuse them, not later in the app
             compare(
                 op,
@@ -194,10 +214,14 @@ class Explorer(W.VBox):
         )
         self.message = W.HTML()
         self.banner = W.HTML()
-        self.table = W.HTML()
-        self.snippet = W.Textarea(
-            layout=W.Layout(width="100%", height="6em"), description="reproduce this"
+        self.verdict = W.HTML()  # one line: the answer, computed from the comparison
+        self.table = W.HTML(layout=W.Layout(width="100%"))
+        self.table.add_class("fpx-tablebox")
+        self.large = W.ToggleButton(
+            value=False, description="large type", tooltip="bigger table and verdict (teaching)"
         )
+        self.large.observe(self._large_changed, names="value")
+        self.snippet = W.Textarea(layout=W.Layout(width="100%"), description="reproduce this")
         self.detect = W.Button(
             description="Which order did NumPy use?",
             layout=W.Layout(width="auto"),
@@ -219,7 +243,7 @@ class Explorer(W.VBox):
         self.copy = W.HTML()
         # the variant builder: each control is one part of a variant spec (fpx.parse_spec)
         small = W.Layout(width="auto")
-        self.b_name = W.Dropdown(description="build", layout=W.Layout(width="240px"))
+        self.b_name = W.Dropdown(description="build")
         self.b_fma = W.Checkbox(value=False, description="FMA", indent=False, layout=small)
         self.b_acc = W.Dropdown(
             options=[("accumulator: data's", "")] + [(f"@{f}", f) for f in FORMATS],
@@ -238,7 +262,6 @@ class Explorer(W.VBox):
             options=[(f"arch={a}", a) for a in ARCHS],
             value="h100",
             description="arch",
-            layout=W.Layout(width="170px"),
         )
         self.b_name.observe(lambda _c: self._builder_fits(), names="value")
         self.b_arch.observe(lambda _c: self._builder_fits(), names="value")
@@ -254,15 +277,18 @@ class Explorer(W.VBox):
             button.on_click(lambda _b, label=label: self.apply_preset(label))
         # what the figure shows: errors against the exact answer, two results against each
         # other, error against n over seeds, or the bits of one result next to the exact one
-        self.view = W.ToggleButtons(options=VIEWS, value="errors", description="view")
-        self.pick_a = W.Dropdown(description="A", layout=W.Layout(width="280px"))
-        self.pick_b = W.Dropdown(description="B", layout=W.Layout(width="280px"))
+        self.view = W.ToggleButtons(
+            options=VIEWS, value="errors", description="view", style={"button_width": "auto"}
+        )
+        self.pick_a = W.Dropdown(description="A", layout=W.Layout(width="270px"))
+        self.pick_b = W.Dropdown(description="B", layout=W.Layout(width="270px"))
         self.view_out = W.HTML()
         self._extra: list[str] = []  # specs built or given beyond the op's own variants
         self._want_picks: list[str] = []  # A and B a preset asks for (set at the next update)
         self.figure, self.canvas = _canvas()
         self._set_variant_options(variants)
-        controls = W.VBox(
+        wrap = W.Layout(flex_flow="row wrap", width="100%")
+        side = W.VBox(  # every control in one column beside the figure (projector first)
             [
                 self.op,
                 self.format,
@@ -271,32 +297,36 @@ class Explorer(W.VBox):
                 self.seed,
                 self.backends,
                 self.threads,
-            ]
+                self.variants,
+                self.b_name,
+                self.b_arch,
+                W.HBox([self.b_block, self.b_fma], layout=wrap),
+                W.HBox([self.b_rounding, self.b_acc], layout=wrap),
+                W.HBox([self.b_add, self.b_remove], layout=wrap),
+                W.HTML("<b>presets</b>"),
+                W.HBox(list(self.presets.values()), layout=wrap),
+            ],
+            layout=W.Layout(width=SIDE, min_width=SIDE),
         )
-        super().__init__(
+        side.add_class("fpx-side")
+        main = W.VBox(
             [
-                W.HBox([controls, self.variants]),
-                W.HBox(
-                    [
-                        self.b_name,
-                        self.b_arch,
-                        self.b_block,
-                        self.b_fma,
-                        self.b_rounding,
-                        self.b_acc,
-                        self.b_add,
-                        self.b_remove,
-                    ]
-                ),
-                W.HBox([W.Label("presets:"), *self.presets.values()]),
-                self.banner,
+                W.HBox([self.view, self.large], layout=wrap),
+                W.HBox([self.pick_a, self.pick_b], layout=wrap),
+                self.verdict,
                 self.message,
-                self.view,
-                W.HBox([self.pick_a, self.pick_b]),
+                self.banner,
                 self.canvas,
                 self.view_out,
                 self.table,
-                W.HBox([*self.exports.values(), self.export_out]),
+            ],
+            layout=W.Layout(flex="1 1 auto", min_width="0"),
+        )
+        super().__init__(
+            [
+                W.HTML(STYLE),
+                W.HBox([side, main]),
+                W.HBox([*self.exports.values(), self.export_out], layout=wrap),
                 W.VBox([self.detect, self.detect_out]),
                 self.snippet,
                 self.copy,
@@ -354,11 +384,12 @@ class Explorer(W.VBox):
         opts = base + [e for e in self._extra if e not in base]
         if selected is None:
             selected = [v for v in self.variants.value if v in opts] or None
+        chosen = resolve_variants(self.op.value, selected, self.format.value)
         with self._quiet():
-            self.variants.options = opts
-            chosen = resolve_variants(self.op.value, selected, self.format.value)
-            self.variants.value = tuple(v for v in chosen if v in opts)
-            self.b_name.options = self._builder_names()
+            _set_choices(self.variants, opts, tuple(v for v in chosen if v in opts))
+            names = self._builder_names()
+            keep = self.b_name.value if self.b_name.value in [v for _, v in names] else None
+            _set_choices(self.b_name, names, keep if keep is not None else names[0][1])
         self._builder_fits()
 
     def _builder_names(self) -> list:
@@ -411,9 +442,13 @@ class Explorer(W.VBox):
         if text not in self.variants.options:
             self._extra.append(text)
         with self._quiet():
-            if text not in self.variants.options:
-                self.variants.options = [*self.variants.options, text]
-            self.variants.value = tuple(dict.fromkeys([*selected, text]))
+            opts = list(self.variants.options)
+            _set_choices(
+                self.variants,
+                opts if text in opts else [*opts, text],
+                tuple(dict.fromkeys([*selected, text])),
+            )
+            self.b_fma.value = False  # the next spec starts plain
         self.update()
 
     def remove_variants(self, specs) -> None:
@@ -475,6 +510,10 @@ class Explorer(W.VBox):
         if not self._busy:
             self.update()
 
+    def _large_changed(self, change):
+        """Large type for teaching: bigger table, verdict and diff (a CSS class)."""
+        (self.add_class if change["new"] else self.remove_class)("fpx-large")
+
     def _view_changed(self, change):
         picks = change["owner"] in (self.pick_a, self.pick_b)
         if picks and self.view.value not in ("A vs B", "bits"):
@@ -516,6 +555,7 @@ class Explorer(W.VBox):
             self._draw(cmp)
         except Exception as e:  # shown in the app, never raised into the notebook
             self.comparison = None
+            self.verdict.value = ""
             self.message.value = _error_html(e)
             self._log = traceback.format_exc()
             return
@@ -526,7 +566,9 @@ class Explorer(W.VBox):
             f'border-left:4px solid #E69F00">{html.escape(m)}</div>'
             for m in cmp.messages
         )
+        self.verdict.value = f'<div class="fpx-verdict"><b>{html.escape(verdict(cmp))}</b></div>'
         shown = cmp.formatted()
+        shown["unit"] = _units(cmp)
         cols = [c for c in TABLE_COLUMNS if c in shown]
         self.table.value = (
             shown[cols].to_html(index=False, border=0, classes="fpx-table")
@@ -621,12 +663,11 @@ class Explorer(W.VBox):
         if all(w in labels for w in self._want_picks) and len(self._want_picks) == 2:
             a, b = self._want_picks  # a preset's pair
         self._want_picks = []
+        a = a if a in labels else labels[0]
+        fallback = labels[1] if len(labels) > 1 else labels[0]
         with self._quiet():
-            self.pick_a.options = labels
-            self.pick_b.options = labels
-            self.pick_a.value = a if a in labels else labels[0]
-            fallback = labels[1] if len(labels) > 1 else labels[0]
-            self.pick_b.value = b if b in labels and b != self.pick_a.value else fallback
+            _set_choices(self.pick_a, labels, a)
+            _set_choices(self.pick_b, labels, b if b in labels and b != a else fallback)
 
     def view_code(self) -> str:
         """The public-API line that draws the current view from ``cmp``."""
@@ -654,6 +695,7 @@ class Explorer(W.VBox):
     def _show_snippet(self, cmp) -> None:
         code = cmp.snippet() + "\n" + self.view_code()
         self.snippet.value = code
+        self.snippet.rows = code.count("\n") + 2  # the whole snippet, no scrolling
         self.copy.value = _copy_button(code)
 
     def _draw(self, cmp):
@@ -685,6 +727,79 @@ class Explorer(W.VBox):
             self.canvas.value = buf.getvalue()
         else:
             self.canvas.draw_idle()
+        # A and B: only where the view uses them
+        show = "flex" if view in ("A vs B", "bits") else "none"
+        self.pick_a.layout.display = show
+        self.pick_b.layout.display = show if view == "A vs B" else "none"
+
+
+def _set_choices(widget, options, value) -> None:
+    """New options and a value for a selection widget, sent to the browser in one message.
+
+    Set one after the other, the browser got the new option labels while the old selection
+    index was still set; a SelectMultiple whose index pointed past the new, shorter list
+    logged "Error setting state: Cannot set properties of undefined (setting 'selected')".
+    """
+    with widget.hold_sync():
+        widget.options = options
+        widget.value = value
+
+
+def _result_format(cmp, out) -> str:
+    from .formats import format_info
+
+    return format_info(np.asarray(out).dtype).name
+
+
+def _units(cmp) -> list[str]:
+    """The unit of each row of ``cmp.formatted()`` (the exact reference first): ulps of the
+    result's own format, flagged where a result comes in another format than the inputs
+    (np.matmul of bfloat16 gives float32)."""
+    units = [f"ulps of {cmp.format}"]
+    for v, b in zip(cmp.table["variant"], cmp.table["backend"]):
+        fmt = _result_format(cmp, cmp.results[(v, b)])
+        units.append(f"ulps of {fmt}" if fmt == cmp.format else f"{fmt} result: ulps of {fmt}")
+    return units
+
+
+def verdict(cmp) -> str:
+    """The answer in one line, computed from a comparison: how far each result is from the
+    exact one ("sequential is 52 ulps below the exact sum; np.sum is exact; ulps of float32");
+    with more than three results the worst and the best. A result is named by its variant,
+    with its backend where two backends have the same variant."""
+    names = [v for v, _ in cmp.results]
+    fmts = {key: _result_format(cmp, out) for key, out in cmp.results.items()}
+    mixed = len(set(fmts.values())) > 1  # (np.matmul of bfloat16: a float32 result)
+    rows = []
+    for (v, b), out in cmp.results.items():
+        r = cmp.table[(cmp.table["variant"] == v) & (cmp.table["backend"] == b)].iloc[0]
+        unit = f" of {fmts[v, b]}" if mixed else ""
+        label = v if names.count(v) == 1 else f"{v} ({b})"
+        if np.ndim(out) == 0:
+            k = int(r["ulp_error"])
+            side = "below" if k < 0 else "above"
+            text = "is exact" if k == 0 else f"is {_ulps(abs(k))}{unit} {side} the exact {cmp.op}"
+        else:
+            k = int(r["max_abs_ulp"])
+            share = 100 * float(r["exact_share"])
+            text = (
+                "is exact everywhere"
+                if k == 0
+                else f"is up to {_ulps(k)}{unit} off ({share:.3g}% exact)"
+            )
+        rows.append((abs(k), f"{label} {text}"))
+    if not rows:
+        return ""
+    if len(rows) > 3:
+        worst = max(rows, key=lambda t: t[0])
+        best = min(rows, key=lambda t: t[0])
+        rows = [(0, "worst: " + worst[1]), (0, "best: " + best[1])]
+    tail = "" if mixed else f" (ulps of {next(iter(fmts.values()))})"
+    return "; ".join(t for _, t in rows) + tail
+
+
+def _ulps(k: int) -> str:
+    return f"{k:,} ulp{'' if k == 1 else 's'}"
 
 
 def _sweep_sizes(n: int) -> list[int]:
