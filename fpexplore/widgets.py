@@ -16,6 +16,7 @@ import html
 import io
 import json
 import traceback
+from dataclasses import dataclass
 
 import ipywidgets as W
 import numpy as np
@@ -51,35 +52,58 @@ TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls
 EXPORTS = ("CSV", "PNG", "SVG")
 VIEWS = ("errors", "A vs B", "sweep", "bits")
 ORDER_OPS = ("sum", "dot", "matmul")
-# one click answers a common question: (the op to use when the current one does not fit,
-# the ops it fits, the variants)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One click that answers a common question: the op to use when the current one does not
+    fit (``op``), the ops it fits, its variants, a format it needs (None: any), whether it
+    shows NumPy's own row, and the view (None: A vs B for two variants, else errors)."""
+
+    label: str
+    op: str
+    ops: tuple
+    variants: tuple
+    format: str | None = None
+    numpy: bool = False
+    view: str | None = None
+
+
 PRESETS = {
-    # (a matmul shows it on 10,000 dot products at once)
-    "FMA vs separate multiply-add": (
-        "matmul",
-        ("dot", "matmul"),
-        ["sequential", "sequential+fma"],
-    ),
-    "sequential vs pairwise": ("sum", ORDER_OPS, ["sequential", "pairwise"]),
-    "accumulator precision": (
-        "sum",
-        ORDER_OPS,
-        ["sequential@float16", "sequential@float32", "sequential@float64"],
-    ),
-    "CPU library vs GPU orders": (
-        "sum",
-        ("sum", "dot"),
-        ["numpy", "tree", "cub", "cupy-kernel", "exact"],
-    ),
-    # float32 inputs: np.matmul (the numpy backend), a GPU's CUDA cores, its TF32 tensor cores
-    "tensor cores vs CPU": (
-        "matmul",
-        ("dot", "matmul"),
-        ["sequential", "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+tf32"],
-    ),
+    p.label: p
+    for p in (
+        # (a matmul shows it on 10,000 dot products at once)
+        Preset(
+            "FMA vs separate multiply-add",
+            "matmul",
+            ("dot", "matmul"),
+            ("sequential", "sequential+fma"),
+        ),
+        Preset("sequential vs pairwise", "sum", ORDER_OPS, ("sequential", "pairwise")),
+        Preset(
+            "accumulator precision",
+            "sum",
+            ORDER_OPS,
+            ("sequential@float16", "sequential@float32", "sequential@float64"),
+        ),
+        Preset(
+            "CPU library vs GPU orders",
+            "sum",
+            ("sum", "dot"),
+            ("numpy", "tree", "cub", "cupy-kernel", "exact"),
+            numpy=True,
+        ),
+        # float32 inputs: np.matmul (numpy backend), a GPU's CUDA cores, its TF32 tensor cores
+        Preset(
+            "tensor cores vs CPU",
+            "matmul",
+            ("dot", "matmul"),
+            ("sequential", "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+tf32"),
+            format="float32",
+            numpy=True,
+        ),
+    )
 }
-PRESET_FORMAT = {"tensor cores vs CPU": "float32"}  # presets that need a format
-PRESET_NUMPY = ("CPU library vs GPU orders", "tensor cores vs CPU")  # they show NumPy's row
 TENSOR_CORE = "tensor-core"
 TENSOR_CORE_LABEL = "GPU tensor cores"
 FIGSIZE = (5.4, 3.2)  # inches at 100 dpi: beside the controls' column at 1280 px
@@ -270,8 +294,8 @@ class Explorer(W.VBox):
         self.b_add.on_click(lambda _b: self.add_variant(self.built_spec()))
         self.b_remove.on_click(lambda _b: self.remove_variants(self.variants.value))
         self.presets = {
-            label: W.Button(description=label, layout=small, tooltip=", ".join(v[2]))
-            for label, v in PRESETS.items()
+            label: W.Button(description=label, layout=small, tooltip=", ".join(p.variants))
+            for label, p in PRESETS.items()
         }
         for label, button in self.presets.items():
             button.on_click(lambda _b, label=label: self.apply_preset(label))
@@ -284,7 +308,7 @@ class Explorer(W.VBox):
         self.pick_b = W.Dropdown(description="B", layout=W.Layout(width="270px"))
         self.view_out = W.HTML()
         self._extra: list[str] = []  # specs built or given beyond the op's own variants
-        self._want_picks: list[str] = []  # A and B a preset asks for (set at the next update)
+        self._want_picks: list[tuple] = []  # A and B a preset asks for (keys of results)
         self.figure, self.canvas = _canvas()
         self._set_variant_options(variants)
         wrap = W.Layout(flex_flow="row wrap", width="100%")
@@ -381,7 +405,7 @@ class Explorer(W.VBox):
                 if text not in base and text not in self._extra:
                     self._extra.append(text)
             selected = keep
-        opts = base + [e for e in self._extra if e not in base]
+        opts = [e for e in self._extra if e not in base] + base  # built specs on top: seen
         if selected is None:
             selected = [v for v in self.variants.value if v in opts] or None
         chosen = resolve_variants(self.op.value, selected, self.format.value)
@@ -445,7 +469,7 @@ class Explorer(W.VBox):
             opts = list(self.variants.options)
             _set_choices(
                 self.variants,
-                opts if text in opts else [*opts, text],
+                opts if text in opts else [text, *opts],  # on top, where the list shows it
                 tuple(dict.fromkeys([*selected, text])),
             )
             self.b_fma.value = False  # the next spec starts plain
@@ -464,23 +488,24 @@ class Explorer(W.VBox):
 
         if label not in PRESETS:
             raise ValueError(f"unknown preset {checks.shown(label)}; presets: {', '.join(PRESETS)}")
-        default_op, ops, variants = PRESETS[label]
-        if self.op.value not in ops:
+        preset = PRESETS[label]
+        if self.op.value not in preset.ops:
             with self._quiet():
-                self.op.value = default_op
+                self.op.value = preset.op
             self._reset_for_op()
         with self._quiet():
-            if label in PRESET_FORMAT:
-                self.format.value = PRESET_FORMAT[label]
+            if preset.format:
+                self.format.value = preset.format
         offered = {v for _, v in self._builder_names()}
-        chosen = [v for v in variants if parse_spec(v, self.op.value).name in offered]
+        specs = [parse_spec(v, self.op.value) for v in preset.variants]
+        chosen = [str(sp) for sp in specs if sp.name in offered]
         with self._quiet():
-            if label in PRESET_NUMPY and "numpy" not in self.backends.value:
+            if preset.numpy and "numpy" not in self.backends.value:
                 self.backends.value = ("numpy", *self.backends.value)
             # two variants: show them against each other; more: their errors
-            self.view.value = "A vs B" if len(chosen) == 2 else "errors"
+            self.view.value = preset.view or ("A vs B" if len(chosen) == 2 else "errors")
         self._set_variant_options(chosen)
-        self._want_picks = [f"{parse_spec(v, self.op.value)} (emulated)" for v in chosen][:2]
+        self._want_picks = [(v, "emulated") for v in chosen][:2]  # results' keys
         self.update()
 
     @_shows_errors
@@ -653,25 +678,27 @@ class Explorer(W.VBox):
             return b""
 
     def _set_picks(self, cmp) -> None:
-        """A and B offer the current results; keep the choice where it is still there."""
-        labels = [f"{v} ({b})" for v, b in cmp.results]
-        if not labels:
+        """A and B offer the current results (their values are the results' keys, (variant,
+        backend)); keep the choice where it is still there."""
+        keys = list(cmp.results)
+        if not keys:
             raise ValueError(
                 "no results to show: " + ("; ".join(cmp.messages) or "choose a backend")
             )
         a, b = self.pick_a.value, self.pick_b.value
-        if all(w in labels for w in self._want_picks) and len(self._want_picks) == 2:
+        if all(w in keys for w in self._want_picks) and len(self._want_picks) == 2:
             a, b = self._want_picks  # a preset's pair
         self._want_picks = []
-        a = a if a in labels else labels[0]
-        fallback = labels[1] if len(labels) > 1 else labels[0]
+        a = a if a in keys else keys[0]
+        fallback = keys[1] if len(keys) > 1 else keys[0]
+        options = [(_label(k), k) for k in keys]
         with self._quiet():
-            _set_choices(self.pick_a, labels, a)
-            _set_choices(self.pick_b, labels, b if b in labels and b != a else fallback)
+            _set_choices(self.pick_a, options, a)
+            _set_choices(self.pick_b, options, b if b in keys and b != a else fallback)
 
     def view_code(self) -> str:
         """The public-API line that draws the current view from ``cmp``."""
-        a, b = self.pick_a.value, self.pick_b.value
+        a, b = (_label(k) if k else k for k in (self.pick_a.value, self.pick_b.value))
         if self.view.value == "A vs B":
             return f"cmp.diff({a!r}, {b!r}).plot()"
         if self.view.value == "bits":
@@ -808,14 +835,19 @@ def _sweep_sizes(n: int) -> list[int]:
     return sizes + [int(n)]
 
 
-def _worst_element(cmp, label: str):
+def _label(key: tuple) -> str:
+    """A result's name as Comparison.diff reads it: "sequential+fma (emulated)"."""
+    return "{} ({})".format(*key)
+
+
+def _worst_element(cmp, key: tuple):
     """A :class:`~fpexplore.experiment.Diff` of one element: the exact value against the
     chosen result at the element where that result is farthest from it."""
-    d = cmp.diff(EXACT_LABEL, label, top=1)  # the element farthest from the exact one first
+    d = cmp.diff(EXACT_LABEL, key, top=1)  # the element farthest from the exact one first
     ref, out = d.values
     i = d.table.loc[0, "index"] if len(d.table) else (0,) * ref.ndim
     i = tuple(int(k) for k in i) if isinstance(i, tuple) else (int(i),)
-    return diff_values(EXACT_LABEL, ref[i], f"{label} at {i}", out[i])
+    return diff_values(EXACT_LABEL, ref[i], f"{_label(key)} at {i}", out[i])
 
 
 def _running_loop():

@@ -327,8 +327,9 @@ def test_builder_puts_fma_next_to_separate_and_a_vs_b_reads_them():
     assert t.loc["sequential+fma", "value"] != t.loc["sequential", "value"]  # 1 ulp apart
     # the A-vs-B view: B against A, read on the displayed widgets
     _find(app, W.ToggleButtons, description="view").value = "A vs B"
-    _find(app, W.Dropdown, description="A").value = "sequential (emulated)"
-    _find(app, W.Dropdown, description="B").value = "sequential+fma (emulated)"
+    _find(app, W.Dropdown, description="A").label = "sequential (emulated)"
+    _find(app, W.Dropdown, description="B").label = "sequential+fma (emulated)"
+    assert app.pick_b.value == ("sequential+fma", "emulated")  # the result's key
     shown = _html_table(app.view_out.value)
     assert list(shown.columns) == ["index", "a", "b", "ulps", "a_bits", "b_bits"]
     assert (
