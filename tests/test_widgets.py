@@ -500,3 +500,32 @@ def test_preset_tensor_cores_vs_cpu():
         got = app.comparison.results[(f"tensor-core(arch={arch})+tf32", "emulated")]
         assert np.array_equal(fpx.to_bits(got), fpx.to_bits(want))
     assert np.array_equal(app.comparison.results[("np.matmul", "numpy")], A @ B)
+
+
+def test_the_app_says_its_answer_and_its_units():
+    """The one-line verdict is computed from the comparison; each table row says its unit,
+    and a result in another format than the inputs is flagged (np.matmul of bfloat16 gives
+    float32); A and B show only in the views that use them; a built spec is on top of the
+    list and the FMA box is clear again after add."""
+    import ipywidgets as W
+
+    app = fpx.explorer(n=100_000)
+    t = app.comparison.table.set_index("variant")
+    k = int(t.loc["sequential", "ulp_error"])
+    assert k < 0 and f"sequential is {-k} ulps below the exact sum" in app.verdict.value
+    assert "np.sum is exact" in app.verdict.value and "(ulps of float32)" in app.verdict.value
+    assert set(_html_table(app.table.value)["unit"]) == {"ulps of float32"}
+    assert app.pick_a.layout.display == "none"  # errors view: no A and B
+    app.view.value = "A vs B"
+    assert app.pick_a.layout.display == app.pick_b.layout.display == "flex"
+    app = fpx.explorer(op="matmul", format="bfloat16", n=20, variants=["sequential"])
+    units = _html_table(app.table.value).set_index("variant")["unit"]
+    assert units["np.matmul"] == "float32 result: ulps of float32"
+    assert units["sequential"] == "ulps of bfloat16"
+    k = int(app.comparison.table.set_index("variant").loc["np.matmul", "max_abs_ulp"])
+    said = f"np.matmul is up to {k} ulp{'' if k == 1 else 's'} of float32 off"
+    assert said in app.verdict.value and "ulps of bfloat16 off" in app.verdict.value
+    app = fpx.explorer(op="dot", n=100, variants=["pairwise"])
+    _builder_add(app, "sequential", fma=True)
+    assert app.variants.options[0] == "sequential+fma" and not app.b_fma.value
+    assert _find(app, W.Checkbox, description="FMA").value is False
