@@ -87,11 +87,32 @@ def ulp_bars(cmp, ax=None):
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     ax.axvline(0, color="black", lw=1)
+    _backend_legend(ax, list(t["backend"]))
     lim = max(1.0, float(np.max(np.abs(vals))) if len(vals) else 1.0) * 1.25
     ax.set_xlim(-lim, lim)
-    ax.set_xlabel("error in ulps of the result (0 = correctly rounded)")
+    fmts = {format_info(np.asarray(v).dtype).name for v in cmp.results.values()}
+    unit = f"ulps of {fmts.pop()}" if len(fmts) == 1 else "ulps of each result's format"
+    ax.set_xlabel(f"error in {unit} (0 = correctly rounded)")
     ax.set_title(_title(cmp))
     return fig
+
+
+BACKEND_KIND = {"emulated": "emulated", "cupy": "GPU", "replay": "replayed GPU run"}
+
+
+def _backend_legend(ax, backends) -> None:
+    """What the hatching says: emulated (hatched), a library on this CPU, a GPU, a replayed
+    GPU run; one entry per kind present."""
+    Patch = require("matplotlib.patches", "fpexplore's plots").Patch
+
+    kinds = {}
+    for b in backends:
+        kind = BACKEND_KIND.get(b, "library on this CPU")
+        kinds.setdefault(kind, BACKEND_HATCH.get(b, ""))
+    handles = [
+        Patch(facecolor="white", edgecolor="black", hatch=h, label=k) for k, h in kinds.items()
+    ]
+    ax.legend(handles=handles, fontsize="small", loc="lower right", framealpha=0.8)
 
 
 def ulp_histogram(cmp, ax=None, bins: int = 41):
@@ -188,7 +209,8 @@ def error_vs_n(table, bounds=None, ax=None, title=""):
     ax.set_xlabel("n")
     note = f"\n(median of {seeds} seeds; band: 10-90%)" if seeds > 1 else ""
     ax.set_ylabel("|computed − exact|" + note)
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    # below the axes: beside them the legend took half a narrow figure's width
+    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
     ax.set_title(title)
     return fig
 

@@ -16,6 +16,7 @@ import html
 import io
 import json
 import traceback
+from dataclasses import dataclass
 
 import ipywidgets as W
 import numpy as np
@@ -33,15 +34,16 @@ __all__ = ["Explorer", "explorer"]
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 BACKEND_CHOICES = ("numpy", "emulated", "cupy", "replay")
-TABLE_COLUMNS = [
+TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls for the rest
     "variant",
     "backend",
-    "value",
-    "hex",
     "ulp_error",
     "max_abs_ulp",
+    "unit",
+    "value",
     "mean_abs_ulp",
     "exact_share",
+    "hex",
     "rel_error",
     "bits_error",
     "time_ms",
@@ -50,37 +52,77 @@ TABLE_COLUMNS = [
 EXPORTS = ("CSV", "PNG", "SVG")
 VIEWS = ("errors", "A vs B", "sweep", "bits")
 ORDER_OPS = ("sum", "dot", "matmul")
-# one click answers a common question: (the op to use when the current one does not fit,
-# the ops it fits, the variants)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One click that answers a common question: the op to use when the current one does not
+    fit (``op``), the ops it fits, its variants, a format it needs (None: any), whether it
+    shows NumPy's own row, and the view (None: A vs B for two variants, else errors)."""
+
+    label: str
+    op: str
+    ops: tuple
+    variants: tuple
+    format: str | None = None
+    numpy: bool = False
+    view: str | None = None
+
+
 PRESETS = {
-    # (a matmul shows it on 10,000 dot products at once)
-    "FMA vs separate multiply-add": (
-        "matmul",
-        ("dot", "matmul"),
-        ["sequential", "sequential+fma"],
-    ),
-    "sequential vs pairwise": ("sum", ORDER_OPS, ["sequential", "pairwise"]),
-    "accumulator precision": (
-        "sum",
-        ORDER_OPS,
-        ["sequential@float16", "sequential@float32", "sequential@float64"],
-    ),
-    "CPU library vs GPU orders": (
-        "sum",
-        ("sum", "dot"),
-        ["numpy", "tree", "cub", "cupy-kernel", "exact"],
-    ),
-    # float32 inputs: np.matmul (the numpy backend), a GPU's CUDA cores, its TF32 tensor cores
-    "tensor cores vs CPU": (
-        "matmul",
-        ("dot", "matmul"),
-        ["sequential", "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+tf32"],
-    ),
+    p.label: p
+    for p in (
+        # (a matmul shows it on 10,000 dot products at once)
+        Preset(
+            "FMA vs separate multiply-add",
+            "matmul",
+            ("dot", "matmul"),
+            ("sequential", "sequential+fma"),
+        ),
+        Preset("sequential vs pairwise", "sum", ORDER_OPS, ("sequential", "pairwise")),
+        Preset(
+            "accumulator precision",
+            "sum",
+            ORDER_OPS,
+            ("sequential@float16", "sequential@float32", "sequential@float64"),
+        ),
+        Preset(
+            "CPU library vs GPU orders",
+            "sum",
+            ("sum", "dot"),
+            ("numpy", "tree", "cub", "cupy-kernel", "exact"),
+            numpy=True,
+        ),
+        # float32 inputs: np.matmul (numpy backend), a GPU's CUDA cores, its TF32 tensor cores
+        Preset(
+            "tensor cores vs CPU",
+            "matmul",
+            ("dot", "matmul"),
+            ("sequential", "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+tf32"),
+            format="float32",
+            numpy=True,
+        ),
+    )
 }
-PRESET_FORMAT = {"tensor cores vs CPU": "float32"}  # presets that need a format
-PRESET_NUMPY = ("CPU library vs GPU orders", "tensor cores vs CPU")  # they show NumPy's row
 TENSOR_CORE = "tensor-core"
 TENSOR_CORE_LABEL = "GPU tensor cores"
+FIGSIZE = (5.4, 3.2)  # inches at 100 dpi: beside the controls' column at 1280 px
+SIDE = "285px"  # the controls' column
+# the app's own style (an HTML widget): full button labels, a table that scrolls in its box,
+# large type for a projector
+STYLE = """<style>
+.fpx-explorer .widget-button, .fpx-explorer .widget-toggle-button {
+  flex: 0 0 auto; width: auto; overflow: visible; }
+.fpx-explorer .fpx-side .widget-dropdown, .fpx-explorer .fpx-side .widget-select-multiple,
+.fpx-explorer .fpx-side .widget-inline-hbox { width: 100%; }
+.fpx-explorer .fpx-tablebox { max-height: 220px; overflow: auto; }
+.fpx-explorer table.fpx-table td, .fpx-explorer table.fpx-table th {
+  padding: 1px 6px; white-space: nowrap; }
+.fpx-explorer .fpx-verdict { font-size: 110%; margin: 2px 0; }
+.fpx-explorer.fpx-large table.fpx-table, .fpx-explorer.fpx-large table.fpx-diff {
+  font-size: 150%; }
+.fpx-explorer.fpx-large .fpx-verdict { font-size: 160%; }
+</style>"""
 
 
 def _canvas():
@@ -89,7 +131,7 @@ def _canvas():
 
     Figure = require("matplotlib.figure", "fpx.explorer").Figure
 
-    fig = Figure(figsize=(7.0, 3.8), layout="constrained")
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
     try:
         from ipympl.backend_nbagg import Canvas, FigureManager
 
@@ -155,6 +197,8 @@ class Explorer(W.VBox):
             checks.choice("backend", b, BACKEND_CHOICES + installed)
         if variants is not None:
             variants = checks.name_list("variants", variants)
+        if "inputs" in op_params:  # compare's own data argument: not an op parameter here
+            raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
         if op_params:  # refused now, as compare() would refuse them, not later in the app
             compare(
                 op,
@@ -194,10 +238,14 @@ class Explorer(W.VBox):
         )
         self.message = W.HTML()
         self.banner = W.HTML()
-        self.table = W.HTML()
-        self.snippet = W.Textarea(
-            layout=W.Layout(width="100%", height="6em"), description="reproduce this"
+        self.verdict = W.HTML()  # one line: the answer, computed from the comparison
+        self.table = W.HTML(layout=W.Layout(width="100%"))
+        self.table.add_class("fpx-tablebox")
+        self.large = W.ToggleButton(
+            value=False, description="large type", tooltip="bigger table and verdict (teaching)"
         )
+        self.large.observe(self._large_changed, names="value")
+        self.snippet = W.Textarea(layout=W.Layout(width="100%"), description="reproduce this")
         self.detect = W.Button(
             description="Which order did NumPy use?",
             layout=W.Layout(width="auto"),
@@ -219,7 +267,7 @@ class Explorer(W.VBox):
         self.copy = W.HTML()
         # the variant builder: each control is one part of a variant spec (fpx.parse_spec)
         small = W.Layout(width="auto")
-        self.b_name = W.Dropdown(description="build", layout=W.Layout(width="240px"))
+        self.b_name = W.Dropdown(description="build")
         self.b_fma = W.Checkbox(value=False, description="FMA", indent=False, layout=small)
         self.b_acc = W.Dropdown(
             options=[("accumulator: data's", "")] + [(f"@{f}", f) for f in FORMATS],
@@ -238,7 +286,6 @@ class Explorer(W.VBox):
             options=[(f"arch={a}", a) for a in ARCHS],
             value="h100",
             description="arch",
-            layout=W.Layout(width="170px"),
         )
         self.b_name.observe(lambda _c: self._builder_fits(), names="value")
         self.b_arch.observe(lambda _c: self._builder_fits(), names="value")
@@ -247,22 +294,25 @@ class Explorer(W.VBox):
         self.b_add.on_click(lambda _b: self.add_variant(self.built_spec()))
         self.b_remove.on_click(lambda _b: self.remove_variants(self.variants.value))
         self.presets = {
-            label: W.Button(description=label, layout=small, tooltip=", ".join(v[2]))
-            for label, v in PRESETS.items()
+            label: W.Button(description=label, layout=small, tooltip=", ".join(p.variants))
+            for label, p in PRESETS.items()
         }
         for label, button in self.presets.items():
             button.on_click(lambda _b, label=label: self.apply_preset(label))
         # what the figure shows: errors against the exact answer, two results against each
         # other, error against n over seeds, or the bits of one result next to the exact one
-        self.view = W.ToggleButtons(options=VIEWS, value="errors", description="view")
-        self.pick_a = W.Dropdown(description="A", layout=W.Layout(width="280px"))
-        self.pick_b = W.Dropdown(description="B", layout=W.Layout(width="280px"))
+        self.view = W.ToggleButtons(
+            options=VIEWS, value="errors", description="view", style={"button_width": "auto"}
+        )
+        self.pick_a = W.Dropdown(description="A", layout=W.Layout(width="270px"))
+        self.pick_b = W.Dropdown(description="B", layout=W.Layout(width="270px"))
         self.view_out = W.HTML()
         self._extra: list[str] = []  # specs built or given beyond the op's own variants
-        self._want_picks: list[str] = []  # A and B a preset asks for (set at the next update)
+        self._want_picks: list[tuple] = []  # A and B a preset asks for (keys of results)
         self.figure, self.canvas = _canvas()
         self._set_variant_options(variants)
-        controls = W.VBox(
+        wrap = W.Layout(flex_flow="row wrap", width="100%")
+        side = W.VBox(  # every control in one column beside the figure (projector first)
             [
                 self.op,
                 self.format,
@@ -271,32 +321,36 @@ class Explorer(W.VBox):
                 self.seed,
                 self.backends,
                 self.threads,
-            ]
+                self.variants,
+                self.b_name,
+                self.b_arch,
+                W.HBox([self.b_block, self.b_fma], layout=wrap),
+                W.HBox([self.b_rounding, self.b_acc], layout=wrap),
+                W.HBox([self.b_add, self.b_remove], layout=wrap),
+                W.HTML("<b>presets</b>"),
+                W.HBox(list(self.presets.values()), layout=wrap),
+            ],
+            layout=W.Layout(width=SIDE, min_width=SIDE),
         )
-        super().__init__(
+        side.add_class("fpx-side")
+        main = W.VBox(
             [
-                W.HBox([controls, self.variants]),
-                W.HBox(
-                    [
-                        self.b_name,
-                        self.b_arch,
-                        self.b_block,
-                        self.b_fma,
-                        self.b_rounding,
-                        self.b_acc,
-                        self.b_add,
-                        self.b_remove,
-                    ]
-                ),
-                W.HBox([W.Label("presets:"), *self.presets.values()]),
-                self.banner,
+                W.HBox([self.view, self.large], layout=wrap),
+                W.HBox([self.pick_a, self.pick_b], layout=wrap),
+                self.verdict,
                 self.message,
-                self.view,
-                W.HBox([self.pick_a, self.pick_b]),
+                self.banner,
                 self.canvas,
                 self.view_out,
                 self.table,
-                W.HBox([*self.exports.values(), self.export_out]),
+            ],
+            layout=W.Layout(flex="1 1 auto", min_width="0"),
+        )
+        super().__init__(
+            [
+                W.HTML(STYLE),
+                W.HBox([side, main]),
+                W.HBox([*self.exports.values(), self.export_out], layout=wrap),
                 W.VBox([self.detect, self.detect_out]),
                 self.snippet,
                 self.copy,
@@ -351,14 +405,15 @@ class Explorer(W.VBox):
                 if text not in base and text not in self._extra:
                     self._extra.append(text)
             selected = keep
-        opts = base + [e for e in self._extra if e not in base]
+        opts = [e for e in self._extra if e not in base] + base  # built specs on top: seen
         if selected is None:
             selected = [v for v in self.variants.value if v in opts] or None
+        chosen = resolve_variants(self.op.value, selected, self.format.value)
         with self._quiet():
-            self.variants.options = opts
-            chosen = resolve_variants(self.op.value, selected, self.format.value)
-            self.variants.value = tuple(v for v in chosen if v in opts)
-            self.b_name.options = self._builder_names()
+            _set_choices(self.variants, opts, tuple(v for v in chosen if v in opts))
+            names = self._builder_names()
+            keep = self.b_name.value if self.b_name.value in [v for _, v in names] else None
+            _set_choices(self.b_name, names, keep if keep is not None else names[0][1])
         self._builder_fits()
 
     def _builder_names(self) -> list:
@@ -411,9 +466,13 @@ class Explorer(W.VBox):
         if text not in self.variants.options:
             self._extra.append(text)
         with self._quiet():
-            if text not in self.variants.options:
-                self.variants.options = [*self.variants.options, text]
-            self.variants.value = tuple(dict.fromkeys([*selected, text]))
+            opts = list(self.variants.options)
+            _set_choices(
+                self.variants,
+                opts if text in opts else [text, *opts],  # on top, where the list shows it
+                tuple(dict.fromkeys([*selected, text])),
+            )
+            self.b_fma.value = False  # the next spec starts plain
         self.update()
 
     def remove_variants(self, specs) -> None:
@@ -429,23 +488,24 @@ class Explorer(W.VBox):
 
         if label not in PRESETS:
             raise ValueError(f"unknown preset {checks.shown(label)}; presets: {', '.join(PRESETS)}")
-        default_op, ops, variants = PRESETS[label]
-        if self.op.value not in ops:
+        preset = PRESETS[label]
+        if self.op.value not in preset.ops:
             with self._quiet():
-                self.op.value = default_op
+                self.op.value = preset.op
             self._reset_for_op()
         with self._quiet():
-            if label in PRESET_FORMAT:
-                self.format.value = PRESET_FORMAT[label]
+            if preset.format:
+                self.format.value = preset.format
         offered = {v for _, v in self._builder_names()}
-        chosen = [v for v in variants if parse_spec(v, self.op.value).name in offered]
+        specs = [parse_spec(v, self.op.value) for v in preset.variants]
+        chosen = [str(sp) for sp in specs if sp.name in offered]
         with self._quiet():
-            if label in PRESET_NUMPY and "numpy" not in self.backends.value:
+            if preset.numpy and "numpy" not in self.backends.value:
                 self.backends.value = ("numpy", *self.backends.value)
             # two variants: show them against each other; more: their errors
-            self.view.value = "A vs B" if len(chosen) == 2 else "errors"
+            self.view.value = preset.view or ("A vs B" if len(chosen) == 2 else "errors")
         self._set_variant_options(chosen)
-        self._want_picks = [f"{parse_spec(v, self.op.value)} (emulated)" for v in chosen][:2]
+        self._want_picks = [(v, "emulated") for v in chosen][:2]  # results' keys
         self.update()
 
     @_shows_errors
@@ -474,6 +534,10 @@ class Explorer(W.VBox):
     def _changed(self, change):
         if not self._busy:
             self.update()
+
+    def _large_changed(self, change):
+        """Large type for teaching: bigger table, verdict and diff (a CSS class)."""
+        (self.add_class if change["new"] else self.remove_class)("fpx-large")
 
     def _view_changed(self, change):
         picks = change["owner"] in (self.pick_a, self.pick_b)
@@ -516,6 +580,7 @@ class Explorer(W.VBox):
             self._draw(cmp)
         except Exception as e:  # shown in the app, never raised into the notebook
             self.comparison = None
+            self.verdict.value = ""
             self.message.value = _error_html(e)
             self._log = traceback.format_exc()
             return
@@ -526,7 +591,9 @@ class Explorer(W.VBox):
             f'border-left:4px solid #E69F00">{html.escape(m)}</div>'
             for m in cmp.messages
         )
+        self.verdict.value = f'<div class="fpx-verdict"><b>{html.escape(verdict(cmp))}</b></div>'
         shown = cmp.formatted()
+        shown["unit"] = _units(cmp)
         cols = [c for c in TABLE_COLUMNS if c in shown]
         self.table.value = (
             shown[cols].to_html(index=False, border=0, classes="fpx-table")
@@ -611,26 +678,27 @@ class Explorer(W.VBox):
             return b""
 
     def _set_picks(self, cmp) -> None:
-        """A and B offer the current results; keep the choice where it is still there."""
-        labels = [f"{v} ({b})" for v, b in cmp.results]
-        if not labels:
+        """A and B offer the current results (their values are the results' keys, (variant,
+        backend)); keep the choice where it is still there."""
+        keys = list(cmp.results)
+        if not keys:
             raise ValueError(
                 "no results to show: " + ("; ".join(cmp.messages) or "choose a backend")
             )
         a, b = self.pick_a.value, self.pick_b.value
-        if all(w in labels for w in self._want_picks) and len(self._want_picks) == 2:
+        if all(w in keys for w in self._want_picks) and len(self._want_picks) == 2:
             a, b = self._want_picks  # a preset's pair
         self._want_picks = []
+        a = a if a in keys else keys[0]
+        fallback = keys[1] if len(keys) > 1 else keys[0]
+        options = [(_label(k), k) for k in keys]
         with self._quiet():
-            self.pick_a.options = labels
-            self.pick_b.options = labels
-            self.pick_a.value = a if a in labels else labels[0]
-            fallback = labels[1] if len(labels) > 1 else labels[0]
-            self.pick_b.value = b if b in labels and b != self.pick_a.value else fallback
+            _set_choices(self.pick_a, options, a)
+            _set_choices(self.pick_b, options, b if b in keys and b != a else fallback)
 
     def view_code(self) -> str:
         """The public-API line that draws the current view from ``cmp``."""
-        a, b = self.pick_a.value, self.pick_b.value
+        a, b = (_label(k) if k else k for k in (self.pick_a.value, self.pick_b.value))
         if self.view.value == "A vs B":
             return f"cmp.diff({a!r}, {b!r}).plot()"
         if self.view.value == "bits":
@@ -654,6 +722,7 @@ class Explorer(W.VBox):
     def _show_snippet(self, cmp) -> None:
         code = cmp.snippet() + "\n" + self.view_code()
         self.snippet.value = code
+        self.snippet.rows = code.count("\n") + 2  # the whole snippet, no scrolling
         self.copy.value = _copy_button(code)
 
     def _draw(self, cmp):
@@ -685,6 +754,79 @@ class Explorer(W.VBox):
             self.canvas.value = buf.getvalue()
         else:
             self.canvas.draw_idle()
+        # A and B: only where the view uses them
+        show = "flex" if view in ("A vs B", "bits") else "none"
+        self.pick_a.layout.display = show
+        self.pick_b.layout.display = show if view == "A vs B" else "none"
+
+
+def _set_choices(widget, options, value) -> None:
+    """New options and a value for a selection widget, sent to the browser in one message.
+
+    Set one after the other, the browser got the new option labels while the old selection
+    index was still set; a SelectMultiple whose index pointed past the new, shorter list
+    logged "Error setting state: Cannot set properties of undefined (setting 'selected')".
+    """
+    with widget.hold_sync():
+        widget.options = options
+        widget.value = value
+
+
+def _result_format(cmp, out) -> str:
+    from .formats import format_info
+
+    return format_info(np.asarray(out).dtype).name
+
+
+def _units(cmp) -> list[str]:
+    """The unit of each row of ``cmp.formatted()`` (the exact reference first): ulps of the
+    result's own format, flagged where a result comes in another format than the inputs
+    (np.matmul of bfloat16 gives float32)."""
+    units = [f"ulps of {cmp.format}"]
+    for v, b in zip(cmp.table["variant"], cmp.table["backend"]):
+        fmt = _result_format(cmp, cmp.results[(v, b)])
+        units.append(f"ulps of {fmt}" if fmt == cmp.format else f"{fmt} result: ulps of {fmt}")
+    return units
+
+
+def verdict(cmp) -> str:
+    """The answer in one line, computed from a comparison: how far each result is from the
+    exact one ("sequential is 52 ulps below the exact sum; np.sum is exact; ulps of float32");
+    with more than three results the worst and the best. A result is named by its variant,
+    with its backend where two backends have the same variant."""
+    names = [v for v, _ in cmp.results]
+    fmts = {key: _result_format(cmp, out) for key, out in cmp.results.items()}
+    mixed = len(set(fmts.values())) > 1  # (np.matmul of bfloat16: a float32 result)
+    rows = []
+    for (v, b), out in cmp.results.items():
+        r = cmp.table[(cmp.table["variant"] == v) & (cmp.table["backend"] == b)].iloc[0]
+        unit = f" of {fmts[v, b]}" if mixed else ""
+        label = v if names.count(v) == 1 else f"{v} ({b})"
+        if np.ndim(out) == 0:
+            k = int(r["ulp_error"])
+            side = "below" if k < 0 else "above"
+            text = "is exact" if k == 0 else f"is {_ulps(abs(k))}{unit} {side} the exact {cmp.op}"
+        else:
+            k = int(r["max_abs_ulp"])
+            share = 100 * float(r["exact_share"])
+            text = (
+                "is exact everywhere"
+                if k == 0
+                else f"is up to {_ulps(k)}{unit} off ({share:.3g}% exact)"
+            )
+        rows.append((abs(k), f"{label} {text}"))
+    if not rows:
+        return ""
+    if len(rows) > 3:
+        worst = max(rows, key=lambda t: t[0])
+        best = min(rows, key=lambda t: t[0])
+        rows = [(0, "worst: " + worst[1]), (0, "best: " + best[1])]
+    tail = "" if mixed else f" (ulps of {next(iter(fmts.values()))})"
+    return "; ".join(t for _, t in rows) + tail
+
+
+def _ulps(k: int) -> str:
+    return f"{k:,} ulp{'' if k == 1 else 's'}"
 
 
 def _sweep_sizes(n: int) -> list[int]:
@@ -693,14 +835,19 @@ def _sweep_sizes(n: int) -> list[int]:
     return sizes + [int(n)]
 
 
-def _worst_element(cmp, label: str):
+def _label(key: tuple) -> str:
+    """A result's name as Comparison.diff reads it: "sequential+fma (emulated)"."""
+    return "{} ({})".format(*key)
+
+
+def _worst_element(cmp, key: tuple):
     """A :class:`~fpexplore.experiment.Diff` of one element: the exact value against the
     chosen result at the element where that result is farthest from it."""
-    d = cmp.diff(EXACT_LABEL, label, top=1)  # the element farthest from the exact one first
+    d = cmp.diff(EXACT_LABEL, key, top=1)  # the element farthest from the exact one first
     ref, out = d.values
     i = d.table.loc[0, "index"] if len(d.table) else (0,) * ref.ndim
     i = tuple(int(k) for k in i) if isinstance(i, tuple) else (int(i),)
-    return diff_values(EXACT_LABEL, ref[i], f"{label} at {i}", out[i])
+    return diff_values(EXACT_LABEL, ref[i], f"{_label(key)} at {i}", out[i])
 
 
 def _running_loop():

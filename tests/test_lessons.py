@@ -11,40 +11,26 @@ import pytest
 import fpexplore as fpx
 from fpexplore import teaching
 
+from widget_tree import displayed, find
+
 W = pytest.importorskip("ipywidgets")
 
 
-def _displayed(widget):
-    yield widget
-    for child in getattr(widget, "children", ()):
-        yield from _displayed(child)
-
-
-def _find(app, cls, **traits):
-    found = [
-        w
-        for w in _displayed(app)
-        if isinstance(w, cls) and all(getattr(w, k) == v for k, v in traits.items())
-    ]
-    assert len(found) == 1, f"expected one displayed {cls.__name__} with {traits}: {found}"
-    return found[0]
-
-
 def _feedback(app) -> str:
-    return " ".join(w.value for w in _displayed(app) if isinstance(w, W.HTML) and w.value)
+    return " ".join(w.value for w in displayed(app) if isinstance(w, W.HTML) and w.value)
 
 
 def _shown_images(app):
     return [
-        w for w in _displayed(app) if isinstance(w, W.Image) and w.value and not w.layout.display
+        w for w in displayed(app) if isinstance(w, W.Image) and w.value and not w.layout.display
     ]
 
 
 def test_a_student_answers_an_exercise_end_to_end():
     app = fpx.exercise("ulp-float32")
     assert "ulp(x)" in _feedback(app) and not _shown_images(app)
-    box = _find(app, W.Text)
-    check = _find(app, W.Button, description="check")
+    box = find(app, W.Text)
+    check = find(app, W.Button, description="check")
     for typed, says in [
         ("", "the box is empty"),
         ("one thousand", "is not a number"),
@@ -55,7 +41,7 @@ def test_a_student_answers_an_exercise_end_to_end():
         text = _feedback(app)
         assert says in text and "Traceback" not in text, (typed, text)
         assert "Correct" not in text and not _shown_images(app)
-    _find(app, W.Button, description="hint").click()
+    find(app, W.Button, description="hint").click()
     assert "Hint:" in _feedback(app)
     box.value = "2**-14"
     check.click()
@@ -69,15 +55,15 @@ def test_choices_and_show_answer():
     app = fpx.exercise("bfloat16-or-float16", seed=3)
     ex = app.exercise
     assert ex.seed == 3 and "variant 3" in _feedback(app)
-    choices = _find(app, W.ToggleButtons)
+    choices = find(app, W.ToggleButtons)
     assert tuple(choices.options) == ex.choices and choices.value is None
-    check = _find(app, W.Button, description="check")
+    check = find(app, W.Button, description="check")
     check.click()
     assert "pick one of the choices" in _feedback(app)
     choices.value = next(c for c in ex.choices if c != ex.answer())
     check.click()
     assert "Not yet" in _feedback(app) and not _shown_images(app)
-    _find(app, W.Button, description="show answer").click()
+    find(app, W.Button, description="show answer").click()
     assert ex.answer_text() in _feedback(app) and _shown_images(app)
     choices.value = ex.answer()
     check.click()
@@ -105,8 +91,8 @@ def test_exercise_refuses_unknown_ids():
 def test_step_sum_last_step_is_the_order_bit_for_bit():
     x = fpx.generate("normal", 20, "float16", seed=2)
     app = fpx.lessons.step_sum(x, "sequential")
-    order = _find(app, W.Dropdown, description="order")
-    slider = _find(app, W.IntSlider, description="step")
+    order = find(app, W.Dropdown, description="order")
+    slider = find(app, W.IntSlider, description="step")
     for name in order.options:
         order.value = name
         assert slider.value == slider.max == len(app.trace.steps)
@@ -118,7 +104,7 @@ def test_step_sum_last_step_is_the_order_bit_for_bit():
             and html.escape(app.call()) in app.table.value
         )
     order.value = "tree"
-    _find(app, W.Dropdown, description="block").value = 4
+    find(app, W.Dropdown, description="block").value = 4
     assert fpx.to_bits(app.trace.result) == fpx.to_bits(fpx.sum(x, "tree", block=4))
     before = app.figure.value
     slider.value = 3
@@ -141,7 +127,7 @@ def test_step_sum_checks_its_arguments():
 def test_bit_inspector_clicks_and_typing(fmt):
     app = fpx.lessons.bit_inspector("0.1", fmt)
     assert app.bits == teaching.bits_of("0.1", fmt)
-    buttons = [w for w in _displayed(app) if isinstance(w, W.ToggleButton)]
+    buttons = [w for w in displayed(app) if isinstance(w, W.ToggleButton)]
     assert len(buttons) == teaching.bit_fields(0, fmt)["width"]
     # clicking bits: the value is the one fpx.from_bits gives for the pattern
     buttons[-1].value = not buttons[-1].value

@@ -10,6 +10,8 @@ import pytest
 import fpexplore as fpx
 from fpexplore.orders.registry import orders_for
 
+from widget_tree import displayed, find
+
 pytest.importorskip("ipywidgets")
 
 
@@ -52,32 +54,15 @@ def test_op_change_updates_variants_and_plot():
     assert list(app.comparison.table["variant"]) == ["np.matmul", "pairwise"]
 
 
-def _displayed(widget):
-    """Every widget a person sees: the app and its children, recursively."""
-    yield widget
-    for child in getattr(widget, "children", ()):
-        yield from _displayed(child)
-
-
-def _find(app, cls, **traits):
-    found = [
-        w
-        for w in _displayed(app)
-        if isinstance(w, cls) and all(getattr(w, k) == v for k, v in traits.items())
-    ]
-    assert len(found) == 1, f"expected one displayed {cls.__name__} with {traits}: {found}"
-    return found[0]
-
-
 def test_detective_button_is_displayed_and_answers():
     import ipywidgets as W
 
     app = fpx.explorer(n=10_000)
-    button = _find(app, W.Button, description="Which order did NumPy use?")
+    button = find(app, W.Button, description="Which order did NumPy use?")
     assert not button.disabled
-    shown = {id(w) for w in _displayed(app)}
+    shown = {id(w) for w in displayed(app)}
     button.click()
-    answers = [w for w in _displayed(app) if isinstance(w, W.HTML) and "fpx-detective" in w.value]
+    answers = [w for w in displayed(app) if isinstance(w, W.HTML) and "fpx-detective" in w.value]
     assert len(answers) == 1 and id(answers[0]) in shown
     # np.sum of a contiguous float32 array is the 'numpy' order, bit for bit, on any machine
     first_row = answers[0].value.split("<tbody>")[1].split("</tr>")[0]
@@ -87,7 +72,7 @@ def test_detective_button_is_displayed_and_answers():
     df = fpx.explain_numpy("sum", app.comparison.inputs)
     assert df.iloc[0]["variant"] == "numpy" and df.attrs["function"] == "np.sum"
     assert df.attrs["note"] == "one candidate reproduces every observation"
-    _find(app, W.Dropdown, description="op").value = "linspace"
+    find(app, W.Dropdown, description="op").value = "linspace"
     assert button.disabled
 
 
@@ -246,7 +231,7 @@ def test_export_buttons_and_copy_are_displayed_and_produce_files():
 
     app = fpx.explorer(n=1000)
     for kind, magic in (("CSV", b"op,format,n,"), ("PNG", b"\x89PNG"), ("SVG", b"<?xml")):
-        _find(app, W.Button, description=f"Export {kind}").click()
+        find(app, W.Button, description=f"Export {kind}").click()
         link = app.export_out.value
         assert 'class="fpx-download"' in link and 'download="fpexplore-sum-float32-n1000.' in link
         data = base64.b64decode(link.split("base64,")[1].split('"')[0])
@@ -257,7 +242,7 @@ def test_export_buttons_and_copy_are_displayed_and_produce_files():
     )
     app.seed.value = 3  # a new view clears the old link
     assert app.export_out.value == ""
-    copy = [w for w in _displayed(app) if isinstance(w, W.HTML) and "fpx-copy" in w.value]
+    copy = [w for w in displayed(app) if isinstance(w, W.HTML) and "fpx-copy" in w.value]
     assert len(copy) == 1 and "navigator.clipboard.writeText" in copy[0].value
     assert "fpx.compare(&#x27;sum&#x27;" in copy[0].value or "fpx.compare('sum'" in copy[0].value
 
@@ -301,11 +286,11 @@ def test_each_op_starts_at_its_own_size():
 def _builder_add(app, name, *, fma=False, block=0, rounding="", acc=""):
     import ipywidgets as W
 
-    _find(app, W.Dropdown, description="build").value = name
-    _find(app, W.Checkbox, description="FMA").value = fma
+    find(app, W.Dropdown, description="build").value = name
+    find(app, W.Checkbox, description="FMA").value = fma
     app.b_block.value, app.b_rounding.value, app.b_acc.value = block, rounding, acc
-    assert app.b_block in set(_displayed(app)) and app.b_acc in set(_displayed(app))
-    _find(app, W.Button, description="add").click()
+    assert app.b_block in set(displayed(app)) and app.b_acc in set(displayed(app))
+    find(app, W.Button, description="add").click()
 
 
 def test_builder_puts_fma_next_to_separate_and_a_vs_b_reads_them():
@@ -326,9 +311,10 @@ def test_builder_puts_fma_next_to_separate_and_a_vs_b_reads_them():
     assert _same_table(app.comparison.table, direct.table)
     assert t.loc["sequential+fma", "value"] != t.loc["sequential", "value"]  # 1 ulp apart
     # the A-vs-B view: B against A, read on the displayed widgets
-    _find(app, W.ToggleButtons, description="view").value = "A vs B"
-    _find(app, W.Dropdown, description="A").value = "sequential (emulated)"
-    _find(app, W.Dropdown, description="B").value = "sequential+fma (emulated)"
+    find(app, W.ToggleButtons, description="view").value = "A vs B"
+    find(app, W.Dropdown, description="A").label = "sequential (emulated)"
+    find(app, W.Dropdown, description="B").label = "sequential+fma (emulated)"
+    assert app.pick_b.value == ("sequential+fma", "emulated")  # the result's key
     shown = _html_table(app.view_out.value)
     assert list(shown.columns) == ["index", "a", "b", "ulps", "a_bits", "b_bits"]
     assert (
@@ -349,7 +335,7 @@ def test_builder_puts_fma_next_to_separate_and_a_vs_b_reads_them():
     assert "against <b>exact (reference)</b>" in app.view_out.value and app.figure.axes
     # remove: the built spec leaves the list and the table
     app.variants.value = ("sequential+fma",)
-    _find(app, W.Button, description="remove selected").click()
+    find(app, W.Button, description="remove selected").click()
     assert "sequential+fma" not in app.variants.options and app.comparison is None
     assert "choose at least one variant" in app.message.value
 
@@ -364,19 +350,19 @@ def test_presets_answer_in_one_click():
     import ipywidgets as W
 
     app = fpx.explorer(n=1000)
-    _find(app, W.Button, description="FMA vs separate multiply-add").click()
+    find(app, W.Button, description="FMA vs separate multiply-add").click()
     assert app.op.value == "matmul" and app.variants.value == ("sequential", "sequential+fma")
     assert app.view.value == "A vs B" and "largest difference" in app.view_out.value
     d = app.comparison.diff("sequential", "sequential+fma")
     assert 0 < d.summary["equal_share"] < 1 and d.summary["max_abs_ulp"] >= 1
     assert app.figure.axes[0].images  # the heatmap of ulp differences
-    _find(app, W.Button, description="accumulator precision").click()
+    find(app, W.Button, description="accumulator precision").click()
     assert app.op.value == "matmul" and app.variants.value == (
         "sequential@float16",
         "sequential@float32",
         "sequential@float64",
     )
-    _find(app, W.Button, description="CPU library vs GPU orders").click()
+    find(app, W.Button, description="CPU library vs GPU orders").click()
     assert app.op.value == "sum" and set(app.variants.value) == {
         "numpy",
         "tree",
@@ -385,7 +371,7 @@ def test_presets_answer_in_one_click():
         "exact",
     }
     assert "numpy" in app.backends.value and app.view.value == "errors"
-    _find(app, W.Button, description="sequential vs pairwise").click()
+    find(app, W.Button, description="sequential vs pairwise").click()
     assert app.variants.value == ("sequential", "pairwise") and app.message.value == ""
 
 
@@ -393,7 +379,7 @@ def test_sweep_view_draws_median_and_band_for_every_variant():
     import ipywidgets as W
 
     app = fpx.explorer(n=1000, variants=["sequential", "kahan", "exact"])
-    _find(app, W.ToggleButtons, description="view").value = "sweep"
+    find(app, W.ToggleButtons, description="view").value = "sweep"
     ax = app.figure.axes[0]
     labels = [ln.get_label() for ln in ax.get_lines()]
     for v in ("np.sum (numpy)", "sequential (emulated)", "kahan (emulated)", "exact (emulated)"):
@@ -407,7 +393,7 @@ def test_sweep_view_draws_median_and_band_for_every_variant():
     "kwargs, error, match",
     [
         (dict(foo=1), TypeError, "unexpected keyword argument 'foo'"),
-        (dict(inputs=(1, 2)), ValueError, "with inputs= the data are yours"),  # (refused now)
+        (dict(inputs=(1, 2)), TypeError, "unexpected keyword argument .inputs."),
         (dict(seed=2**40), ValueError, "seed must be from 0 to 4294967295"),  # was clamped
         (dict(seed=-1), ValueError, "seed must be from 0"),  # was 0
         (dict(n=10**12), ValueError, "the largest size the app offers"),  # was 3e7
@@ -450,17 +436,17 @@ def test_builder_offers_the_gpu_tensor_cores_with_an_arch():
     import ipywidgets as W
 
     app = fpx.explorer(op="matmul", n=30, seed=2, variants=["sequential"])
-    build = _find(app, W.Dropdown, description="build")
+    build = find(app, W.Dropdown, description="build")
     assert ("GPU tensor cores", "tensor-core") in build.options  # float32: with +tf32
     build.value = "tensor-core"
-    arch = _find(app, W.Dropdown, description="arch")  # displayed in the builder's row
+    arch = find(app, W.Dropdown, description="arch")  # displayed in the builder's row
     assert not arch.disabled and app.b_fma.disabled and app.b_acc.disabled
     arch.value = "a100"
     assert app.b_rounding.value == "tf32"  # float32 data reach the tensor cores as tf32
     assert arch.tooltip == (
         "verified against published hardware outputs of the A100 (docs/tensor_cores.md)"
     )
-    _find(app, W.Button, description="add").click()
+    find(app, W.Button, description="add").click()
     spec = "tensor-core(arch=a100)+tf32"
     assert app.variants.value == ("sequential", spec) and app.message.value == ""
     direct = fpx.compare("matmul", n=30, seed=2, variants=["sequential", spec])
@@ -473,7 +459,7 @@ def test_builder_offers_the_gpu_tensor_cores_with_an_arch():
     build.value = "tensor-core"
     arch.value = "v100"
     app.b_rounding.value = ""
-    _find(app, W.Button, description="add").click()
+    find(app, W.Button, description="add").click()
     got = app.comparison.results[("tensor-core(arch=v100)", "emulated")]
     A, B = app.comparison.inputs["A"], app.comparison.inputs["B"]
     assert np.array_equal(got, fpx.mma(A, B, 0.0, arch="v100", inputs="float16"))
@@ -486,7 +472,7 @@ def test_preset_tensor_cores_vs_cpu():
     import ipywidgets as W
 
     app = fpx.explorer(op="sum", format="float16", n=1000, backends=("emulated",))
-    _find(app, W.Button, description="tensor cores vs CPU").click()
+    find(app, W.Button, description="tensor cores vs CPU").click()
     assert (app.op.value, app.format.value) == ("matmul", "float32")
     specs = ("sequential", "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+tf32")
     assert app.variants.value == specs and "numpy" in app.backends.value
@@ -499,3 +485,32 @@ def test_preset_tensor_cores_vs_cpu():
         got = app.comparison.results[(f"tensor-core(arch={arch})+tf32", "emulated")]
         assert np.array_equal(fpx.to_bits(got), fpx.to_bits(want))
     assert np.array_equal(app.comparison.results[("np.matmul", "numpy")], A @ B)
+
+
+def test_the_app_says_its_answer_and_its_units():
+    """The one-line verdict is computed from the comparison; each table row says its unit,
+    and a result in another format than the inputs is flagged (np.matmul of bfloat16 gives
+    float32); A and B show only in the views that use them; a built spec is on top of the
+    list and the FMA box is clear again after add."""
+    import ipywidgets as W
+
+    app = fpx.explorer(n=100_000)
+    t = app.comparison.table.set_index("variant")
+    k = int(t.loc["sequential", "ulp_error"])
+    assert k < 0 and f"sequential is {-k} ulps below the exact sum" in app.verdict.value
+    assert "np.sum is exact" in app.verdict.value and "(ulps of float32)" in app.verdict.value
+    assert set(_html_table(app.table.value)["unit"]) == {"ulps of float32"}
+    assert app.pick_a.layout.display == "none"  # errors view: no A and B
+    app.view.value = "A vs B"
+    assert app.pick_a.layout.display == app.pick_b.layout.display == "flex"
+    app = fpx.explorer(op="matmul", format="bfloat16", n=20, variants=["sequential"])
+    units = _html_table(app.table.value).set_index("variant")["unit"]
+    assert units["np.matmul"] == "float32 result: ulps of float32"
+    assert units["sequential"] == "ulps of bfloat16"
+    k = int(app.comparison.table.set_index("variant").loc["np.matmul", "max_abs_ulp"])
+    said = f"np.matmul is up to {k} ulp{'' if k == 1 else 's'} of float32 off"
+    assert said in app.verdict.value and "ulps of bfloat16 off" in app.verdict.value
+    app = fpx.explorer(op="dot", n=100, variants=["pairwise"])
+    _builder_add(app, "sequential", fma=True)
+    assert app.variants.options[0] == "sequential+fma" and not app.b_fma.value
+    assert find(app, W.Checkbox, description="FMA").value is False
