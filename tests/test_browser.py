@@ -492,22 +492,27 @@ def test_a_student_steps_through_a_sum_in_lesson_02(lab, tmp_path):
             raise
         widget.scroll_into_view_if_needed()
         table = widget.locator("table.fpx-steps")
+        readout = widget.locator(".widget-readout").first
+        steps = readout.inner_text().strip()  # the slider starts on the last step
         last = _table_rows(table)
         handle = widget.locator(".noUi-handle").first
         handle.focus()
+
+        def settle(step: str, want: str) -> dict:
+            """The table once the slider reads ``step`` and the table shows ``want``."""
+            deadline = time.time() + 60
+            rows = _table_rows(table)
+            while time.time() < deadline:
+                rows = _table_rows(table)
+                if readout.inner_text().strip() == step and want in rows.get("partial sum", ""):
+                    break
+                page.wait_for_timeout(250)
+            return rows
+
         page.keyboard.press("Home")
-        _wait_for_text(page, widget.locator(".widget-readout"), "1", timeout=30)
-        deadline = time.time() + 30
-        first = last
-        while first == last and time.time() < deadline:
-            page.wait_for_timeout(200)
-            first = _table_rows(table)
+        first = settle("1", "(of 2 terms")
         page.keyboard.press("End")
-        deadline = time.time() + 30
-        back = first
-        while back == first and time.time() < deadline:
-            page.wait_for_timeout(200)
-            back = _table_rows(table)
+        back = settle(steps, last["partial sum"])
         text = page.locator(".jp-Notebook").inner_text()
         browser.close()
     assert " + " in first["this step"] and "(of 2 terms" in first["partial sum"], first

@@ -46,8 +46,9 @@ def test_summarize():
     assert one["ulp"] == 0 and one["exact_share"] == 1.0
 
 
-# the orders defined in docs/orders.md (library loops have no accumulator setting or depth)
-DEFINED = [o for o, s in SUM_ORDERS.items() if s.library is None and o != "exact"]
+# the orders defined in docs/orders.md (library loops have no accumulator setting or depth;
+# the unlisted 'revealed' order is whatever tree it is given)
+DEFINED = [o for o, s in SUM_ORDERS.items() if s.library is None and o != "exact" and s.listed]
 
 
 @pytest.mark.parametrize("order", DEFINED)
