@@ -479,6 +479,7 @@ def resolve_variants(op: str, variants, fmt: str | None = None) -> list[str]:
 
 COMPARE_ARGUMENTS = frozenset(
     ("op", "format", "n", "variants", "distribution", "seed", "backends", "threads", "inputs")
+    + ("progress",)
 )
 
 
@@ -564,6 +565,7 @@ def compare(
     backends=("numpy", "emulated"),
     threads: int | None = None,
     inputs=None,
+    progress=None,
     **op_params,
 ) -> Comparison:
     """Run ``op`` on ``n`` generated values (or on your own ``inputs``) in each variant and
@@ -596,6 +598,9 @@ def compare(
     threads : for the real CPU libraries: NumPy's BLAS pool (through threadpoolctl) and
         torch's threads for this call; None: their defaults. (Emulated orders take their own
         ``threads`` parameter: ``"torch(threads=2)"``.)
+    progress : optional ``progress(done, total, label)``, called before each result is
+        computed (``done`` of ``total`` finished, ``label`` the one starting); an exception it
+        raises stops the run and propagates (the explorer's cancel button works this way)
     **op_params : passed to the variants that take them (e.g. ``block=256``, ``accumulate=``);
         one that none of them takes is a TypeError (after the run: what a variant takes is
         known once it ran), naming the accepted ones
@@ -616,6 +621,8 @@ def compare(
     pd = require("pandas", "fpx.compare")
     if threads is not None:
         checks.integer("threads", threads, 1)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable or None, got {checks.shown(progress)}")
     op_spec = get_op(op)
     if inputs is not None:
         given = [
@@ -690,7 +697,16 @@ def compare(
         )
         results[(label, backend)] = out
 
+    steps = [op_spec.numpy_label] if "numpy" in backends and op_spec.numpy is not None else []
+    steps += list(variants) if "emulated" in backends else []
+    steps += [b for b in backends if b not in ("numpy", "emulated")]
+
+    def starting(label):
+        if progress is not None:
+            progress(steps.index(label), len(steps), label)
+
     if "numpy" in backends and op_spec.numpy is not None:
+        starting(op_spec.numpy_label)
         uses_blas = op in _BLAS_OPS
         with _blas_threads(threads if uses_blas else None, messages) as pool:
             out, elapsed, first_use = _timed(lambda: op_spec.numpy(inputs, op_params))
@@ -700,6 +716,7 @@ def compare(
         add_row(op_spec.numpy_label, "numpy", out, elapsed, first_use, numpy_lib)
     if "emulated" in backends:
         for v in variants:
+            starting(v)
             try:
                 out, elapsed, first_use = _timed(
                     lambda v=v: op_spec.run(parse_spec(v, op), inputs, op_params)
@@ -710,6 +727,7 @@ def compare(
             add_row(v, "emulated", out, elapsed, first_use)
     for b in ("cupy", "replay"):
         if b in backends:
+            starting(b)
             _gpu_rows(
                 b,
                 op_spec,
@@ -726,6 +744,7 @@ def compare(
             )
     for b in ("torch", "jax", "polars"):
         if b in backends:
+            starting(b)
             _library_rows(b, op, format, inputs, threads, add_row, messages)
     table = pd.DataFrame(rows)
     ref = op_spec.reference_for(inputs, None, op_params, reference_cache)

@@ -15,6 +15,7 @@ import functools
 import html
 import io
 import json
+import threading
 import traceback
 from dataclasses import dataclass
 
@@ -144,6 +145,10 @@ def _canvas():
         return fig, W.Image(format="png")
 
 
+class _Cancelled(Exception):
+    """Raised inside compare() by the app's progress callback when cancel was clicked."""
+
+
 def _shows_errors(handler):
     """A change handler whose errors show in the app as a message (a control set to an
     invalid value from code, e.g. ``app.op.value = None``), never raised out of the observer;
@@ -237,6 +242,17 @@ class Explorer(W.VBox):
             description="threads",
         )
         self.message = W.HTML()
+        # work over a second: "computing pairwise (3 of 5)…" and a cancel button (in a kernel
+        # the computation runs in a thread, so the button can be clicked while it runs)
+        self.progress = W.HTML()
+        self.cancel = W.Button(
+            description="cancel",
+            tooltip="stop this computation; the last finished view stays",
+            layout=W.Layout(width="auto", display="none"),
+        )
+        self.cancel.on_click(self._cancel_clicked)
+        self._generation = 0
+        self._stop = threading.Event()
         self.banner = W.HTML()
         self.verdict = W.HTML()  # one line: the answer, computed from the comparison
         self.table = W.HTML(layout=W.Layout(width="100%"))
@@ -339,6 +355,7 @@ class Explorer(W.VBox):
                 W.HBox([self.pick_a, self.pick_b], layout=wrap),
                 self.verdict,
                 self.message,
+                W.HBox([self.progress, self.cancel]),
                 self.banner,
                 self.canvas,
                 self.view_out,
@@ -565,7 +582,14 @@ class Explorer(W.VBox):
         )
 
     def update(self):
-        """Recompute and redraw; any error becomes a message in the app."""
+        """Recompute and redraw; any error becomes a message in the app. In a kernel (a running
+        event loop) the computation runs in a thread, reporting its progress, so that the
+        cancel button works and a newer request replaces an older one; elsewhere (plain
+        Python, the tests) it runs here and now."""
+        self._stop.set()  # a computation still running stops at its next step (dropped)
+        self._generation += 1
+        generation, stop = self._generation, threading.Event()
+        self._stop = stop
         args = self.arguments()
         try:
             if not args["backends"]:
@@ -575,14 +599,68 @@ class Explorer(W.VBox):
             # a trait change reaches the browser at once: the note shows during the compile,
             # replaced below by "" (or by the error)
             self._announce_compiling(args)
-            cmp = compare(**args)
-            self._set_picks(cmp)
-            self._draw(cmp)
         except Exception as e:  # shown in the app, never raised into the notebook
+            self._finish(generation, None, e, traceback.format_exc())
+            return
+        loop = _running_loop()
+        if loop is None:
+            self._compute(args, generation, stop, None)
+            return
+        self.cancel.layout.display = None
+        threading.Thread(
+            target=self._compute, args=(args, generation, stop, loop), daemon=True
+        ).start()
+
+    def _cancel_clicked(self, _button=None) -> None:
+        self._stop.set()
+
+    def _compute(self, args, generation: int, stop, loop) -> None:
+        """compare(**args) with progress; the outcome goes to _finish (on the loop's thread)."""
+
+        def step(done, total, label):
+            if stop.is_set():
+                raise _Cancelled
+            if generation == self._generation:
+                self.progress.value = (
+                    f'<div class="fpx-progress">computing {html.escape(label)} '
+                    f"({done + 1} of {total})…</div>"
+                )
+
+        try:
+            outcome = (compare(**args, progress=step), None, None)
+        except _Cancelled:
+            outcome = (None, _Cancelled(), None)
+        except Exception as e:
+            outcome = (None, e, traceback.format_exc())
+        if loop is None:
+            self._finish(generation, *outcome)
+        else:
+            loop.call_soon_threadsafe(self._finish, generation, *outcome)
+
+    def _finish(self, generation: int, cmp, error, log) -> None:
+        """Show a computation's outcome, unless a newer request replaced it."""
+        if generation != self._generation:
+            return
+        self.progress.value = ""
+        self.cancel.layout.display = "none"
+        if isinstance(error, _Cancelled):  # the last finished view stays on screen
+            self.message.value = (
+                '<div class="fpx-cancelled" style="background:#fff3cd;padding:6px 10px;'
+                'border-left:4px solid #E69F00">cancelled: the view shows the last finished '
+                "result</div>"
+            )
+            return
+        if error is None:
+            try:
+                self._set_picks(cmp)
+                self._draw(cmp)
+            except Exception as e:
+                error, log = e, traceback.format_exc()
+        if error is not None:  # shown in the app, never raised into the notebook
             self.comparison = None
             self.verdict.value = ""
-            self.message.value = _error_html(e)
-            self._log = traceback.format_exc()
+            self.message.value = _error_html(error)
+            self._log = log
             return
         self.comparison = cmp
         self.message.value = ""

@@ -514,3 +514,38 @@ def test_the_app_says_its_answer_and_its_units():
     _builder_add(app, "sequential", fma=True)
     assert app.variants.options[0] == "sequential+fma" and not app.b_fma.value
     assert find(app, W.Checkbox, description="FMA").value is False
+
+
+def test_the_app_shows_progress_per_result_and_cancel_keeps_the_last_view():
+    """Work over a second says what it is computing ("computing pairwise (3 of 6)…"); cancel
+    stops between results and leaves the last finished view, with a message (issue 22: a
+    bfloat16 matmul froze the app for minutes with nothing on screen)."""
+    app = fpx.explorer()  # sum, float32, n = 1e5: np.sum and five variants
+    shown = []
+    app.progress.observe(lambda change: shown.append(change["new"]), names="value")
+    app.seed.value = 1
+    assert any("computing np.sum (1 of 6)" in v for v in shown), shown
+    assert any("computing kahan (6 of 6)" in v for v in shown), shown
+    assert app.progress.value == "" and app.comparison.table["seed"].iloc[0] == 1
+    before = app.comparison
+    # cancel: clicked while the third result is computed
+    original = app._compute
+
+    def click_cancel(change):
+        if "(3 of" in change["new"]:
+            app.cancel.click()
+
+    def cancel_during(args, generation, stop, loop):
+        app.progress.observe(click_cancel, names="value")
+        try:
+            original(args, generation, stop, loop)
+        finally:
+            app.progress.unobserve(click_cancel, names="value")
+
+    app._compute = cancel_during
+    app.seed.value = 2
+    assert "cancelled" in app.message.value and app.comparison is before
+    assert app.progress.value == ""
+    app._compute = original
+    app.seed.value = 3  # usable again
+    assert app.message.value == "" and app.comparison.table["seed"].iloc[0] == 3
