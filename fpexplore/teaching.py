@@ -587,6 +587,20 @@ def _subnormal_steps(rng):
     )
 
 
+def _closer(d: str, fmts: tuple) -> tuple:
+    """Which of two formats holds the decimal ``d`` closer: (the answer, the two values as
+    text, the two absolute errors as floats; inf where a value overflows)."""
+    exact = Fraction(Decimal(d))
+    values, errors = [], []
+    for fmt in fmts:
+        v = float(_round_dec(d, fmt))
+        values.append(_text(v))
+        errors.append(abs(Fraction(v) - exact) if math.isfinite(v) else math.inf)
+    a, b = errors
+    answer = "equally close" if a == b else (fmts[0] if a < b else fmts[1])
+    return answer, tuple(values), (float(a), float(b))
+
+
 @_exercise("bfloat16-or-float16", "01")
 def _bf16_or_f16(rng):
     d = _pick(rng, ["70000", "0.1", "3.0e-6", "1.0e-8", "300000", "12.34", "0.7"], "70000")
@@ -594,22 +608,8 @@ def _bf16_or_f16(rng):
         d = _decimal(rng, 1e-9, 1e6, 3, d)
 
     def compute():
-        exact = Fraction(Decimal(d))
-        errs = {}
-        for fmt in ("float16", "bfloat16"):
-            v = float(_round_dec(d, fmt))
-            errs[fmt] = abs(Fraction(v) - exact) if math.isfinite(v) else math.inf
-            errs[fmt + "_value"] = _text(v)
-        a, b = errs["float16"], errs["bfloat16"]
-        answer = "equally close" if a == b else ("float16" if a < b else "bfloat16")
-        return {
-            "answer": answer,
-            "d": d,
-            "f16": errs["float16_value"],
-            "bf16": errs["bfloat16_value"],
-            "e16": float(a),
-            "eb16": float(b),
-        }
+        answer, (f16, bf16), (a, b) = _closer(d, ("float16", "bfloat16"))
+        return {"answer": answer, "d": d, "f16": f16, "bf16": bf16, "e16": a, "eb16": b}
 
     return Exercise(
         "",
@@ -1336,20 +1336,8 @@ def _fp8_which(rng):
         d = _decimal(rng, 1e-6, 5e4, 3, d)
 
     def compute():
-        exact = Fraction(Decimal(d))
-        out = {}
-        for fmt in ("float8_e4m3", "float8_e5m2"):
-            v = float(_round_dec(d, fmt))
-            out[fmt] = abs(Fraction(v) - exact) if math.isfinite(v) else math.inf
-            out[fmt + "_v"] = _text(v)
-        a, b = out["float8_e4m3"], out["float8_e5m2"]
-        ans = "equally close" if a == b else ("float8_e4m3" if a < b else "float8_e5m2")
-        return {
-            "answer": ans,
-            "e4": out["float8_e4m3_v"],
-            "e5": out["float8_e5m2_v"],
-            "err": [float(min(a, 1e300)), float(min(b, 1e300))],
-        }
+        ans, (e4, e5), (a, b) = _closer(d, ("float8_e4m3", "float8_e5m2"))
+        return {"answer": ans, "e4": e4, "e5": e5, "err": [min(a, 1e300), min(b, 1e300)]}
 
     return Exercise(
         "",
