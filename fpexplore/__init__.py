@@ -26,9 +26,14 @@ them.
                    bit for bit), bit_fields / bits_of (a bit pattern of any format taken apart)
 - ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
                    torch tests
-- ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run);
-                   a Comparison keeps the references it measured against, per format;
-                   diff(): two results against each other, in ulps and bits
+- ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run):
+                   the arguments checked, one row per result of runs' steps
+- ``runs``         compare's steps, one function per backend kind (NumPy's call with its
+                   BLAS threads, each emulated variant, cupy, replay, torch / jax / polars),
+                   each giving its results or a message saying why not
+- ``results``      what experiments return: Comparison (keeps the references it measured
+                   against, per format), Diff / diff(): two results against each other, in
+                   ulps and bits; Sweep; their text, HTML and formatted tables
 - ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
                    hold; they compute nothing (matplotlib loads when they run)
 - ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
@@ -36,7 +41,8 @@ them.
 - ``backends/``    numpy, emulated, cupy (the only module importing CuPy, lazily), replay;
                    CuPy's own function for an op is named by the op's spec
 - ``ops/``         one spec per op beside its implementation (variants, inputs, NumPy's call,
-                   exact reference, CuPy counterpart, GPU recordings): sum/dot/matmul over
+                   exact reference, CuPy counterpart, GPU recordings, the size guard
+                   check_size, the user's own inputs read by user_inputs): sum/dot/matmul over
                    orders/, linspace, cdist, adam_step, mean, variance, softmax, logsumexp,
                    exp/log/sin/tanh/sqrt/pow; ops/registry finds the op modules
 - ``metrics``      ulp / bits / relative error, summaries, Higham's error bounds
@@ -46,7 +52,10 @@ them.
                    NVIDIA tensor cores (V100, Ampere, Hopper) bit for bit; trees: revealed
                    accumulation trees as data (the ``revealed`` order's parameter)
 - ``machine``      machine_info(): the CPU, SIMD level, BLAS kernel and threads a result came
-                   from; run_elsewhere(): a real library call in a fresh process
+                   from; environment(): the tables' machine columns; available_memory() (the
+                   size guard's budget); run_elsewhere(): a real library call in a fresh
+                   process (which loads this file alone: fpexplore imports stay lazy here)
+- ``timing``       timed(): warm time with first-use compiling and imports measured apart
 - ``data``         generate(): seeded input data, the same on every machine
 - ``exact``        correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast
                    twins)

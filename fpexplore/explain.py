@@ -26,7 +26,6 @@ from . import checks
 from ._optional import require
 from .budget import difference_budget
 from .detective import candidates, evaluate
-from .experiment import diff_values, user_inputs
 from .formats import as_format, format_info, next_down, next_up, ulp_distance
 from .metrics import gamma, summarize
 from .numerics import clamp_ulps
@@ -35,6 +34,7 @@ from .ops.registry import get as get_op
 from .orders import exact_matmul
 from .orders.registry import BLOCKS
 from .orders.registry import OPS as ORDER_OPS
+from .results import diff_values
 from .spec import VariantSpec, parse_spec
 
 __all__ = ["CAUSES", "OPS", "Explanation", "explain"]
@@ -99,7 +99,7 @@ class Explanation:
         return plots.explain_plot(self, ax=ax)
 
     def diff(self, a=None, b=None, *, top: int = 10):
-        """The :class:`~fpexplore.experiment.Diff` of two results (default: the nearest and
+        """The :class:`~fpexplore.results.Diff` of two results (default: the nearest and
         the farthest from the exact answer)."""
         a = self.pair[0] if a is None else a
         b = self.pair[1] if b is None else b
@@ -136,7 +136,7 @@ def _arrays(op: str, inputs) -> tuple[tuple, str]:
     """The op's input arrays in order, and their format (the checks of compare(inputs=))."""
     if hasattr(inputs, "inputs") and hasattr(inputs, "op"):  # a Comparison
         inputs = inputs.inputs
-    given, fmt, _ = user_inputs(get_op(op), inputs, what="fpx.explain")
+    given, fmt, _ = get_op(op).user_inputs(inputs, what="fpx.explain")
     names = ("x",) if op in ("sum", "mean") else ("a", "b") if op == "dot" else ("A", "B")
     arrays = tuple(given[k] for k in names)
     if op == "dot" and (arrays[0].ndim != 1 or arrays[0].shape != arrays[1].shape):

@@ -13,7 +13,10 @@ trying another one needs another process:
   imported, the arrays passed through ``.npy`` files both ways (every bit kept), and returns
   the result with that process's :func:`machine_info` (so the kernel that really ran is
   visible: OpenBLAS silently ignores a core type it does not know, or one the CPU cannot run);
-- :func:`summary`: :func:`machine_info` as ``{"fact": "value"}`` lines for a table.
+- :func:`summary`: :func:`machine_info` as ``{"fact": "value"}`` lines for a table;
+- :func:`environment`: the machine columns of compare's tables (machine_info read once);
+- :func:`available_memory`: the bytes this process may still allocate (system, ``ulimit -v``
+  and cgroup limits), what :meth:`fpexplore.ops.opspec.OpSpec.check_size` guards with.
 
 Imports only NumPy; threadpoolctl, torch, jax and polars are imported by the functions that
 need them (in the child process for the library calls).
@@ -32,7 +35,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CALLS", "OPENBLAS_KERNELS", "machine_info", "run_elsewhere", "summary"]
+__all__ = [
+    "CALLS",
+    "OPENBLAS_KERNELS",
+    "available_memory",
+    "environment",
+    "machine_info",
+    "run_elsewhere",
+    "summary",
+]
 
 UNKNOWN_BLAS = "unknown (install threadpoolctl)"
 
@@ -330,6 +341,104 @@ def summary(info: dict | None = None) -> dict[str, str]:
     for key, value in info.get("env", {}).items():
         out[f"${key}"] = value
     return out
+
+
+# ----------------------------------------------------------------------------- the tables' facts
+
+
+def environment() -> dict:
+    """The machine a run used (columns of every table): NumPy version, device, the CPU model
+    and its floating-point flags, its SIMD level as NumPy dispatches it, NumPy's BLAS kernel
+    and threads."""
+    m = _machine_once()
+    simd = m["numpy_simd"]
+    blas = m["blas"]
+    return {
+        "numpy_version": np.__version__,
+        "device": f"CPU ({platform.machine()}, {os.cpu_count()} cores)",
+        "cpu": m["cpu"]["model"],
+        "cpu_flags": " ".join(m["cpu"]["flags"]),
+        "simd": (simd["dispatch_found"] or simd["baseline"] or ["none"])[-1],
+        "blas_kernel": f"{blas['library']} {blas['version']} {blas['architecture']}",
+        "blas_threads": blas["threads"],
+    }
+
+
+_MACHINE: list = []
+
+
+def _machine_once() -> dict:
+    """:func:`machine_info`, once per process (the CPU does not change)."""
+    if not _MACHINE:
+        _MACHINE.append(machine_info())
+    return _MACHINE[0]
+
+
+# ----------------------------------------------------------------------------- memory
+
+
+def available_memory() -> int:
+    """Bytes this process may still allocate: the least of the memory the system has
+    available (Linux /proc/meminfo, else physical memory, else 4 GiB), what the process's
+    own address-space limit leaves (``ulimit -v``: RLIMIT_AS less the current size) and what
+    its cgroup's memory limit leaves (containers, Binder: ``memory.max`` less
+    ``memory.current``; cgroup v1 likewise), where those limits are set."""
+    free = _system_available()
+    for leaves in (_rlimit_left(), _cgroup_left()):
+        if leaves is not None:
+            free = min(free, leaves)
+    return max(free, 0)
+
+
+def _system_available() -> int:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
+
+
+def _rlimit_left() -> int | None:
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/statm") as f:
+            size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        return soft - size
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path) as f:
+            text = f.read().strip()
+        return None if text == "max" else int(text)
+    except (OSError, ValueError):
+        return None
+
+
+def _cgroup_left() -> int | None:
+    for limit_file, usage_file in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),  # cgroup v2
+        (
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+        ),
+    ):
+        limit = _read_int(limit_file)
+        if limit is not None and limit < 1 << 60:  # v1 writes a huge number for "no limit"
+            return limit - (_read_int(usage_file) or 0)
+    return None
 
 
 # ----------------------------------------------------------------------------- run_elsewhere

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore import experiment, plots
+from fpexplore import experiment, machine, plots, results, timing
 
 COLUMNS = [
     "op",
@@ -157,7 +157,7 @@ def test_compare_errors_are_clear():
 
 def test_oversized_n_refused_before_allocating(monkeypatch):
     """The memory check runs before any data exists (a 10^8-element request with 1 GiB)."""
-    monkeypatch.setattr(experiment, "available_memory", lambda: 1 << 30)
+    monkeypatch.setattr(machine, "available_memory", lambda: 1 << 30)
     monkeypatch.setattr(experiment, "generate", None)  # would fail if called
     with pytest.raises(ValueError, match=r"GiB.*limit is about n=\d+"):
         fpx.compare("sum", n=10**8)
@@ -323,10 +323,10 @@ def test_first_use_is_timed_apart(monkeypatch):
             time.sleep(0.3)  # stands for importing on first use
         return 1.0
 
-    monkeypatch.setattr(experiment, "_loaded_modules", lambda: next(loaded))
-    out, warm, first_use = experiment._timed(slow_first)
+    monkeypatch.setattr(timing, "loaded_modules", lambda: next(loaded))
+    out, warm, first_use = timing.timed(slow_first)
     assert out == 1.0 and len(calls) == 2 and warm < 0.1 and first_use >= 0.25
-    out, warm, first_use = experiment._timed(slow_first)
+    out, warm, first_use = timing.timed(slow_first)
     assert len(calls) == 3 and first_use == 0.0  # nothing to set up: one run
 
 
@@ -344,10 +344,10 @@ def test_compiling_is_timed_by_numba_and_not_rerun():
         calls.append(1)
         return f(3.0)
 
-    out, warm, setup = experiment._timed(call)
+    out, warm, setup = timing.timed(call)
     assert out == 7.0 and len(calls) == 1  # compiled once, not run twice
     assert setup > 0.005 and warm < setup  # compiling (milliseconds) reported apart
-    out, warm, setup = experiment._timed(call)
+    out, warm, setup = timing.timed(call)
     assert len(calls) == 2 and setup == 0.0  # compiled: nothing to set up
 
 
@@ -456,7 +456,7 @@ def test_sweep_measures_each_result_against_its_own_format():
 def test_diff_of_saturated_and_nan_distances():
     a = np.array([1e308, 1.0, 2.0, np.nan])
     b = np.array([-1e308, 1.0, np.nextafter(2.0, 3.0), 1.0])
-    d = experiment.diff_values("a", a, "b", b)
+    d = results.diff_values("a", a, "b", b)
     assert d.summary["max_abs_ulp"] == 1 and d.summary["nan_mismatches"] == 1
     assert d.summary["saturated"] == 1  # 1e308 to -1e308: no count of ulps
     ax = d.plot("hist").axes[0]

@@ -227,11 +227,11 @@ def test_the_memory_guard_sees_the_process_limit():
     code = (
         "import resource, os\n"
         "import fpexplore as fpx\n"
-        "from fpexplore import experiment\n"
+        "from fpexplore import machine\n"
         "size = int(open('/proc/self/statm').read().split()[0]) * os.sysconf('SC_PAGE_SIZE')\n"
         "hard = resource.getrlimit(resource.RLIMIT_AS)[1]\n"
         "resource.setrlimit(resource.RLIMIT_AS, (size + (600 << 20), hard))\n"
-        "left = experiment.available_memory()\n"
+        "left = machine.available_memory()\n"
         "assert left <= 600 << 20, left\n"
         "try:\n"
         "    fpx.compare('sum', format='float64', n=10**8)\n"

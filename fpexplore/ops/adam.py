@@ -271,7 +271,7 @@ def adam_step(
     hyperparameters taken as the exact values of the given floats and ``bc = 1 - beta**step``
     exact (no rounding anywhere), rounded once to F. Exact zeros get IEEE's sign rules.
     float16/bfloat16/float32: a float64 evaluation with rigorous error bounds decides almost
-    every element; the rest, and all of float64 (about 0.3 ms per element), use exact
+    every element; the rest, and all of float64 (the slow case), use exact
     rationals and ``mpmath`` interval arithmetic at increasing precision until both ends of
     the interval round to the same value (this terminates: a rational result is reached
     exactly). Elements with a NaN or infinite input get the float64 IEEE value of the
@@ -759,7 +759,7 @@ OPS = OpTable(
         call=_adam_call,
         reference=lambda inputs, params, fmt: _adam_call("exact", {}, inputs, params),
         default_variants=("div-then-mul", "mul-then-div", "div-then-mul+fma", "torch"),
-        default_n=1000,  # float64's exact reference takes ~0.3 ms per element (mpmath intervals)
+        default_n=1000,  # float64's exact reference is mpmath intervals for every element
         bytes_per_element=160.0,
         settings=_ADAM_SETTINGS,
         rank=21,

@@ -62,11 +62,9 @@ is the correctly rounded result, otherwise the element is recomputed more accura
    every rational result ``x**y`` (y an integer, or y = a/2**k with x a perfect 2**k-th
    power) and rounds it exactly.
 
-Speed of ``exact``, n = 10**5 uniform in [-20, 20], on the 2-core development machine (NumPy's
-own function in parentheses): float32 6-9 ms, pow 19 ms (0.1 ms); float16 and bfloat16 7-26
-ms; float64 0.17-0.27 s, pow 0.39 s (0.1-3 ms), about 10 % of the float64 elements needing
-mpmath (~25 us each). Without an extended long double every float64 element goes through
-mpmath: about 2 s per 10**5.
+float64 is the slow format of ``exact``: about one element in ten needs mpmath, and every one
+does where there is no extended long double (the README's Performance section has the
+timings).
 """
 
 from __future__ import annotations

@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import checks
-from ..formats import as_format, format_info
+from .. import checks, machine
+from ..formats import as_format, coerce, format_info
 from .variant import Variant
 
 __all__ = ["OpSpec", "OpTable", "Params", "Recording", "pick"]
+
+MAX_BYTES_FRACTION = 0.5  # check_size: use at most half of the available memory
 
 
 class Params(dict):
@@ -168,6 +170,75 @@ class OpSpec:
         if self.size_of is not None:
             return int(self.size_of(n, itemsize))
         return int(n * self.bytes_per_element)
+
+    def check_size(self, n: int, fmt: str) -> None:
+        """Refuse a size beyond the op's limit (``max_n``) or one whose data would not fit
+        in memory (``bytes_needed`` against half of what
+        :func:`fpexplore.machine.available_memory` leaves), before anything is allocated."""
+        checks.integer("n", n, 1)
+        if n > self.max_n:
+            raise ValueError(f"n={n} is too large for {self.op}: the limit is {self.max_n}")
+        need = self.bytes_needed(int(n), format_info(fmt).bits // 8)
+        budget = int(machine.available_memory() * MAX_BYTES_FRACTION)
+        if need > budget:
+            max_n = int(n * budget / need)
+            raise ValueError(
+                f"n={n} needs about {need / 2**30:.1f} GiB for {self.op} but only "
+                f"{budget / 2**30:.1f} GiB may be used here; the limit is about n={max_n}"
+            )
+
+    def user_inputs(self, inputs, *, what: str) -> tuple[dict, str, int]:
+        """``(inputs dict, format name, n)`` of the user's own inputs for this op: an array
+        (one-input ops), a tuple or list in the op's input order, or a dict of its input
+        names (as ``Comparison.inputs`` holds them). The arrays are kept as they are (no
+        copy, no change); masked arrays, mixed formats, missing or unknown names are
+        refused."""
+        probe = self.inputs(4, "float32", "uniform", 0, Params())
+        names = [k for k in probe if k != "format"]
+        if isinstance(inputs, dict):
+            given = {k: v for k, v in inputs.items() if k != "format"}
+            missing = [k for k in names if k not in given]
+            unknown = sorted(set(given) - set(names), key=str)
+            if missing or unknown:
+                raise ValueError(
+                    f"{what}: {self.name} takes inputs {', '.join(names)}"
+                    + (f"; missing {', '.join(missing)}" if missing else "")
+                    + (f"; unknown {', '.join(map(repr, unknown))}" if unknown else "")
+                )
+        elif isinstance(inputs, (tuple, list)) and not (
+            len(names) == 1 and inputs and not hasattr(inputs[0], "__len__")
+        ):
+            if len(inputs) != len(names):
+                raise ValueError(
+                    f"{what}: {self.name} takes {len(names)} inputs ({', '.join(names)}), "
+                    f"got {len(inputs)}"
+                )
+            given = dict(zip(names, inputs))
+        elif len(names) == 1:
+            given = {names[0]: inputs}
+        else:
+            raise TypeError(
+                f"{what}: {self.name} takes inputs {', '.join(names)}: give a tuple or a dict"
+            )
+        numeric = [k for k in names if isinstance(probe[k], (np.ndarray, np.generic))]
+        arrays, info = coerce(*(given[k] for k in numeric), what=what)
+        out = {"format": info.name, **given}
+        for k, arr in zip(numeric, arrays):
+            if len(numeric) > 1 and isinstance(probe[k], np.ndarray) and arr.ndim != probe[k].ndim:
+                raise ValueError(
+                    f"{what}: {self.name}'s input {k} is {probe[k].ndim}-D, got shape {arr.shape}"
+                )
+            out[k] = arr
+        first = out[numeric[0]] if numeric else None
+        if self.name == "matmul":
+            n = int(first.shape[1])  # the inner dimension: the length of every sum
+        elif "num" in out:  # linspace
+            n = checks.integer("num", out["num"], 1)
+        elif first is not None and first.ndim > 1 and probe[numeric[0]].size != 4:
+            n = int(first.shape[0])  # rows (cdist)
+        else:
+            n = int(np.size(first))
+        return out, info.name, n
 
     def lookup(self, variant: str) -> Variant:
         """The Variant, or ValueError listing the valid names."""

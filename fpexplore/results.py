@@ -1,0 +1,349 @@
+"""What experiments return: :class:`Comparison` (compare's table, results and references),
+:class:`Diff` (two results against each other, element by element, in ulps and bits: from
+:func:`diff` or :meth:`Comparison.diff`) and :class:`Sweep` (compare over sizes), with their
+text, HTML and formatted-table displays. They hold numbers; they compute no results (the
+figures come from :mod:`fpexplore.plots`, loaded when asked for; pandas when a table is made).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import checks
+from ._optional import require
+from .formats import (
+    ULP_NAN,
+    as_format,
+    bit_string,
+    coerce,
+    format_info,
+    hex_string,
+    shortest_repr,
+    to_bits,
+    ulp_distance,
+)
+from .numerics import clamp_ulps
+from .timing import TIMING_NOTE
+
+__all__ = ["EXACT_LABEL", "USER_DATA", "Comparison", "Diff", "Sweep", "diff", "diff_values"]
+
+EXACT_LABEL = "exact (reference)"
+USER_DATA = "user data"  # the distribution column of a comparison of the user's own inputs
+
+
+@dataclass(repr=False)
+class Comparison:
+    """The outcome of :func:`fpexplore.compare`: ``table`` (a pandas DataFrame, one row per result),
+    ``results`` (the raw outputs by label), ``reference`` (the correctly rounded result in
+    the inputs' format), ``references`` (the reference in each format a result came in, by
+    format name: ``np.matmul`` of bfloat16 gives float32, measured against the float32
+    reference), ``inputs``, ``messages`` (e.g. an unavailable backend), and ``plot()``."""
+
+    op: str
+    format: str
+    n: int
+    table: object
+    results: dict
+    reference: object
+    inputs: dict
+    params: dict
+    messages: list = field(default_factory=list)
+    references: dict = field(default_factory=dict)
+
+    def plot(self, kind: str = "auto", ax=None):
+        """A matplotlib Figure: "bars" (ULP error per result, for scalar results), "hist"
+        (ULP-error histogram per result), "heatmap" (per-element ULP errors of a matrix
+        result), or "auto" (bars for scalars, heatmap for matmul, else hist)."""
+        from . import plots
+
+        return plots.plot_comparison(self, kind=kind, ax=ax)
+
+    def snippet(self) -> str:
+        """Python code that recreates this comparison with the public API."""
+        if self.params.get("inputs") == USER_DATA:  # the user's own arrays, not drawn here
+            args = [repr(self.op), "inputs=inputs"]
+            args += [f"{k}={v!r}" for k, v in self.params.items() if k != "inputs"]
+            return (
+                "import fpexplore as fpx\n\n# inputs: your own arrays (user data: "
+                f"{self.format}, n = {self.n}), as cmp.inputs holds them\n"
+                "cmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
+            )
+        args = [repr(self.op), f"format={self.format!r}", f"n={self.n}"]
+        args += [f"{k}={v!r}" for k, v in self.params.items()]
+        return "import fpexplore as fpx\n\ncmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
+
+    def formatted(self):
+        """The table as people read it: a DataFrame of strings, the exact reference first.
+
+        ``value`` is the shortest decimal that reads back as the same value in the result's
+        own format (so results that differ in the last bit print differently), ``hex`` its
+        bit pattern, ulp columns are integers, ``time_ms`` is warm (first-use compilation is
+        ``compile_ms``). Displaying a :class:`Comparison` in Jupyter shows this table.
+        """
+        pd = require("pandas", "Comparison.formatted")
+
+        t = self.table
+        scalar = np.ndim(self.reference) == 0
+        ref = {
+            "variant": "exact (reference)",
+            "backend": "reference",
+            "value": shortest_repr(self.reference) if scalar else "",
+            "hex": hex_string(self.reference) if scalar else "",
+            "ulp_error": "0",
+            "max_abs_ulp": "0",
+            "mean_abs_ulp": "0",
+            "exact_share": "1",
+            "rel_error": "0",
+            "bits_error": "0",
+            "time_ms": "",
+            "compile_ms": "",
+        }
+        rows = [ref]
+        for _, r in t.iterrows():
+            rows.append(
+                {
+                    "variant": r["variant"],
+                    "backend": r["backend"],
+                    "value": r["value_repr"] if scalar else f"array {self._shape(r)}",
+                    "hex": r["value_hex"] if scalar else "",
+                    "ulp_error": _int_text(r["ulp_error"]),
+                    "max_abs_ulp": _int_text(r["max_abs_ulp"]),
+                    "mean_abs_ulp": _num_text(r["mean_abs_ulp"], 3),
+                    "exact_share": _num_text(r["exact_share"], 4),
+                    "rel_error": _num_text(r["rel_error"], 3),
+                    "bits_error": _num_text(r["bits_error"], 3),
+                    "time_ms": _num_text(r["time_ms"], 3),
+                    "compile_ms": _num_text(r["compile_ms"], 3) if r["compile_ms"] else "",
+                }
+            )
+        out = pd.DataFrame(rows)
+        out.attrs["note"] = TIMING_NOTE
+        return out
+
+    def diff(self, a, b, *, top: int = 10) -> Diff:
+        """Two results against each other (the "CPU vs GPU diff" itself), not against the
+        exact answer: which elements differ, by how many ulps, how often bitwise equal.
+
+        ``a`` and ``b`` name results: a variant label (``"np.matmul"``, ``"sequential+fma"``)
+        when one backend has it, ``"label (backend)"``, or a ``(label, backend)`` key of
+        :attr:`results`. Returns a :class:`Diff`: ``summary`` (elements, bitwise-equal share,
+        largest and mean |ulp| difference), ``table`` (the ``top`` largest differences: index,
+        both values and their bits), ``ulps`` (signed ulps from a to b, per element) and
+        ``plot()``. ``"exact (reference)"`` names the correctly rounded result (in the other
+        result's format), so ``cmp.diff("exact (reference)", "pairwise")`` reads the bits of
+        a result against the exact answer.
+        """
+        la, va = self._named(a, b)
+        lb, vb = self._named(b, a)
+        return diff_values(la, va, lb, vb, top=top)
+
+    def reference_of(self, out):
+        """The reference ``out`` was measured against: the exact result in ``out``'s format
+        (``np.matmul`` of bfloat16 gives float32, measured against the float32 reference)."""
+        fmt = format_info(np.asarray(out).dtype).name
+        if fmt in self.references:
+            return self.references[fmt]
+        if np.asarray(out).dtype == np.asarray(self.reference).dtype:
+            return self.reference
+        raise ValueError(f"the comparison holds no {fmt} reference to measure this result against")
+
+    def _named(self, name, other) -> tuple[str, np.ndarray]:
+        """(label, value) of a result; the exact reference in the format of ``other``."""
+        if name == EXACT_LABEL:
+            if other == EXACT_LABEL:
+                return EXACT_LABEL, np.asarray(self.reference)
+            return EXACT_LABEL, np.asarray(self.reference_of(self.results[self._key(other)]))
+        key = self._key(name)
+        return "{} ({})".format(*key), np.asarray(self.results[key])
+
+    def _key(self, name) -> tuple:
+        if isinstance(name, tuple) and name in self.results:
+            return name
+        labels = {f"{v} ({bk})": (v, bk) for v, bk in self.results}
+        if name in labels:
+            return labels[name]
+        matches = [k for k in self.results if k[0] == name]
+        if len(matches) == 1:
+            return matches[0]
+        what = "is ambiguous" if matches else "is not a result here"
+        raise ValueError(
+            f"{checks.shown(name)} {what}; results: {', '.join([*labels, EXACT_LABEL])}"
+        )
+
+    def _shape(self, row) -> str:
+        out = self.results.get((row["variant"], row["backend"]))
+        return "x".join(str(d) for d in np.shape(out))
+
+    def __repr__(self) -> str:  # a plain Python session: the rows, never whole arrays
+        t = self.formatted()
+        cols = [c for c in ("variant", "backend", "value_repr", "max_abs_ulp") if c in t]
+        head = f"Comparison: {self.op}, {self.format}, n = {self.n}, {len(self.results)} results"
+        extra = [f"  note: {m}" for m in self.messages]
+        return "\n".join([head, t[cols].to_string(index=False), *extra])
+
+    def _repr_html_(self) -> str:
+        return (
+            f"<p><b>{html.escape(self.op)}</b>, {html.escape(self.format)}, n = {self.n}</p>"
+            + self.formatted().to_html(index=False, border=0, classes="fpx-table")
+            + f"<p><small>{html.escape(TIMING_NOTE)}</small></p>"
+        )
+
+
+@dataclass(repr=False)
+class Diff:
+    """The outcome of :meth:`Comparison.diff`: result ``b`` measured against result ``a``."""
+
+    a: str
+    b: str
+    format: str
+    ulps: np.ndarray
+    equal: np.ndarray
+    values: tuple
+    summary: dict
+    table: object
+
+    @property
+    def bitwise_equal(self) -> float:
+        """The share of elements whose bits are equal (1.0: the results are identical)."""
+        return self.summary["equal_share"]
+
+    @property
+    def ulp_histogram(self):
+        """Elements per signed ulp distance from a to b: a pandas Series indexed by the
+        distance (0: bitwise equal; ``fpx.ULP_NAN``: exactly one of the two is NaN)."""
+        pd = require("pandas", "Diff.ulp_histogram")
+        values, counts = np.unique(self.ulps.reshape(-1), return_counts=True)
+        return pd.Series(counts, index=pd.Index(values, name="ulps"), name="elements")
+
+    def plot(self, kind: str = "auto", ax=None):
+        """ "hist" (signed ulp differences, log counts), "heatmap" (matrix results) or
+        "bits" (both values' bit patterns, for scalar results); "auto" picks by shape."""
+        from . import plots
+
+        return plots.diff_plot(self, kind=kind, ax=ax)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"Diff: {self.b} against {self.a} ({self.format}): {s['bitwise_equal']:,} of "
+            f"{s['elements']:,} elements bitwise equal ({100 * s['equal_share']:.4g}%), "
+            f"largest difference {s['max_abs_ulp']:,} ulps, mean {s['mean_abs_ulp']:.3g}"
+            + (f", {s['nan_mismatches']} NaN mismatches" if s["nan_mismatches"] else "")
+        )
+
+    def _repr_html_(self) -> str:
+        s = self.summary
+        head = (
+            f"<p><b>{html.escape(self.b)}</b> against <b>{html.escape(self.a)}</b> "
+            f"({self.format}): {s['bitwise_equal']:,} of {s['elements']:,} elements bitwise "
+            f"equal ({100 * s['equal_share']:.4g}%), largest difference "
+            f"{s['max_abs_ulp']:,} ulps</p>"
+        )
+        return head + self.table.to_html(index=False, border=0, classes="fpx-diff")
+
+
+def diff(a, b, *, top: int = 10) -> Diff:
+    """Two results of one computation against each other, element by element, in ulps.
+
+    Parameters
+    ----------
+    a, b : arrays (or scalars) of the same shape and format (say the CPU's and the GPU's
+        result); another format is a TypeError saying how to convert, another shape a
+        ValueError
+    top : how many of the largest differences ``table`` lists
+
+    Returns
+    -------
+    Diff: ``bitwise_equal`` (the share of elements with equal bits), ``ulp_histogram``
+    (elements per signed ulp distance from a to b), ``table`` (a DataFrame of the ``top``
+    largest differences: index, a, b, ulps, a_bits, b_bits), ``summary`` (elements,
+    bitwise_equal count, equal_share, max_abs_ulp, mean_abs_ulp, nan_mismatches,
+    saturated), ``ulps`` and ``equal`` (per element), ``plot()``; a short text and an HTML
+    display. The same object as :meth:`Comparison.diff` gives for two results it holds.
+    """
+    top = checks.integer("top", top, 0)
+    (va, vb), _ = coerce(a, b, what="fpx.diff")
+    if va.shape != vb.shape:
+        raise ValueError(f"fpx.diff: a has shape {va.shape} and b {vb.shape}: not comparable")
+    return diff_values("a", va, "b", vb, top=top)
+
+
+def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
+    """The :class:`Diff` of two results (see :meth:`Comparison.diff`), given as values."""
+    pd = require("pandas", "Comparison.diff")
+
+    va, vb = np.asarray(va), np.asarray(vb)
+    if va.shape != vb.shape:
+        raise ValueError(f"{label_a} has shape {va.shape} and {label_b} {vb.shape}: not comparable")
+    fa, fb = format_info(va.dtype), format_info(vb.dtype)
+    if fa.name != fb.name:  # e.g. np.matmul of bfloat16 gives float32: compare in the wider
+        wide = fa if fa.precision >= fb.precision else fb
+        va, vb = (np.asarray(as_format(v, wide.name)) for v in (va, vb))
+    fmt = format_info(va.dtype).name
+    ulps = np.asarray(ulp_distance(va, vb, nan="sentinel"), dtype=np.int64)
+    equal = np.asarray(to_bits(va) == to_bits(vb))
+    mag = clamp_ulps(ulps)  # one NaN or a saturated distance: inf, no count of ulps
+    flat = mag.reshape(-1)
+    order = np.argsort(-flat, kind="stable")[: max(int(top), 0)]
+    order = order[flat[order] > 0] if flat.size else order
+    fa_, fb_, fu = va.reshape(-1), vb.reshape(-1), ulps.reshape(-1)
+    rows = []
+    for k in order:
+        where = tuple(int(i) for i in np.unravel_index(k, va.shape))
+        rows.append(
+            {
+                "index": where[0] if len(where) == 1 else where,
+                "a": shortest_repr(fa_[k]),
+                "b": shortest_repr(fb_[k]),
+                "ulps": int(fu[k]),
+                "a_bits": bit_string(fa_[k]),
+                "b_bits": bit_string(fb_[k]),
+            }
+        )
+    columns = ["index", "a", "b", "ulps", "a_bits", "b_bits"]
+    table = pd.DataFrame(rows, columns=columns)
+    finite = mag[np.isfinite(mag)]
+    summary = {
+        "elements": int(va.size),
+        "bitwise_equal": int(np.sum(equal)),
+        "equal_share": float(np.mean(equal)) if va.size else 1.0,
+        "max_abs_ulp": int(np.max(finite)) if finite.size else 0,
+        "mean_abs_ulp": float(np.mean(finite)) if finite.size else 0.0,
+        "nan_mismatches": int(np.sum(ulps == ULP_NAN)),
+        "saturated": int(np.sum(~np.isfinite(mag)) - np.sum(ulps == ULP_NAN)),
+    }
+    return Diff(label_a, label_b, fmt, ulps, equal, (va, vb), summary, table)
+
+
+def _int_text(v) -> str:
+    return str(int(v)) if v == v and abs(v) != np.inf else str(v)  # NaN / inf as they are
+
+
+def _num_text(v, digits: int) -> str:
+    if v is None or v != v:
+        return "nan"
+    return f"{v:.{digits}g}"
+
+
+@dataclass(repr=False)
+class Sweep:
+    """The outcome of :func:`fpexplore.sweep`: ``table`` (one row per size and result) and
+    ``plot()`` (error against n, log-log, with the worst-case and probabilistic bounds
+    dashed)."""
+
+    op: str
+    format: str
+    table: object
+    bounds: object
+
+    def plot(self, ax=None):
+        from . import plots
+
+        return plots.plot_sweep(self, ax=ax)
+
+    def __repr__(self) -> str:
+        sizes = sorted(set(self.table["n"])) if "n" in self.table else []
+        return f"Sweep: {self.op}, {self.format}, {len(self.table)} rows over n = {sizes}"
