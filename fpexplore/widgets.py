@@ -363,6 +363,13 @@ class Explorer(W.VBox):
         )
         self.pick_a = W.Dropdown(description="A", layout=W.Layout(width="270px"))
         self.pick_b = W.Dropdown(description="B", layout=W.Layout(width="270px"))
+        self.sweep_unit = W.ToggleButtons(  # the sweep's y axis
+            options=[("ulps", "ulps"), ("absolute error", "abs")],
+            value="ulps",
+            description="error in",
+            style={"button_width": "auto"},
+            layout=W.Layout(display="none"),
+        )
         self.view_out = W.HTML()
         self._extra: list[str] = []  # specs built or given beyond the op's own variants
         self._want_picks: list[tuple] = []  # A and B a preset asks for (keys of results)
@@ -395,7 +402,7 @@ class Explorer(W.VBox):
         main = W.VBox(
             [
                 W.HBox([self.view, self.large], layout=wrap),
-                W.HBox([self.pick_a, self.pick_b], layout=wrap),
+                W.HBox([self.pick_a, self.pick_b, self.sweep_unit], layout=wrap),
                 self.verdict,
                 self.explained,
                 self.message,
@@ -435,7 +442,7 @@ class Explorer(W.VBox):
         self.upload.observe(self._uploaded_files, names="value")
         self.refresh.on_click(lambda _b: self._data_changed(None))
         self._build_input_picks()
-        for w in (self.view, self.pick_a, self.pick_b):
+        for w in (self.view, self.pick_a, self.pick_b, self.sweep_unit):
             w.observe(self._view_changed, names="value")
         loop = _running_loop()
         if loop is not None and self._announce_compiling(self.arguments()):
@@ -611,6 +618,8 @@ class Explorer(W.VBox):
         picks = change["owner"] in (self.pick_a, self.pick_b)
         if picks and self.view.value not in ("A vs B", "bits"):
             return  # the errors and sweep views do not show A and B
+        if change["owner"] is self.sweep_unit and self.view.value != "sweep":
+            return
         if not self._busy and self.comparison is not None:
             try:
                 self._draw(self.comparison)
@@ -1025,12 +1034,21 @@ class Explorer(W.VBox):
         if self.view.value == "bits":
             return f"cmp.diff({EXACT_LABEL!r}, {a!r}).plot('bits')  # the exact value and A"
         if self.view.value == "sweep":
+            if self.source.value == "arrays":
+                return "# the sweep view draws generated data of each size"
             kw = self.sweep_arguments()
             op = kw.pop("op")
-            return (
-                f"fpx.sweep({op!r}, " + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ").plot()"
-            )
-        return "cmp.plot()"
+            sw = f"fpx.sweep({op!r}, " + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
+            if self.sweep_unit.value == "abs":
+                return sw + ".plot()"
+            return f"fpx.plots.plot_sweep({sw}, unit='ulps')"
+        return "cmp.plot('hist')" if self._matmul_errors() else "cmp.plot()"
+
+    def _matmul_errors(self) -> bool:
+        """The errors view of a matrix result: every result's ulp histogram (one result's
+        heatmap would hide the others)."""
+        cmp = self.comparison
+        return self.view.value == "errors" and cmp is not None and cmp.op == "matmul"
 
     def sweep_arguments(self) -> dict:
         """The :func:`fpexplore.sweep` keyword arguments of the sweep view: the controls'
@@ -1054,22 +1072,40 @@ class Explorer(W.VBox):
         self.view_out.value = ""
         view = self.view.value
         if view == "errors":
-            cmp.plot(ax=ax)
+            cmp.plot("hist" if cmp.op == "matmul" else "auto", ax=ax)
         elif view == "A vs B":
             d = cmp.diff(self.pick_a.value, self.pick_b.value)
             d.plot(ax=ax)
-            self.view_out.value = d._repr_html_()
+            self.view_out.value = (
+                f'<p class="fpx-unit">unit: ulps of {d.format}, from A to B (0 = bitwise '
+                "equal)</p>" + d._repr_html_()
+            )
         elif view == "bits":
             d = cmp.diff(EXACT_LABEL, self.pick_a.value) if np.ndim(cmp.reference) == 0 else None
             if d is None:  # an array result: its element farthest from the exact one
                 d = _worst_element(cmp, self.pick_a.value)
             d.plot("bits", ax=ax)
-            self.view_out.value = d._repr_html_()
+            k = d.summary["max_abs_ulp"]
+            self.view_out.value = (
+                f'<p class="fpx-unit">unit: the bits of {d.format} (sign, exponent, '
+                f"significand; ▲ marks a bit that differs); A is {_ulps(k)} of {d.format} "
+                "from the exact value</p>" + d._repr_html_()
+            )
+        elif self.source.value == "arrays":  # the sweep generates data of each size
+            ax.axis("off")
+            ax.text(
+                0.5,
+                0.5,
+                "the sweep draws generated data:\nchoose data from: generated",
+                ha="center",
+                va="center",
+            )
         else:
             from .experiment import sweep
+            from .plots import plot_sweep
 
             kw = self.sweep_arguments()
-            sweep(kw.pop("op"), progress=False, **kw).plot(ax=ax)
+            plot_sweep(sweep(kw.pop("op"), progress=False, **kw), ax=ax, unit=self.sweep_unit.value)
         if isinstance(self.canvas, W.Image):
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=90)
@@ -1080,6 +1116,7 @@ class Explorer(W.VBox):
         show = "flex" if view in ("A vs B", "bits") else "none"
         self.pick_a.layout.display = show
         self.pick_b.layout.display = show if view == "A vs B" else "none"
+        self.sweep_unit.layout.display = "flex" if view == "sweep" else "none"
 
 
 def _set_choices(widget, options, value) -> None:

@@ -50,7 +50,12 @@ def test_op_change_updates_variants_and_plot():
     assert set(app.variants.options) == set(fpx.variants("matmul")) - {"tensor-core"}
     assert set(app.variants.options) == set(orders_for("matmul", "float32"))
     assert app.comparison.op == "matmul" and app.comparison.n == 10
-    assert app.figure.axes[0].images  # a heatmap
+    # every result's ulp histogram, not one variant's heatmap
+    ax = app.figure.axes[0]
+    assert not ax.images
+    shown = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert shown == ["{} ({})".format(*k) for k in app.comparison.results]
+    assert "ulps of float32" in ax.get_xlabel() and "cmp.plot('hist')" in app.snippet.value
     app.variants.value = ("pairwise",)
     assert list(app.comparison.table["variant"]) == ["np.matmul", "pairwise"]
 
@@ -387,7 +392,44 @@ def test_sweep_view_draws_median_and_band_for_every_variant():
         assert v in labels
     assert "no error (0), drawn at this floor" in labels  # exact is drawn, not lost
     assert len(ax.collections) == 4  # a 10-90% band per result
-    assert "seeds=5).plot()" in app.snippet.value
+    assert "seeds=5), unit='ulps')" in app.snippet.value
+
+
+def test_views_say_their_unit_and_the_sweep_is_in_ulps_first():
+    """The sweep draws max |error| in ulps of the format by default (the y label says so)
+    and absolute error on a switch; A vs B and bits say their unit above the figure."""
+    import ipywidgets as W
+
+    app = fpx.explorer(n=1000, variants=["sequential"], backends=("emulated",))
+    find(app, W.ToggleButtons, description="view").value = "sweep"
+    unit = find(app, W.ToggleButtons, description="error in")
+    assert unit.value == "ulps" and unit.layout.display == "flex"
+    ax = app.figure.axes[0]
+    assert ax.get_ylabel().startswith("max |error| in ulps of float32")
+    sw = fpx.sweep(
+        "sum",
+        sizes=[10, 100, 1000],
+        variants=["sequential"],
+        seeds=5,
+        backends=("emulated",),
+        progress=False,
+    )
+    med = sw.table.groupby("n")["max_abs_ulp"].median().to_numpy(dtype=float)
+    line = next(ln for ln in ax.get_lines() if ln.get_label() == "sequential (emulated)")
+    assert np.allclose(line.get_ydata()[med > 0], med[med > 0])
+    unit.value = "abs"
+    ax = app.figure.axes[0]
+    assert ax.get_ylabel().startswith("absolute error")
+    line = next(ln for ln in ax.get_lines() if ln.get_label() == "sequential (emulated)")
+    med = sw.table.groupby("n")["abs_error"].median().to_numpy(dtype=float)
+    assert np.allclose(line.get_ydata()[med > 0], med[med > 0])
+    assert app.snippet.value.endswith("seeds=5).plot()")
+    app.view.value = "A vs B"
+    assert unit.layout.display == "none"
+    assert "unit: ulps of float32, from A to B" in app.view_out.value
+    app.view.value = "bits"
+    assert "unit: the bits of float32" in app.view_out.value
+    assert "ulps of float32 from the exact value" in app.view_out.value
 
 
 @pytest.mark.parametrize(
