@@ -173,8 +173,10 @@ def _shows_errors(handler):
 class Explorer(W.VBox):
     """The app. Attributes: one control per :func:`compare` argument (``op``, ``format``,
     ``n``, ``variants``, ``distribution``, ``seed``, ``backends``: numpy and emulated, plus
-    cupy where a GPU is usable), ``comparison`` (the last result), ``figure`` (the matplotlib
-    Figure), ``table``, ``snippet``, ``message``."""
+    cupy where a GPU is usable), ``source`` ("generated" or "arrays": your arrays by name,
+    ``input_picks`` per input, ``observed`` results, ``upload``), ``comparison`` (the last
+    result), ``explanation`` (:func:`fpexplore.explain` of the observed results, or None),
+    ``figure`` (the matplotlib Figure), ``table``, ``snippet``, ``message``."""
 
     def __init__(
         self,
@@ -1397,6 +1399,19 @@ def _error_html(e: Exception) -> str:
 
 
 def explorer(**kwargs) -> Explorer:
-    """The ipywidgets app of notebooks/00_explorer.ipynb (see :class:`Explorer`); keyword
-    arguments set the initial controls (as for :func:`fpexplore.compare`)."""
+    """The ipywidgets app of notebooks/00_explorer.ipynb (see :class:`Explorer`).
+
+    Parameters
+    ----------
+    op, format, n, variants, distribution, seed, backends, **op_params
+        The initial controls, as :func:`fpexplore.compare` takes them (checked now: an
+        unknown keyword is a TypeError, a value the app cannot show a ValueError).
+    namespace : dict, optional
+        Where "data from: your arrays" finds arrays by name (default: IPython's user
+        namespace, the notebook's variables; an empty dict outside a kernel).
+
+    Returns
+    -------
+    Explorer
+    """
     return Explorer(**kwargs)
