@@ -90,11 +90,16 @@ def ulp_bars(cmp, ax=None):
     _backend_legend(ax, list(t["backend"]))
     lim = max(1.0, float(np.max(np.abs(vals))) if len(vals) else 1.0) * 1.25
     ax.set_xlim(-lim, lim)
-    fmts = {format_info(np.asarray(v).dtype).name for v in cmp.results.values()}
-    unit = f"ulps of {fmts.pop()}" if len(fmts) == 1 else "ulps of each result's format"
-    ax.set_xlabel(f"error in {unit} (0 = correctly rounded)")
+    ax.set_xlabel(f"error in {_unit(cmp)} (0 = correctly rounded)")
     ax.set_title(_title(cmp))
     return fig
+
+
+def _unit(cmp) -> str:
+    """The unit of a comparison's errors: "ulps of float32", or of each result's format
+    where they differ (np.matmul of bfloat16 gives float32)."""
+    fmts = {format_info(np.asarray(v).dtype).name for v in cmp.results.values()}
+    return f"ulps of {fmts.pop()}" if len(fmts) == 1 else "ulps of each result's format"
 
 
 BACKEND_KIND = {"emulated": "emulated", "cupy": "GPU", "replay": "replayed GPU run"}
@@ -132,9 +137,9 @@ def ulp_histogram(cmp, ax=None, bins: int = 41):
     for i, (label, e) in enumerate(errs.items()):
         ax.hist(e, bins=edges, histtype="step", lw=2, color=_color(i), label=label)
     ax.set_yscale("log")
-    ax.set_xlabel("element error in ulps (0 = correctly rounded)")
+    ax.set_xlabel(f"element error in {_unit(cmp)} (0 = correctly rounded)")
     ax.set_ylabel("elements")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="x-small", loc="upper right", framealpha=0.8)  # (the tails are low)
     ax.set_title(_title(cmp))
     return fig
 
@@ -148,7 +153,9 @@ def ulp_heatmap(cmp, ax=None, which=None):
     e = clamp_ulps(ulp_error(out, cmp.reference_of(out)), signed=True, fill=np.nan)
     lim = max(1.0, float(np.nanmax(np.abs(e))) if e.size else 1.0)
     im = ax.imshow(e, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
-    fig.colorbar(im, ax=ax, label="ulps from the exact result")
+    fig.colorbar(
+        im, ax=ax, label=f"ulps of {format_info(np.asarray(out).dtype).name} from the exact result"
+    )
     ax.set_title(f"{_label(*key)}: {cmp.op} {cmp.format}, n = {cmp.n}")
     return fig
 
@@ -167,12 +174,23 @@ def plot_comparison(cmp, kind: str = "auto", ax=None):
     return ulp_histogram(cmp, ax)
 
 
-def error_vs_n(table, bounds=None, ax=None, title=""):
+SWEEP_UNITS = ("abs", "ulps")
+
+
+def error_vs_n(table, bounds=None, ax=None, title="", unit: str = "abs"):
     """|error| against n, log-log: per result the median over the seeds (a line) and the
     10-90% band of the seeds (shaded); bounds dashed and labelled. Results with no error at
     all (exact, or equal to the correctly rounded value) are drawn on a dotted floor line
-    below the smallest nonzero error, so a log axis does not hide them."""
+    below the smallest nonzero error, so a log axis does not hide them.
+
+    ``unit``: "abs" draws the absolute error ``abs_error``; "ulps" the largest |error| in
+    ulps of the result's format (``max_abs_ulp``), and the bounds divided by the ulp of each
+    size's median |result| (scalar results; without them no bounds are drawn)."""
+    checks.choice("unit", unit, SWEEP_UNITS)
     fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    if unit == "ulps":
+        table = table.assign(abs_error=table["max_abs_ulp"].to_numpy(dtype=float))
+        bounds = _bounds_in_ulps(table, bounds)
     err_all = table["abs_error"].to_numpy(dtype=float)
     positive = err_all[err_all > 0]
     floor = float(positive.min()) / 4 if positive.size else 1e-300
@@ -208,15 +226,42 @@ def error_vs_n(table, bounds=None, ax=None, title=""):
     seeds = table["seed"].nunique() if "seed" in table else 1
     ax.set_xlabel("n")
     note = f"\n(median of {seeds} seeds; band: 10-90%)" if seeds > 1 else ""
-    ax.set_ylabel("|computed − exact|" + note)
+    if unit == "ulps":
+        fmts = sorted(set(table["format"])) if "format" in table else []
+        what = f"ulps of {fmts[0]}" if len(fmts) == 1 else "ulps"
+        ax.set_ylabel(f"max |error| in {what}" + note)
+    else:
+        ax.set_ylabel("absolute error |computed − exact|" + note)
     # below the axes: beside them the legend took half a narrow figure's width
     ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
     ax.set_title(title)
     return fig
 
 
-def plot_sweep(sw, ax=None):
-    return error_vs_n(sw.table, sw.bounds, ax=ax, title=f"{sw.op}, {sw.format}: error against n")
+def _bounds_in_ulps(table, bounds):
+    """The absolute bounds divided by the ulp of each size's median |result| (in the
+    sweep's format); None where the results are not scalars."""
+    if bounds is None or not len(bounds) or "value" not in table or "format" not in table:
+        return None
+    from .formats import as_format, ulp
+
+    fmt = str(table["format"].iloc[0])
+    med = table.assign(v=table["value"].abs()).groupby("n")["v"].median()
+    if med.isna().any():
+        return None
+    scale = {n: float(ulp(as_format(np.float64(v), fmt))) for n, v in med.items()}
+    out = bounds.copy()
+    for col in out.columns.drop("n"):
+        out[col] = [b / scale[n] for n, b in zip(out["n"], out[col])]
+    return out
+
+
+def plot_sweep(sw, ax=None, unit: str = "abs"):
+    """A :class:`~fpexplore.experiment.Sweep`'s error against n, in absolute error
+    (``unit="abs"``) or in ulps of its format (``unit="ulps"``): see :func:`error_vs_n`."""
+    return error_vs_n(
+        sw.table, sw.bounds, ax=ax, title=f"{sw.op}, {sw.format}: error against n", unit=unit
+    )
 
 
 def bit_view(values: dict, ax=None):
@@ -275,7 +320,7 @@ def diff_plot(diff, kind: str = "auto", ax=None):
         fig, ax = _new_ax(figsize=(5.0, 4.2)) if ax is None else (ax.figure, ax)
         lim = max(1.0, float(np.nanmax(np.abs(u))) if np.isfinite(u).any() else 1.0)
         im = ax.imshow(u, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
-        fig.colorbar(im, ax=ax, label=f"ulps from {diff.a} to {diff.b}")
+        fig.colorbar(im, ax=ax, label=f"ulps of {diff.format} from {diff.a} to {diff.b}")
         ax.set_title(title, fontsize="small")
         return fig
     fig, ax = _new_ax() if ax is None else (ax.figure, ax)
@@ -284,7 +329,7 @@ def diff_plot(diff, kind: str = "auto", ax=None):
     edges = np.arange(-lim - 0.5, lim + 1.5) if lim <= 40 else np.linspace(-lim, lim, 81)
     ax.hist(v, bins=edges, color=OKABE_ITO[0], edgecolor="black")
     ax.set_yscale("log")
-    ax.set_xlabel(f"ulps from {diff.a} to {diff.b} (0 = bitwise equal)")
+    ax.set_xlabel(f"ulps of {diff.format} from {diff.a} to {diff.b} (0 = bitwise equal)")
     ax.set_ylabel("elements")
     ax.set_title(title, fontsize="small")
     return fig

@@ -25,7 +25,8 @@ import numpy as np
 from . import checks
 from .data import DISTRIBUTIONS
 from .experiment import EXACT_LABEL, compare, diff_values, resolve_variants
-from .formats import FORMATS
+from .formats import FORMATS, format_info, hex_string, shortest_repr
+from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .ops.registry import ops as op_names
 from .orders.registry import BLOCKS, orders_for
@@ -52,6 +53,9 @@ TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls
 ]
 EXPORTS = ("CSV", "PNG", "SVG")
 VIEWS = ("errors", "A vs B", "sweep", "bits")
+SOURCES = (("generated", "generated"), ("your arrays", "arrays"))  # the data-source control
+UPLOADS = ".npy,.npz,.csv"
+EXPLAINED_OPS = ("sum", "dot", "matmul", "mean")  # the ops fpx.explain takes
 ORDER_OPS = ("sum", "dot", "matmul")
 
 
@@ -169,8 +173,10 @@ def _shows_errors(handler):
 class Explorer(W.VBox):
     """The app. Attributes: one control per :func:`compare` argument (``op``, ``format``,
     ``n``, ``variants``, ``distribution``, ``seed``, ``backends``: numpy and emulated, plus
-    cupy where a GPU is usable), ``comparison`` (the last result), ``figure`` (the matplotlib
-    Figure), ``table``, ``snippet``, ``message``."""
+    cupy where a GPU is usable), ``source`` ("generated" or "arrays": your arrays by name,
+    ``input_picks`` per input, ``observed`` results, ``upload``), ``comparison`` (the last
+    result), ``explanation`` (:func:`fpexplore.explain` of the observed results, or None),
+    ``figure`` (the matplotlib Figure), ``table``, ``snippet``, ``message``."""
 
     def __init__(
         self,
@@ -181,6 +187,7 @@ class Explorer(W.VBox):
         distribution="uniform",
         seed=0,
         backends=None,
+        namespace=None,
         **op_params,
     ):
         from .backends import libraries
@@ -204,6 +211,12 @@ class Explorer(W.VBox):
             variants = checks.name_list("variants", variants)
         if "inputs" in op_params:  # compare's own data argument: not an op parameter here
             raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
+        if namespace is not None and not isinstance(namespace, dict):
+            raise TypeError(
+                f"namespace must be a dict of names to arrays, got {type(namespace).__name__}"
+            )
+        self._namespace = namespace  # None: IPython's user namespace, read when listed
+        self._uploaded: dict = {}  # name -> (array, the code that loads it)
         if op_params:  # refused now, as compare() would refuse them, not later in the app
             compare(
                 op,
@@ -241,6 +254,36 @@ class Explorer(W.VBox):
             value=0,
             description="threads",
         )
+        # the data: generated (n, distribution, seed) or your arrays by variable name (the
+        # notebook's, or an uploaded file's), with observed results shown next to the rows
+        self.source = W.Dropdown(options=SOURCES, value="generated", description="data from")
+        self.input_picks: dict = {}  # the op's input name -> its Dropdown ("input x")
+        self.inputs_box = W.VBox()
+        self.observed = W.SelectMultiple(
+            description="observed",
+            rows=3,
+            tooltip="results you computed elsewhere (a GPU's): rows next to the emulations",
+        )
+        self.upload = W.FileUpload(
+            accept=UPLOADS, multiple=True, description="upload", layout=W.Layout(width="auto")
+        )
+        self.refresh = W.Button(
+            description="refresh names",
+            tooltip="list the notebook's arrays again",
+            layout=W.Layout(width="auto"),
+        )
+        self.data_note = W.HTML()
+        self.arrays_box = W.VBox(
+            [
+                self.inputs_box,
+                self.observed,
+                W.HBox([self.refresh, self.upload], layout=W.Layout(flex_flow="row wrap")),
+                self.data_note,
+            ],
+            layout=W.Layout(display="none"),
+        )
+        self.explained = W.HTML()  # fpx.explain's verdict on the observed results
+        self.explanation = None
         self.message = W.HTML()
         # work over a second: "computing pairwise (3 of 5)…" and a cancel button (in a kernel
         # the computation runs in a thread, so the button can be clicked while it runs)
@@ -322,6 +365,13 @@ class Explorer(W.VBox):
         )
         self.pick_a = W.Dropdown(description="A", layout=W.Layout(width="270px"))
         self.pick_b = W.Dropdown(description="B", layout=W.Layout(width="270px"))
+        self.sweep_unit = W.ToggleButtons(  # the sweep's y axis
+            options=[("ulps", "ulps"), ("absolute error", "abs")],
+            value="ulps",
+            description="error in",
+            style={"button_width": "auto"},
+            layout=W.Layout(display="none"),
+        )
         self.view_out = W.HTML()
         self._extra: list[str] = []  # specs built or given beyond the op's own variants
         self._want_picks: list[tuple] = []  # A and B a preset asks for (keys of results)
@@ -331,6 +381,8 @@ class Explorer(W.VBox):
         side = W.VBox(  # every control in one column beside the figure (projector first)
             [
                 self.op,
+                self.source,
+                self.arrays_box,
                 self.format,
                 self.n,
                 self.distribution,
@@ -352,8 +404,9 @@ class Explorer(W.VBox):
         main = W.VBox(
             [
                 W.HBox([self.view, self.large], layout=wrap),
-                W.HBox([self.pick_a, self.pick_b], layout=wrap),
+                W.HBox([self.pick_a, self.pick_b, self.sweep_unit], layout=wrap),
                 self.verdict,
+                self.explained,
                 self.message,
                 W.HBox([self.progress, self.cancel]),
                 self.banner,
@@ -386,7 +439,12 @@ class Explorer(W.VBox):
             w.observe(self._changed, names="value")
         self.format.observe(self._format_changed, names="value")
         self.op.observe(self._op_changed, names="value")
-        for w in (self.view, self.pick_a, self.pick_b):
+        self.source.observe(self._source_changed, names="value")
+        self.observed.observe(self._data_changed, names="value")
+        self.upload.observe(self._uploaded_files, names="value")
+        self.refresh.on_click(lambda _b: self._data_changed(None))
+        self._build_input_picks()
+        for w in (self.view, self.pick_a, self.pick_b, self.sweep_unit):
             w.observe(self._view_changed, names="value")
         loop = _running_loop()
         if loop is not None and self._announce_compiling(self.arguments()):
@@ -531,6 +589,7 @@ class Explorer(W.VBox):
             return
         self._reset_for_op()
         self._set_variant_options(None)
+        self._follow_data_format()
         self.update()
 
     def _reset_for_op(self) -> None:
@@ -540,6 +599,7 @@ class Explorer(W.VBox):
             self.variants.value = ()
             self.n.value = _nearest(get_op(self.op.value).default_n)
         self._extra = []  # specs belong to an op
+        self._build_input_picks()  # (its inputs: sum x; dot a, b; matmul A, B)
 
     @_shows_errors
     def _format_changed(self, change):
@@ -560,6 +620,8 @@ class Explorer(W.VBox):
         picks = change["owner"] in (self.pick_a, self.pick_b)
         if picks and self.view.value not in ("A vs B", "bits"):
             return  # the errors and sweep views do not show A and B
+        if change["owner"] is self.sweep_unit and self.view.value != "sweep":
+            return
         if not self._busy and self.comparison is not None:
             try:
                 self._draw(self.comparison)
@@ -567,8 +629,169 @@ class Explorer(W.VBox):
             except Exception as e:  # shown in the app, never raised into the notebook
                 self.message.value = _error_html(e)
 
+    # ------------------------------------------------------------------ your arrays
+
+    def names(self) -> dict:
+        """The arrays the app offers by name: the namespace's variables (IPython's user
+        namespace in a kernel, else the dict given as ``namespace``) that hold NumPy arrays
+        or scalars, then the uploaded files' arrays ("data.npz[x]")."""
+        ns = self._namespace if self._namespace is not None else _user_namespace()
+        found = {k: v for k, v in ns.items() if not k.startswith("_") and _is_array(v)}
+        found.update({k: a for k, (a, _code) in self._uploaded.items()})
+        return found
+
+    def _build_input_picks(self) -> None:
+        """One dropdown per input of the op (sum: "input x"; dot: a, b; matmul: A, B)."""
+        for w in self.input_picks.values():
+            w.close()
+        self.input_picks = {
+            k: W.Dropdown(description=f"input {k}") for k, _nd in _input_names(self.op.value)
+        }
+        for w in self.input_picks.values():
+            w.observe(self._data_changed, names="value")
+        self.inputs_box.children = list(self.input_picks.values())
+        self._list_names()
+
+    def _list_names(self) -> None:
+        """Offer the arrays by name (with their format and shape) to each input and to the
+        observed results; keep a choice that is still there, else pick the array named as the
+        input (x for sum's x), else none."""
+        arrays = self.names()
+        opts = [(f"{k}: {_describe(v)}", k) for k, v in arrays.items()]
+        with self._quiet():
+            for k, w in self.input_picks.items():
+                keep = w.value if w.value in arrays else (k if k in arrays else "")
+                _set_choices(w, [("choose an array", ""), *opts], keep)
+            _set_choices(self.observed, opts, tuple(v for v in self.observed.value if v in arrays))
+        self.data_note.value = (
+            ""
+            if arrays
+            else "<small>no arrays yet: define one in the notebook (then refresh names) or "
+            "upload a .npy, .npz or .csv file</small>"
+        )
+
+    @_shows_errors
+    def _source_changed(self, change):
+        """Your arrays: n, distribution and seed describe generated data, so they hide; the
+        format is the arrays' own (shown, not changeable)."""
+        arrays = self.source.value == "arrays"
+        self.arrays_box.layout.display = None if arrays else "none"
+        for w in (self.n, self.distribution, self.seed):
+            w.layout.display = "none" if arrays else None
+        self.format.disabled = arrays
+        if not arrays:
+            self.explained.value = ""
+        self._data_changed(None)
+
+    @_shows_errors
+    def _data_changed(self, change):
+        """An input, the observed results or the names changed: the format follows the
+        arrays' (the variants offered with it), then recompute."""
+        if self._busy:
+            return
+        if change is None:  # listed again (refresh, a switch of source, an upload)
+            self._list_names()
+        self._follow_data_format()
+        self.update()
+
+    def _follow_data_format(self) -> None:
+        """With your arrays the format is theirs: set it, and the variants offered with it."""
+        if self.source.value != "arrays":
+            return
+        fmt = self._data_format()
+        if fmt is not None and fmt != self.format.value:
+            with self._quiet():
+                self.format.value = fmt
+            self._set_variant_options(None)
+
+    def _data_format(self) -> str | None:
+        """The format of the first chosen input that has one (None: none chosen yet)."""
+        arrays = self.names()
+        for w in self.input_picks.values():
+            try:
+                return format_info(np.asarray(arrays[w.value]).dtype).name
+            except (KeyError, TypeError, ValueError):
+                continue
+        return None
+
+    @_shows_errors
+    def _uploaded_files(self, change):
+        """Uploaded .npy, .npz and .csv files: their arrays join the names offered."""
+        for f in self.upload.value:
+            self._uploaded.update(read_upload(f["name"], bytes(f["content"])))
+        self._data_changed(None)
+
+    def user_inputs(self) -> dict:
+        """The op's inputs from the arrays chosen by name, as ``compare(inputs=)`` takes
+        them; a ValueError that names the input and the variable where one is missing, not
+        in a floating-point format, or of the wrong shape."""
+        names = _input_names(self.op.value)
+        if not names:
+            raise ValueError(
+                f"{self.op.value} takes numbers, not only arrays: choose generated data for it"
+            )
+        arrays = self.names()
+        chosen = {k: (w.value, arrays.get(w.value)) for k, w in self.input_picks.items()}
+        return check_user_arrays(self.op.value, names, chosen)
+
+    def observed_results(self) -> dict:
+        """The observed results chosen by name (results computed elsewhere: a GPU's)."""
+        arrays = self.names()
+        out = {}
+        for name in self.observed.value:
+            v = np.asarray(arrays[name])
+            try:
+                format_info(v.dtype)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"observed {name} is {v.dtype}: a result in float16, bfloat16, float32 "
+                    "or float64 is needed"
+                ) from None
+            out[name] = v
+        return out
+
+    def _data_code(self) -> tuple[dict, bool]:
+        """The code of each chosen input (its variable name, or the load of an uploaded
+        file), and whether that code needs NumPy."""
+        code, numpy = {}, False
+        for k, w in self.input_picks.items():
+            if w.value in self._uploaded:
+                code[k], numpy = self._uploaded[w.value][1], True
+            else:
+                code[k] = w.value
+        return code, numpy
+
+    def _user_snippet(self, cmp) -> str:
+        """The public-API code of a comparison of your arrays (by their names) and of the
+        explanation of the observed results."""
+        code, numpy = self._data_code()
+        args = [repr(cmp.op), "inputs=inputs"]
+        args += [f"{k}={v!r}" for k, v in cmp.params.items() if k != "inputs"]
+        lines = ["import fpexplore as fpx"] + (["import numpy as np"] if numpy else [])
+        lines += ["", "inputs = {" + ", ".join(f"{k!r}: {c}" for k, c in code.items()) + "}"]
+        lines += ["cmp = fpx.compare(" + ", ".join(args) + ")", "cmp"]
+        if self.explanation is not None:
+            given = ", ".join(
+                f"{label!r}: {label}"
+                if label in self.observed.value
+                else f"{label!r}: cmp.results[{_key_of(cmp, label)!r}]"
+                for label in self.explanation.results
+            )
+            lines.append(f"fpx.explain({cmp.op!r}, inputs, {{{given}}})")
+        return "\n".join(lines)
+
     def arguments(self) -> dict:
-        """The :func:`compare` keyword arguments the controls currently describe."""
+        """The :func:`compare` keyword arguments the controls currently describe: with your
+        arrays ``inputs=`` (the arrays chosen by name), no n, distribution or seed."""
+        if self.source.value == "arrays":
+            return dict(
+                op=self.op.value,
+                inputs=self.user_inputs(),
+                variants=list(self.variants.value),
+                backends=tuple(self.backends.value),
+                **({"threads": int(self.threads.value)} if self.threads.value else {}),
+                **self.op_params,
+            )
         return dict(
             op=self.op.value,
             format=self.format.value,
@@ -590,8 +813,10 @@ class Explorer(W.VBox):
         self._generation += 1
         generation, stop = self._generation, threading.Event()
         self._stop = stop
-        args = self.arguments()
         try:
+            args = self.arguments()
+            if "inputs" in args:  # the observed results travel with the request
+                args["observed"] = self.observed_results()
             if not args["backends"]:
                 raise ValueError("choose at least one backend")
             if "emulated" in args["backends"] and not args["variants"]:
@@ -626,19 +851,33 @@ class Explorer(W.VBox):
                     f"({done + 1} of {total})…</div>"
                 )
 
+        args = dict(args)
+        observed = args.pop("observed", None)
         try:
-            outcome = (compare(**args, progress=step), None, None)
+            cmp = compare(**args, progress=step)
+            extra = None
+            if observed:
+                if generation == self._generation:
+                    self.progress.value = (
+                        '<div class="fpx-progress">explaining the observed results (fpx.explain '
+                        "searches the orders that reproduce each)…</div>"
+                    )
+                extra = observe(cmp, observed)
+                if stop.is_set():
+                    raise _Cancelled
+            outcome = (cmp, None, None, extra)
         except _Cancelled:
-            outcome = (None, _Cancelled(), None)
+            outcome = (None, _Cancelled(), None, None)
         except Exception as e:
-            outcome = (None, e, traceback.format_exc())
+            outcome = (None, e, traceback.format_exc(), None)
         if loop is None:
             self._finish(generation, *outcome)
         else:
             loop.call_soon_threadsafe(self._finish, generation, *outcome)
 
-    def _finish(self, generation: int, cmp, error, log) -> None:
-        """Show a computation's outcome, unless a newer request replaced it."""
+    def _finish(self, generation: int, cmp, error, log, extra=None) -> None:
+        """Show a computation's outcome, unless a newer request replaced it; ``extra``: the
+        observed results' rows and their explanation (:func:`observe`)."""
         if generation != self._generation:
             return
         self.progress.value = ""
@@ -658,7 +897,8 @@ class Explorer(W.VBox):
                 error, log = e, traceback.format_exc()
         if error is not None:  # shown in the app, never raised into the notebook
             self.comparison = None
-            self.verdict.value = ""
+            self.explanation = None
+            self.verdict.value = self.explained.value = ""
             self.message.value = _error_html(error)
             self._log = log
             return
@@ -672,6 +912,19 @@ class Explorer(W.VBox):
         self.verdict.value = f'<div class="fpx-verdict"><b>{html.escape(verdict(cmp))}</b></div>'
         shown = cmp.formatted()
         shown["unit"] = _units(cmp)
+        rows, self.explanation = extra if extra is not None else ([], None)
+        if rows:  # the observed results, next to the emulations
+            import pandas as pd
+
+            note = shown.attrs["note"]
+            shown = pd.DataFrame([*shown.to_dict("records"), *rows]).fillna("")
+            shown.attrs["note"] = note
+        self.explained.value = (
+            ""
+            if self.explanation is None
+            else '<div class="fpx-explain"><b>fpx.explain:</b> '
+            f"{html.escape(self.explanation.verdict)}</div>"
+        )
         cols = [c for c in TABLE_COLUMNS if c in shown]
         self.table.value = (
             shown[cols].to_html(index=False, border=0, classes="fpx-table")
@@ -691,12 +944,13 @@ class Explorer(W.VBox):
             return False
         from .warmup import is_cold  # imports numba, as compare() does anyway
 
-        if not is_cold(args["op"], args["format"], args["variants"], self.op_params):
+        fmt = args.get("format", self.format.value)  # (your arrays: theirs)
+        if not is_cold(args["op"], fmt, args["variants"], self.op_params):
             return False
         self.message.value = (
             '<div class="fpx-compiling" style="background:#e8f1fa;'
             'padding:6px 10px;border-left:4px solid #0072B2">compiling kernels '
-            f"for {html.escape(args['format'])} (first use only)…</div>"
+            f"for {html.escape(fmt)} (first use only)…</div>"
         )
         return True
 
@@ -782,12 +1036,21 @@ class Explorer(W.VBox):
         if self.view.value == "bits":
             return f"cmp.diff({EXACT_LABEL!r}, {a!r}).plot('bits')  # the exact value and A"
         if self.view.value == "sweep":
+            if self.source.value == "arrays":
+                return "# the sweep view draws generated data of each size"
             kw = self.sweep_arguments()
             op = kw.pop("op")
-            return (
-                f"fpx.sweep({op!r}, " + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ").plot()"
-            )
-        return "cmp.plot()"
+            sw = f"fpx.sweep({op!r}, " + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
+            if self.sweep_unit.value == "abs":
+                return sw + ".plot()"
+            return f"fpx.plots.plot_sweep({sw}, unit='ulps')"
+        return "cmp.plot('hist')" if self._matmul_errors() else "cmp.plot()"
+
+    def _matmul_errors(self) -> bool:
+        """The errors view of a matrix result: every result's ulp histogram (one result's
+        heatmap would hide the others)."""
+        cmp = self.comparison
+        return self.view.value == "errors" and cmp is not None and cmp.op == "matmul"
 
     def sweep_arguments(self) -> dict:
         """The :func:`fpexplore.sweep` keyword arguments of the sweep view: the controls'
@@ -798,7 +1061,8 @@ class Explorer(W.VBox):
         return kw
 
     def _show_snippet(self, cmp) -> None:
-        code = cmp.snippet() + "\n" + self.view_code()
+        user = cmp.params.get("inputs") is not None
+        code = (self._user_snippet(cmp) if user else cmp.snippet()) + "\n" + self.view_code()
         self.snippet.value = code
         self.snippet.rows = code.count("\n") + 2  # the whole snippet, no scrolling
         self.copy.value = _copy_button(code)
@@ -810,22 +1074,40 @@ class Explorer(W.VBox):
         self.view_out.value = ""
         view = self.view.value
         if view == "errors":
-            cmp.plot(ax=ax)
+            cmp.plot("hist" if cmp.op == "matmul" else "auto", ax=ax)
         elif view == "A vs B":
             d = cmp.diff(self.pick_a.value, self.pick_b.value)
             d.plot(ax=ax)
-            self.view_out.value = d._repr_html_()
+            self.view_out.value = (
+                f'<p class="fpx-unit">unit: ulps of {d.format}, from A to B (0 = bitwise '
+                "equal)</p>" + d._repr_html_()
+            )
         elif view == "bits":
             d = cmp.diff(EXACT_LABEL, self.pick_a.value) if np.ndim(cmp.reference) == 0 else None
             if d is None:  # an array result: its element farthest from the exact one
                 d = _worst_element(cmp, self.pick_a.value)
             d.plot("bits", ax=ax)
-            self.view_out.value = d._repr_html_()
+            k = d.summary["max_abs_ulp"]
+            self.view_out.value = (
+                f'<p class="fpx-unit">unit: the bits of {d.format} (sign, exponent, '
+                f"significand; ▲ marks a bit that differs); A is {_ulps(k)} of {d.format} "
+                "from the exact value</p>" + d._repr_html_()
+            )
+        elif self.source.value == "arrays":  # the sweep generates data of each size
+            ax.axis("off")
+            ax.text(
+                0.5,
+                0.5,
+                "the sweep draws generated data:\nchoose data from: generated",
+                ha="center",
+                va="center",
+            )
         else:
             from .experiment import sweep
+            from .plots import plot_sweep
 
             kw = self.sweep_arguments()
-            sweep(kw.pop("op"), progress=False, **kw).plot(ax=ax)
+            plot_sweep(sweep(kw.pop("op"), progress=False, **kw), ax=ax, unit=self.sweep_unit.value)
         if isinstance(self.canvas, W.Image):
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=90)
@@ -836,6 +1118,7 @@ class Explorer(W.VBox):
         show = "flex" if view in ("A vs B", "bits") else "none"
         self.pick_a.layout.display = show
         self.pick_b.layout.display = show if view == "A vs B" else "none"
+        self.sweep_unit.layout.display = "flex" if view == "sweep" else "none"
 
 
 def _set_choices(widget, options, value) -> None:
@@ -848,6 +1131,161 @@ def _set_choices(widget, options, value) -> None:
     with widget.hold_sync():
         widget.options = options
         widget.value = value
+
+
+def _user_namespace() -> dict:
+    """IPython's user namespace (the notebook's variables) where the app runs in a kernel,
+    else an empty dict."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return {}
+    shell = get_ipython()
+    return getattr(shell, "user_ns", {}) if shell is not None else {}
+
+
+def _is_array(v) -> bool:
+    """A NumPy array or scalar of numbers (any dtype: a wrong one gets its message)."""
+    return isinstance(v, (np.ndarray, np.generic)) and np.asarray(v).dtype.kind not in "OSUMmb"
+
+
+def _describe(v) -> str:
+    a = np.asarray(v)
+    return f"{a.dtype}, shape {a.shape}" if a.ndim else f"{a.dtype} scalar"
+
+
+@functools.cache
+def _input_names(op: str) -> tuple:
+    """The op's inputs as (name, ndim) in order (sum: x; dot: a, b; matmul: A, B); empty
+    where an input is not an array (linspace's start, stop and num; adam_step's hyper)."""
+    probe = get_op(op).inputs(4, "float32", "uniform", 0, Params())
+    names = [k for k in probe if k != "format"]
+    if not all(isinstance(probe[k], np.ndarray) for k in names):
+        return ()
+    return tuple((k, probe[k].ndim) for k in names)
+
+
+def check_user_arrays(op: str, names: tuple, chosen: dict) -> dict:
+    """The op's inputs ``{name: array}`` from ``chosen`` (input name -> (variable name,
+    value)), or a ValueError that says which input and which variable is wrong: none chosen,
+    not a floating-point format, two formats, the wrong number of dimensions, shapes that do
+    not fit together (dot: one length; matmul: A's columns are B's rows)."""
+    takes = f"{op} takes {', '.join(k for k, _ in names)}"
+    out, var = {}, {}
+    for k, ndim in names:
+        name, value = chosen.get(k, ("", None))
+        if not name or value is None:
+            raise ValueError(f"{takes}: choose an array for {k}")
+        a = value if isinstance(value, np.ndarray) else np.asarray(value)
+        try:
+            format_info(a.dtype)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{takes}: {k} = {name} is {a.dtype}; the formats are {', '.join(FORMATS)} "
+                f"(convert it, e.g. {name}.astype(np.float32))"
+            ) from None
+        if a.ndim != ndim:
+            raise ValueError(f"{takes}: {k} must be {ndim}-D; {k} = {name} has shape {a.shape}")
+        if a.size == 0:
+            raise ValueError(f"{takes}: {k} = {name} is empty")
+        out[k], var[k] = a, name
+    fmts = {k: format_info(a.dtype).name for k, a in out.items()}
+    if len(set(fmts.values())) > 1:
+        raise ValueError(
+            f"{takes} in one format; "
+            + ", ".join(f"{k} = {var[k]} is {f}" for k, f in fmts.items())
+            + f" (convert one, e.g. {var[names[-1][0]]}.astype(np.{fmts[names[0][0]]}))"
+        )
+    shapes = ", ".join(f"{k} = {var[k]} has shape {a.shape}" for k, a in out.items())
+    if op == "matmul":
+        A, B = out["A"], out["B"]
+        if A.shape[1] != B.shape[0]:
+            raise ValueError(f"{takes}: A's columns must be B's rows; {shapes}")
+    elif op == "cdist":
+        if out["x"].shape[1] != out["y"].shape[1]:
+            raise ValueError(f"{takes}: points of one dimension (columns); {shapes}")
+    elif len({a.shape for a in out.values()}) > 1:
+        raise ValueError(f"{takes} of one shape; {shapes}")
+    return out
+
+
+def read_upload(name: str, content: bytes) -> dict:
+    """The arrays of an uploaded file by the names the app lists them under, each with the
+    code that loads it: a .npy file its one array ("data.npy"), a .npz file each of its
+    arrays ("data.npz[x]"), a .csv file its numbers as float64 (one column or one row: 1-D,
+    else 2-D; a header row is skipped)."""
+    low = name.lower()
+    try:
+        if low.endswith(".npy"):
+            return {name: (np.load(io.BytesIO(content), allow_pickle=False), f"np.load({name!r})")}
+        if low.endswith(".npz"):
+            with np.load(io.BytesIO(content), allow_pickle=False) as z:
+                return {f"{name}[{k}]": (z[k], f"np.load({name!r})[{k!r}]") for k in z.files}
+        if low.endswith(".csv"):
+            text = content.decode("utf-8")
+            skip = 0
+            first = text.lstrip().split("\n", 1)[0]
+            if any(c.isalpha() and c not in "eEinfaINFA" for c in first):
+                skip = 1  # a header row
+            a = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=skip, ndmin=2)
+            a = a.reshape(-1) if 1 in a.shape else a
+            code = f"np.loadtxt({name!r}, delimiter=',', skiprows={skip}, ndmin=2)"
+            return {name: (a, code + (".reshape(-1)" if a.ndim == 1 else ""))}
+    except (ValueError, OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot read {name}: {e}") from None
+    raise ValueError(f"{name}: upload a .npy, .npz or .csv file")
+
+
+def observe(cmp, observed: dict) -> tuple[list, object]:
+    """The rows of the observed results (computed elsewhere, e.g. on a GPU) as
+    ``cmp.formatted()`` shows rows, each measured against the exact result in its own
+    format, and :func:`fpexplore.explain` of them (sum, dot, matmul, mean; else None) with
+    NumPy's result beside them (or the first result, where they are one)."""
+    from .metrics import summarize
+
+    shape = np.shape(cmp.reference)
+    for name, v in observed.items():
+        if v.shape != shape:
+            what = "a scalar" if shape == () else f"shape {shape}"
+            raise ValueError(
+                f"observed {name} has shape {v.shape}; {cmp.op} of these inputs gives {what}"
+            )
+    expl = None
+    if cmp.op in EXPLAINED_OPS:
+        from .explain import explain
+
+        results = dict(observed)
+        keys = [k for k in cmp.results if k[1] == "numpy"] or list(cmp.results)[:1]
+        if len(observed) == 1 or any(k[1] == "numpy" for k in keys):
+            results.update({_label(k): cmp.results[k] for k in keys})
+        expl = explain(cmp.op, cmp.inputs, results) if len(results) > 1 else None
+    rows = []
+    for name, v in observed.items():
+        ref = expl.reference[name] if expl is not None else cmp.reference_of(v)
+        s = summarize(v, ref)
+        scalar = v.ndim == 0
+        fmt = format_info(v.dtype).name
+        rows.append(
+            {
+                "variant": name,
+                "backend": "observed",
+                "value": shortest_repr(v) if scalar else f"array {v.shape}",
+                "hex": hex_string(v) if scalar else "",
+                "ulp_error": f"{int(s['ulp'])}",
+                "max_abs_ulp": f"{int(s['max_abs_ulp'])}",
+                "mean_abs_ulp": f"{float(s['mean_abs_ulp']):.3g}",
+                "exact_share": f"{float(s['exact_share']):.4g}",
+                "rel_error": f"{float(s['max_rel']):.3g}",
+                "bits_error": f"{float(s['max_bits']):.3g}",
+                "unit": f"ulps of {fmt}" if fmt == cmp.format else f"{fmt} result: ulps of {fmt}",
+            }
+        )
+    return rows, expl
+
+
+def _key_of(cmp, label: str) -> tuple:
+    """The results' key of a label made by :func:`_label`."""
+    return next(k for k in cmp.results if _label(k) == label)
 
 
 def _result_format(cmp, out) -> str:
@@ -961,6 +1399,19 @@ def _error_html(e: Exception) -> str:
 
 
 def explorer(**kwargs) -> Explorer:
-    """The ipywidgets app of notebooks/00_explorer.ipynb (see :class:`Explorer`); keyword
-    arguments set the initial controls (as for :func:`fpexplore.compare`)."""
+    """The ipywidgets app of notebooks/00_explorer.ipynb (see :class:`Explorer`).
+
+    Parameters
+    ----------
+    op, format, n, variants, distribution, seed, backends, **op_params
+        The initial controls, as :func:`fpexplore.compare` takes them (checked now: an
+        unknown keyword is a TypeError, a value the app cannot show a ValueError).
+    namespace : dict, optional
+        Where "data from: your arrays" finds arrays by name (default: IPython's user
+        namespace, the notebook's variables; an empty dict outside a kernel).
+
+    Returns
+    -------
+    Explorer
+    """
     return Explorer(**kwargs)

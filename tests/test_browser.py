@@ -610,3 +610,98 @@ def test_explorer_on_a_projector_without_console_errors(lab, tmp_path):
     assert vbox["y"] + vbox["height"] - top <= 700 and "exact" in said, (said, vbox)
     assert console == [], console
     assert errors == [], errors
+
+
+def _wait_for_value(page, locator, text: str, timeout: float = 120) -> None:
+    """Wait until an input's (a textarea's) value holds ``text``."""
+    deadline = time.time() + timeout
+    while text not in locator.input_value():
+        if time.time() > deadline:
+            raise AssertionError(f"{text!r} did not appear in: {locator.input_value()[:500]}")
+        page.wait_for_timeout(300)
+
+
+def test_explorer_your_arrays_in_jupyterlab(lab, tmp_path):
+    """Your data in a real kernel: the notebook's own variables are offered by name (IPython's
+    user namespace), an observed result becomes a row with fpx.explain's verdict, an uploaded
+    .npy file joins the names; no console error on the way."""
+    import io
+    import json
+
+    import numpy as np
+    from playwright.sync_api import sync_playwright
+
+    code = (
+        "%matplotlib widget\n"
+        "import numpy as np\n"
+        "import fpexplore as fpx\n"
+        "xs = np.random.default_rng(0).random(1000, dtype=np.float32)\n"
+        "gpu = np.float32(np.sum(xs.astype(np.float64)))\n"
+        "fpx.explorer(n=1000, variants=['sequential', 'pairwise'])"
+    )
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": code,
+                "outputs": [],
+                "execution_count": None,
+            }
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "notebooks" / "yours.ipynb").write_text(json.dumps(notebook))
+    buf = io.BytesIO()
+    np.save(buf, np.array([0.1, 0.2, 0.3], dtype=np.float64))
+    url, token = lab
+    answered, console = [], []
+    with sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+        _open_notebook(page, f"{url}/lab/tree/yours.ipynb?token={token}", answered, tmp_path)
+        _run_all_cells(page, tmp_path)
+        app = page.locator(".fpx-explorer").first
+        app.wait_for(timeout=180_000)
+        table = app.locator("table.fpx-table").first
+        _wait_while_compiling(page, app, table)
+        _dropdown(app, "data from").select_option(label="your arrays")
+        _dropdown(app, "input x").select_option(label="xs: float32, shape (1000,)")
+        _wait_for_value(page, app.locator("textarea").first, "inputs = {'x': xs}")
+        label = page.locator("label", has_text=re.compile("^observed$"))
+        observed = app.locator(".widget-select-multiple", has=label).locator("select")
+        observed.select_option(label="gpu: float32 scalar")
+        _wait_for_text(page, table, "observed", timeout=180)
+        explained = app.locator(".fpx-explain")
+        explained.wait_for(timeout=180_000)
+        said = explained.inner_text()
+        rows = _table(table)
+        snippet = app.locator("textarea").first.input_value()
+        with page.expect_file_chooser() as chooser:  # as a person uploads: the button
+            app.locator(".jupyter-widget-file-upload, .widget-upload").first.click()
+        chooser.value.set_files(
+            files=[
+                {
+                    "name": "v.npy",
+                    "mimeType": "application/octet-stream",
+                    "buffer": buf.getvalue(),
+                }
+            ]
+        )
+        x = _dropdown(app, "input x")
+        deadline = time.time() + 60
+        while "v.npy" not in " ".join(x.locator("option").all_inner_texts()):
+            assert time.time() < deadline, x.locator("option").all_inner_texts()
+            page.wait_for_timeout(300)
+        x.select_option(label="v.npy: float64, shape (3,)")
+        _wait_for_value(page, app.locator("textarea").first, "np.load('v.npy')")
+        errors = app.locator(".fpx-error").all_inner_texts()
+        browser.close()
+    assert "observed" in rows["backend"] and rows["variant"][-1] == "gpu", rows
+    assert "closer to the exact answer" in said, said
+    assert "inputs = {'x': xs}" in snippet and "fpx.explain('sum'" in snippet, snippet
+    assert console == [], console
+    assert errors == [], errors

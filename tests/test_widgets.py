@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import importlib
 
 import numpy as np
@@ -49,7 +50,12 @@ def test_op_change_updates_variants_and_plot():
     assert set(app.variants.options) == set(fpx.variants("matmul")) - {"tensor-core"}
     assert set(app.variants.options) == set(orders_for("matmul", "float32"))
     assert app.comparison.op == "matmul" and app.comparison.n == 10
-    assert app.figure.axes[0].images  # a heatmap
+    # every result's ulp histogram, not one variant's heatmap
+    ax = app.figure.axes[0]
+    assert not ax.images
+    shown = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert shown == ["{} ({})".format(*k) for k in app.comparison.results]
+    assert "ulps of float32" in ax.get_xlabel() and "cmp.plot('hist')" in app.snippet.value
     app.variants.value = ("pairwise",)
     assert list(app.comparison.table["variant"]) == ["np.matmul", "pairwise"]
 
@@ -386,7 +392,44 @@ def test_sweep_view_draws_median_and_band_for_every_variant():
         assert v in labels
     assert "no error (0), drawn at this floor" in labels  # exact is drawn, not lost
     assert len(ax.collections) == 4  # a 10-90% band per result
-    assert "seeds=5).plot()" in app.snippet.value
+    assert "seeds=5), unit='ulps')" in app.snippet.value
+
+
+def test_views_say_their_unit_and_the_sweep_is_in_ulps_first():
+    """The sweep draws max |error| in ulps of the format by default (the y label says so)
+    and absolute error on a switch; A vs B and bits say their unit above the figure."""
+    import ipywidgets as W
+
+    app = fpx.explorer(n=1000, variants=["sequential"], backends=("emulated",))
+    find(app, W.ToggleButtons, description="view").value = "sweep"
+    unit = find(app, W.ToggleButtons, description="error in")
+    assert unit.value == "ulps" and unit.layout.display == "flex"
+    ax = app.figure.axes[0]
+    assert ax.get_ylabel().startswith("max |error| in ulps of float32")
+    sw = fpx.sweep(
+        "sum",
+        sizes=[10, 100, 1000],
+        variants=["sequential"],
+        seeds=5,
+        backends=("emulated",),
+        progress=False,
+    )
+    med = sw.table.groupby("n")["max_abs_ulp"].median().to_numpy(dtype=float)
+    line = next(ln for ln in ax.get_lines() if ln.get_label() == "sequential (emulated)")
+    assert np.allclose(line.get_ydata()[med > 0], med[med > 0])
+    unit.value = "abs"
+    ax = app.figure.axes[0]
+    assert ax.get_ylabel().startswith("absolute error")
+    line = next(ln for ln in ax.get_lines() if ln.get_label() == "sequential (emulated)")
+    med = sw.table.groupby("n")["abs_error"].median().to_numpy(dtype=float)
+    assert np.allclose(line.get_ydata()[med > 0], med[med > 0])
+    assert app.snippet.value.endswith("seeds=5).plot()")
+    app.view.value = "A vs B"
+    assert unit.layout.display == "none"
+    assert "unit: ulps of float32, from A to B" in app.view_out.value
+    app.view.value = "bits"
+    assert "unit: the bits of float32" in app.view_out.value
+    assert "ulps of float32 from the exact value" in app.view_out.value
 
 
 @pytest.mark.parametrize(
@@ -549,3 +592,112 @@ def test_the_app_shows_progress_per_result_and_cancel_keeps_the_last_view():
     app._compute = original
     app.seed.value = 3  # usable again
     assert app.message.value == "" and app.comparison.table["seed"].iloc[0] == 3
+
+
+# ----------------------------------------------------------------------------- your data
+
+
+def test_your_arrays_by_name_with_an_observed_result_and_its_explanation():
+    """The data source "your arrays": the inputs chosen by variable name from a namespace
+    (IPython's user namespace in a kernel), compared as compare(op, inputs=...) compares
+    them, with n, distribution and seed hidden; an observed result (a GPU's) is a row next
+    to the emulations, and fpx.explain's verdict on it is on screen; wrong dtypes and shapes
+    say which input and which variable."""
+    import ipywidgets as W
+
+    rng = np.random.default_rng(7)
+    xs = rng.random(2000, dtype=np.float32)
+    gpu = np.float32(np.sum(xs.astype(np.float64)))  # a correctly rounded "GPU" sum
+    ns = {
+        "xs": xs,
+        "gpu": gpu,
+        "counts": np.arange(10),
+        "u": rng.random(50, dtype=np.float32),
+        "w": rng.random(60, dtype=np.float32),
+        "M": rng.random((8, 12), dtype=np.float32),
+        "_hidden": xs,
+        "text": "not an array",
+    }
+    app = fpx.explorer(namespace=ns, n=1000, variants=["sequential", "pairwise"])
+    find(app, W.Dropdown, description="data from").value = "arrays"
+    for w in (app.n, app.distribution, app.seed):
+        assert w.layout.display == "none"  # generated data's controls
+    pick = find(app, W.Dropdown, description="input x")
+    assert [v for _, v in pick.options] == ["", "xs", "gpu", "counts", "u", "w", "M"]
+    assert "choose an array for x" in app.message.value
+    pick.value = "xs"
+    assert app.message.value == ""
+    direct = fpx.compare(
+        "sum", inputs={"x": xs}, variants=["sequential", "pairwise"], backends=app.backends.value
+    )
+    assert _same_table(app.comparison.table, direct.table)
+    assert set(app.comparison.table["distribution"]) == {"user data"}
+    assert "inputs = {'x': xs}" in app.snippet.value
+    find(app, W.SelectMultiple, description="observed").value = ("gpu",)
+    shown = _html_table(app.table.value).set_index("variant")
+    assert shown.loc["gpu", "backend"] == "observed"
+    assert shown.loc["gpu", "value"] == fpx.shortest_repr(gpu)
+    assert shown.loc["gpu", "ulp_error"] == "0" and shown.loc["gpu", "unit"] == "ulps of float32"
+    expl = fpx.explain("sum", {"x": xs}, {"gpu": gpu, "np.sum (numpy)": np.sum(xs)})
+    said = [w.value for w in displayed(app) if isinstance(w, W.HTML) and "fpx-explain" in w.value]
+    assert said == [app.explained.value] and expl.verdict.split(".")[0] in said[0]
+    assert "fpx.explain('sum', inputs, {'gpu': gpu" in app.snippet.value
+    # wrong dtype, wrong shapes: which input, which variable
+    pick.value = "counts"
+    assert "x = counts is int64" in app.message.value and app.comparison is None
+    pick.value = "M"
+    assert "x must be 1-D; x = M has shape (8, 12)" in app.message.value
+    app.op.value = "dot"
+    find(app, W.Dropdown, description="input a").value = "u"
+    find(app, W.Dropdown, description="input b").value = "w"
+    assert "dot takes a, b of one shape; a = u has shape (50,), b = w has shape (60,)" in (
+        app.message.value
+    )
+    app.op.value = "matmul"
+    find(app, W.Dropdown, description="input A").value = "M"
+    find(app, W.Dropdown, description="input B").value = "M"
+    assert "A's columns must be B's rows" in html.unescape(app.message.value)
+    # back to generated data: its controls again, nothing of yours
+    app.source.value = "generated"
+    assert app.n.layout.display is None and app.message.value == ""
+    assert app.comparison.table["distribution"].iloc[0] == "uniform"
+
+
+def test_an_uploaded_file_is_your_data():
+    import datetime
+    import io
+
+    import ipywidgets as W
+
+    rng = np.random.default_rng(3)
+    A, B = rng.random((6, 9), dtype=np.float32), rng.random((9, 4), dtype=np.float32)
+    buf = io.BytesIO()
+    np.savez(buf, A=A, B=B)
+    app = fpx.explorer(namespace={}, op="matmul", n=10, variants=["sequential"])
+    app.source.value = "arrays"
+    assert "no arrays yet" in app.data_note.value
+    upload = find(app, W.FileUpload)
+    upload.value = (
+        {
+            "name": "m.npz",
+            "type": "",
+            "size": len(buf.getvalue()),
+            "content": memoryview(buf.getvalue()),
+            "last_modified": datetime.datetime.now(),
+        },
+    )
+    find(app, W.Dropdown, description="input A").value = "m.npz[A]"
+    find(app, W.Dropdown, description="input B").value = "m.npz[B]"
+    assert app.message.value == "" and app.comparison.n == 9
+    direct = fpx.compare(
+        "matmul", inputs=(A, B), variants=["sequential"], backends=app.backends.value
+    )
+    assert _same_table(app.comparison.table, direct.table)
+    assert "inputs = {'A': np.load('m.npz')['A'], 'B': np.load('m.npz')['B']}" in app.snippet.value
+    csv = fpx.widgets.read_upload("v.csv", b"x\n1.5\n2.25\n")
+    assert csv["v.csv"][0].tolist() == [1.5, 2.25]
+
+
+def test_the_explorer_checks_its_namespace():
+    with pytest.raises(TypeError, match="namespace must be a dict"):
+        fpx.explorer(namespace=[1, 2])
