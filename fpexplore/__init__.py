@@ -81,7 +81,7 @@ from .budget import difference_budget
 from .data import DISTRIBUTIONS, generate
 from .detective import explain_numpy, match_orders
 from .exact import exact_dot, exact_sum, fma
-from .experiment import Diff, compare, diff, sweep
+from .experiment import compare, sweep
 from .explain import Explanation, explain
 from .formats import (
     FORMATS,
@@ -128,6 +128,7 @@ from .orders import (
     sum,  # noqa: A004  (like np.sum)
 )
 from .reproduce import reproducer
+from .results import Diff, diff
 from .reveal import Reveal, reveal
 from .spec import VariantSpec, parse_spec
 from .teaching import exercises

@@ -18,29 +18,17 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .backends import NAMES
-from .data import DISTRIBUTIONS, check_choice, generate
+from .data import DISTRIBUTIONS, check_choice
 from .formats import FORMATS, hex_string, shortest_repr
 from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params
 from .ops.registry import get as get_op
-from .results import EXACT_LABEL, USER_DATA, Comparison, Diff, Sweep, diff, diff_values
+from .results import USER_DATA, Comparison, Sweep
 from .runs import Job, steps
 from .spec import parse_spec
 
-__all__ = [
-    "DISTRIBUTIONS",
-    "EXACT_LABEL",
-    "Comparison",
-    "Diff",
-    "Sweep",
-    "compare",
-    "diff",
-    "diff_values",
-    "generate",
-    "resolve_variants",
-    "sweep",
-]
+__all__ = ["compare", "resolve_variants", "sweep"]
 
 BACKENDS = NAMES  # fpexplore/backends: numpy, emulated, cupy, replay, torch, jax, polars
 

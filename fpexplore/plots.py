@@ -2,7 +2,7 @@
 
 Plots draw what the results hold; they compute nothing of their own: a comparison's errors
 are measured against the references :func:`~fpexplore.compare` kept
-(:attr:`~fpexplore.experiment.Comparison.references`), a sweep's bounds are the sweep's, a
+(:attr:`~fpexplore.results.Comparison.references`), a sweep's bounds are the sweep's, a
 budget's steps the budget's. Every function draws into ``ax`` when given (the explorer
 redraws one figure in place) or into a new :class:`matplotlib.figure.Figure` (not registered
 with pyplot, so a notebook shows it once). Colours: the Okabe-Ito colour-blind-safe palette;
@@ -257,7 +257,7 @@ def _bounds_in_ulps(table, bounds):
 
 
 def plot_sweep(sw, ax=None, unit: str = "abs"):
-    """A :class:`~fpexplore.experiment.Sweep`'s error against n, in absolute error
+    """A :class:`~fpexplore.results.Sweep`'s error against n, in absolute error
     (``unit="abs"``) or in ulps of its format (``unit="ulps"``): see :func:`error_vs_n`."""
     return error_vs_n(
         sw.table, sw.bounds, ax=ax, title=f"{sw.op}, {sw.format}: error against n", unit=unit
@@ -297,7 +297,7 @@ def bit_view(values: dict, ax=None):
 
 
 def diff_plot(diff, kind: str = "auto", ax=None):
-    """Result b against result a (a :class:`~fpexplore.experiment.Diff`): "hist" of the
+    """Result b against result a (a :class:`~fpexplore.results.Diff`): "hist" of the
     signed ulp differences per element, "heatmap" of them for a matrix, "bits" of both
     values for a scalar; "auto" picks by shape."""
     kinds = ("auto", "hist", "heatmap", "bits")

@@ -24,13 +24,14 @@ import numpy as np
 
 from . import checks
 from .data import DISTRIBUTIONS
-from .experiment import EXACT_LABEL, compare, diff_values, resolve_variants
+from .experiment import compare, resolve_variants
 from .formats import FORMATS, format_info, hex_string, shortest_repr
 from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .ops.registry import ops as op_names
 from .orders.registry import BLOCKS, orders_for
 from .orders.tensor_core import ARCHS, verified
+from .results import EXACT_LABEL, diff_values
 
 __all__ = ["Explorer", "explorer"]
 
@@ -1357,7 +1358,7 @@ def _label(key: tuple) -> str:
 
 
 def _worst_element(cmp, key: tuple):
-    """A :class:`~fpexplore.experiment.Diff` of one element: the exact value against the
+    """A :class:`~fpexplore.results.Diff` of one element: the exact value against the
     chosen result at the element where that result is farthest from it."""
     d = cmp.diff(EXACT_LABEL, key, top=1)  # the element farthest from the exact one first
     ref, out = d.values
