@@ -16,10 +16,10 @@ times from a fresh clone, with an empty home folder, a cold cache and busy cores
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +28,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from servers import stop_server
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,12 +95,7 @@ def lab(tmp_path):
             raise RuntimeError("JupyterLab did not start:\n" + (tmp_path / "lab.log").read_text())
         yield url, token
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the server and its kernels
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
+        stop_server(proc, log)
 
 
 def _table(locator) -> dict:
@@ -416,20 +413,11 @@ def test_a_student_answers_lesson_01_in_jupyterlab(lab, tmp_path):
     """Lesson 01 in JupyterLab: run its cells, type the answer of the "ulp-float32" exercise
     into its box as a student would, click "check", and read "Correct!" in the widget; a wrong
     answer first gets "Not yet" and no traceback."""
-    from playwright.sync_api import sync_playwright
-
     from fpexplore import teaching
 
     answer = teaching.get("ulp-float32").answer_text()  # computed, as the widget grades it
     url, token = lab
-    answered = []
-    with sync_playwright() as p:
-        browser = _launch(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        _open_notebook(
-            page, f"{url}/lab/tree/01_bits_and_ulps.ipynb?token={token}", answered, tmp_path
-        )
-        _run_all_cells(page, tmp_path)
+    with _notebook_page(url, token, "01_bits_and_ulps.ipynb", tmp_path) as page:
         exercise = page.locator(".fpx-exercise", has_text="Exercise ulp-float32").first
         try:
             exercise.wait_for(timeout=120_000)
@@ -460,7 +448,6 @@ def test_a_student_answers_lesson_01_in_jupyterlab(lab, tmp_path):
             page.wait_for_timeout(200)
         after = (boxes.nth(0).input_value(), boxes.nth(1).input_value())
         text = page.locator(".jp-Notebook").inner_text()
-        browser.close()
     assert "Not yet" in wrong and "Correct" not in wrong, wrong
     assert "Correct!" in right, right
     assert figure >= 1  # the explanation's figure after a right answer
@@ -473,17 +460,8 @@ def test_a_student_steps_through_a_sum_in_lesson_02(lab, tmp_path):
     """Lesson 02's summation you can watch, in JupyterLab: the slider goes to the first step
     (Home key) and back to the last (End), as a person would with the keyboard; the first step
     adds two terms, the last step's partial sum is the result the widget names."""
-    from playwright.sync_api import sync_playwright
-
     url, token = lab
-    answered = []
-    with sync_playwright() as p:
-        browser = _launch(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        _open_notebook(
-            page, f"{url}/lab/tree/02_summation_orders.ipynb?token={token}", answered, tmp_path
-        )
-        _run_all_cells(page, tmp_path)
+    with _notebook_page(url, token, "02_summation_orders.ipynb", tmp_path) as page:
         widget = page.locator(".fpx-step-sum").first
         try:
             widget.locator("table.fpx-steps").wait_for(timeout=180_000)
@@ -514,7 +492,6 @@ def test_a_student_steps_through_a_sum_in_lesson_02(lab, tmp_path):
         page.keyboard.press("End")
         back = settle(steps, last["partial sum"])
         text = page.locator(".jp-Notebook").inner_text()
-        browser.close()
     assert " + " in first["this step"] and "(of 2 terms" in first["partial sum"], first
     assert back == last, (back, last)  # the last step again
     result = last["result"].split(" = ")[0]
@@ -527,6 +504,24 @@ def _table_rows(locator) -> dict:
     heads = [h.strip() for h in locator.locator("th").all_inner_texts()]
     cells = [c.strip() for c in locator.locator("td").all_inner_texts()]
     return dict(zip(heads, cells))
+
+
+@contextlib.contextmanager
+def _notebook_page(url: str, token: str, name: str, tmp_path):
+    """A page with the notebook ``name`` open in JupyterLab, its kernel ready and every cell
+    run (dialogs answered as a person would); the browser closes afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    answered = []
+    with sync_playwright() as p:
+        browser = _launch(p)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            _open_notebook(page, f"{url}/lab/tree/{name}?token={token}", answered, tmp_path)
+            _run_all_cells(page, tmp_path)
+            yield page
+        finally:
+            browser.close()
 
 
 def _run_all_cells(page, tmp_path) -> None:

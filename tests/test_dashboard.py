@@ -20,7 +20,6 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -30,6 +29,8 @@ from pathlib import Path
 
 import pytest
 from test_browser import CHROMIUM, _free_port, _launch, _wait_while_compiling
+
+from servers import stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CULL_IDLE_TIMEOUT, CULL_INTERVAL = 30, 2  # the test's (dashboard/voila.py: 300 and 60)
@@ -155,12 +156,7 @@ def visits(tmp_path_factory):
             browser.close()
         yield seen
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the server and its kernels
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
+        stop_server(proc, log)  # the server and its kernels
 
 
 def test_the_settings_cull_idle_kernels_as_the_readme_says():
