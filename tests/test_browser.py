@@ -472,7 +472,11 @@ def test_a_student_steps_through_a_sum_in_lesson_02(lab, tmp_path):
         table = widget.locator("table.fpx-steps")
         readout = widget.locator(".widget-readout").first
         steps = readout.inner_text().strip()  # the slider starts on the last step
+        deadline = time.time() + 60
         last = _table_rows(table)
+        while not {"partial sum", "result"} <= set(last) and time.time() < deadline:
+            page.wait_for_timeout(250)  # (the widget may be drawing its table just now)
+            last = _table_rows(table)
         handle = widget.locator(".noUi-handle").first
         handle.focus()
 
@@ -482,7 +486,8 @@ def test_a_student_steps_through_a_sum_in_lesson_02(lab, tmp_path):
             rows = _table_rows(table)
             while time.time() < deadline:
                 rows = _table_rows(table)
-                if readout.inner_text().strip() == step and want in rows.get("partial sum", ""):
+                shown = rows.get("partial sum")
+                if readout.inner_text().strip() == step and shown and want in shown:
                     break
                 page.wait_for_timeout(250)
             return rows
