@@ -114,11 +114,14 @@ def _dropdown(app, description: str):
     return app.locator(".widget-dropdown", has=label).locator("select")
 
 
-def _wait_for_text(page, locator, text: str, timeout: float = 120) -> None:
+def _wait_for_text(page, locator, text: str, timeout: float = 120, read=None) -> None:
+    """Wait until ``text`` shows in the element's text (``read``: another reading of it, e.g.
+    an input's value)."""
+    read = read or locator.inner_text
     deadline = time.time() + timeout
-    while text not in locator.inner_text():
+    while text not in read():
         if time.time() > deadline:
-            raise AssertionError(f"{text!r} did not appear in: {locator.inner_text()[:500]}")
+            raise AssertionError(f"{text!r} did not appear in: {read()[:500]}")
         page.wait_for_timeout(300)
 
 
@@ -614,11 +617,7 @@ def test_explorer_on_a_projector_without_console_errors(lab, tmp_path):
 
 def _wait_for_value(page, locator, text: str, timeout: float = 120) -> None:
     """Wait until an input's (a textarea's) value holds ``text``."""
-    deadline = time.time() + timeout
-    while text not in locator.input_value():
-        if time.time() > deadline:
-            raise AssertionError(f"{text!r} did not appear in: {locator.input_value()[:500]}")
-        page.wait_for_timeout(300)
+    _wait_for_text(page, locator, text, timeout, read=locator.input_value)
 
 
 def test_explorer_your_arrays_in_jupyterlab(lab, tmp_path):
