@@ -114,6 +114,15 @@ def _dropdown(app, description: str):
     return app.locator(".widget-dropdown", has=label).locator("select")
 
 
+def _wait_or_screenshot(page, locator, timeout_ms: int, shot) -> None:
+    """Wait for ``locator``; where it does not come, save a screenshot to ``shot`` and fail."""
+    try:
+        locator.wait_for(timeout=timeout_ms)
+    except Exception:
+        page.screenshot(path=str(shot))
+        raise
+
+
 def _wait_for_text(page, locator, text: str, timeout: float = 120, read=None) -> None:
     """Wait until ``text`` shows in the element's text (``read``: another reading of it, e.g.
     an input's value)."""
@@ -217,7 +226,6 @@ def _wait_while_compiling(page, app, locator, timeout: float = 60) -> None:
 
 
 def test_explorer_in_jupyterlab(lab, tmp_path):
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     answered = []  # the dialogs JupyterLab raised and the test answered (printed, warned)
@@ -233,11 +241,7 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
         _open_notebook(page, f"{url}/lab/tree/00_explorer.ipynb?token={token}", answered, tmp_path)
         _run_all_cells(page, tmp_path)  # (again where JupyterLab dropped the command)
         app = page.locator(".fpx-explorer").first
-        try:
-            app.wait_for(timeout=180_000)
-        except PlaywrightTimeout:
-            page.screenshot(path=str(tmp_path / "no-app.png"))
-            raise
+        _wait_or_screenshot(page, app, 180_000, tmp_path / "no-app.png")
         canvas = app.locator("canvas").first
         # a cold kernel cache: the app says "compiling kernels ..." until its first results
         _wait_while_compiling(page, app, canvas)
@@ -400,11 +404,7 @@ def test_the_kernel_dialog_is_answered_as_a_person_would(lab, tmp_path):
         page.locator(".jp-Notebook .jp-CodeCell .jp-InputArea-editor").first.click()
         page.keyboard.press("Shift+Enter")
         prompt = page.locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]")).first
-        try:
-            prompt.wait_for(timeout=120_000)
-        except Exception:
-            page.screenshot(path=str(tmp_path / "no-prompt.png"))
-            raise
+        _wait_or_screenshot(page, prompt, 120_000, tmp_path / "no-prompt.png")
         browser.close()
     assert failed, "the kernelspecs request was not intercepted"
     assert any("Select Kernel" in a for a in answered), answered
@@ -422,11 +422,7 @@ def test_a_student_answers_lesson_01_in_jupyterlab(lab, tmp_path):
     url, token = lab
     with _notebook_page(url, token, "01_bits_and_ulps.ipynb", tmp_path) as page:
         exercise = page.locator(".fpx-exercise", has_text="Exercise ulp-float32").first
-        try:
-            exercise.wait_for(timeout=120_000)
-        except Exception:
-            page.screenshot(path=str(tmp_path / "no-exercise.png"))
-            raise
+        _wait_or_screenshot(page, exercise, 120_000, tmp_path / "no-exercise.png")
         exercise.scroll_into_view_if_needed()
         box = exercise.locator("input[type='text']").first
         verdict = exercise.locator(".fpx-verdict")
@@ -466,11 +462,9 @@ def test_a_student_steps_through_a_sum_in_lesson_02(lab, tmp_path):
     url, token = lab
     with _notebook_page(url, token, "02_summation_orders.ipynb", tmp_path) as page:
         widget = page.locator(".fpx-step-sum").first
-        try:
-            widget.locator("table.fpx-steps").wait_for(timeout=180_000)
-        except Exception:
-            page.screenshot(path=str(tmp_path / "no-step-sum.png"))
-            raise
+        _wait_or_screenshot(
+            page, widget.locator("table.fpx-steps"), 180_000, tmp_path / "no-step-sum.png"
+        )
         widget.scroll_into_view_if_needed()
         table = widget.locator("table.fpx-steps")
         readout = widget.locator(".widget-readout").first
