@@ -5,7 +5,8 @@
 
 Prints a Markdown table (median of repeats, wall-clock ms) with the ratios measured in this
 one run; NumPy's BLAS (np.dot) runs on one thread (threadpoolctl), as the kernels do. The
-README quotes its output. Targets (issue 28, 2 cores): fma <= 2.5x a*b+c, exact_sum <= 8x
+README quotes its output. exact_sum and exact_dot cut large arrays into parts summed on
+``fpx.exact.threads_for(n)`` threads (the CPUs this process may use; FPX_EXACT_THREADS=1: one). Targets (issue 28, 2 cores): fma <= 2.5x a*b+c, exact_sum <= 8x
 np.sum, exact_dot <= 20x np.dot, float32 and float64, n = 10^6.
 """
 
@@ -24,6 +25,7 @@ import fpexplore as fpx
 def main() -> None:
     sizes = (10**6, 10**7) if "--large" in sys.argv[1:] else (10**6,)
     print(f"numpy {np.__version__}, python {platform.python_version()}, {platform.machine()}")
+    print(f"exact_sum / exact_dot threads at n = 10^6: {fpx.exact.threads_for(10**6)}")
     print()
     print(
         "| n | format | a*b+c | fma | ratio | np.sum | exact_sum | ratio "

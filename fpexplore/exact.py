@@ -13,7 +13,9 @@ How they stay exact (compiled kernels, :mod:`fpexplore._exact_kernels`):
 * ``exact_sum`` / ``exact_dot``: every value adds its integer significand to an int64 bin of
   its sign and exponent (float64: its high and low halves to two bins), without any rounding;
   the few nonzero bins are combined as Python integers and rounded once. float64 products are
-  split exactly with an fma (TwoProduct), products out of its range rescaled first.
+  split exactly with an fma (TwoProduct), products out of its range rescaled first. Large
+  arrays are cut into parts summed on several threads (:func:`threads_for`), each into its
+  own bins; the parts' bins are combined exactly, so the thread count never shows.
 
 The pure NumPy paths stay as the fallback (``NUMPY_ONLY``, environment ``FPX_EXACT_NUMPY=1``):
 
@@ -414,47 +416,97 @@ def _bins(rows: int, width: int, count: int = 1) -> list:
 def _sum_compiled(x: np.ndarray, info: FormatInfo):
     """``(N, K)`` of the exact sum of the 1-D contiguous x with the compiled kernels, or None
     where x holds NaN or infinities."""
+    return _combine_parts([x], _sum_part, info)
+
+
+def _sum_part(x: np.ndarray, info: FormatInfo):
+    """(terms, special count) of the exact sum of one part of x."""
     k = _kernels()
-    terms: list[tuple[int, int]] = []
-    for lo in range(0, x.size, _CHUNK):
-        part = x[lo : lo + _CHUNK]
-        if info.name == "float64":
-            hi, low = _bins(k.ROWS, 4096, 2)
-            special = k.sum_bins64(part.view(np.int64), hi, low)
-            terms += bin_terms(hi, k.F64_UNIT, k.LOW_BITS, 11) + bin_terms(low, k.F64_UNIT, 0, 11)
-        else:
-            view, fbits, ebits = _LAYOUT[info.name]
-            (bins,) = _bins(k.ROWS, 2 << ebits)
-            special = k.sum_bins(part.view(view), fbits, ebits, bins)
-            terms += bin_terms(bins, info.emax + fbits, 0, ebits)
-        if special:
-            return None
-    return _combine(terms)
+    if info.name == "float64":
+        hi, low = _bins(k.ROWS, 4096, 2)
+        special = k.sum_bins64(x.view(np.int64), hi, low)
+        terms = bin_terms(hi, k.F64_UNIT, k.LOW_BITS, 11) + bin_terms(low, k.F64_UNIT, 0, 11)
+        return terms, special
+    view, fbits, ebits = _LAYOUT[info.name]
+    (bins,) = _bins(k.ROWS, 2 << ebits)
+    special = k.sum_bins(x.view(view), fbits, ebits, bins)
+    return bin_terms(bins, info.emax + fbits, 0, ebits), special
 
 
 def _dot_compiled(a: np.ndarray, b: np.ndarray, info: FormatInfo):
     """``(N, K)`` of the exact dot product of 1-D a, b with the compiled kernels, or None where
     a product is NaN or infinite."""
-    k = _kernels()
     if info.name == "float64":
         a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
     else:  # float16 and bfloat16 values are exact in float32
         a, b = (np.ascontiguousarray(v, dtype=np.float32) for v in (a, b))
-    terms: list[tuple[int, int]] = []
-    for lo in range(0, a.size, _CHUNK):
-        pa, pb = a[lo : lo + _CHUNK], b[lo : lo + _CHUNK]
-        hi, low = _bins(k.ROWS, 4096, 2)
-        if info.name == "float64":
-            whi, wlo = (row[0] for row in _bins(1, k.WIDE_BINS, 2))
-            special = k.dot_bins64(pa, pb, hi, low, whi, wlo)
-            # wide bin u holds integers of unit 2**(u - WIDE_OFFSET): "E = u" with unit OFFSET
-            terms += bin_terms(whi, k.WIDE_OFFSET, k.LOW_BITS) + bin_terms(wlo, k.WIDE_OFFSET)
-        else:
-            special = k.dot_bins32(pa, pb, hi, low)
-        if special:
-            return None
-        terms += bin_terms(hi, k.F64_UNIT, k.LOW_BITS, 11) + bin_terms(low, k.F64_UNIT, 0, 11)
-    return _combine(terms)
+    return _combine_parts([a, b], _dot_part, info)
+
+
+def _dot_part(a: np.ndarray, b: np.ndarray, info: FormatInfo):
+    """(terms, special count) of the exact dot product of one part of a and b."""
+    k = _kernels()
+    hi, low = _bins(k.ROWS, 4096, 2)
+    terms = []
+    if info.name == "float64":
+        whi, wlo = (row[0] for row in _bins(1, k.WIDE_BINS, 2))
+        special = k.dot_bins64(a, b, hi, low, whi, wlo)
+        # wide bin u holds integers of unit 2**(u - WIDE_OFFSET): "E = u" with unit OFFSET
+        terms = bin_terms(whi, k.WIDE_OFFSET, k.LOW_BITS) + bin_terms(wlo, k.WIDE_OFFSET)
+    else:
+        special = k.dot_bins32(a, b, hi, low)
+    terms += bin_terms(hi, k.F64_UNIT, k.LOW_BITS, 11) + bin_terms(low, k.F64_UNIT, 0, 11)
+    return terms, special
+
+
+#: elements per thread below which the compiled sums run on one thread (starting a thread
+#: and combining its bins costs about as much as this many elements)
+THREAD_MIN = 1 << 17
+
+
+def threads_for(n: int) -> int:
+    """How many threads the compiled exact sums of ``n`` elements use: the CPUs this process
+    may run on (at most 8), fewer where a part would be under :data:`THREAD_MIN` elements;
+    the environment variable ``FPX_EXACT_THREADS`` sets the most (1: one thread). The parts'
+    bins are combined exactly, so the result never depends on it."""
+    text = os.environ.get("FPX_EXACT_THREADS", "").strip()
+    if text:
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError(f"FPX_EXACT_THREADS must be a whole number >= 1, got {text!r}")
+        most = int(text)
+    else:
+        cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        most = min(8, len(cpus) if cpus else (os.cpu_count() or 1))
+    return max(1, min(most, n // THREAD_MIN))
+
+
+_POOL = None
+
+
+def _pool():
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="fpx-exact")
+    return _POOL
+
+
+def _combine_parts(arrays: list, part, info: FormatInfo):
+    """``(N, K)`` of ``part(*pieces, info)`` over pieces of ``arrays`` (split alike): at most
+    :data:`_CHUNK` elements each (the bins' headroom), one piece per thread (the kernels
+    release the GIL); None where a piece holds NaN or infinities."""
+    n = arrays[0].size
+    pieces = max(threads_for(n), -(-n // _CHUNK))
+    cuts = [n * i // pieces for i in range(pieces + 1)]
+    jobs = [[v[lo:hi] for v in arrays] for lo, hi in zip(cuts, cuts[1:])]
+    if len(jobs) > 1:
+        results = list(_pool().map(lambda vs: part(*vs, info), jobs))
+    else:
+        results = [part(*vs, info) for vs in jobs]
+    if any(special for _, special in results):
+        return None
+    return _combine([t for terms, _ in results for t in terms])
 
 
 def accumulate_dot64(A: np.ndarray, B: np.ndarray):

@@ -494,3 +494,64 @@ def test_dot_bins_hold_a_full_chunk():
     N, k = exact._combine(terms)
     assert Fraction(N) * Fraction(2) ** k == (exact._CHUNK + 999) * Fraction(a[0]) * Fraction(b[0])
     oracle.CHECKED["cases"] += 1
+
+
+# ----------------------------------------------------------------------------- threaded parts
+
+
+def _parted(fmt: str, n: int, seed: int):
+    """n values whose large terms cancel across the parts' cuts (the first part holds +big,
+    the last -big), so a part's own total is far from the whole's."""
+    rng = np.random.default_rng(seed)
+    big = float(oracle.max_finite(fmt)) / 8
+    x = as_fmt(rng.standard_normal(n), fmt)
+    x[1], x[-2] = as_fmt([big, -big], fmt)
+    x[n // 3 - 1], x[n // 3] = as_fmt([big / 2, -big / 2], fmt)  # across the first cut
+    return x
+
+
+@pytest.mark.parametrize("fmt", STORAGE)
+def test_threaded_parts_against_the_oracle(fmt, monkeypatch):
+    """Sums and dot products split into 3 parts run on 3 threads: the parts' bins are combined
+    exactly, so the result is the oracle's and the one-thread result, bit for bit; a NaN or
+    an infinity in the last part only still decides the result."""
+    n = 3 * exact.THREAD_MIN + 7
+    x, y = _parted(fmt, n, 1), _parted(fmt, n, 2)[::-1].copy()
+    runs = []
+    pool = exact._pool()
+
+    class Spy:
+        def map(self, f, jobs):
+            runs.append(len(jobs))
+            return pool.map(f, jobs)
+
+    monkeypatch.setattr(exact, "_pool", lambda: Spy())
+    monkeypatch.setenv("FPX_EXACT_THREADS", "3")
+    assert exact.threads_for(n) == 3
+    check_sum(x, fmt)
+    check_dot(x, y, fmt)
+    threaded = (fpx.exact_sum(x), fpx.exact_dot(x, y))
+    assert runs == [3] * 4  # check_sum, check_dot and these two
+    monkeypatch.setenv("FPX_EXACT_THREADS", "1")
+    one = (fpx.exact_sum(x), fpx.exact_dot(x, y))
+    assert runs == [3] * 4  # one thread: no pool
+    assert all(same(a, b) for a, b in zip(threaded, one))
+    monkeypatch.setenv("FPX_EXACT_THREADS", "3")
+    x[-1] = np.inf
+    assert fpx.exact_sum(x) == np.inf and np.isnan(fpx.exact_dot(x, np.zeros_like(x)))
+    assert runs == [3] * 6
+
+
+def test_exact_threads_setting(monkeypatch):
+    """FPX_EXACT_THREADS: a whole number >= 1 (ValueError naming it otherwise); small n stay
+    on one thread whatever it says."""
+    monkeypatch.setenv("FPX_EXACT_THREADS", "4")
+    assert exact.threads_for(exact.THREAD_MIN - 1) == 1
+    assert exact.threads_for(2 * exact.THREAD_MIN) == 2
+    assert exact.threads_for(100 * exact.THREAD_MIN) == 4
+    for bad in ("0", "two", "-1", "1.5"):
+        monkeypatch.setenv("FPX_EXACT_THREADS", bad)
+        with pytest.raises(ValueError, match="FPX_EXACT_THREADS"):
+            exact.threads_for(10**6)
+    monkeypatch.delenv("FPX_EXACT_THREADS")
+    assert 1 <= exact.threads_for(10**7) <= 8
