@@ -531,3 +531,44 @@ def test_shared_numerics_are_defined_once():
                     found.setdefault(what, []).append(f"{rel}:{node.lineno}")
     offences += [f"{where}: {what}" for what, places in found.items() for where in places]
     assert not offences, "copies of shared numerics outside numerics.py:\n" + "\n".join(offences)
+
+
+MAX_MODULE_LINES = 800
+MAX_FUNCTION_LINES = 90  # docstring included; a template of generated source is not counted
+MAX_CLASS_LINES = 250
+
+
+def _template_lines(func: ast.AST) -> int:
+    """Lines of ``func`` inside string literals other than its docstring (generated source)."""
+    body = getattr(func, "body", [])
+    doc = body[0].value if body and isinstance(body[0], ast.Expr) else None
+    lines = set()
+    for node in ast.walk(func):
+        if isinstance(node, (ast.Constant, ast.JoinedStr)) and node is not doc:
+            if isinstance(node, ast.JoinedStr) or isinstance(node.value, str):
+                lines.update(range(node.lineno + 1, node.end_lineno + 1))
+    return len(lines)
+
+
+def test_no_module_function_or_class_is_too_long():
+    """The fitness limits of the package (docs/architecture.md): no module over 800 lines, no
+    function over 90 (its docstring counted, a template of generated source not), no class
+    over 250."""
+    offences = []
+    for path, tree in _modules().values():
+        rel = path.relative_to(ROOT)
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > MAX_MODULE_LINES:
+            offences.append(f"{rel}: {n} lines (module, at most {MAX_MODULE_LINES})")
+        for node in ast.walk(tree):
+            length = getattr(node, "end_lineno", 0) - getattr(node, "lineno", 0) + 1
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length -= _template_lines(node)
+                limit, kind = MAX_FUNCTION_LINES, "function"
+            elif isinstance(node, ast.ClassDef):
+                limit, kind = MAX_CLASS_LINES, "class"
+            else:
+                continue
+            if length > limit:
+                offences.append(f"{rel}:{node.lineno}: {kind} {node.name}, {length} lines")
+    assert not offences, "too long:\n" + "\n".join(offences)
