@@ -3,7 +3,9 @@
 Written from the rules in docs/tensor_cores.md, not from the fast code: one block of products
 and c is aligned to the largest exponent, each aligned term truncated toward zero to the grid
 ``2**(E - 23 - neab)``, the truncated terms summed exactly and the sum rounded once to the
-output (toward zero for binary32, to nearest even for binary16).
+output (toward zero for binary32, to nearest even for binary16). FP8 inputs with a binary16
+output (``fp8_float16``): two float16 blocks (k % 4 in {0, 1} from 0, then the rest), then
+c added with one rounding to binary16.
 """
 
 from __future__ import annotations
@@ -112,3 +114,21 @@ def block(a, b, c, *, arch: str, inputs: str, output: str) -> float:
     if neab < 0:
         precision += neab
     return _round(s, precision, emin, emax, nearest=output == "float16")
+
+
+def fp8_float16(a, b, c, *, arch: str) -> float:
+    """FP8 inputs, binary16 output, one block of at most 32: t = the float16 block (float16
+    inputs and output) of the k with k % 4 < 2 from t = 0, then of the other k from t; the
+    result is t + c rounded once to nearest-even binary16."""
+    t = 0.0
+    for part in (0, 2):
+        ks = [k for k in range(len(a)) if k % 4 in (part, part + 1)]
+        if ks:
+            t = block([a[k] for k in ks], [b[k] for k in ks], t, arch=arch, inputs="float16",
+                      output="float16")  # fmt: skip
+    c = float(c)
+    if not (math.isfinite(t) and math.isfinite(c)):
+        return t + c  # NaN, or the infinity (NaN for infinities of both signs)
+    if t == 0 and c == 0:  # IEEE: -0 + -0 is -0, any other sum of zeros +0
+        return -0.0 if math.copysign(1, t) < 0 and math.copysign(1, c) < 0 else 0.0
+    return _round(Fraction(t) + Fraction(c), *_OUT["float16"], nearest=True)

@@ -60,12 +60,17 @@ def test_every_published_float32_output_bit_for_bit(name, arch, inputs):
     assert np.array_equal(got, z["d_fp32"])
 
 
-@pytest.mark.parametrize(("name", "arch"), [("v100_fp16", "v100"), ("a100_fp16", "a100"),
-                                            ("h100_fp16", "h100")])  # fmt: skip
-def test_every_published_float16_output_bit_for_bit(name, arch):
+@pytest.mark.parametrize(
+    ("name", "arch", "inputs"),
+    [("v100_fp16", "v100", "float16"), ("a100_fp16", "a100", "float16"),
+     ("h100_fp16", "h100", "float16"), ("h100_e4m3", "h100", "float8_e4m3"),
+     ("h100_e5m2", "h100", "float8_e5m2")],
+)  # fmt: skip
+def test_every_published_float16_output_bit_for_bit(name, arch, inputs):
     z = _load(name)
     c16 = z["c"].view(np.float32).astype(np.float16)  # the generator: __float2half(c), RNE
-    got = _run(z, arch, "float16", "float16", c16)
+    got = _run(z, arch, inputs, "float16", c16)
+    assert len(got) == 5000
     assert np.array_equal(got, z["d_fp16"])
 
 
@@ -85,14 +90,53 @@ def test_fp8_float16_rows_did_add_the_c_of_the_c_file(name, with_c, without_c):
         assert np.count_nonzero(s.astype(np.float16).astype(np.float32) == d16) == want
 
 
-def test_fp8_with_float16_output_is_refused_not_guessed():
-    # the published H100 FP8 -> float16 outputs match no model tried here (see the docs)
-    z = _load("h100_e4m3")
-    assert "d_fp16" in z
-    with pytest.raises(ValueError, match="float16 output for float16 inputs only"):
-        fpx.mma(np.ones((1, 32), np.float32), np.ones((32, 1), np.float32),
-                np.zeros((1, 1), np.float16), arch="h100", inputs="float8_e4m3",
-                output="float16")  # fmt: skip
+@pytest.mark.parametrize(("name", "halves", "c_first"),
+                         [("h100_e4m3", 3477, 3113), ("h100_e5m2", 3821, 3153)])  # fmt: skip
+def test_fp8_float16_rows_need_the_k_mod_4_split_and_c_last(name, halves, c_first):
+    # The FP8 float16-output rows are two float16 blocks of 16 (k % 4 < 2 from 0, then the
+    # rest) and c added last in float16: every row. Splitting k into 0-15 / 16-31 instead,
+    # or starting the first block from c, matches far fewer rows.
+    z = _load(name)
+    a = z["a"].view(np.float32).astype(np.float16)[:, None, :]
+    b = z["b"].view(np.float32).astype(np.float16)[:, :, None]
+    c16 = z["c"].view(np.float32).astype(np.float16)[:, None, None]
+    d = z["d_fp16"].view(np.float32)
+    k = np.arange(32)
+
+    def two_blocks(first, second, c_start):
+        t = fpx.mma(a[..., first], b[:, first], c_start, arch="h100", inputs="float16",
+                    output="float16")  # fmt: skip
+        return fpx.mma(a[..., second], b[:, second], t, arch="h100", inputs="float16",
+                       output="float16")  # fmt: skip
+
+    def matches(got):
+        return np.count_nonzero(got.reshape(-1).astype(np.float32) == d)
+
+    lo, hi = k[k % 4 < 2], k[k % 4 >= 2]
+    zero = np.zeros_like(c16)
+    assert matches((two_blocks(lo, hi, zero).astype(float) + c16).astype(np.float16)) == 5000
+    assert matches((two_blocks(k[:16], k[16:], zero).astype(float) + c16).astype(np.float16)) == (
+        halves
+    )
+    assert matches(two_blocks(lo, hi, c16)) == c_first
+
+
+def test_fp8_float16_rounds_the_first_block_before_the_second_and_c():
+    # H100, E4M3, float16 output: products 2048 (k = 0), 1 (k = 1), 1 (k = 2). The block of
+    # k = 0, 1 gives 2049, a tie rounded to the even 2048; the block of k = 2 adds 1 to it:
+    # 2049 again, 2048 again. The exact 2050 is a float16 number.
+    a = np.zeros((1, 32), np.float32)
+    b = np.zeros((32, 1), np.float32)
+    a[0, :3], b[:3, 0] = (256, 1, 1), (8, 1, 1)
+    d = fpx.mma(a, b, np.float16([[0]]), arch="h100", inputs="float8_e4m3", output="float16")
+    assert d.dtype == np.float16 and d[0, 0] == 2048
+    # c is added after that rounding: with c = -2048 the result is 0, the exact sum is 2
+    d = fpx.mma(a, b, np.float16([[-2048]]), arch="h100", inputs="float8_e4m3", output="float16")
+    assert d[0, 0] == 0 and not np.signbit(d[0, 0])
+    # with the two 1s both in the second block (k = 2, 3) that block gives 2050 exactly
+    a[0, 1:3], b[1:3, 0], a[0, 2:4], b[2:4, 0] = 0, 0, 1, 1
+    d = fpx.mma(a, b, np.float16([[0]]), arch="h100", inputs="float8_e4m3", output="float16")
+    assert d[0, 0] == 2050
 
 
 # ----------------------------------------------------------------------------- fast == slow
@@ -116,7 +160,7 @@ def _values(fmt: str) -> np.ndarray:
 
 COMBOS = [(arch, fmt, out) for arch in ("v100", "a100", "h100")
           for fmt in slow._P[arch][0] for out in ("float32", "float16")
-          if out == "float32" or fmt == "float16"]  # fmt: skip
+          if out == "float32" or fmt in ("float16", "float8_e4m3", "float8_e5m2")]  # fmt: skip
 _POOL = {fmt: _values(fmt) for fmt in slow._EMIN}
 
 
@@ -156,6 +200,10 @@ def _slow_chain(arch, fmt, out, a, b, c):
     block = slow._P[arch][0][fmt][0]
     v = c
     for k in range(0, len(a), block):
+        if fmt.startswith("float8") and out == "float16":
+            v = slow.fp8_float16(a[k : k + block].tolist(), b[k : k + block].tolist(), v,
+                                 arch=arch)  # fmt: skip
+            continue
         v = slow.block(a[k : k + block].tolist(), b[k : k + block].tolist(), v, arch=arch,
                        inputs=fmt, output=out)  # fmt: skip
     return v

@@ -15,8 +15,15 @@ the sources). A block of ``block`` products and the addend c is summed at once:
    nearest-even binary16, with subnormals, and overflow to ±inf. An exact zero sum is +0.
 
 K longer than a block is cut into blocks (the last one padded with zero products, which add
-nothing), each block's result is the next block's c. A NaN among the inputs or c, 0 * inf, or
-infinities of both signs in a block give NaN; otherwise an infinity gives that infinity.
+nothing), each block's result is the next block's c.
+
+FP8 inputs with a float16 output (Hopper) take another path, the one the published outputs
+show: each block of 32 is two float16 blocks of 16 (the FP8 values are exact in float16), the
+first of the k with k % 4 in {0, 1} from c = 0, the second of the others from the first's
+float16 result; c is added last, as one float16 addition rounded to nearest-even.
+
+A NaN among the inputs or c, 0 * inf, or infinities of both signs in a block give NaN;
+otherwise an infinity gives that infinity.
 
 The parameters are those of Khattak & Mikaitis, "Accurate models of NVIDIA tensor cores"
 (2025), checked against their published GPU outputs (tests/data/tensor_cores).
@@ -69,15 +76,17 @@ _HOPPER = {
     "float8_e4m3": (32, -10),
     "float8_e5m2": (32, -10),
 }
+# float16 outputs: float16 inputs, and FP8 ones through two float16 blocks (_fp8_float16)
+_HOPPER_F16 = ("float16", "float8_e4m3", "float8_e5m2")
 ARCHS = {
     "v100": _VOLTA,
     "a100": Arch("A100", _AMPERE, {"float32": -132, "float16": -20}, ("float16",), "A100"),
     # A2 and A30 are Ampere (GA107, GA100) like the A100: the same tensor-core model
     "a2": Arch("A2", _AMPERE, {"float32": -132, "float16": -20}, ("float16",), "A100"),
     "a30": Arch("A30", _AMPERE, {"float32": -132, "float16": -20}, ("float16",), "A100"),
-    "h100": Arch("H100", _HOPPER, {"float32": -133, "float16": -21}, ("float16",), "H100"),
+    "h100": Arch("H100", _HOPPER, {"float32": -133, "float16": -21}, _HOPPER_F16, "H100"),
     # H200 is an H100 (GH100) with more memory: the same tensor cores
-    "h200": Arch("H200", _HOPPER, {"float32": -133, "float16": -21}, ("float16",), "H100"),
+    "h200": Arch("H200", _HOPPER, {"float32": -133, "float16": -21}, _HOPPER_F16, "H100"),
 }
 _NO_DATA = {
     "ada": "Ada (L40S, RTX 40)",
@@ -273,6 +282,47 @@ def _loop():
     return _COMPILED["loop"]
 
 
+def _blocks(A3, B3, C3, inputs, output, params, floor) -> np.ndarray:
+    """The block model over (n, M, K) @ (n, K, N) with c C3 (n, M, N), as float64."""
+    block, neab = params
+    p_in, emin_in = _IN[inputs]
+    am, ae = _significands(A3, p_in, emin_in)
+    bm, be = _significands(B3, p_in, emin_in)
+    p_out, emin_out, emax_out = _OUT[output]
+    if neab < 0:
+        p_out += neab  # FP8: the result keeps 13 fraction bits (the data: the H100)
+    out = np.empty(C3.shape, dtype=np.float64)
+    c = np.ascontiguousarray(C3, dtype=np.float64)
+    shift = 23 + neab - 2 * (p_in - 1)
+    _loop()(A3, am, ae, B3, bm, be, c, out, block, neab, floor, shift, p_out, emin_out,
+            emax_out, output == "float16")  # fmt: skip
+    return out
+
+
+def _fp8_float16(A3, B3, C3, block, a: Arch) -> np.ndarray:
+    """FP8 inputs, float16 output: per block of 32, t = the float16 block model (float16
+    inputs and output) over the k with k % 4 < 2 from t = 0, then over the others from t;
+    then d = t + c rounded once to float16 (nearest-even, overflow to inf). As if each
+    mma.sync m16n8k32 ran as two float16 mma of k = 16 on the FP8 pairs unpacked to float16
+    (k 4j, 4j+1, then 4j+2, 4j+3) and a float16 addition of C: every published H100 row."""
+    K = A3.shape[2]
+    d = np.asarray(C3, dtype=np.float64)
+    f16_floor = a.floor["float16"]
+    for k0 in range(0, K, block):
+        local = np.arange(min(block, K - k0))
+        t = np.zeros(d.shape)
+        for part in (local % 4 < 2, local % 4 >= 2):
+            ks = k0 + local[part]
+            if ks.size:
+                a16 = np.ascontiguousarray(A3[:, :, ks])
+                b16 = np.ascontiguousarray(B3[:, ks, :])
+                t = _blocks(a16, b16, t, "float16", "float16", a.inputs["float16"], f16_floor)
+        with np.errstate(invalid="ignore", over="ignore"):
+            # t and c are float16 values: their float64 sum is exact, one rounding to float16
+            d = (t + d).astype(np.float16).astype(np.float64)
+    return d
+
+
 def mma(A, B, C, *, arch, inputs, output="float32"):
     """D = C + A @ B as the tensor cores of ``arch`` compute it, bit for bit.
 
@@ -290,7 +340,7 @@ def mma(A, B, C, *, arch, inputs, output="float32"):
         The tensor-core input format (what the GPU supports: V100 float16; Ampere also
         bfloat16 and tf32; Hopper also float8).
     output : {"float32", "float16"}
-        float16 for float16 inputs only.
+        float16 for float16 and (Hopper) FP8 inputs.
 
     Returns
     -------
@@ -313,16 +363,10 @@ def mma(A, B, C, *, arch, inputs, output="float32"):
     A3 = np.ascontiguousarray(np.broadcast_to(A64, batch + (M, K))).reshape(n, M, K)
     B3 = np.ascontiguousarray(np.broadcast_to(B64, batch + (K, N))).reshape(n, K, N)
     C3 = np.ascontiguousarray(np.broadcast_to(C64, shape)).reshape(n, M, N)
-    p_in, emin_in = _IN[inputs]
-    am, ae = _significands(A3, p_in, emin_in)
-    bm, be = _significands(B3, p_in, emin_in)
-    p_out, emin_out, emax_out = _OUT[output]
-    if neab < 0:
-        p_out += neab  # FP8: the result keeps 13 fraction bits (the data: the H100)
-    out = np.empty((n, M, N), dtype=np.float64)
-    loop = _loop()
-    loop(A3, am, ae, B3, bm, be, C3, out, block, neab, a.floor[output],
-         23 + neab - 2 * (p_in - 1), p_out, emin_out, emax_out, output == "float16")  # fmt: skip
+    if inputs.startswith("float8") and output == "float16":
+        out = _fp8_float16(A3, B3, C3, block, a)
+    else:
+        out = _blocks(A3, B3, C3, inputs, output, (block, neab), a.floor[output])
     dtype = format_info(output).dtype
     return out.reshape(shape).astype(dtype)
 
