@@ -54,7 +54,10 @@ them.
 - ``machine``      machine_info(): the CPU, SIMD level, BLAS kernel and threads a result came
                    from; environment(): the tables' machine columns; available_memory() (the
                    size guard's budget); run_elsewhere(): a real library call in a fresh
-                   process (which loads this file alone: fpexplore imports stay lazy here)
+                   process (which loads this file and libspec alone, without the package)
+- ``libspec``      one LibrarySpec per real library (NumPy/OpenBLAS, torch, jax, polars,
+                   numba): package, install command, run_elsewhere's calls, the backend row's
+                   call per op and formats, threads, environment variables, emulating orders
 - ``timing``       timed(): warm time with first-use compiling and imports measured apart
 - ``data``         generate(): seeded input data, the same on every machine
 - ``exact``        correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast
