@@ -35,7 +35,7 @@ them.
                    hold; they compute nothing (matplotlib loads when they run)
 - ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
 - ``backends/``    where results come from, one module per kind, each answering alike
-                   (status, steps(job), results(job, step) -> Result records; job: Job and
+                   (status, steps(job, name), results(job, step) -> Result records; job: Job,
                    Result): numpy (NumPy's call, its BLAS threads limited), emulated (each
                    variant), cupy (the only module importing CuPy, lazily; CuPy's own
                    function for an op is named by the op's spec), replay (GPU recordings),
