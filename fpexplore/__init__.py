@@ -27,19 +27,20 @@ them.
 - ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
                    torch tests
 - ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run):
-                   the arguments checked, one row per result of runs' steps
-- ``runs``         compare's steps, one function per backend kind (NumPy's call with its
-                   BLAS threads, each emulated variant, cupy, replay, torch / jax / polars),
-                   each giving its results or a message saying why not
+                   the arguments checked, one row per result of the chosen backends' steps
 - ``results``      what experiments return: Comparison (keeps the references it measured
                    against, per format), Diff / diff(): two results against each other, in
                    ulps and bits; Sweep; their text, HTML and formatted tables
 - ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
                    hold; they compute nothing (matplotlib loads when they run)
 - ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
+- ``backends/``    where results come from, one module per kind, each answering alike
+                   (status, steps(job, name), results(job, step) -> Result records; job: Job,
+                   Result): numpy (NumPy's call, its BLAS threads limited), emulated (each
+                   variant), cupy (the only module importing CuPy, lazily; CuPy's own
+                   function for an op is named by the op's spec), replay (GPU recordings),
+                   libraries (torch, jax, polars); steps() in the table's order, run_step()
 - ``spec``         variant specs: "tree(block=256)+tf32@float64", one grammar for a setting
-- ``backends/``    numpy, emulated, cupy (the only module importing CuPy, lazily), replay;
-                   CuPy's own function for an op is named by the op's spec
 - ``ops/``         one spec per op beside its implementation (variants, inputs, NumPy's call,
                    exact reference, CuPy counterpart, GPU recordings, the size guard
                    check_size, the user's own inputs read by user_inputs): sum/dot/matmul over
@@ -54,7 +55,10 @@ them.
 - ``machine``      machine_info(): the CPU, SIMD level, BLAS kernel and threads a result came
                    from; environment(): the tables' machine columns; available_memory() (the
                    size guard's budget); run_elsewhere(): a real library call in a fresh
-                   process (which loads this file alone: fpexplore imports stay lazy here)
+                   process (which loads this file and libspec alone, without the package)
+- ``libspec``      one LibrarySpec per real library (NumPy/OpenBLAS, torch, jax, polars,
+                   numba): package, install command, run_elsewhere's calls, the backend row's
+                   call per op and formats, threads, environment variables, emulating orders
 - ``timing``       timed(): warm time with first-use compiling and imports measured apart
 - ``data``         generate(): seeded input data, the same on every machine
 - ``exact``        correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast

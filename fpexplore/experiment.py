@@ -5,8 +5,10 @@ tables (pandas is imported when they run), in the result types of :mod:`fpexplor
 
 Every op is described by its *spec* (inputs, variants, NumPy's own call, the reference, the
 size guard), in its own module of :mod:`fpexplore.ops`, found by
-:mod:`fpexplore.ops.registry`; each backend's step is in :mod:`fpexplore.runs`, timing in
-:mod:`fpexplore.timing`, the machine columns from :func:`fpexplore.machine.environment`.
+:mod:`fpexplore.ops.registry`; each backend's steps and results are in its module of
+:mod:`fpexplore.backends` (:func:`fpexplore.backends.steps` lists them in the table's order),
+timing in :mod:`fpexplore.timing`, the machine columns from
+:func:`fpexplore.machine.environment`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import numpy as np
 
 from . import checks
 from ._optional import require
-from .backends import NAMES
+from .backends import NAMES, run_step, steps
+from .backends.job import Job
 from .data import DISTRIBUTIONS, check_choice
 from .formats import FORMATS, hex_string, shortest_repr
 from .machine import environment
@@ -25,7 +28,6 @@ from .metrics import summarize
 from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .results import USER_DATA, Comparison, Sweep
-from .runs import Job, steps
 from .spec import parse_spec
 
 __all__ = ["compare", "resolve_variants", "sweep"]
@@ -134,6 +136,36 @@ def compare(
     :func:`fpexplore.machine.machine_info`).
     """
     pd = require("pandas", "fpx.compare")
+    job, chosen = _job(
+        op, inputs, format, n, distribution, seed, variants, backends, threads, progress, op_params
+    )
+    env = environment()
+    job.blas_threads = env["blas_threads"]
+    rows, results = [], {}
+    todo = steps(job, chosen)  # NumPy's call, each variant, the other backends
+    for done, (backend, step) in enumerate(todo):
+        if progress is not None:
+            progress(done, len(todo), step)
+        for r in run_step(job, backend, step):
+            rows.append(_row(job, r, env))
+            results[(r.label, r.backend)] = r.out
+    ref = job.op_spec.reference_for(job.inputs, None, job.params, job.cache)
+    # a keyword no variant used (a typo, another variant's parameter) is an error, never a
+    # silent default; the accepted ones are compare's own and what these variants look for
+    checks.refuse_unknown("fpx.compare", job.params.unused(), COMPARE_ARGUMENTS | job.params.taken)
+    params = {**job.params, "threads": threads}
+    public = _public_params(job.variants, job.distribution, job.seed, chosen, params)
+    table = pd.DataFrame(rows)  # job.cache: the reference in every format a result came in
+    return Comparison(
+        op, job.format, int(job.n), table, results, ref, job.inputs, public, job.messages, job.cache
+    )
+
+
+def _job(
+    op, inputs, format, n, distribution, seed, variants, backends, threads, progress, op_params
+) -> tuple[Job, list]:
+    """compare's arguments checked and its data drawn: the comparison's :class:`Job` (op
+    spec, data, variants, threads) and the backends chosen."""
     if threads is not None:
         checks.integer("threads", threads, 1)
     if progress is not None and not callable(progress):
@@ -149,34 +181,9 @@ def compare(
     op_params = Params(op_params)  # remembers what the variants took: the rest is refused
     if distribution != USER_DATA:
         inputs = op_spec.inputs(n, format, distribution, seed, op_params)
-    env = environment()
     job = Job(op_spec, format, n, distribution, seed, inputs, op_params, threads, {}, [])
-    job.blas_threads = env["blas_threads"]
-    rows, results = [], {}
-    todo = steps(job, variants, backends)  # NumPy's call, each variant, the other backends
-    for done, (label, step) in enumerate(todo):
-        if progress is not None:
-            progress(done, len(todo), label)
-        for r in step():
-            rows.append(_row(job, r, env))
-            results[(r.label, r.backend)] = r.out
-    table = pd.DataFrame(rows)
-    ref = op_spec.reference_for(inputs, None, op_params, job.cache)
-    # a keyword no variant used (a typo, another variant's parameter) is an error, never a
-    # silent default; the accepted ones are compare's own and what these variants look for
-    checks.refuse_unknown("fpx.compare", op_params.unused(), COMPARE_ARGUMENTS | op_params.taken)
-    return Comparison(
-        op,
-        format,
-        int(n),
-        table,
-        results,
-        ref,
-        inputs,
-        _public_params(variants, distribution, seed, backends, {**op_params, "threads": threads}),
-        job.messages,
-        job.cache,  # the reference in every format a result came in
-    )
+    job.variants = tuple(variants)
+    return job, backends
 
 
 def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A002
@@ -212,7 +219,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
 
 
 def _row(job: Job, r, env: dict) -> dict:
-    """The table's row of one result (a :class:`fpexplore.runs.Result`)."""
+    """The table's row of one result (a :class:`fpexplore.backends.job.Result`)."""
     ref = job.op_spec.reference_for(job.inputs, r.out, job.params, job.cache)
     s = summarize(r.out, ref)
     scalar = np.ndim(r.out) == 0

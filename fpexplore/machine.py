@@ -18,7 +18,9 @@ trying another one needs another process:
 - :func:`available_memory`: the bytes this process may still allocate (system, ``ulimit -v``
   and cgroup limits), what :meth:`fpexplore.ops.opspec.OpSpec.check_size` guards with.
 
-Imports only NumPy; threadpoolctl, torch, jax and polars are imported by the functions that
+Imports only NumPy and :mod:`fpexplore.libspec` (what each library is: its calls, install
+command, thread and environment variables; the child process loads the two files without the
+rest of the package); threadpoolctl, torch, jax and polars are imported by the functions that
 need them (in the child process for the library calls).
 """
 
@@ -34,6 +36,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from .libspec import LIBRARIES  # (the child process loads it beside this file)
 
 __all__ = [
     "CALLS",
@@ -93,57 +97,24 @@ _NUMPY_FLAGS = {
 
 #: fpexplore's OpenBLAS kernel names (``fpx.dot(a, b, "openblas", kernel=...)``) ->
 #: (the ``OPENBLAS_CORETYPE`` that selects it, the ``architecture`` threadpoolctl then
-#: reports; OpenBLAS 0.3.31's x86-64 DYNAMIC_ARCH build). The Prescott kernels report "Katmai".
-OPENBLAS_KERNELS = {
-    "haswell": ("Haswell", "Haswell"),
-    "skylakex": ("SkylakeX", "SkylakeX"),
-    "sandybridge": ("Sandybridge", "Sandybridge"),
-    "nehalem": ("Nehalem", "Nehalem"),
-    "prescott": ("Prescott", "Katmai"),
-}
+#: reports): NumPy's :class:`~fpexplore.libspec.LibrarySpec` ``kernels``.
+OPENBLAS_KERNELS = LIBRARIES["numpy"].kernels
 
 #: The library calls :func:`run_elsewhere` runs: name -> (module it needs, number of
-#: arrays, what it computes).
+#: arrays, what it computes), from each library's :class:`~fpexplore.libspec.LibrarySpec`.
 CALLS = {
-    "np.dot": ("numpy", 2, "np.dot(a, b)"),
-    "np.matmul": ("numpy", 2, "np.matmul(a, b)"),
-    "np.einsum-dot": ("numpy", 2, "np.einsum('i,i->', a, b)"),
-    "np.einsum-sum": ("numpy", 1, "np.einsum('i->', x)"),
-    "np.sum": ("numpy", 1, "np.sum(x)"),
-    "torch.sum": ("torch", 1, "torch.sum(torch.from_numpy(x))"),
-    "torch.dot": ("torch", 2, "torch.dot(torch.from_numpy(a), torch.from_numpy(b))"),
-    "torch.matmul": ("torch", 2, "torch.matmul(torch.from_numpy(a), torch.from_numpy(b))"),
-    "jnp.sum": ("jax", 1, "jnp.sum(x)"),
-    "jnp.dot": ("jax", 2, "jnp.dot(a, b)"),
-    "polars.sum": ("polars", 1, "pl.Series(x).sum()"),
+    call: (lib.package, arity, text)
+    for lib in LIBRARIES.values()
+    for call, (arity, text) in lib.calls.items()
 }
-
-_INSTALL = {
-    "torch": "pip install torch",
-    "jax": 'pip install "jax[cpu]"',
-    "polars": "pip install polars",
-}
+_INSTALL = {lib.package: lib.install for lib in LIBRARIES.values()}
 
 #: Environment variables that change what a library computes, reported when set.
-_ENV_KEYS = (
-    "OPENBLAS_CORETYPE",
-    "OPENBLAS_NUM_THREADS",
-    "OPENBLAS_VERBOSE",
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "MKL_ENABLE_INSTRUCTIONS",
-    "MKL_CBWR",
-    "NPY_DISABLE_CPU_FEATURES",
-    "NPY_ENABLE_CPU_FEATURES",
-    "ATEN_CPU_CAPABILITY",
-    "FPX_TORCH_THREADS",
-    "XLA_FLAGS",
-    "JAX_PLATFORMS",
-    "JAX_ENABLE_X64",
-    "POLARS_MAX_THREADS",
-    "NUMBA_NUM_THREADS",
-    "NUMBA_CPU_NAME",
-)
+_ENV_KEYS = tuple(key for lib in LIBRARIES.values() for key in lib.env)
+
+#: What run_elsewhere(threads=n) sets to n in the child (torch: FPX_TORCH_THREADS, which the
+#: child passes to torch.set_num_threads).
+_THREAD_KEYS = tuple(key for lib in LIBRARIES.values() for key in lib.thread_env)
 
 _OPTIONAL = ("threadpoolctl", "numba", "torch", "jax", "jaxlib", "polars", "pandas", "scipy")
 
@@ -336,7 +307,7 @@ def summary(info: dict | None = None) -> dict[str, str]:
         "BLAS threads": str(blas["threads"]),
     }
     for name, version in info.get("installed", {}).items():
-        if version and name in ("torch", "jax", "polars", "numba", "threadpoolctl"):
+        if version and (name in LIBRARIES or name == "threadpoolctl"):
             out[name] = version
     for key, value in info.get("env", {}).items():
         out[f"${key}"] = value
@@ -453,7 +424,7 @@ def _check_call(call: str, arrays) -> str:
     if importlib.util.find_spec(module) is None:
         raise ModuleNotFoundError(
             f"{call} needs {module}, which is not installed in this Python "
-            f"({sys.executable}): {_INSTALL.get(module, 'pip install ' + module)}",
+            f"({sys.executable}): {_INSTALL[module]}",
             name=module,
         )
     return module
@@ -490,7 +461,24 @@ def run_elsewhere(call: str, *arrays, env=None, threads=None, timeout=120):
                 f"{a.dtype} arrays cannot be passed to another process bit for bit; "
                 "use bool, integer, float16/32/64 or complex arrays"
             )
-    from . import checks  # (not at the top: the child loads this file on its own)
+    extra = _requested(env, threads, timeout)
+    with tempfile.TemporaryDirectory(prefix="fpx-elsewhere-") as tmp:
+        job = Path(tmp)
+        for i, a in enumerate(arrays):
+            np.save(job / f"in{i}.npy", a, allow_pickle=False)
+        (job / "request.json").write_text(json.dumps({"call": call, "arrays": len(arrays)}))
+        returncode, stderr = _start_child(call, job, {**os.environ, **extra}, timeout)
+        result, info = _child_output(call, job, returncode, stderr)
+    info["requested"] = extra
+    if result.ndim == 0:
+        result = result[()]
+    return result, info
+
+
+def _requested(env, threads, timeout) -> dict[str, str]:
+    """run_elsewhere's settings checked: the variables to set in the child (``threads`` for
+    each library's thread variables, then ``env``)."""
+    from . import checks  # (not at the top: the child loads this file without the package)
 
     if threads is not None:
         threads = checks.integer("threads", threads, 1)
@@ -506,68 +494,60 @@ def run_elsewhere(call: str, *arrays, env=None, threads=None, timeout=120):
                 f"env: {checks.shown(k)} -> {checks.shown(v)}: names and values must be "
                 f"strings (or ints)"
             )
-    extra = {}
-    if threads is not None:
-        t = str(threads)
-        extra = {
-            k: t
-            for k in (
-                "OPENBLAS_NUM_THREADS",
-                "OMP_NUM_THREADS",
-                "MKL_NUM_THREADS",
-                "POLARS_MAX_THREADS",
-                "FPX_TORCH_THREADS",
-            )
-        }
+    extra = {} if threads is None else dict.fromkeys(_THREAD_KEYS, str(threads))
     extra.update({str(k): str(v) for k, v in (env or {}).items()})
-    child_env = {**os.environ, **extra}
-    with tempfile.TemporaryDirectory(prefix="fpx-elsewhere-") as tmp:
-        job = Path(tmp)
-        for i, a in enumerate(arrays):
-            np.save(job / f"in{i}.npy", a, allow_pickle=False)
-        (job / "request.json").write_text(json.dumps({"call": call, "arrays": len(arrays)}))
-        code = (
-            "import importlib.util, sys\n"
-            "spec = importlib.util.spec_from_file_location('fpx_machine_child', sys.argv[1])\n"
-            "m = importlib.util.module_from_spec(spec)\n"
-            "spec.loader.exec_module(m)\n"
-            "m._child(sys.argv[2])\n"
+    return extra
+
+
+# The child's first lines: this file and libspec.py imported as the modules of a bare
+# package (fpexplore's own __init__ and its imports never run there).
+_CHILD_CODE = (
+    "import importlib, sys, types\n"
+    "package = types.ModuleType('fpx_machine_child')\n"
+    "package.__path__ = [sys.argv[1]]\n"
+    "sys.modules['fpx_machine_child'] = package\n"
+    "importlib.import_module('fpx_machine_child.machine')._child(sys.argv[2])\n"
+)
+
+
+def _start_child(call: str, job: Path, env: dict, timeout) -> tuple[int, str]:
+    """Run the child on the job folder; (its exit status, its stderr)."""
+    # isolated from the caller's folder: with -c the child's first import path is its
+    # working folder (a json.py there ran in the child), so it runs in the job folder,
+    # which holds only .npy/.json files, and with -P where Python has it (3.11+)
+    isolate = ["-P"] if sys.version_info >= (3, 11) else []
+    here = str(Path(__file__).resolve().parent)
+    try:
+        proc = subprocess.run(
+            [sys.executable, *isolate, "-c", _CHILD_CODE, here, str(job)],
+            cwd=job,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
-        # isolated from the caller's folder: with -c the child's first import path is its
-        # working folder (a json.py there ran in the child), so it runs in the job folder,
-        # which holds only .npy/.json files, and with -P where Python has it (3.11+)
-        isolate = ["-P"] if sys.version_info >= (3, 11) else []
-        try:
-            proc = subprocess.run(
-                [sys.executable, *isolate, "-c", code, str(Path(__file__).resolve()), str(job)],
-                cwd=job,
-                env=child_env,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise TimeoutError(f"{call} did not finish within {timeout} s") from None
-        error = job / "error.json"
-        if error.exists():
-            err = json.loads(error.read_text())
-            exc = _builtin_exception(err["type"])
-            message = f"{call} failed in the child process: {err['type']}: {err['message']}"
-            if exc is ModuleNotFoundError:
-                raise ModuleNotFoundError(message, name=err.get("name")) from None
-            raise exc(message)
-        if proc.returncode or not (job / "result.npy").exists():
-            raise RuntimeError(
-                f"{call}: the child process exited with status {proc.returncode}:\n"
-                + proc.stderr[-3000:]
-            )
-        result = np.load(job / "result.npy", allow_pickle=False)
-        info = json.loads((job / "info.json").read_text())
-    info["requested"] = extra
-    if result.ndim == 0:
-        result = result[()]
-    return result, info
+    except subprocess.TimeoutExpired:
+        raise TimeoutError(f"{call} did not finish within {timeout} s") from None
+    return proc.returncode, proc.stderr
+
+
+def _child_output(call: str, job: Path, returncode: int, stderr: str) -> tuple:
+    """(result, info) the child wrote; its exception raised here where it failed."""
+    error = job / "error.json"
+    if error.exists():
+        err = json.loads(error.read_text())
+        exc = _builtin_exception(err["type"])
+        message = f"{call} failed in the child process: {err['type']}: {err['message']}"
+        if exc is ModuleNotFoundError:
+            raise ModuleNotFoundError(message, name=err.get("name")) from None
+        raise exc(message)
+    if returncode or not (job / "result.npy").exists():
+        raise RuntimeError(
+            f"{call}: the child process exited with status {returncode}:\n" + stderr[-3000:]
+        )
+    result = np.load(job / "result.npy", allow_pickle=False)
+    return result, json.loads((job / "info.json").read_text())
 
 
 def _builtin_exception(name: str) -> type[Exception]:

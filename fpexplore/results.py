@@ -14,6 +14,7 @@ import numpy as np
 
 from . import checks
 from ._optional import require
+from .backends.job import USER_DATA  # (the distribution column of the user's own inputs)
 from .formats import (
     ULP_NAN,
     as_format,
@@ -31,7 +32,6 @@ from .timing import TIMING_NOTE
 __all__ = ["EXACT_LABEL", "USER_DATA", "Comparison", "Diff", "Sweep", "diff", "diff_values"]
 
 EXACT_LABEL = "exact (reference)"
-USER_DATA = "user data"  # the distribution column of a comparison of the user's own inputs
 
 
 @dataclass(repr=False)

@@ -72,6 +72,72 @@ def test_library_functions_and_refusals():
         libraries.run("polars", "sum", [np.ones(3, np.float16)], "float16")
 
 
+def test_library_rows_with_stand_in_libraries(monkeypatch):
+    """The rows of installed libraries (CI has none: stand-ins that sum with NumPy): one row
+    each after NumPy's, in the table's order whatever the order asked; threads reach torch
+    alone (the others say so); an op or format a library lacks is a message, not a row."""
+    calls = []
+
+    def run_here(call, arrays, threads=None):
+        calls.append((call, threads))
+        out = getattr(np, call.split(".")[1])(*arrays)  # (np.sum, np.dot, np.matmul)
+        return out, {"name": call.split(".")[0], "version": "0", "threads": threads}
+
+    monkeypatch.setattr(libraries, "status", lambda name: (True, f"{name} stand-in"))
+    monkeypatch.setattr(libraries, "run_here", run_here)
+    c = fpx.compare("sum", n=100, backends=("polars", "jax", "numpy", "torch"), threads=2)
+    assert list(zip(c.table["backend"], c.table["variant"])) == [
+        ("numpy", "np.sum"),
+        ("torch", "torch.sum"),
+        ("jax", "jnp.sum"),
+        ("polars", "polars.sum"),
+    ]
+    assert calls == [("torch.sum", 2), ("jnp.sum", None), ("polars.sum", None)]
+    assert (c.table["value"] == c.table["value"].iloc[0]).all()
+    assert c.table["threads"].iloc[1] == 2 and c.table["threads"].iloc[2:].isna().all()
+    for name in ("jax", "polars"):
+        assert f"{name}: threads=2 is not applied (its thread pool is fixed when it loads: " in (
+            " ".join(c.messages)
+        )
+    c = fpx.compare("matmul", n=4, backends=("polars", "torch", "jax"))
+    assert list(c.table["backend"]) == ["torch"]
+    assert c.messages == [
+        "jax backend: matmul has no jax function here",
+        "polars backend: matmul has no polars function here",
+    ]
+    c = fpx.compare("sum", format="float16", n=10, backends=("polars",))
+    assert c.table.empty
+    assert c.messages == ["polars backend: sum of float16 is not computed by polars"]
+
+
+def test_one_library_spec_per_library():
+    """What each real library is (fpexplore/libspec.py) is what machine, the backends and the
+    app read: run_elsewhere's calls, the library rows' calls and formats, the orders."""
+    import dataclasses
+
+    from fpexplore import machine
+    from fpexplore.libspec import LIBRARIES
+
+    assert list(LIBRARIES) == ["numpy", "torch", "jax", "polars", "numba"]
+    assert libraries.NAMES == ("torch", "jax", "polars")
+    assert fpx.backends.NAMES == ("numpy", "emulated", "cupy", "replay", *libraries.NAMES)
+    assert list(machine.CALLS)[:3] == ["np.dot", "np.matmul", "np.einsum-dot"]
+    assert machine.CALLS["jnp.dot"] == ("jax", 2, "jnp.dot(a, b)")
+    assert machine.OPENBLAS_KERNELS["prescott"] == ("Prescott", "Katmai")
+    known = {o for op in ("sum", "dot", "matmul") for o in fpx.orders(op)}
+    for lib in LIBRARIES.values():
+        assert lib.orders and set(lib.orders) <= known, lib.name
+        assert set(lib.ops.values()) <= set(lib.calls), lib.name  # run_here runs each row
+        assert set(lib.formats) <= set(fpx.FORMATS) and lib.install.startswith("pip install")
+        assert lib.backend == (lib.name in libraries.NAMES)
+    assert {lib.name for lib in LIBRARIES.values() if lib.threads} == {"numpy", "torch"}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        LIBRARIES["torch"].threads = False
+    with pytest.raises(TypeError):
+        LIBRARIES["torch"].ops["sum"] = "torch.nansum"
+    assert len({*LIBRARIES.values()}) == 5  # (hashable, by name)
+
+
 def test_the_app_offers_threads_and_installed_libraries_only():
     pytest.importorskip("ipywidgets")
     import ipywidgets as W

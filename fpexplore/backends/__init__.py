@@ -6,39 +6,65 @@ only module that imports CuPy, and only when asked), ``replay`` (results recorde
 
 ``backends()`` reports each one and, where one is unavailable, why; ``has_gpu()`` says
 whether the ``cupy`` backend can run here, and ``on_gpu()`` runs one op on the real GPU.
+
+Every backend's module answers alike (:mod:`fpexplore.backends.job`): ``status()``,
+``steps(job, name)`` (the labels of its steps), ``results(job, step)`` (the
+:class:`~fpexplore.backends.job.Result` records of one step) and ``UNAVAILABLE`` (the message
+where it cannot run here). :func:`steps` lists a comparison's steps in the table's order and
+:func:`run_step` runs one.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
 
-__all__ = ["backends", "has_gpu", "on_gpu", "status"]
+from ..libspec import backend_libraries
+from .job import Job, Result
 
-NAMES = ("numpy", "emulated", "cupy", "replay", "torch", "jax", "polars")
+__all__ = ["backends", "has_gpu", "on_gpu", "run_step", "status", "steps"]
+
+#: backend name -> its module in this folder, in the table's order (the libraries with a
+#: backend row after the GPU ones, as fpexplore.libspec lists them)
+MODULES = {
+    "numpy": "numpy",
+    "emulated": "emulated",
+    "cupy": "cupy",
+    "replay": "replay",
+    **dict.fromkeys(backend_libraries(), "libraries"),
+}
+NAMES = tuple(MODULES)  # numpy, emulated, cupy, replay, torch, jax, polars
+
+
+def _module(name: str) -> types.ModuleType:
+    if not isinstance(name, str) or name not in MODULES:
+        raise ValueError(f"unknown backend {name!r}; valid backends: {', '.join(NAMES)}")
+    return importlib.import_module(f"{__name__}.{MODULES[name]}")
 
 
 def status(name: str) -> tuple[bool, str]:
     """(available, reason or description) for one backend."""
-    if name == "numpy":
-        import numpy as np
+    module = _module(name)
+    return module.status(name) if MODULES[name] == "libraries" else module.status()
 
-        return True, f"NumPy {np.__version__} on this CPU"
-    if name == "emulated":
-        return True, "fpexplore's bit-exact emulation on this CPU"
-    if name == "cupy":
-        from . import cupy as _cupy
 
-        return _cupy.status()
-    if name == "replay":
-        from . import replay as _replay
+def steps(job: Job, names) -> list[tuple[str, str]]:
+    """``(backend, step)`` pairs of the backends in ``names``, in the table's order (NumPy's
+    call, each emulated variant, cupy, replay, torch, jax, polars, whatever the order of
+    ``names``); ``step`` is the label progress shows."""
+    return [(b, step) for b in NAMES if b in names for step in _module(b).steps(job, b)]
 
-        return _replay.status()
-    if name in ("torch", "jax", "polars"):
-        from . import libraries
 
-        return libraries.status(name)
-    raise ValueError(f"unknown backend {name!r}; valid backends: {', '.join(NAMES)}")
+def run_step(job: Job, name: str, step: str) -> list[Result]:
+    """The results of one step of backend ``name``; none, with the backend's message in
+    ``job.messages``, where it is unavailable here (:func:`status`)."""
+    module = _module(name)
+    ok, why = status(name)
+    if not ok:
+        job.messages.append(module.UNAVAILABLE.format(name=name, why=why))
+        return []
+    return module.results(job, step)
 
 
 def backends() -> dict[str, str]:

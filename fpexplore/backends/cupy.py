@@ -27,6 +27,10 @@ import numpy as np
 
 from .. import checks
 from ..ops.registry import OPS
+from ..timing import timed
+from .job import Job, Result
+
+UNAVAILABLE = "{name} backend unavailable: {why}; showing the emulated GPU orders instead"
 
 _STATUS: tuple[bool, str] | None = None
 
@@ -93,20 +97,9 @@ _TYPES = {  # C type, PTX type suffix, inline-asm register constraint
 # tests/test_cuda_source.py compiles this source with NVRTC and CuPy's options and checks.
 
 
-def kernel_source(fmt: str) -> str:
-    """CUDA C of the order kernels for float32 or float64 (every operation inline PTX).
-
-    term(i) is x[i], or the product x[i]*y[i] rounded (``y`` not null); fused steps are
-    ``fma(x[i], y[i], acc)``. Arithmetic: ``add.rn``/``sub.rn``/``mul.rn``/``fma.rn``/``neg``
-    without ``.ftz``; the one exception is ``atomicAdd``, which on float32 in global memory
-    always flushes subnormals (the emulated ``combine="atomic"`` does the same).
-    """
-    if fmt not in _TYPES:
-        raise ValueError(
-            f"the order kernels exist for float32 and float64, not {checks.shown(fmt)}"
-        )
-    T, P, C = _TYPES[fmt]
-    return f"""
+# The kernels' CUDA C: {T} the C type, {P} the PTX type suffix, {C} the inline-asm register
+# constraint (doubled braces are C's own)
+_KERNELS_CU = """
 #define T {T}
 // BEGIN arithmetic (tests/cuda_on_cpu.py swaps this section for host arithmetic)
 __device__ __forceinline__ T add_rn(T a, T b) {{
@@ -208,6 +201,22 @@ extern "C" __global__ void k_kahan(const T* x, const T* y, long long n, int fuse
     out[0] = s;
 }}
 """
+
+
+def kernel_source(fmt: str) -> str:
+    """CUDA C of the order kernels for float32 or float64 (every operation inline PTX).
+
+    term(i) is x[i], or the product x[i]*y[i] rounded (``y`` not null); fused steps are
+    ``fma(x[i], y[i], acc)``. Arithmetic: ``add.rn``/``sub.rn``/``mul.rn``/``fma.rn``/``neg``
+    without ``.ftz``; the one exception is ``atomicAdd``, which on float32 in global memory
+    always flushes subnormals (the emulated ``combine="atomic"`` does the same).
+    """
+    if fmt not in _TYPES:
+        raise ValueError(
+            f"the order kernels exist for float32 and float64, not {checks.shown(fmt)}"
+        )
+    T, P, C = _TYPES[fmt]
+    return _KERNELS_CU.format(T=T, P=P, C=C)
 
 
 _MODULES: dict = {}
@@ -327,3 +336,20 @@ def library(op: str, *args, tf32: bool = False, **kwargs):
             raise ValueError(f"tf32 applies to matmul (cuBLAS), not {op}")
         kwargs["tf32"] = True
     return cp.asnumpy(spec.cupy(cp, *dev, **kwargs))
+
+
+# ----------------------------------------------------------------------------- compare's row
+
+
+def steps(job: Job, name: str = "cupy") -> list[str]:
+    return [name]
+
+
+def results(job: Job, step: str) -> list[Result]:
+    """CuPy's own function for the op on the real GPU (compare's ``cupy`` row)."""
+    if job.op_spec.gpu_args is None:
+        job.messages.append(f"cupy backend: compare() shows no CuPy row for {job.op}")
+        return []
+    args = job.op_spec.gpu_args(job.inputs, job.params)
+    out, elapsed, first_use = timed(lambda: library(job.op, *args))
+    return [Result(job.op_spec.gpu_label, "cupy", out, elapsed, first_use)]

@@ -25,37 +25,30 @@ import importlib.util
 import numpy as np
 
 from .. import checks
+from ..libspec import LIBRARIES, backend_libraries
 from ..machine import run_here
+from ..timing import timed
+from .job import Job, Result
 
-__all__ = ["CALLS", "NAMES", "call_name", "run", "status"]
+__all__ = ["CALLS", "NAMES", "UNAVAILABLE", "call_name", "results", "run", "status", "steps"]
 
-NAMES = ("torch", "jax", "polars")  # each also the name of the package to import
-CALLS = {
-    ("torch", "sum"): "torch.sum",
-    ("torch", "dot"): "torch.dot",
-    ("torch", "matmul"): "torch.matmul",
-    ("jax", "sum"): "jnp.sum",
-    ("jax", "dot"): "jnp.dot",
-    ("polars", "sum"): "polars.sum",
-}
-# formats each library computes in (jax: float64 only with x64 mode, which run() turns on)
-_FORMATS = {
-    "torch": ("float16", "bfloat16", "float32", "float64"),
-    "jax": ("float16", "bfloat16", "float32", "float64"),
-    "polars": ("float32", "float64"),
-}
+NAMES = backend_libraries()  # torch, jax, polars: the libraries with a LibrarySpec.ops table
+#: (library, op) -> the call compare's row makes (each LibrarySpec's ``ops``)
+CALLS = {(name, op): call for name in NAMES for op, call in LIBRARIES[name].ops.items()}
+UNAVAILABLE = "{name} backend unavailable: {why}"
 
 
 def status(name: str) -> tuple[bool, str]:
     """(available, version or why not) for one library backend; imports nothing."""
     if name not in NAMES:
         raise ValueError(f"unknown library backend {checks.shown(name)}; valid: {', '.join(NAMES)}")
-    if importlib.util.find_spec(name) is None:
-        return False, f"{name} is not installed (pip install {name})"
+    package = LIBRARIES[name].package
+    if importlib.util.find_spec(package) is None:
+        return False, f"{name} is not installed (pip install {package})"
     from importlib import metadata
 
     try:
-        version = metadata.version(name)
+        version = metadata.version(package)
     except metadata.PackageNotFoundError:  # pragma: no cover - importable without metadata
         version = "unknown version"
     return True, f"{name} {version} on this CPU"
@@ -69,13 +62,44 @@ def call_name(name: str, op: str) -> str | None:
 def run(name: str, op: str, arrays, fmt: str, threads: int | None = None):
     """(result in ``fmt``, details: library, version, threads) of the library's own function
     for ``op`` on ``arrays``. ValueError where the library has no such function or format;
-    ModuleNotFoundError (naming the package) where it is not installed."""
+    ModuleNotFoundError (naming the package) where it is not installed. ``threads`` reaches
+    the libraries whose LibrarySpec says it does (torch)."""
     call = call_name(name, op)
     if call is None:
         have = ", ".join(o for (n, o) in CALLS if n == name)
         raise ValueError(f"{name} backend: no function for {op} here (it has {have})")
-    if fmt not in _FORMATS[name]:
+    if fmt not in LIBRARIES[name].formats:
         raise ValueError(f"{name} backend: {op} of {fmt} is not computed by {name}")
     arrays = [np.ascontiguousarray(a) for a in arrays]
-    out, lib = run_here(call, arrays, threads=threads if name == "torch" else None)
+    out, lib = run_here(call, arrays, threads=threads if LIBRARIES[name].threads else None)
     return np.asarray(out).astype(arrays[0].dtype, copy=False)[()], lib
+
+
+def steps(job: Job, name: str) -> list[str]:
+    return [name]
+
+
+def results(job: Job, step: str) -> list[Result]:
+    """The library ``step`` (torch, jax or polars) on the job's inputs: its own function for
+    the op, or a message saying why not."""
+    name = step
+    call = call_name(name, job.op)
+    if call is None:
+        job.messages.append(f"{name} backend: {job.op} has no {name} function here")
+        return []
+    from ..ops.reductions import ARRAYS
+
+    arrays = [job.inputs[k] for k in ARRAYS[job.op]]
+    if job.threads is not None and not LIBRARIES[name].threads:
+        job.messages.append(
+            f"{name}: threads={job.threads} is not applied (its thread pool is fixed when "
+            "it loads: POLARS_MAX_THREADS, XLA_FLAGS)"
+        )
+    try:
+        (out, lib), elapsed, first_use = timed(
+            lambda: run(name, job.op, arrays, job.format, threads=job.threads)
+        )
+    except ValueError as e:
+        job.messages.append(str(e))
+        return []
+    return [Result(call, name, out, elapsed, first_use, lib)]

@@ -20,8 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .job import USER_DATA, Job, Result
+
 DATA = Path(__file__).resolve().parents[1] / "data"  # the recordings fpexplore ships
 FORMAT = "fpexplore-gpu-recording-v1"
+UNAVAILABLE = "{name} backend unavailable: {why}; showing the emulated GPU orders instead"
 
 
 def user_folder() -> Path:
@@ -98,3 +101,27 @@ def lookup(op: str, fmt: str, n: int, distribution: str, seed: int, folder=None)
             ):
                 out.append((e["variant"], doc["device"], decode(e)))
     return out
+
+
+def steps(job: Job, name: str = "replay") -> list[str]:
+    return [name]
+
+
+def results(job: Job, step: str) -> list[Result]:
+    """The GPU recordings of these generated inputs (compare's ``replay`` rows; block
+    partials and repeated runs are not rows)."""
+    if job.distribution == USER_DATA:
+        job.messages.append("replay: recordings are of generated data, not of your inputs")
+        return []
+    shape = np.shape(job.op_spec.reference_for(job.inputs, None, job.params, job.cache))
+    found = [
+        Result(f"{label} [{device.get('device', 'GPU')}]", "replay", out, 0.0)
+        for label, device, out in lookup(job.op, job.format, job.n, job.distribution, job.seed)
+        if np.shape(out) == shape
+    ]
+    if not found:
+        job.messages.append(
+            f"replay: no GPU recording of {job.op} {job.format} n={job.n} "
+            f"{job.distribution} seed={job.seed}"
+        )
+    return found

@@ -1,0 +1,59 @@
+"""The ``numpy`` backend: NumPy's own call for the op (the op spec's ``numpy``), dot and
+matmul on NumPy's BLAS pool limited to compare's ``threads`` (through threadpoolctl)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..timing import timed
+from .job import Job, Result
+
+__all__ = ["BLAS_OPS", "UNAVAILABLE", "results", "status", "steps"]
+
+BLAS_OPS = ("dot", "matmul")  # the ops whose NumPy call runs NumPy's BLAS
+UNAVAILABLE = "{name} backend unavailable: {why}"  # (never: NumPy is always here)
+
+
+def status() -> tuple[bool, str]:
+    return True, f"NumPy {np.__version__} on this CPU"
+
+
+def steps(job: Job, name: str = "numpy") -> list[str]:
+    """NumPy's call for the op, where the op has one."""
+    return [] if job.op_spec.numpy is None else [job.op_spec.numpy_label]
+
+
+def results(job: Job, step: str) -> list[Result]:
+    """NumPy's own call; dot and matmul on NumPy's BLAS pool, limited to ``threads``."""
+    uses_blas = job.op in BLAS_OPS
+    with _BlasThreads(job.threads if uses_blas else None, job.messages) as pool:
+        out, elapsed, first_use = timed(lambda: job.op_spec.numpy(job.inputs, job.params))
+    library = {"name": "numpy", "version": np.__version__}
+    if uses_blas:  # (np.sum and the ufuncs run on one thread, whatever the BLAS pool)
+        library["threads"] = job.blas_threads if pool.limits is None else job.threads
+    return [Result(step, "numpy", out, elapsed, first_use, library)]
+
+
+class _BlasThreads:
+    """NumPy's BLAS pool limited to ``threads`` for a block (threadpoolctl); None: as is.
+    Without threadpoolctl it says so in ``messages`` and leaves the pool as it is."""
+
+    def __init__(self, threads, messages):
+        self.threads, self.messages, self.limits = threads, messages, None
+
+    def __enter__(self):
+        if self.threads is not None:
+            try:
+                from threadpoolctl import threadpool_limits
+            except ImportError:
+                self.messages.append(
+                    f"threads={self.threads} for NumPy's BLAS needs threadpoolctl "
+                    "(pip install threadpoolctl): NumPy ran with its own threads"
+                )
+                return self
+            self.limits = threadpool_limits(limits=self.threads, user_api="blas")
+        return self
+
+    def __exit__(self, *exc):
+        if self.limits is not None:
+            self.limits.restore_original_limits()
