@@ -155,14 +155,14 @@ def test_fuzz_every_op_format_variant():
 def test_image_fallback_without_ipympl(monkeypatch):
     import ipywidgets as W
 
-    from fpexplore import widgets
+    from fpexplore.app import controls
 
     def no_ipympl():
         from matplotlib.figure import Figure
 
         return Figure(), W.Image(format="png")
 
-    monkeypatch.setattr(widgets, "_canvas", no_ipympl)
+    monkeypatch.setattr(controls, "canvas", no_ipympl)
     app = fpx.explorer(n=100)
     assert app.canvas.value[:8] == b"\x89PNG\r\n\x1a\n"
     before = bytes(app.canvas.value)
