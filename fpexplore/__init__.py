@@ -12,7 +12,8 @@ them.
                    pure transitions), yourdata (your arrays, uploads, observed results),
                    render (verdict, table, figure, code), controls (the widgets, their layout,
                    set from a state), running (compare in a thread: progress, cancel),
-                   explorer (one change handler); ipywidgets loads when asked for
+                   showing (results on screen, exports), widget (the Explorer: one change
+                   handler); ipywidgets loads when asked for
 - ``lessons``      the lessons' widgets: fpx.exercise(id, seed) (question, answer box, check,
                    hint, explanation and figure), step_sum (a sum to watch, step by step),
                    bit_inspector (bits to click); ipywidgets and matplotlib load with it

@@ -6,9 +6,17 @@
 - ``render``    verdict, table, figure, code and messages drawn from a comparison and a state
 - ``controls``  the widgets, their layout, and ``show_state`` (controls set from a state)
 - ``running``   compare() in a thread with progress and cancel (in a kernel), else at once
-- ``explorer``  :class:`Explorer`: one change handler (transition, show, recompute or redraw)
+- ``showing``   a finished comparison on the widgets; the exports and the detective
+- ``widget``    :class:`Explorer`: one change handler (transition, show, recompute or redraw)
 """
 
-from .explorer import Explorer, explorer
-
 __all__ = ["Explorer", "explorer"]
+
+
+def __getattr__(name):
+    """Explorer and explorer load ipywidgets with them; state, yourdata and render do not."""
+    if name in __all__:
+        from .widget import Explorer, explorer
+
+        return {"Explorer": Explorer, "explorer": explorer}[name]
+    raise AttributeError(f"module 'fpexplore.app' has no attribute {name!r}")

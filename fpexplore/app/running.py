@@ -30,7 +30,7 @@ def running_loop():
 
 class Running:
     """The explorer's computation: ``update()`` (recompute and redraw), progress, cancel.
-    Mixed into :class:`~.explorer.Explorer`, whose widgets and state it uses."""
+    Mixed into :class:`~.widget.Explorer`, whose widgets and state it uses."""
 
     def _start_running(self) -> None:
         self._generation = 0

@@ -1,6 +1,6 @@
 """What a finished comparison puts on the explorer's widgets: A and B among its results, the
 figure of the view, the verdict, the table, the reproducing code; and the buttons that read it
-(exports, the order detective). Mixed into :class:`~.explorer.Explorer`; what is drawn comes
+(exports, the order detective). Mixed into :class:`~.widget.Explorer`; what is drawn comes
 from :mod:`.render`."""
 
 from __future__ import annotations

@@ -211,7 +211,7 @@ def initial(
         backends=tuple(backends),
         op_params=tuple(op_params),
     )
-    return with_variants(state, variants)
+    return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
 
 
 def set_control(state: State, **values) -> State:
