@@ -16,7 +16,7 @@ import ipywidgets as W
 from .. import checks
 from ..experiment import compare
 from . import render
-from .controls import builder_fits, make_controls, show_state
+from .controls import arrange, builder_fits, make_controls, show_state
 from .running import Running
 from .showing import Showing
 from .state import (
@@ -82,9 +82,16 @@ class Explorer(Running, Showing, W.VBox):
         if backends is None:  # the real GPU side by side wherever there is one
             backends = ("numpy", "emulated", "cupy") if has_gpu() else ("numpy", "emulated")
         state = initial(
-            op, format, n, variants, distribution, seed, backends, installed,
-            tuple(op_params.items()),
-        )  # fmt: skip
+            op,
+            format,
+            n,
+            variants,
+            distribution,
+            seed,
+            backends,
+            installed=installed,
+            op_params=tuple(op_params.items()),
+        )
         if "inputs" in op_params:  # compare's own data argument: not an op parameter here
             raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
         if namespace is not None and not isinstance(namespace, dict):
@@ -92,8 +99,8 @@ class Explorer(Running, Showing, W.VBox):
                 f"namespace must be a dict of names to arrays, got {type(namespace).__name__}"
             )
         if op_params:  # refused now, as compare() would refuse them, not later in the app
-            compare(op, format=format, n=min(SIZES), variants=variants, backends=("emulated",),
-                    **op_params)  # fmt: skip
+            probe = dict(format=format, n=min(SIZES), variants=variants, backends=("emulated",))
+            compare(op, **probe, **op_params)
         self._namespace = namespace  # None: IPython's user namespace, read when listed
         self._uploaded: dict = {}  # name -> (array, the code that loads it)
         self.op_params = dict(op_params)
@@ -103,18 +110,13 @@ class Explorer(Running, Showing, W.VBox):
         for name, widget in vars(self._c).items():
             if name != "input_picks":
                 setattr(self, name, widget)
-        super().__init__(self._arranged())
+        super().__init__(arrange(self._c))
         self.add_class("fpx-explorer")
         self._busy, self._log = False, ""
         self._start_running()
         self._wire()
         self._show(self.state)
         self._first_update()
-
-    def _arranged(self) -> list:
-        from .controls import arrange
-
-        return arrange(self._c)
 
     @property
     def input_picks(self) -> dict:
@@ -230,9 +232,11 @@ class Explorer(Running, Showing, W.VBox):
     def add_variant(self, spec: str) -> None:
         """Add a variant spec to the list and select it (an invalid one: the error shows);
         the builder's FMA box is clear again (the next spec starts plain)."""
+        before = self.state
         self._change(lambda s: add_variant(s, spec))
-        with self._quiet():
-            self.b_fma.value = False
+        if self.state is not before:
+            with self._quiet():
+                self.b_fma.value = False
 
     def remove_variants(self, specs) -> None:
         """Take these variants out of the selection (built specs leave the list too)."""
