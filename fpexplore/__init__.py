@@ -6,7 +6,14 @@ list against the code). ``import fpexplore`` loads NumPy and ml_dtypes, nothing 
 loads on the first call of an order; pandas, matplotlib and ipywidgets when a function needs
 them.
 
-- ``widgets``      the ipywidgets explorer app, fpx.explorer() (ipywidgets loads when asked for)
+- ``widgets``      fpx.explorer() and the explorer's names, where they always were (app/'s)
+- ``app/``         the ipywidgets explorer app, state, view and render apart: state (a frozen
+                   State: compare's arguments, the data source, the view and the A/B picks;
+                   pure transitions), yourdata (your arrays, uploads, observed results),
+                   render (verdict, table, figure, code), controls (the widgets, their layout,
+                   set from a state), running (compare in a thread: progress, cancel),
+                   showing (results on screen, exports), widget (the Explorer: one change
+                   handler); ipywidgets loads when asked for
 - ``lessons``      the lessons' widgets: fpx.exercise(id, seed) (question, answer box, check,
                    hint, explanation and figure), step_sum (a sum to watch, step by step),
                    bit_inspector (bits to click); ipywidgets and matplotlib load with it

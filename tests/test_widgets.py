@@ -155,14 +155,14 @@ def test_fuzz_every_op_format_variant():
 def test_image_fallback_without_ipympl(monkeypatch):
     import ipywidgets as W
 
-    from fpexplore import widgets
+    from fpexplore.app import controls
 
     def no_ipympl():
         from matplotlib.figure import Figure
 
         return Figure(), W.Image(format="png")
 
-    monkeypatch.setattr(widgets, "_canvas", no_ipympl)
+    monkeypatch.setattr(controls, "canvas", no_ipympl)
     app = fpx.explorer(n=100)
     assert app.canvas.value[:8] == b"\x89PNG\r\n\x1a\n"
     before = bytes(app.canvas.value)
@@ -701,3 +701,48 @@ def test_an_uploaded_file_is_your_data():
 def test_the_explorer_checks_its_namespace():
     with pytest.raises(TypeError, match="namespace must be a dict"):
         fpx.explorer(namespace=[1, 2])
+
+
+def test_observed_results_are_in_the_csv_and_in_a_and_b():
+    """Your own results (observed, shown as rows next to the emulations) are rows of the CSV
+    export too, and A and B offer them: A vs B of an observed result and an emulated one is
+    fpx.diff of the two."""
+    import base64
+    import io
+
+    import ipywidgets as W
+    import pandas as pd
+
+    rng = np.random.default_rng(11)
+    xs = rng.random(3000, dtype=np.float32)
+    gpu = np.float32(np.sum(xs.astype(np.float64)))
+    app = fpx.explorer(namespace={"xs": xs, "gpu": gpu}, variants=["sequential", "pairwise"])
+    find(app, W.Dropdown, description="data from").value = "arrays"
+    find(app, W.Dropdown, description="input x").value = "xs"
+    find(app, W.SelectMultiple, description="observed").value = ("gpu",)
+    assert app.message.value == ""
+    find(app, W.Button, description="Export CSV").click()
+    link = app.export_out.value
+    csv = base64.b64decode(link.split("base64,")[1].split('"')[0]).decode()
+    table = pd.read_csv(io.StringIO(csv))
+    assert len(table) == len(app.comparison.table) + 1
+    row = table.iloc[-1]
+    assert (row["variant"], row["backend"], row["format"]) == ("gpu", "observed", "float32")
+    assert row["ulp_error"] == 0 and row["value_hex"] == fpx.hex_string(gpu)
+    assert list(table.columns) == list(app.comparison.table.columns)
+    # A and B offer the observed result, by its key
+    find(app, W.ToggleButtons, description="view").value = "A vs B"
+    a, b = find(app, W.Dropdown, description="A"), find(app, W.Dropdown, description="B")
+    assert ("gpu (observed)", ("gpu", "observed")) in a.options
+    a.value = ("gpu", "observed")
+    b.value = ("sequential", "emulated")
+    seq = app.comparison.results[("sequential", "emulated")]
+    want = fpx.diff(gpu, seq)
+    shown = _html_table(app.view_out.value)
+    assert int(shown.loc[0, "ulps"]) == int(want.table.loc[0, "ulps"]) != 0
+    assert "fpx.diff(gpu, cmp.results[('sequential', 'emulated')]).plot()" in app.snippet.value
+    app.view.value = "bits"  # the bits of the observed result next to the exact one
+    assert "A is 0 ulps of float32 from the exact value" in app.view_out.value
+    # without observed results, the CSV is the comparison's table
+    find(app, W.SelectMultiple, description="observed").value = ()
+    assert len(app.export("CSV").decode().splitlines()) == 1 + len(app.comparison.table)

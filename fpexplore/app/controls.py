@@ -1,0 +1,351 @@
+"""The explorer's widgets: made once, arranged for a projector (controls in one column beside
+the figure), and set from a :class:`~.state.State` (``show_state``). No handler lives here."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import ipywidgets as W
+
+from .. import checks
+from ..data import DISTRIBUTIONS
+from ..formats import FORMATS
+from ..ops.registry import ops as op_names
+from ..orders.registry import BLOCKS
+from ..orders.tensor_core import ARCHS, verified
+from .render import label
+from .state import (
+    BACKEND_CHOICES,
+    PRESETS,
+    SOURCES,
+    TENSOR_CORE,
+    VIEWS,
+    State,
+    builder_names,
+    input_names,
+    sizes,
+    variant_options,
+)
+from .yourdata import UPLOADS, describe
+
+EXPORTS = ("CSV", "PNG", "SVG")
+FIGSIZE = (5.4, 3.2)  # inches at 100 dpi: beside the controls' column at 1280 px
+SIDE = "285px"  # the controls' column
+ROUNDINGS = ("tf32", "bfloat16", "float8_e4m3", "float8_e5m2")
+# the app's own style (an HTML widget): full button labels, a table that scrolls in its box,
+# large type for a projector
+STYLE = """<style>
+.fpx-explorer .widget-button, .fpx-explorer .widget-toggle-button {
+  flex: 0 0 auto; width: auto; overflow: visible; }
+.fpx-explorer .fpx-side .widget-dropdown, .fpx-explorer .fpx-side .widget-select-multiple,
+.fpx-explorer .fpx-side .widget-inline-hbox { width: 100%; }
+.fpx-explorer .fpx-tablebox { max-height: 220px; overflow: auto; }
+.fpx-explorer table.fpx-table td, .fpx-explorer table.fpx-table th {
+  padding: 1px 6px; white-space: nowrap; }
+.fpx-explorer .fpx-verdict { font-size: 110%; margin: 2px 0; }
+.fpx-explorer.fpx-large table.fpx-table, .fpx-explorer.fpx-large table.fpx-diff {
+  font-size: 150%; }
+.fpx-explorer.fpx-large .fpx-verdict { font-size: 160%; }
+</style>"""
+
+
+def canvas():
+    """(figure, widget): an ipympl canvas if available, else an Agg figure + Image widget."""
+    from .._optional import require
+
+    Figure = require("matplotlib.figure", "fpx.explorer").Figure
+
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    try:
+        from ipympl.backend_nbagg import Canvas, FigureManager
+
+        c = Canvas(fig)
+        FigureManager(c, 0)
+        c.header_visible = False
+        c.toolbar_visible = "fade-in-fade-out"
+        return fig, c
+    except Exception:  # pragma: no cover - ipympl is part of the jupyter extra
+        return fig, W.Image(format="png")
+
+
+def set_choices(widget, options, value) -> None:
+    """New options and a value for a selection widget, sent to the browser in one message.
+
+    Set one after the other, the browser got the new option labels while the old selection
+    index was still set; a SelectMultiple whose index pointed past the new, shorter list
+    logged "Error setting state: Cannot set properties of undefined (setting 'selected')".
+    Nothing is sent where both are as they are.
+    """
+    if tuple(widget.options) == tuple(options) and widget.value == value:
+        return
+    with widget.hold_sync():
+        widget.options = options
+        widget.value = value
+
+
+def compare_controls(state: State, installed: tuple) -> dict:
+    """One control per :func:`fpexplore.compare` argument."""
+    return dict(
+        op=W.Dropdown(options=list(op_names()), value=state.op, description="op"),
+        format=W.Dropdown(options=list(FORMATS), value=state.format, description="format"),
+        n=W.SelectionSlider(  # a size between the slider's steps joins them
+            options=sizes(state), value=state.n, description="n", continuous_update=False
+        ),
+        variants=W.SelectMultiple(description="variants", rows=8),
+        distribution=W.Dropdown(
+            options=list(DISTRIBUTIONS), value=state.distribution, description="data"
+        ),
+        seed=W.BoundedIntText(value=state.seed, min=0, max=checks.MAX_SEED, description="seed"),
+        backends=W.SelectMultiple(
+            options=BACKEND_CHOICES + installed,  # torch, jax, polars where installed
+            value=state.backends,
+            description="backend",
+            rows=4,
+        ),
+        threads=W.Dropdown(  # compare(threads=): the real CPU libraries' threads
+            options=[("default", 0), ("1", 1), ("2", 2), ("4", 4), ("8", 8)],
+            value=0,
+            description="threads",
+        ),
+    )
+
+
+def data_controls() -> dict:
+    """The data source: generated (n, distribution, seed) or your arrays by variable name
+    (the notebook's, or an uploaded file's), with observed results shown next to the rows."""
+    c = dict(
+        source=W.Dropdown(options=SOURCES, value="generated", description="data from"),
+        inputs_box=W.VBox(),
+        observed=W.SelectMultiple(
+            description="observed",
+            rows=3,
+            tooltip="results you computed elsewhere (a GPU's): rows next to the emulations",
+        ),
+        upload=W.FileUpload(
+            accept=UPLOADS, multiple=True, description="upload", layout=W.Layout(width="auto")
+        ),
+        refresh=W.Button(
+            description="refresh names",
+            tooltip="list the notebook's arrays again",
+            layout=W.Layout(width="auto"),
+        ),
+        data_note=W.HTML(),
+    )
+    row = W.HBox([c["refresh"], c["upload"]], layout=W.Layout(flex_flow="row wrap"))
+    c["arrays_box"] = W.VBox(
+        [c["inputs_box"], c["observed"], row, c["data_note"]], layout=W.Layout(display="none")
+    )
+    return c
+
+
+def builder_controls() -> dict:
+    """The variant builder: each control is one part of a variant spec (fpx.parse_spec), the
+    presets one click each."""
+    small = W.Layout(width="auto")
+    return dict(
+        b_name=W.Dropdown(description="build"),
+        b_fma=W.Checkbox(value=False, description="FMA", indent=False, layout=small),
+        b_acc=W.Dropdown(
+            options=[("accumulator: data's", "")] + [(f"@{f}", f) for f in FORMATS],
+            layout=small,
+        ),
+        b_block=W.Dropdown(
+            options=[("block: default", 0)] + [(f"block={b}", b) for b in BLOCKS], layout=small
+        ),
+        b_rounding=W.Dropdown(
+            options=[("inputs: as they are", "")] + [(f"+{r}", r) for r in ROUNDINGS],
+            layout=small,
+        ),
+        # the tensor cores' architecture (the order tensor-core, "GPU tensor cores")
+        b_arch=W.Dropdown(
+            options=[(f"arch={a}", a) for a in ARCHS], value="h100", description="arch"
+        ),
+        b_add=W.Button(description="add", button_style="info", layout=small),
+        b_remove=W.Button(description="remove selected", layout=small),
+        presets={
+            name: W.Button(description=name, layout=small, tooltip=", ".join(p.variants))
+            for name, p in PRESETS.items()
+        },
+    )
+
+
+def view_controls() -> dict:
+    """What the figure shows (errors against the exact answer, two results against each
+    other, error against n over seeds, the bits of one result next to the exact one), and
+    everything the app writes: verdict, table, code, messages, exports, the detective."""
+    picks = W.Layout(width="270px")
+    table = W.HTML(layout=W.Layout(width="100%"))
+    table.add_class("fpx-tablebox")
+    return dict(
+        view=W.ToggleButtons(
+            options=VIEWS, value="errors", description="view", style={"button_width": "auto"}
+        ),
+        pick_a=W.Dropdown(description="A", layout=picks),
+        pick_b=W.Dropdown(description="B", layout=picks),
+        sweep_unit=W.ToggleButtons(  # the sweep's y axis
+            options=[("ulps", "ulps"), ("absolute error", "abs")],
+            value="ulps",
+            description="error in",
+            style={"button_width": "auto"},
+            layout=W.Layout(display="none"),
+        ),
+        view_out=W.HTML(),
+        explained=W.HTML(),  # fpx.explain's verdict on the observed results
+        message=W.HTML(),
+        # work over a second: "computing pairwise (3 of 5)…" and a cancel button
+        progress=W.HTML(),
+        cancel=W.Button(
+            description="cancel",
+            tooltip="stop this computation; the last finished view stays",
+            layout=W.Layout(width="auto", display="none"),
+        ),
+        banner=W.HTML(),
+        verdict=W.HTML(),  # one line: the answer, computed from the comparison
+        table=table,
+        large=W.ToggleButton(
+            value=False, description="large type", tooltip="bigger table and verdict (teaching)"
+        ),
+        snippet=W.Textarea(layout=W.Layout(width="100%"), description="reproduce this"),
+        detect=W.Button(
+            description="Which order did NumPy use?",
+            layout=W.Layout(width="auto"),
+            tooltip="run the order detective on NumPy's result",
+        ),
+        detect_out=W.HTML(),
+        exports={
+            kind: W.Button(
+                description=f"Export {kind}",
+                layout=W.Layout(width="auto"),
+                tooltip=f"the current {'table' if kind == 'CSV' else 'figure'} as {kind}",
+            )
+            for kind in EXPORTS
+        },
+        export_out=W.HTML(),
+        copy=W.HTML(),
+    )
+
+
+def arrange(c) -> list:
+    """The app's children: every control in one column beside the figure (projector first),
+    then the exports, the detective and the code."""
+    wrap = W.Layout(flex_flow="row wrap", width="100%")
+    side = W.VBox(
+        [
+            *(c.op, c.source, c.arrays_box, c.format, c.n, c.distribution, c.seed),
+            *(c.backends, c.threads, c.variants, c.b_name, c.b_arch),
+            W.HBox([c.b_block, c.b_fma], layout=wrap),
+            W.HBox([c.b_rounding, c.b_acc], layout=wrap),
+            W.HBox([c.b_add, c.b_remove], layout=wrap),
+            W.HTML("<b>presets</b>"),
+            W.HBox(list(c.presets.values()), layout=wrap),
+        ],
+        layout=W.Layout(width=SIDE, min_width=SIDE),
+    )
+    side.add_class("fpx-side")
+    main = W.VBox(
+        [
+            W.HBox([c.view, c.large], layout=wrap),
+            W.HBox([c.pick_a, c.pick_b, c.sweep_unit], layout=wrap),
+            *(c.verdict, c.explained, c.message),
+            W.HBox([c.progress, c.cancel]),
+            *(c.banner, c.canvas, c.view_out, c.table),
+        ],
+        layout=W.Layout(flex="1 1 auto", min_width="0"),
+    )
+    return [
+        W.HTML(STYLE),
+        W.HBox([side, main]),
+        W.HBox([*c.exports.values(), c.export_out], layout=wrap),
+        W.VBox([c.detect, c.detect_out]),
+        c.snippet,
+        c.copy,
+    ]
+
+
+def make_controls(state: State, installed: tuple) -> SimpleNamespace:
+    """Every widget of the app by name, the figure and its canvas among them."""
+    c = SimpleNamespace(
+        **compare_controls(state, installed),
+        **data_controls(),
+        **builder_controls(),
+        **view_controls(),
+        input_picks={},  # the op's input name -> its Dropdown ("input x")
+    )
+    c.figure, c.canvas = canvas()
+    return c
+
+
+def show_state(c, state: State, arrays: dict, *, on_input) -> None:
+    """Set every control from ``state`` (``arrays``: the arrays offered by name; ``on_input``:
+    the handler of a new input dropdown, which ``show_state`` makes when the op changes)."""
+    show_compare_controls(c, state)
+    show_data_controls(c, state, arrays, on_input)
+    names = builder_names(state.op, state.format)
+    keep = c.b_name.value if c.b_name.value in [v for _, v in names] else names[0][1]
+    set_choices(c.b_name, names, keep)
+    builder_fits(c, state.format)
+    c.view.value, c.sweep_unit.value = state.view, state.sweep_unit
+    # A and B: only where the view uses them
+    show = "flex" if state.view in ("A vs B", "bits") else "none"
+    c.pick_a.layout.display = show
+    c.pick_b.layout.display = show if state.view == "A vs B" else "none"
+    c.sweep_unit.layout.display = "flex" if state.view == "sweep" else "none"
+
+
+def show_compare_controls(c, state: State) -> None:
+    c.op.value, c.format.value = state.op, state.format
+    if list(c.n.options) != sizes(state):
+        set_choices(c.n, sizes(state), state.n)
+    c.n.value = state.n
+    opts = variant_options(state)
+    if list(c.variants.options) != opts or c.variants.value != state.variants:
+        set_choices(c.variants, opts, state.variants)
+    c.distribution.value, c.seed.value = state.distribution, state.seed
+    c.backends.value, c.threads.value = state.backends, state.threads
+
+
+def show_data_controls(c, state: State, arrays: dict, on_input) -> None:
+    """The data source's controls: one dropdown per input of the op (sum: "input x"; dot: a,
+    b; matmul: A, B), the arrays offered by name with their format and shape."""
+    if list(c.input_picks) != [k for k, _ in input_names(state.op)]:
+        for w in c.input_picks.values():
+            w.close()
+        c.input_picks = {k: W.Dropdown(description=f"input {k}") for k, _ in state.inputs}
+        for k, w in c.input_picks.items():
+            w.observe(lambda change, k=k: on_input(k, change["new"]), names="value")
+        c.inputs_box.children = list(c.input_picks.values())
+    opts = [(f"{k}: {describe(v)}", k) for k, v in arrays.items()]
+    for k, var in state.inputs:
+        set_choices(c.input_picks[k], [("choose an array", ""), *opts], var)
+    set_choices(c.observed, opts, state.observed)
+    c.data_note.value = (
+        ""
+        if arrays
+        else "<small>no arrays yet: define one in the notebook (then refresh names) or "
+        "upload a .npy, .npz or .csv file</small>"
+    )
+    c.source.value = state.source
+    mine = state.source == "arrays"
+    c.arrays_box.layout.display = None if mine else "none"
+    for w in (c.n, c.distribution, c.seed):
+        w.layout.display = "none" if mine else None
+    c.format.disabled = mine
+
+
+def show_picks(c, state: State, keys: list) -> None:
+    """A and B offer the results shown (their values are the results' keys)."""
+    options = [(label(k), k) for k in keys]
+    set_choices(c.pick_a, options, state.pick_a)
+    set_choices(c.pick_b, options, state.pick_b)
+
+
+def builder_fits(c, fmt: str) -> None:
+    """The arch control applies to the tensor cores only (its tooltip says what the model
+    is checked against); they read float32 data through an input rounding (+tf32)."""
+    tc = c.b_name.value == TENSOR_CORE
+    c.b_arch.disabled = not tc
+    c.b_arch.tooltip = verified(c.b_arch.value) if tc else "GPU tensor cores only"
+    for w in (c.b_fma, c.b_acc, c.b_block):
+        w.disabled = tc  # no fma, accumulator or block setting on the tensor cores
+    if tc and fmt == "float32" and not c.b_rounding.value:
+        c.b_rounding.value = "tf32"

@@ -1,0 +1,294 @@
+"""What the explorer shows, drawn from a comparison and the state: the verdict, the table, the
+figure of the view, the code that reproduces it, the messages. Nothing here reads a widget or
+computes a result (matplotlib and pandas load when a function runs)."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+
+import numpy as np
+
+from ..formats import format_info
+from ..results import EXACT_LABEL, diff_values
+from .state import OBSERVED, State, sweep_arguments
+
+TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls for the rest
+    "variant",
+    "backend",
+    "ulp_error",
+    "max_abs_ulp",
+    "unit",
+    "value",
+    "mean_abs_ulp",
+    "exact_share",
+    "hex",
+    "rel_error",
+    "bits_error",
+    "time_ms",
+    "compile_ms",
+]
+
+
+def label(key: tuple) -> str:
+    """A result's name as people read it (and Comparison.diff takes it): "pairwise (emulated)",
+    "gpu (observed)"."""
+    return "{} ({})".format(*key)
+
+
+def result_format(out) -> str:
+    return format_info(np.asarray(out).dtype).name
+
+
+def ulps(k: int) -> str:
+    return f"{k:,} ulp{'' if k == 1 else 's'}"
+
+
+def units(cmp) -> list[str]:
+    """The unit of each row of ``cmp.formatted()`` (the exact reference first): ulps of the
+    result's own format, flagged where a result comes in another format than the inputs
+    (np.matmul of bfloat16 gives float32)."""
+    out = [f"ulps of {cmp.format}"]
+    for v, b in zip(cmp.table["variant"], cmp.table["backend"]):
+        fmt = result_format(cmp.results[(v, b)])
+        out.append(f"ulps of {fmt}" if fmt == cmp.format else f"{fmt} result: ulps of {fmt}")
+    return out
+
+
+def verdict(cmp) -> str:
+    """The answer in one line, computed from a comparison: how far each result is from the
+    exact one ("sequential is 52 ulps below the exact sum; np.sum is exact; ulps of float32");
+    with more than three results the worst and the best. A result is named by its variant,
+    with its backend where two backends have the same variant."""
+    names = [v for v, _ in cmp.results]
+    fmts = {key: result_format(out) for key, out in cmp.results.items()}
+    mixed = len(set(fmts.values())) > 1  # (np.matmul of bfloat16: a float32 result)
+    rows = []
+    for (v, b), out in cmp.results.items():
+        r = cmp.table[(cmp.table["variant"] == v) & (cmp.table["backend"] == b)].iloc[0]
+        unit = f" of {fmts[v, b]}" if mixed else ""
+        name = v if names.count(v) == 1 else f"{v} ({b})"
+        if np.ndim(out) == 0:
+            k = int(r["ulp_error"])
+            side = "below" if k < 0 else "above"
+            text = "is exact" if k == 0 else f"is {ulps(abs(k))}{unit} {side} the exact {cmp.op}"
+        else:
+            k = int(r["max_abs_ulp"])
+            share = 100 * float(r["exact_share"])
+            text = (
+                "is exact everywhere"
+                if k == 0
+                else f"is up to {ulps(k)}{unit} off ({share:.3g}% exact)"
+            )
+        rows.append((abs(k), f"{name} {text}"))
+    if not rows:
+        return ""
+    if len(rows) > 3:
+        worst = max(rows, key=lambda t: t[0])
+        best = min(rows, key=lambda t: t[0])
+        rows = [(0, "worst: " + worst[1]), (0, "best: " + best[1])]
+    tail = "" if mixed else f" (ulps of {next(iter(fmts.values()))})"
+    return "; ".join(t for _, t in rows) + tail
+
+
+def table_html(cmp, observed) -> str:
+    """The table as the app shows it: the formatted rows with their units, the observed
+    results' rows next to them (``observed``: an :class:`~.yourdata.Observed`), the note."""
+    shown = cmp.formatted()
+    shown["unit"] = units(cmp)
+    if observed.rows:
+        import pandas as pd
+
+        note = shown.attrs["note"]
+        shown = pd.DataFrame([*shown.to_dict("records"), *observed.rows]).fillna("")
+        shown.attrs["note"] = note
+    cols = [c for c in TABLE_COLUMNS if c in shown]
+    return (
+        shown[cols].to_html(index=False, border=0, classes="fpx-table")
+        + f'<p class="fpx-note"><small>{html.escape(shown.attrs["note"])}</small></p>'
+    )
+
+
+def csv_table(cmp, observed):
+    """The table the CSV export writes: ``cmp.table``, then the observed results' rows."""
+    if not observed.records:
+        return cmp.table
+    import pandas as pd
+
+    return pd.concat([cmp.table, pd.DataFrame(observed.records)], ignore_index=True)
+
+
+def value_of(cmp, observed, key):
+    """A result by key: one of the comparison's, or an observed one."""
+    return observed.values[key[0]] if key[1] == OBSERVED else cmp.results[key]
+
+
+def diff_of(cmp, observed, a, b):
+    """The :class:`~fpexplore.results.Diff` of two results by key (or the exact reference, in
+    the other's format), as :meth:`Comparison.diff` makes it."""
+    vb = np.asarray(value_of(cmp, observed, b))
+    if a == EXACT_LABEL:
+        return diff_values(EXACT_LABEL, np.asarray(cmp.reference_of(vb)), label(b), vb)
+    return diff_values(label(a), np.asarray(value_of(cmp, observed, a)), label(b), vb)
+
+
+def worst_element(cmp, observed, key: tuple):
+    """A Diff of one element: the exact value against the chosen result at the element
+    where that result is farthest from it."""
+    d = diff_of(cmp, observed, EXACT_LABEL, key)  # the farthest element first
+    ref, out = d.values
+    i = d.table.loc[0, "index"] if len(d.table) else (0,) * ref.ndim
+    i = tuple(int(k) for k in i) if isinstance(i, tuple) else (int(i),)
+    return diff_values(EXACT_LABEL, ref[i], f"{label(key)} at {i}", out[i])
+
+
+def draw(fig, cmp, observed, state: State) -> str:
+    """Draw the state's view of ``cmp`` into ``fig``; returns the HTML shown under it."""
+    fig.clear()
+    ax = fig.add_subplot()
+    if state.view == "errors":
+        cmp.plot("hist" if cmp.op == "matmul" else "auto", ax=ax)
+    elif state.view == "A vs B":
+        d = diff_of(cmp, observed, state.pick_a, state.pick_b)
+        d.plot(ax=ax)
+        return (
+            f'<p class="fpx-unit">unit: ulps of {d.format}, from A to B (0 = bitwise '
+            "equal)</p>" + d._repr_html_()
+        )
+    elif state.view == "bits":
+        if np.ndim(cmp.reference) == 0:
+            d = diff_of(cmp, observed, EXACT_LABEL, state.pick_a)
+        else:  # an array result: its element farthest from the exact one
+            d = worst_element(cmp, observed, state.pick_a)
+        d.plot("bits", ax=ax)
+        k = d.summary["max_abs_ulp"]
+        return (
+            f'<p class="fpx-unit">unit: the bits of {d.format} (sign, exponent, '
+            f"significand; ▲ marks a bit that differs); A is {ulps(k)} of {d.format} "
+            "from the exact value</p>" + d._repr_html_()
+        )
+    elif state.source == "arrays":  # the sweep generates data of each size
+        ax.axis("off")
+        ax.text(
+            0.5,
+            0.5,
+            "the sweep draws generated data:\nchoose data from: generated",
+            ha="center",
+            va="center",
+        )
+    else:
+        from ..experiment import sweep
+        from ..plots import plot_sweep
+
+        kw = sweep_arguments(state)
+        plot_sweep(sweep(kw.pop("op"), progress=False, **kw), ax=ax, unit=state.sweep_unit)
+    return ""
+
+
+def png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    return buf.getvalue()
+
+
+def view_code(state: State, cmp, code_of) -> str:
+    """The public-API line that draws the state's view from ``cmp``; ``code_of(key)``: the
+    code of an observed result (its variable, or the load of an uploaded file)."""
+    a, b = state.pick_a, state.pick_b
+    observed = any(k is not None and k[1] == OBSERVED for k in (a, b))
+    if state.view in ("A vs B", "bits") and observed:
+
+        def code(k):
+            return code_of(k) if k[1] == OBSERVED else f"cmp.results[{k!r}]"
+
+        if state.view == "A vs B":
+            return f"fpx.diff({code(a)}, {code(b)}).plot()"
+        return f"fpx.diff(cmp.reference_of({code(a)}), {code(a)}).plot('bits')  # exact and A"
+    a, b = (label(k) if k else k for k in (a, b))
+    if state.view == "A vs B":
+        return f"cmp.diff({a!r}, {b!r}).plot()"
+    if state.view == "bits":
+        return f"cmp.diff({EXACT_LABEL!r}, {a!r}).plot('bits')  # the exact value and A"
+    if state.view == "sweep":
+        if state.source == "arrays":
+            return "# the sweep view draws generated data of each size"
+        kw = sweep_arguments(state)
+        op = kw.pop("op")
+        sw = f"fpx.sweep({op!r}, " + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
+        if state.sweep_unit == "abs":
+            return sw + ".plot()"
+        return f"fpx.plots.plot_sweep({sw}, unit='ulps')"
+    return "cmp.plot('hist')" if cmp.op == "matmul" else "cmp.plot()"
+
+
+def user_snippet(cmp, observed, code: dict, numpy: bool, code_of) -> str:
+    """The public-API code of a comparison of your arrays (``code``: each input's code) and
+    of the explanation of the observed results."""
+    args = [repr(cmp.op), "inputs=inputs"]
+    args += [f"{k}={v!r}" for k, v in cmp.params.items() if k != "inputs"]
+    lines = ["import fpexplore as fpx"] + (["import numpy as np"] if numpy else [])
+    lines += ["", "inputs = {" + ", ".join(f"{k!r}: {c}" for k, c in code.items()) + "}"]
+    lines += ["cmp = fpx.compare(" + ", ".join(args) + ")", "cmp"]
+    if observed.explanation is not None:
+        given = ", ".join(
+            f"{name!r}: {code_of(k) if k[1] == OBSERVED else f'cmp.results[{k!r}]'}"
+            for name, k in observed.given.items()
+        )
+        lines.append(f"fpx.explain({cmp.op!r}, inputs, {{{given}}})")
+    return "\n".join(lines)
+
+
+def copy_button(text: str) -> str:
+    """A button that copies ``text`` to the clipboard in the browser (one click)."""
+    payload = html.escape(json.dumps(text), quote=True)
+    return (
+        f'<button class="fpx-copy jupyter-button" title="copy the code above" '
+        f'onclick="navigator.clipboard.writeText({payload}).then('
+        f"() => {{ this.textContent = 'copied'; }})\">copy code</button>"
+    )
+
+
+def error_html(e: Exception) -> str:
+    return (
+        '<div class="fpx-error" style="background:#fde2e1;padding:6px 10px;'
+        'border-left:4px solid #D55E00"><b>Cannot show this combination.</b> '
+        f"{html.escape(str(e))}</div>"
+    )
+
+
+def note_html(cls: str, color: str, background: str, text: str) -> str:
+    """A one-line note in the app (compiling, cancelled, a banner)."""
+    return (
+        f'<div class="{cls}" style="background:{background};padding:6px 10px;'
+        f'border-left:4px solid {color}">{text}</div>'
+    )
+
+
+def banner_html(messages) -> str:
+    return "".join(
+        f'<div class="fpx-banner" style="background:#fff3cd;padding:4px 8px;'
+        f'border-left:4px solid #E69F00">{html.escape(m)}</div>'
+        for m in messages
+    )
+
+
+def detective_html(cmp) -> str:
+    """The order detective on NumPy's own function (:func:`fpexplore.explain_numpy`) for the
+    inputs of ``cmp``, as HTML; a ValueError where it does not apply."""
+    from ..detective import explain_numpy
+
+    if cmp is None or cmp.op not in ("sum", "dot", "matmul"):
+        raise ValueError("the order detective explains sum, dot and matmul results")
+    if not any(b == "numpy" for _, b in cmp.results):
+        raise ValueError("select the numpy backend to explain NumPy's result")
+    if cmp.op == "matmul" and cmp.n > 128:
+        raise ValueError("the detective tries hundreds of orders: use n <= 128 here")
+    df = explain_numpy(cmp.op, cmp.inputs)
+    cols = ["variant", "exact", "exact_matches", "observations", "max_ulp"]
+    probes = "" if cmp.op == "matmul" else " and 5 seeded probes"
+    return (
+        f"<p><b>{html.escape(df.attrs['function'])}</b> on this input{probes}: "
+        f"{html.escape(df.attrs['note'])}</p>"
+        + df[cols].to_html(index=False, border=0, classes="fpx-detective")
+    )

@@ -1,0 +1,412 @@
+"""The explorer's state and its transitions, pure: no widgets, no figures, nothing computed.
+
+:class:`State` is frozen: the :func:`fpexplore.compare` arguments the controls describe, the
+data source (your arrays by variable name, the observed results), the view and the A/B picks.
+Each transition takes a state (and plain values) and returns a new one; the app's one change
+handler replaces its state with the result and renders it. Variant specs enter the state once,
+in their canonical spelling (parsed here, never again per redraw); results are named by their
+key, ``(variant spec, backend)``, an observed result by ``(name, "observed")``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .. import checks
+from ..data import DISTRIBUTIONS
+from ..experiment import resolve_variants
+from ..formats import FORMATS
+from ..ops.opspec import Params
+from ..ops.registry import get as get_op
+from ..ops.registry import ops as op_names
+from ..orders.registry import orders_for
+from ..spec import parse_spec
+
+SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
+BACKEND_CHOICES = ("numpy", "emulated", "cupy", "replay")
+VIEWS = ("errors", "A vs B", "sweep", "bits")
+SOURCES = (("generated", "generated"), ("your arrays", "arrays"))  # the data-source control
+ORDER_OPS = ("sum", "dot", "matmul")
+OBSERVED = "observed"  # the backend of a result computed elsewhere (a key's second part)
+TENSOR_CORE = "tensor-core"
+TENSOR_CORE_LABEL = "GPU tensor cores"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One click that answers a common question: the op to use when the current one does not
+    fit (``op``), the ops it fits, its variants, a format it needs (None: any), whether it
+    shows NumPy's own row, and the view (None: A vs B for two variants, else errors)."""
+
+    label: str
+    op: str
+    ops: tuple
+    variants: tuple
+    format: str | None = None
+    numpy: bool = False
+    view: str | None = None
+
+
+PRESETS = {
+    p.label: p
+    for p in (
+        # (a matmul shows it on 10,000 dot products at once)
+        Preset(
+            "FMA vs separate multiply-add",
+            "matmul",
+            ("dot", "matmul"),
+            ("sequential", "sequential+fma"),
+        ),
+        Preset("sequential vs pairwise", "sum", ORDER_OPS, ("sequential", "pairwise")),
+        Preset(
+            "accumulator precision",
+            "sum",
+            ORDER_OPS,
+            ("sequential@float16", "sequential@float32", "sequential@float64"),
+        ),
+        Preset(
+            "CPU library vs GPU orders",
+            "sum",
+            ("sum", "dot"),
+            ("numpy", "tree", "cub", "cupy-kernel", "exact"),
+            numpy=True,
+        ),
+        # float32 inputs: np.matmul (numpy backend), a GPU's CUDA cores, its TF32 tensor cores
+        Preset(
+            "tensor cores vs CPU",
+            "matmul",
+            ("dot", "matmul"),
+            ("sequential", "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+tf32"),
+            format="float32",
+            numpy=True,
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class State:
+    """Everything the app shows, as values. ``variants``: the selection, canonical specs;
+    ``extra``: specs built or given beyond the op's own (newest first, on top of the list);
+    ``inputs``: (the op's input name, the variable chosen for it, "" for none) per input;
+    ``observed``: the observed results' variable names; ``pick_a``, ``pick_b``: result keys;
+    ``want_picks``: the pair a preset asks for, taken once its results exist."""
+
+    op: str = "sum"
+    format: str = "float32"
+    n: int = 100_000
+    variants: tuple = ()
+    distribution: str = "uniform"
+    seed: int = 0
+    backends: tuple = ("numpy", "emulated")
+    threads: int = 0
+    op_params: tuple = ()  # (name, value) pairs: compare's op parameters, as given
+    extra: tuple = ()
+    source: str = "generated"
+    inputs: tuple = ()
+    observed: tuple = ()
+    view: str = "errors"
+    pick_a: tuple | None = None
+    pick_b: tuple | None = None
+    sweep_unit: str = "ulps"
+    want_picks: tuple = ()
+
+
+def nearest_size(n: int) -> int:
+    """The slider's size nearest to ``n`` on a log scale."""
+    return min(SIZES, key=lambda s: abs(np.log10(s) - np.log10(max(int(n), 1))))
+
+
+def sizes(state: State) -> list[int]:
+    """The size slider's steps: SIZES, joined by the state's size where it is between them."""
+    return sorted({*SIZES, int(state.n)})
+
+
+def variant_options(state: State) -> list[str]:
+    """The variants offered: the specs built or given (on top, where the list shows them),
+    then those the op has for the format."""
+    base = get_op(state.op).variants_for(state.format)
+    return [e for e in state.extra if e not in base] + base
+
+
+def builder_names(op: str, fmt: str) -> list[tuple]:
+    """The builder's variants as (label, name): the op's for the format, and the orders that
+    take the format through an input rounding (the tensor cores on float32: +tf32)."""
+    names = list(get_op(op).variants_for(fmt))
+    if op in ORDER_OPS:
+        names += [n for n in orders_for(op, fmt, rounded=True) if n not in names]
+    return [(TENSOR_CORE_LABEL if n == TENSOR_CORE else n, n) for n in names]
+
+
+def built_spec(name, *, arch="h100", block=0, fma=False, rounding="", acc="") -> str:
+    """The variant spec the builder's parts describe, e.g. "tree(block=256)+tf32" (the
+    tensor cores take an arch and an input rounding only)."""
+    text = name or ""
+    tc = text == TENSOR_CORE
+    params = [f"arch={arch}"] if tc else []
+    if block and not tc:
+        params.append(f"block={block}")
+    if params:
+        text += f"({', '.join(params)})"
+    if fma and not tc:
+        text += "+fma"
+    if rounding:
+        text += f"+{rounding}"
+    if acc and not tc:
+        text += f"@{acc}"
+    return text
+
+
+def with_variants(state: State, selected=None) -> State:
+    """Select these specs (None: keep the selection where it is still offered, else the op's
+    defaults for the format); given specs join the list in their canonical spelling (an
+    invalid one: ValueError)."""
+    extra = list(state.extra)
+    base = get_op(state.op).variants_for(state.format)
+    if selected is not None:
+        keep = [str(parse_spec(v, state.op)) for v in selected]
+        extra = [t for t in reversed(keep) if t not in base and t not in extra] + extra
+        selected = keep
+    state = replace(state, extra=tuple(dict.fromkeys(extra)))
+    opts = variant_options(state)
+    if selected is None:
+        selected = [v for v in state.variants if v in opts] or None
+    chosen = resolve_variants(state.op, selected, state.format)
+    return replace(state, variants=tuple(v for v in chosen if v in opts))
+
+
+def initial(
+    op="sum",
+    format="float32",  # noqa: A002
+    n=None,
+    variants=None,
+    distribution="uniform",
+    seed=0,
+    backends=("numpy", "emulated"),
+    installed=(),
+    op_params=(),
+) -> State:
+    """The first state from :func:`fpexplore.explorer`'s arguments, each as given or a clear
+    error: nothing clamped to a control's range."""
+    checks.choice("op", op, list(op_names()))
+    checks.choice("format", format, FORMATS)
+    checks.choice("distribution", distribution, list(DISTRIBUTIONS))
+    seed = checks.seed(seed)
+    if n is not None and checks.integer("n", n, 1) > SIZES[-1]:
+        raise ValueError(f"n={n}: the largest size the app offers is {SIZES[-1]:,}")
+    backends = checks.name_list("backends", backends)
+    for b in backends:
+        checks.choice("backend", b, BACKEND_CHOICES + tuple(installed))
+    if variants is not None:
+        variants = checks.name_list("variants", variants)
+    state = State(
+        op=op,
+        format=format,
+        n=int(n if n is not None else get_op(op).default_n),  # the op's own first size
+        distribution=distribution,
+        seed=seed,
+        backends=tuple(backends),
+        op_params=tuple(op_params),
+    )
+    return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
+
+
+def set_control(state: State, **values) -> State:
+    """A control that maps onto one field as it is (n, distribution, seed, backends, threads,
+    the view, the sweep's unit)."""
+    allowed = {"n", "distribution", "seed", "backends", "threads", "view", "sweep_unit"}
+    checks.refuse_unknown("set_control", values, allowed)
+    if "view" in values:
+        checks.choice("view", values["view"], VIEWS)
+    return replace(state, **values)
+
+
+def set_op(state: State, op, formats=None) -> State:
+    """A new op: its own first size (a matmul of 10^5 would be refused), its default variants,
+    no built specs (specs belong to an op), its inputs picked again (sum x; dot a, b; matmul
+    A, B). ``formats``: the arrays offered by name, each with its format (None: not one)."""
+    checks.choice("op", op, list(op_names()))
+    state = _reset_for_op(state, op, formats or {})
+    return follow_data_format(with_variants(state, None), formats or {})
+
+
+def _reset_for_op(state: State, op: str, formats: dict) -> State:
+    n = nearest_size(get_op(op).default_n)
+    state = replace(state, op=op, variants=(), extra=(), n=n, inputs=())
+    return list_names(state, formats, follow=False)
+
+
+def set_format(state: State, fmt) -> State:
+    """A new format: the variants offered with it, the selection kept where still offered."""
+    checks.choice("format", fmt, FORMATS)
+    return with_variants(replace(state, format=fmt), None)
+
+
+def add_variant(state: State, spec: str) -> State:
+    """Add a variant spec (the builder's) to the list, on top, and select it; an invalid one
+    is a ValueError."""
+    text = str(parse_spec(spec, state.op))
+    extra = state.extra if text in variant_options(state) else (text, *state.extra)
+    return replace(state, extra=extra, variants=tuple(dict.fromkeys([*state.variants, text])))
+
+
+def remove_variants(state: State, specs) -> State:
+    """Take these variants out of the selection (built specs leave the list too)."""
+    specs = set(specs)
+    state = replace(state, extra=tuple(e for e in state.extra if e not in specs))
+    return with_variants(state, [v for v in state.variants if v not in specs])
+
+
+def apply_preset(state: State, label: str, formats=None) -> State:
+    """One of PRESETS: the op it needs (kept if it fits), the format it needs, its variants
+    (those the op offers), NumPy's row where it asks for it, its view, and its A/B pair."""
+    if label not in PRESETS:
+        raise ValueError(f"unknown preset {checks.shown(label)}; presets: {', '.join(PRESETS)}")
+    preset = PRESETS[label]
+    if state.op not in preset.ops:
+        state = _reset_for_op(state, preset.op, formats or {})
+    if preset.format:
+        state = replace(state, format=preset.format)
+    offered = {v for _, v in builder_names(state.op, state.format)}
+    specs = [parse_spec(v, state.op) for v in preset.variants]
+    chosen = [str(sp) for sp in specs if sp.name in offered]
+    if preset.numpy and "numpy" not in state.backends:
+        state = replace(state, backends=("numpy", *state.backends))
+    # two variants: show them against each other; more: their errors
+    view = preset.view or ("A vs B" if len(chosen) == 2 else "errors")
+    state = with_variants(replace(state, view=view), chosen)
+    return replace(state, want_picks=tuple((v, "emulated") for v in chosen)[:2])
+
+
+@functools.cache
+def input_names(op: str) -> tuple:
+    """The op's inputs as (name, ndim) in order (sum: x; dot: a, b; matmul: A, B); empty
+    where an input is not an array (linspace's start, stop and num; adam_step's hyper)."""
+    probe = get_op(op).inputs(4, "float32", "uniform", 0, Params())
+    names = [k for k in probe if k != "format"]
+    if not all(isinstance(probe[k], np.ndarray) for k in names):
+        return ()
+    return tuple((k, probe[k].ndim) for k in names)
+
+
+def list_names(state: State, formats: dict, *, follow: bool = True) -> State:
+    """The arrays offered by name changed (``formats``: name -> its format or None): each
+    input keeps a choice that is still there, else takes the array named as the input (x for
+    sum's x), else none; the observed results keep those still there."""
+    chosen = dict(state.inputs)
+    inputs = []
+    for k, _nd in input_names(state.op):
+        var = chosen.get(k, "")
+        inputs.append((k, var if var in formats else (k if k in formats else "")))
+    observed = tuple(v for v in state.observed if v in formats)
+    state = replace(state, inputs=tuple(inputs), observed=observed)
+    return follow_data_format(state, formats) if follow else state
+
+
+def set_source(state: State, source, formats: dict) -> State:
+    """Generated data, or your arrays by name (the format then is theirs)."""
+    checks.choice("source", source, [v for _, v in SOURCES])
+    return list_names(replace(state, source=source), formats)
+
+
+def set_input(state: State, name: str, var: str, formats: dict) -> State:
+    """The variable chosen for one input ("" for none); the format follows the arrays'."""
+    inputs = tuple((k, var if k == name else v) for k, v in state.inputs)
+    return follow_data_format(replace(state, inputs=inputs), formats)
+
+
+def set_observed(state: State, names) -> State:
+    """The observed results chosen by variable name (results computed elsewhere)."""
+    return replace(state, observed=tuple(names))
+
+
+def follow_data_format(state: State, formats: dict) -> State:
+    """With your arrays the format is theirs (the first chosen input's that has one), and the
+    variants offered are those of that format."""
+    if state.source != "arrays":
+        return state
+    fmt = next((formats.get(v) for _, v in state.inputs if formats.get(v)), None)
+    if fmt is None or fmt == state.format:
+        return state
+    return with_variants(replace(state, format=fmt), None)
+
+
+def pick(state: State, a=None, b=None) -> State:
+    """Results A and B by key ((variant, backend); an observed one (name, "observed"))."""
+    return replace(
+        state,
+        pick_a=a if a is not None else state.pick_a,
+        pick_b=b if b is not None else state.pick_b,
+    )
+
+
+def settle_picks(state: State, keys: list) -> State:
+    """A and B among the results shown (``keys``): a preset's pair where it asked for one,
+    else the choice where it is still there, else the first two."""
+    a, b = state.pick_a, state.pick_b
+    if len(state.want_picks) == 2 and all(w in keys for w in state.want_picks):
+        a, b = state.want_picks
+    a = a if a in keys else keys[0]
+    fallback = keys[1] if len(keys) > 1 else keys[0]
+    b = b if b in keys and b != a else fallback
+    return replace(state, pick_a=a, pick_b=b, want_picks=())
+
+
+COMPUTED = ("op", "format", "n", "variants", "distribution", "seed", "backends", "threads")
+COMPUTED += ("op_params", "source", "inputs", "observed")
+
+
+def computed_part(state: State) -> tuple:
+    """What the comparison depends on: a change here recomputes, elsewhere redraws."""
+    return tuple(getattr(state, f) for f in COMPUTED)
+
+
+def compare_arguments(state: State, inputs=None) -> dict:
+    """The :func:`fpexplore.compare` keyword arguments of the state: with your arrays
+    ``inputs=`` (given: the arrays chosen by name), no n, distribution or seed."""
+    threads = {"threads": int(state.threads)} if state.threads else {}
+    if state.source == "arrays":
+        return dict(
+            op=state.op,
+            inputs=inputs,
+            variants=list(state.variants),
+            backends=tuple(state.backends),
+            **threads,
+            **dict(state.op_params),
+        )
+    return dict(
+        op=state.op,
+        format=state.format,
+        n=int(state.n),
+        variants=list(state.variants),
+        distribution=state.distribution,
+        seed=int(state.seed),
+        backends=tuple(state.backends),
+        **threads,
+        **dict(state.op_params),
+    )
+
+
+def sweep_arguments(state: State) -> dict:
+    """The :func:`fpexplore.sweep` keyword arguments of the sweep view: the state's compare()
+    arguments, sizes by decades up to n, five seeds."""
+    kw = compare_arguments(replace(state, source="generated"))
+    n = kw.pop("n")
+    kw["sizes"] = [10**k for k in range(1, 9) if 10**k < n] + [int(n)]
+    kw["seeds"] = 5
+    return kw
+
+
+def select_variants(state: State, specs) -> State:
+    """The variants selected in the list (each one offered, so already canonical)."""
+    return replace(state, variants=tuple(specs))
+
+
+def shown_part(state: State) -> tuple:
+    """What the view draws beyond the comparison: A and B where the view uses them, the
+    sweep's unit in the sweep; a change here redraws without recomputing."""
+    picks = (state.pick_a, state.pick_b) if state.view in ("A vs B", "bits") else ()
+    return (state.view, picks, state.sweep_unit if state.view == "sweep" else None)

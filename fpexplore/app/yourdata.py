@@ -1,0 +1,221 @@
+"""The explorer's "your arrays" data, pure (NumPy and the modules below, no widgets): arrays
+found by name, uploaded files read, the chosen arrays checked as the op's inputs, and the
+observed results (computed elsewhere, a GPU's) measured as rows next to the emulations."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..formats import FORMATS, format_info, hex_string, shortest_repr
+from .state import OBSERVED
+
+EXPLAINED_OPS = ("sum", "dot", "matmul", "mean")  # the ops fpx.explain takes
+UPLOADS = ".npy,.npz,.csv"
+
+
+def user_namespace() -> dict:
+    """IPython's user namespace (the notebook's variables) where the app runs in a kernel,
+    else an empty dict."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return {}
+    shell = get_ipython()
+    return getattr(shell, "user_ns", {}) if shell is not None else {}
+
+
+def is_array(v) -> bool:
+    """A NumPy array or scalar of numbers (any dtype: a wrong one gets its message)."""
+    return isinstance(v, (np.ndarray, np.generic)) and np.asarray(v).dtype.kind not in "OSUMmb"
+
+
+def describe(v) -> str:
+    """An array's format and shape as the name lists show it: "float32, shape (10,)"."""
+    a = np.asarray(v)
+    return f"{a.dtype}, shape {a.shape}" if a.ndim else f"{a.dtype} scalar"
+
+
+def format_of(v) -> str | None:
+    """The format of an array (None: not a floating-point format fpexplore has)."""
+    try:
+        return format_info(np.asarray(v).dtype).name
+    except (TypeError, ValueError):
+        return None
+
+
+def check_user_arrays(op: str, names: tuple, chosen: dict) -> dict:
+    """The op's inputs ``{name: array}`` from ``chosen`` (input name -> (variable name,
+    value)), or a ValueError that says which input and which variable is wrong: none chosen,
+    not a floating-point format, two formats, the wrong number of dimensions, shapes that do
+    not fit together (dot: one length; matmul: A's columns are B's rows)."""
+    takes = f"{op} takes {', '.join(k for k, _ in names)}"
+    out, var = {}, {}
+    for k, ndim in names:
+        name, value = chosen.get(k, ("", None))
+        if not name or value is None:
+            raise ValueError(f"{takes}: choose an array for {k}")
+        a = value if isinstance(value, np.ndarray) else np.asarray(value)
+        if format_of(a) is None:
+            raise ValueError(
+                f"{takes}: {k} = {name} is {a.dtype}; the formats are {', '.join(FORMATS)} "
+                f"(convert it, e.g. {name}.astype(np.float32))"
+            )
+        if a.ndim != ndim:
+            raise ValueError(f"{takes}: {k} must be {ndim}-D; {k} = {name} has shape {a.shape}")
+        if a.size == 0:
+            raise ValueError(f"{takes}: {k} = {name} is empty")
+        out[k], var[k] = a, name
+    fmts = {k: format_of(a) for k, a in out.items()}
+    if len(set(fmts.values())) > 1:
+        raise ValueError(
+            f"{takes} in one format; "
+            + ", ".join(f"{k} = {var[k]} is {f}" for k, f in fmts.items())
+            + f" (convert one, e.g. {var[names[-1][0]]}.astype(np.{fmts[names[0][0]]}))"
+        )
+    shapes = ", ".join(f"{k} = {var[k]} has shape {a.shape}" for k, a in out.items())
+    if op == "matmul":
+        if out["A"].shape[1] != out["B"].shape[0]:
+            raise ValueError(f"{takes}: A's columns must be B's rows; {shapes}")
+    elif op == "cdist":
+        if out["x"].shape[1] != out["y"].shape[1]:
+            raise ValueError(f"{takes}: points of one dimension (columns); {shapes}")
+    elif len({a.shape for a in out.values()}) > 1:
+        raise ValueError(f"{takes} of one shape; {shapes}")
+    return out
+
+
+def observed_values(arrays: dict, names) -> dict:
+    """The observed results chosen by name, as arrays; a ValueError for one that is not in a
+    floating-point format."""
+    out = {}
+    for name in names:
+        v = np.asarray(arrays[name])
+        if format_of(v) is None:
+            raise ValueError(
+                f"observed {name} is {v.dtype}: a result in float16, bfloat16, float32 "
+                "or float64 is needed"
+            )
+        out[name] = v
+    return out
+
+
+def read_upload(name: str, content: bytes) -> dict:
+    """The arrays of an uploaded file by the names the app lists them under, each with the
+    code that loads it: a .npy file its one array ("data.npy"), a .npz file each of its
+    arrays ("data.npz[x]"), a .csv file its numbers as float64 (one column or one row: 1-D,
+    else 2-D; a header row is skipped)."""
+    low = name.lower()
+    try:
+        if low.endswith(".npy"):
+            return {name: (np.load(io.BytesIO(content), allow_pickle=False), f"np.load({name!r})")}
+        if low.endswith(".npz"):
+            with np.load(io.BytesIO(content), allow_pickle=False) as z:
+                return {f"{name}[{k}]": (z[k], f"np.load({name!r})[{k!r}]") for k in z.files}
+        if low.endswith(".csv"):
+            text = content.decode("utf-8")
+            skip = 0
+            first = text.lstrip().split("\n", 1)[0]
+            if any(c.isalpha() and c not in "eEinfaINFA" for c in first):
+                skip = 1  # a header row
+            a = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=skip, ndmin=2)
+            a = a.reshape(-1) if 1 in a.shape else a
+            code = f"np.loadtxt({name!r}, delimiter=',', skiprows={skip}, ndmin=2)"
+            return {name: (a, code + (".reshape(-1)" if a.ndim == 1 else ""))}
+    except (ValueError, OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot read {name}: {e}") from None
+    raise ValueError(f"{name}: upload a .npy, .npz or .csv file")
+
+
+@dataclass
+class Observed:
+    """The observed results measured: ``values`` (name -> array), ``rows`` (as
+    ``cmp.formatted()`` shows rows), ``records`` (as ``cmp.table`` holds rows: the CSV's),
+    ``explanation`` (:func:`fpexplore.explain` of them, or None) and ``given``: the
+    explanation's result names -> the key of each ((variant, backend); observed:
+    (name, "observed"))."""
+
+    values: dict = field(default_factory=dict)
+    rows: list = field(default_factory=list)
+    records: list = field(default_factory=list)
+    explanation: object = None
+    given: dict = field(default_factory=dict)
+
+
+def observe(cmp, observed: dict) -> Observed:
+    """The observed results (computed elsewhere, e.g. on a GPU) measured, each against the
+    exact result in its own format, and :func:`fpexplore.explain` of them (sum, dot, matmul,
+    mean; else None) with NumPy's result beside them (or the first result, where they are
+    one)."""
+    shape = np.shape(cmp.reference)
+    for name, v in observed.items():
+        if v.shape != shape:
+            what = "a scalar" if shape == () else f"shape {shape}"
+            raise ValueError(
+                f"observed {name} has shape {v.shape}; {cmp.op} of these inputs gives {what}"
+            )
+    out = Observed(values=dict(observed))
+    out.given = {name: (name, OBSERVED) for name in observed}
+    if cmp.op in EXPLAINED_OPS:
+        from ..explain import explain
+
+        keys = [k for k in cmp.results if k[1] == "numpy"] or list(cmp.results)[:1]
+        if len(observed) == 1 or any(k[1] == "numpy" for k in keys):
+            out.given.update({"{} ({})".format(*k): k for k in keys})
+        results = {
+            label: observed[k[0]] if k[1] == OBSERVED else cmp.results[k]
+            for label, k in out.given.items()
+        }
+        if len(results) > 1:
+            out.explanation = explain(cmp.op, cmp.inputs, results)
+    for name, v in observed.items():
+        ref = out.explanation.reference[name] if out.explanation else cmp.reference_of(v)
+        row, record = _measured(cmp, name, v, ref)
+        out.rows.append(row)
+        out.records.append(record)
+    return out
+
+
+def _measured(cmp, name: str, v, ref) -> tuple[dict, dict]:
+    """One observed result's row as the app's table shows it and as the CSV holds it."""
+    from ..metrics import summarize
+
+    s = summarize(v, ref)
+    scalar = v.ndim == 0
+    fmt = format_of(v)
+    numbers = {
+        "ulp_error": int(s["ulp"]),
+        "max_abs_ulp": float(s["max_abs_ulp"]),
+        "mean_abs_ulp": float(s["mean_abs_ulp"]),
+        "exact_share": float(s["exact_share"]),
+        "rel_error": float(s["max_rel"]),
+        "bits_error": float(s["max_bits"]),
+    }
+    row = {
+        "variant": name,
+        "backend": OBSERVED,
+        "value": shortest_repr(v) if scalar else f"array {v.shape}",
+        "hex": hex_string(v) if scalar else "",
+        "ulp_error": f"{numbers['ulp_error']}",
+        "max_abs_ulp": f"{int(numbers['max_abs_ulp'])}",
+        "mean_abs_ulp": f"{numbers['mean_abs_ulp']:.3g}",
+        "exact_share": f"{numbers['exact_share']:.4g}",
+        "rel_error": f"{numbers['rel_error']:.3g}",
+        "bits_error": f"{numbers['bits_error']:.3g}",
+        "unit": f"ulps of {fmt}" if fmt == cmp.format else f"{fmt} result: ulps of {fmt}",
+    }
+    record = {
+        "op": cmp.op,
+        "format": fmt,
+        "n": cmp.n,
+        "distribution": "user data",
+        "variant": name,
+        "backend": OBSERVED,
+        "value": float(v) if scalar else np.nan,
+        "value_repr": row["value"] if scalar else "",
+        "value_hex": row["hex"],
+        **numbers,
+    }
+    return row, record

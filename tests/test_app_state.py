@@ -1,0 +1,150 @@
+"""The explorer's state and its transitions as plain functions: no widgets, nothing computed
+(fpexplore/app/state.py); the app applies exactly these (tests/test_widgets.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import pytest
+
+import fpexplore as fpx
+from fpexplore.app import state as S
+
+
+def test_the_state_is_frozen_and_loads_no_widgets():
+    s = S.initial()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.op = "dot"
+    if "ipywidgets" not in sys.modules:  # (another test may have loaded it already)
+        import fpexplore.app.render  # noqa: F401
+        import fpexplore.app.yourdata  # noqa: F401
+
+        assert "ipywidgets" not in sys.modules
+
+
+def test_initial_state_takes_the_arguments_as_given():
+    s = S.initial(op="dot", n=2000, variants=["sequential + fma", "pairwise"], seed=3)
+    assert (s.op, s.n, s.seed, s.format) == ("dot", 2000, 3, "float32")
+    assert s.variants == ("sequential+fma", "pairwise")  # canonical, parsed once
+    assert s.inputs == (("a", ""), ("b", ""))  # dot's inputs, none chosen
+    assert S.initial(op="matmul").n == fpx.ops.registry.get("matmul").default_n
+    assert S.initial().variants == tuple(fpx.ops.registry.get("sum").defaults_for("float32"))
+    with pytest.raises(ValueError, match="unknown variant 'seq'"):
+        S.initial(variants=["seq"])
+    with pytest.raises(ValueError, match="the largest size the app offers"):
+        S.initial(n=10**12)
+
+
+def test_set_op_and_set_format():
+    s = S.add_variant(S.initial(n=10), "tree(block=64)")
+    assert s.extra == ("tree(block=64)",) and "tree(block=64)" in s.variants
+    m = S.set_op(s, "matmul")
+    assert m.n == 100 and m.extra == () and m.inputs == (("A", ""), ("B", ""))
+    assert m.variants == tuple(fpx.ops.registry.get("matmul").defaults_for("float32"))
+    with pytest.raises(ValueError, match="valid: sum, dot"):
+        S.set_op(s, "cumsum")
+    # a new format keeps the selection where it is still offered
+    f = S.set_format(S.with_variants(s, ["sequential", "kahan"]), "float64")
+    assert f.format == "float64" and f.variants == ("sequential", "kahan")
+    with pytest.raises(ValueError):
+        S.set_format(s, "float8")
+
+
+def test_add_and_remove_variants():
+    s = S.initial(op="dot", variants=["pairwise"])
+    s = S.add_variant(s, "sequential+fma")
+    assert S.variant_options(s)[0] == "sequential+fma"  # a built spec: on top
+    assert s.variants == ("pairwise", "sequential+fma")
+    assert S.add_variant(s, "sequential + fma") == s  # the same spec: nothing new
+    s = S.add_variant(s, "sequential")  # one of the op's own: not an extra
+    assert s.extra == ("sequential+fma",) and s.variants[-1] == "sequential"
+    with pytest.raises(ValueError, match="unknown variant"):
+        S.add_variant(s, "bogus")
+    r = S.remove_variants(s, ["sequential+fma", "pairwise"])
+    assert r.variants == ("sequential",) and r.extra == ()
+    assert "sequential+fma" not in S.variant_options(r)
+
+
+def test_the_builder_spec_is_a_plain_function():
+    assert S.built_spec("tree", block=32, rounding="tf32", acc="float64") == (
+        "tree(block=32)+tf32@float64"
+    )
+    assert S.built_spec("sequential", fma=True) == "sequential+fma"
+    # the tensor cores take an arch and an input rounding only
+    assert S.built_spec("tensor-core", arch="a100", fma=True, block=8, rounding="tf32") == (
+        "tensor-core(arch=a100)+tf32"
+    )
+    names = dict((v, k) for k, v in S.builder_names("matmul", "float32"))
+    assert names["tensor-core"] == "GPU tensor cores"
+
+
+def test_presets():
+    s = S.initial(op="sum", format="float16", backends=("emulated",))
+    p = S.apply_preset(s, "tensor cores vs CPU")
+    assert (p.op, p.format, p.view) == ("matmul", "float32", "errors")
+    assert p.variants == (
+        "sequential",
+        "tensor-core(arch=a100)+tf32",
+        "tensor-core(arch=h100)+tf32",
+    )
+    assert p.backends == ("numpy", "emulated")
+    q = S.apply_preset(S.initial(), "FMA vs separate multiply-add")
+    assert q.op == "matmul" and q.view == "A vs B"
+    assert q.want_picks == (("sequential", "emulated"), ("sequential+fma", "emulated"))
+    settled = S.settle_picks(q, [("np.matmul", "numpy"), *q.want_picks])
+    assert (settled.pick_a, settled.pick_b, settled.want_picks) == (*q.want_picks, ())
+    with pytest.raises(ValueError, match="unknown preset 'x'; presets: FMA vs"):
+        S.apply_preset(s, "x")
+
+
+def test_picks_are_result_keys():
+    keys = [("np.sum", "numpy"), ("sequential", "emulated"), ("gpu", S.OBSERVED)]
+    s = S.settle_picks(S.initial(), keys)
+    assert (s.pick_a, s.pick_b) == tuple(keys[:2])  # the first two
+    s = S.settle_picks(S.pick(s, b=keys[2]), keys)
+    assert s.pick_b == ("gpu", "observed")  # kept while it is there
+    s = S.settle_picks(s, keys[:2])
+    assert s.pick_b == keys[1]  # gone: the fallback
+
+
+def test_your_arrays_set_the_source_inputs_and_format():
+    formats = {"x": "float64", "M": "float64", "counts": None, "gpu": "float32"}
+    s = S.set_source(S.initial(n=1000), "arrays", formats)
+    assert s.inputs == (("x", "x"),)  # the array named as the input
+    assert s.format == "float64"  # the arrays' format, its variants offered
+    assert set(s.variants) <= set(S.variant_options(s))
+    s = S.set_observed(s, ["gpu"])
+    t = S.set_input(s, "x", "", formats)
+    assert t.inputs == (("x", ""),) and t.format == "float64"
+    gone = S.list_names(s, {"x": "float64"})  # gpu no longer offered
+    assert gone.observed == ()
+    back = S.set_source(s, "generated", formats)
+    assert S.compare_arguments(back)["distribution"] == "uniform"
+    with pytest.raises(ValueError, match="valid: generated, arrays"):
+        S.set_source(s, "files", formats)
+
+
+def test_compare_arguments_are_what_compare_takes():
+    s = S.set_control(S.initial(op="dot", n=100, seed=4), threads=2, distribution="wide")
+    args = S.compare_arguments(s)
+    assert args == dict(
+        op="dot",
+        format="float32",
+        n=100,
+        variants=list(s.variants),
+        distribution="wide",
+        seed=4,
+        backends=("numpy", "emulated"),
+        threads=2,
+    )
+    arrays = S.compare_arguments(S.set_source(s, "arrays", {}), inputs={"a": 1, "b": 2})
+    assert arrays["inputs"] == {"a": 1, "b": 2} and "n" not in arrays and "seed" not in arrays
+    kw = S.sweep_arguments(S.set_control(s, n=1000))
+    assert kw["sizes"] == [10, 100, 1000] and kw["seeds"] == 5
+    assert S.computed_part(S.set_control(s, view="bits")) == S.computed_part(s)
+    assert S.shown_part(S.set_control(s, view="bits")) != S.shown_part(s)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'op'"):
+        S.set_control(s, op="sum")
+    with pytest.raises(ValueError, match="valid: errors"):
+        S.set_control(s, view="heatmap")
