@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import checks
+from ..backends import NAMES as BACKEND_NAMES
+from ..backends.libraries import NAMES as LIBRARY_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import resolve_variants
 from ..formats import FORMATS
@@ -26,7 +28,8 @@ from ..orders.registry import orders_for
 from ..spec import parse_spec
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
-BACKEND_CHOICES = ("numpy", "emulated", "cupy", "replay")
+# every backend but the CPU libraries, which join where installed (fpexplore.libspec)
+BACKEND_CHOICES = tuple(b for b in BACKEND_NAMES if b not in LIBRARY_NAMES)
 VIEWS = ("errors", "A vs B", "sweep", "bits")
 SOURCES = (("generated", "generated"), ("your arrays", "arrays"))  # the data-source control
 ORDER_OPS = ("sum", "dot", "matmul")
