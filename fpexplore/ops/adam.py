@@ -34,7 +34,7 @@ from ..numerics import (
 )
 from .formula import RoundedArith
 from .opspec import OpSpec, OpTable, pick
-from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant, choice
+from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
 
 __all__ = ["ADAM_MOMENTS", "ADAM_SQRT", "OPS", "adam_pass_rates", "adam_run", "adam_step"]
 
@@ -741,8 +741,8 @@ def _adam_call(name, settings, inputs, params):
 _ADAM_SETTINGS = {
     v: Settings(
         {
-            "moments": (None, choice("moments", tuple(ADAM_MOMENTS))),
-            "sqrt": ("ieee", choice("sqrt", ("ieee", "torch"))),
+            "moments": (None, checks.choice_check("moments", ADAM_MOMENTS)),
+            "sqrt": ("ieee", checks.choice_check("sqrt", ("ieee", "torch"))),
         },
         why_no_fma="its fused form is the variant 'div-then-mul+fma'",
     )
