@@ -124,10 +124,11 @@ def cdist(
     check_order("matmul", order, "cdist")
     accumulator_format(accumulate, info)
     red = dict(order=order, accumulate=accumulate, **order_params)
+    if fma and not _CDIST_SETTINGS[variant].fma:  # (the rule a variant spec is checked by)
+        why = _CDIST_SETTINGS[variant].why_no_fma
+        raise ValueError(f"fma=True does not apply to cdist variant {variant!r}: {why}")
     if variant == "expanded":
         return _expanded(x, y, info, red, fma, clamp)
-    if fma:
-        raise ValueError(f"fma=True does not apply to cdist variant 'direct': {_SQUARES}")
     return _direct(x, y, info, red)
 
 
