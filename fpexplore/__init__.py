@@ -80,8 +80,9 @@ them.
                    rational rounding, error-free transformations, rounding to a precision,
                    round to odd, float32 flush-to-zero, the ULP clamp, Ziv's step; the numba
                    kernels call the same functions
-- ``checks``       argument checks every layer shares (integers, seeds, choices, name lists,
-                   unknown keywords): TypeError for a wrong type, ValueError for a bad value
+- ``checks``       argument checks every layer shares (integers, seeds, choices, booleans,
+                   name lists, unknown keywords, and the validators of parameter tables):
+                   TypeError for a wrong type, ValueError for a bad value
 - ``_optional``    require(): imports pandas, matplotlib or ipywidgets where a function needs
                    them, and names the extra to install (``pip install "fpexplore[jupyter]"``)
 """

@@ -2,8 +2,19 @@
 
 * ``TypeError``: a value of the wrong type (text where a number is asked, ``None``, a float
   seed), or a keyword argument the function does not take (named, with the accepted ones).
-* ``ValueError``: a value of the right type that is not allowed (out of range, not one of the
-  choices; the valid ones are listed).
+* ``ValueError``: a value of the right type that is not allowed (out of range, not a power
+  of two where one is asked, not one of the choices; the valid ones are listed).
+
+A True/False setting given anything but True or False (``1``, ``"yes"``, ``None`` where None
+is not a setting) is a wrong type: ``TypeError``, wherever the setting is checked (a keyword
+argument, an order's parameter such as ``ftz=``, a formula's ``clamp=``). A parameter read
+from a variant spec's text (``"cub(aligned=1)"``) is refused by :func:`fpexplore.spec.parse_spec`
+as a ``ValueError`` naming the spec: the text is the argument there, and it is of the right
+type.
+
+The ``*_check`` factories return the one-argument validators that parameter tables hold
+(``{"block": (128, int_check("block", 2, 1 << 16, pow2=True))}``): the same checks, the same
+messages, by name.
 
 Imports nothing but the standard library: every layer may use it.
 """
@@ -12,11 +23,15 @@ from __future__ import annotations
 
 import numbers
 import os
+from collections.abc import Callable
 
 __all__ = [
     "MAX_SEED",
     "boolean",
+    "boolean_check",
     "choice",
+    "choice_check",
+    "int_check",
     "integer",
     "name_list",
     "refuse_unknown",
@@ -46,9 +61,12 @@ def refuse_unknown(function: str, given, accepted) -> None:
         )
 
 
-def integer(name: str, value, low: int | None = None, high: int | None = None) -> int:
-    """``value`` as an int in ``[low, high]`` (either end may be open). TypeError for
-    anything that is not an integer (bool, float, str, None); ValueError out of range."""
+def integer(
+    name: str, value, low: int | None = None, high: int | None = None, *, pow2: bool = False
+) -> int:
+    """``value`` as an int in ``[low, high]`` (either end may be open; ``pow2``: a power of
+    two). TypeError for anything that is not an integer (bool, float, str, None); ValueError
+    out of range or not a power of two."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {shown(value)}")
     v = int(value)
@@ -60,7 +78,16 @@ def integer(name: str, value, low: int | None = None, high: int | None = None) -
         else:
             rule = f"from {low} to {high}"
         raise ValueError(f"{name} must be {rule}, got {v}")
+    if pow2 and (v < 1 or v & (v - 1)):
+        raise ValueError(f"{name} must be a power of two (2, 4, ..., 1024, ...), got {v}")
     return v
+
+
+def int_check(
+    name: str, low: int | None = None, high: int | None = None, *, pow2: bool = False
+) -> Callable:
+    """A validator: ``integer(name, v, low, high, pow2=pow2)``."""
+    return lambda v: integer(name, v, low, high, pow2=pow2)
 
 
 def boolean(name: str, value) -> bool:
@@ -69,6 +96,16 @@ def boolean(name: str, value) -> bool:
     if type(value).__name__ not in ("bool", "bool_"):
         raise TypeError(f"{name} must be True or False, got {shown(value)}")
     return bool(value)
+
+
+def boolean_check(name: str, *, none: bool = False) -> Callable:
+    """A validator: ``boolean(name, v)``; with ``none=True`` None passes too (a setting whose
+    None means "the default for the data", as the GPU kernels' ``ftz``)."""
+
+    def check(v):
+        return None if none and v is None else boolean(name, v)
+
+    return check
 
 
 def seed(value, name: str = "seed") -> int:
@@ -88,6 +125,12 @@ def choice(name: str, value, valid):
     if not ok:
         raise ValueError(f"unknown {name} {shown(value)}; valid: {', '.join(map(str, valid))}")
     return value
+
+
+def choice_check(name: str, options) -> Callable:
+    """A validator: ``choice(name, v, options)``."""
+    options = tuple(options)
+    return lambda v: choice(name, v, options)
 
 
 def name_list(name: str, value) -> list:

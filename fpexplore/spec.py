@@ -67,9 +67,18 @@ import re
 from dataclasses import dataclass
 
 from . import checks
-from .formats import FORMATS, INPUT_ROUNDINGS_TEXT
+from .formats import FORMATS
 from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
+from .orders.arith import (
+    check_combine,
+    check_fma,
+    check_input_rounding,
+    check_library_accumulate,
+    check_split_k,
+    split_k_applies,
+)
 from .orders.registry import OPS as ORDER_OPS
+from .orders.registry import fusable
 
 __all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
 
@@ -131,13 +140,8 @@ class VariantSpec:
         if dup:
             raise ValueError(f"parameter {', '.join(dup)} given twice")
         object.__setattr__(self, "params", tuple(sorted(clean, key=_param_key)))
-        if not isinstance(self.fma, bool):
-            raise ValueError(f"fma must be True or False, got {checks.shown(self.fma)}")
-        if self.input_rounding is not None and self.input_rounding not in INPUT_ROUNDINGS:
-            raise ValueError(
-                f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got "
-                f"{checks.shown(self.input_rounding)}"
-            )
+        checks.boolean("fma", self.fma)
+        check_input_rounding(self.input_rounding)
         if self.accumulate is not None:
             _check_accumulator(self.accumulate)
 
@@ -384,14 +388,6 @@ def parse_spec(text, op: str | None = None) -> VariantSpec:
 
 # ----------------------------------------------------------------------------- sum, dot, matmul
 
-FMA_SUM = "fma applies where a product feeds an accumulator: dot and matmul, not sum"
-
-
-def _split_k_check(v):
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-        raise ValueError(f"split_k must be a positive integer (at most k), got {checks.shown(v)}")
-    return int(v)
-
 
 def _describe_params(params: dict) -> str:
     if not params:
@@ -401,9 +397,10 @@ def _describe_params(params: dict) -> str:
 
 
 def _order_params(op: str, name: str) -> dict:
-    params = dict(ORDER_OPS[op][name].params)
-    if op == "matmul" and ORDER_OPS[op][name].matmul_code is not None:
-        params["split_k"] = (None, _split_k_check)
+    order = ORDER_OPS[op][name]
+    params = dict(order.params)
+    if split_k_applies(op, order):
+        params["split_k"] = (None, lambda v: check_split_k(op, order, v))
     return params
 
 
@@ -432,57 +429,24 @@ def _check_order(spec: VariantSpec, op: str) -> None:
     order = table[spec.name]
 
     def hint(k):
-        if k == "split_k":
-            if op != "matmul":
-                return f"split_k applies to matmul (cutting k into slices), not {op}"
-            if spec.name == "exact":
-                return "split_k does not apply to the exact order (it is correctly rounded)"
-            return (
-                f"split_k does not apply to order {spec.name!r}: its blocks of k are chained "
-                "through its own result"
-            )
+        if k != "split_k":
+            return None
+        try:
+            check_split_k(op, order, 1)
+        except ValueError as e:
+            return str(e)
         return None
 
     _check_params(spec, _order_params(op, spec.name), f"order {spec.name!r} of {op}", hint)
-    if op == "matmul" and spec.param_dict.get("combine", "sequential") != "sequential":
-        raise ValueError(
-            f"{str(spec)!r}: matmul combines tree blocks sequentially; combine=atomic is for "
-            "sum and dot"
-        )
-    if spec.fma:
-        if op == "sum":
-            raise ValueError(FMA_SUM)
-        if order.library is not None:
-            raise ValueError(
-                f"fma is not a setting of {spec.name!r}: it "
-                + (
-                    order.fixed
-                    or "is a library's own loop, whose kernel decides where it fuses (see its "
-                    "parameters, e.g. kernel=)"
-                )
-            )
-        if not order.fma:
-            fused = [n for n, o in table.items() if o.fma]
-            raise ValueError(
-                f"fma does not change order {spec.name!r} of {op}: no product feeds an "
-                f"accumulator there (each product is rounded first); orders where it does: "
-                f"{', '.join(fused)}"
-            )
-    if spec.input_rounding and op == "sum":
-        raise ValueError(
-            f"input rounding (+{spec.input_rounding}) applies to the inputs of products: dot "
-            "and matmul, not sum"
-        )
+    check_combine(op, spec.param_dict.get("combine", "sequential"), f"{str(spec)!r}: ")
+    check_fma(order, spec.fma, op, fusable(op), written="+fma")
+    check_input_rounding(spec.input_rounding, op, written=f"+{spec.input_rounding}")
     if spec.accumulate and spec.name == "exact":
         raise ValueError(
             f"an accumulator (@{spec.accumulate}) does not apply to the exact order: it is "
             "correctly rounded, with no accumulator"
         )
-    if spec.accumulate and order.library is not None:
-        raise ValueError(
-            f"an accumulator (@{spec.accumulate}) does not apply to {spec.name!r}: it "
-            + (order.fixed or "is a library's own loop, with the accumulators of that library")
-        )
+    check_library_accumulate(order, spec.accumulate, f"an accumulator (@{spec.accumulate})")
 
 
 # ----------------------------------------------------------------------------- formula variants
@@ -527,12 +491,12 @@ def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
         return None
 
     _check_params(spec, allowed, label, hint)
-    if order is not None and f.order_of == "matmul":
-        if spec.param_dict.get("combine", "sequential") != "sequential":
-            raise ValueError(
-                f"{str(spec)!r}: {op} reduces with matmul, which combines tree blocks "
-                "sequentially; combine=atomic is for sum and dot"
-            )
+    if order is not None:
+        check_combine(
+            f.order_of,
+            spec.param_dict.get("combine", "sequential"),
+            f"{str(spec)!r}: {op} reduces with {f.order_of}, and ",
+        )
     if spec.fma:
         if not f.fma:
             where = [v for v, g in table.items() if g.fma]
@@ -542,17 +506,16 @@ def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
                 else f"{op} has no product feeding an accumulator"
             )
             raise ValueError(f"fma does not apply to {label}: {reason}")
-        if order is not None and not ORDER_OPS[f.order_of][order].fma:
-            fused = [n for n, o in ORDER_OPS[f.order_of].items() if o.fma]
-            raise ValueError(
-                f"fma does not change order {checks.shown(order)} of {label}: no product feeds an "
-                f"accumulator there; orders where it does: {', '.join(fused)}"
+        if order is not None:
+            check_fma(
+                ORDER_OPS[f.order_of][order],
+                True,
+                f.order_of,
+                fusable(f.order_of),
+                written="+fma",
+                of=label,
             )
-    if spec.input_rounding:
-        raise ValueError(
-            f"input rounding (+{spec.input_rounding}) applies to the inputs of products in dot "
-            f"and matmul, not {op}"
-        )
+    check_input_rounding(spec.input_rounding, op, written=f"+{spec.input_rounding}")
     if spec.accumulate and not f.accumulate:
         where = [v for v, g in table.items() if g.accumulate]
         raise ValueError(

@@ -680,7 +680,7 @@ def test_cdist_bad_input():
         cdist(np.ones((3, 2), np.int64), np.ones((3, 2), np.int64))
     with pytest.raises(ValueError, match="valid orders: sequential"):
         cdist(x, x, order="numpy")
-    with pytest.raises(ValueError, match="does not apply to cdist 'direct'"):
+    with pytest.raises(ValueError, match="does not apply to cdist variant 'direct'"):
         cdist(x, x, variant="direct", fma=True)
     with pytest.raises(ValueError, match="does not change order"):
         cdist(x, x, variant="expanded", fma=True, order="pairwise")

@@ -613,17 +613,17 @@ def test_order_errors():
         fpx.sum(x, "tree", blocks=128)
     with pytest.raises(TypeError, match="has no parameter"):
         fpx.sum(x, "sequential", block=4)
-    with pytest.raises(ValueError, match="combine must be one of"):
+    with pytest.raises(ValueError, match="unknown combine 'random'; valid: sequential, atomic"):
         fpx.sum(x, "tree", combine="random")
     with pytest.raises(ValueError, match="a sum has none"):
         fpx.sum(x, "sequential", fma=True)
-    with pytest.raises(ValueError, match="Orders where it does: sequential"):
+    with pytest.raises(ValueError, match="orders where it does: sequential"):
         fpx.dot(x, x, "pairwise", fma=True)
     with pytest.raises(ValueError, match="input rounding"):
         fpx.sum(x, "sequential", accumulate="tf32")
     with pytest.raises(ValueError, match="valid formats"):
         fpx.sum(x, "sequential", accumulate="float8")
-    with pytest.raises(ValueError, match="block must be an integer"):
+    with pytest.raises(TypeError, match="block must be an integer"):
         fpx.sum(x, "blocked", block=2.5)
     with pytest.raises(ValueError, match="multiple of vector"):
         fpx.sum(x, "cub", items=6, vector=4)

@@ -254,10 +254,14 @@ ERRORS = [
     ("numpy1(endpoint=False)", "linspace", ["takes no parameters"]),
     # bad parameter value: the check's message
     ("tree(block=100)", "dot", ["block must be a power of two"]),
-    ("tree(combine=random)", "sum", ["combine must be one of 'sequential', 'atomic'"]),
-    ("tree(split_k=0)", "matmul", ["split_k must be a positive integer"]),
+    ("tree(combine=random)", "sum", ["unknown combine 'random'; valid: sequential, atomic"]),
+    ("tree(split_k=0)", "matmul", ["split_k must be >= 1, got 0"]),
     ("two-pass(order=bogus)", "variance", ["unknown order 'bogus'", "valid orders: sequential"]),
-    ("div-then-mul(moments=fast)", "adam_step", ["moments must be one of lerp, lerp-fma, mul-add"]),
+    (
+        "div-then-mul(moments=fast)",
+        "adam_step",
+        ["unknown moments 'fast'; valid: lerp, lerp-fma, mul-add"],
+    ),
     # unknown accumulator: the formats
     (
         "sequential@float8",

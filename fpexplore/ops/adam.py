@@ -7,6 +7,33 @@ Arrays keep their storage format F; every elementwise operation is rounded once 
 (:class:`fpexplore.ops.formula.RoundedArith`); ``fma`` is :func:`fpexplore.fma`. Case reproduced
 (docs/cases.md section 5): the Ascend NPU ``apply_adam`` article (multiply-then-divide vs
 divide-then-multiply agree on ~99.99 % of the elements in float32).
+
+The variants ``torch`` and ``exact`` of :func:`adam_step` (its docstring gives the formulas):
+
+``torch`` is ``torch.optim.Adam`` on the CPU (``foreach`` False and True alike; defaults
+``amsgrad=False, maximize=False``): ``exp_avg.lerp_(g, 1 - beta1)`` (the vectorized CPU
+``lerp`` is ``lerp-fma``, ``vec::fmadd``), ``exp_avg_sq.mul_(beta2).addcmul_(g, g,
+value=1 - beta2)`` (ATen's CPU ``addcmul`` is ``self + (value*t1)*t2`` with the last
+multiply-add fused), ``(exp_avg_sq.sqrt() / sqrt(bc2)).add_(eps)`` and ``addcdiv_``
+(``self + (value*t1)/t2``: multiply, then divide). Checked against PyTorch 2.14.1 (CPU,
+float32, 10,000 parameters, 10 steps, foreach False and True; tests/test_adam_torch.py):
+m and v are bit-identical at every step; param too with ``sqrt="torch"``, while with the
+default IEEE ``sqrt`` a few parameters per step differ by an ulp or two (PyTorch's
+``sqrt`` is not correctly rounded). For float16/bfloat16 PyTorch computes each kernel in
+float32 and rounds once; here every operation is rounded to F. PyTorch's CUDA kernels are
+compiled with FMA contraction.
+
+``exact``: each of param', m', v' is the exact real value of Adam's formula
+(``m' = beta1*m + (1-beta1)*g``, ``v' = beta2*v + (1-beta2)*g**2``,
+``param' = param - lr*(m'/bc1)/(sqrt(v'/bc2) + eps)``, ``g = grad + wd*param``), with the
+hyperparameters taken as the exact values of the given floats and ``bc = 1 - beta**step``
+exact (no rounding anywhere), rounded once to F. Exact zeros get IEEE's sign rules.
+float16/bfloat16/float32: a float64 evaluation with rigorous error bounds decides almost
+every element; the rest, and all of float64 (the slow case), use exact
+rationals and ``mpmath`` interval arithmetic at increasing precision until both ends of
+the interval round to the same value (this terminates: a rational result is reached
+exactly). Elements with a NaN or infinite input get the float64 IEEE value of the
+div-then-mul formula rounded to F.
 """
 
 from __future__ import annotations
@@ -16,6 +43,7 @@ import math
 import numbers
 from collections.abc import Iterable
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -34,9 +62,17 @@ from ..numerics import (
 )
 from .formula import RoundedArith
 from .opspec import OpSpec, OpTable, pick
-from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant, choice
+from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
 
-__all__ = ["ADAM_MOMENTS", "ADAM_SQRT", "OPS", "adam_pass_rates", "adam_run", "adam_step"]
+__all__ = [
+    "ADAM_MOMENTS",
+    "ADAM_SQRT",
+    "OPS",
+    "AdamHyper",
+    "adam_pass_rates",
+    "adam_run",
+    "adam_step",
+]
 
 _F64 = np.dtype(np.float64)
 
@@ -85,46 +121,40 @@ def _real(name: str, value) -> float:
     return f
 
 
-def _hyper(lr, beta1, beta2, eps, weight_decay, step) -> tuple:
-    lr = _real("lr", lr)
-    if lr < 0:
-        raise ValueError(f"lr must be >= 0, got {checks.shown(lr)}")
-    beta1 = _real("beta1", beta1)
-    beta2 = _real("beta2", beta2)
-    for name, b in (("beta1", beta1), ("beta2", beta2)):
-        if not 0.0 <= b < 1.0:
-            raise ValueError(f"{name} must be in [0, 1), got {checks.shown(b)}")
-    eps = _real("eps", eps)
-    if not eps > 0:
-        raise ValueError(f"eps must be > 0, got {checks.shown(eps)}")
-    weight_decay = _real("weight_decay", weight_decay)
-    if weight_decay < 0:
-        raise ValueError(f"weight_decay must be >= 0, got {checks.shown(weight_decay)}")
-    if isinstance(step, (bool, np.bool_)) or not isinstance(step, (numbers.Integral, np.integer)):
-        raise TypeError(
-            f"step must be an integer >= 1 (the step count, 1 first), got {checks.shown(step)}"
-        )
-    step = int(step)
-    if step < 1:
-        raise ValueError(f"step must be >= 1 (1 for the first step), got {step}")
-    return lr, beta1, beta2, eps, weight_decay, step
+@dataclass(frozen=True)
+class AdamHyper:
+    """Adam's hyperparameters and the number of the step, checked (TypeError for a value of
+    the wrong type, ValueError out of range; see :func:`adam_step`): Python floats and an
+    int, as ``torch.optim.Adam`` holds them."""
 
+    lr: float
+    beta1: float
+    beta2: float
+    eps: float
+    weight_decay: float = 0.0
+    step: int = 1
 
-def _check_moments(moments: str | None) -> str | None:
-    if moments is not None and moments not in ADAM_MOMENTS:
-        raise ValueError(
-            f"unknown moments {checks.shown(moments)} for adam_step; valid: "
-            f"{', '.join(ADAM_MOMENTS)}"
-        )
-    return moments
+    def __post_init__(self):
+        put = object.__setattr__  # (frozen: the checked values replace the given ones)
+        for name in ("lr", "beta1", "beta2", "eps", "weight_decay"):
+            put(self, name, _real(name, getattr(self, name)))
+        if self.lr < 0:
+            raise ValueError(f"lr must be >= 0, got {checks.shown(self.lr)}")
+        for name, b in (("beta1", self.beta1), ("beta2", self.beta2)):
+            if not 0.0 <= b < 1.0:
+                raise ValueError(f"{name} must be in [0, 1), got {checks.shown(b)}")
+        if not self.eps > 0:
+            raise ValueError(f"eps must be > 0, got {checks.shown(self.eps)}")
+        if self.weight_decay < 0:
+            raise ValueError(f"weight_decay must be >= 0, got {checks.shown(self.weight_decay)}")
+        put(self, "step", checks.integer("step", self.step, 1))  # 1 for the first step
 
 
 def _moments_for(variant: str, moments: str | None) -> str:
     """The moments formula of a step: the given one, else the variant's own default."""
-    _check_moments(moments)
     if moments is None:
         return "lerp-fma" if variant == "torch" else "lerp"
-    return moments
+    return checks.choice("moments", moments, tuple(ADAM_MOMENTS))
 
 
 ADAM_SQRT = ("ieee", "torch")
@@ -252,45 +282,30 @@ def adam_step(
                            param' = RN(param + RN(RN(c(-(lr/bc1)) * m') / den))
 
     ``mul-then-div`` has no FMA form: its last product feeds a division, not an addition.
-    ``torch`` is ``torch.optim.Adam`` on the CPU (``foreach`` False and True alike; defaults
-    ``amsgrad=False, maximize=False``): ``exp_avg.lerp_(g, 1 - beta1)`` (the vectorized CPU
-    ``lerp`` is ``lerp-fma``, ``vec::fmadd``), ``exp_avg_sq.mul_(beta2).addcmul_(g, g,
-    value=1 - beta2)`` (ATen's CPU ``addcmul`` is ``self + (value*t1)*t2`` with the last
-    multiply-add fused), ``(exp_avg_sq.sqrt() / sqrt(bc2)).add_(eps)`` and ``addcdiv_``
-    (``self + (value*t1)/t2``: multiply, then divide). Checked against PyTorch 2.14.1 (CPU,
-    float32, 10,000 parameters, 10 steps, foreach False and True; tests/test_adam_torch.py):
-    m and v are bit-identical at every step; param too with ``sqrt="torch"``, while with the
-    default IEEE ``sqrt`` a few parameters per step differ by an ulp or two (PyTorch's
-    ``sqrt`` is not correctly rounded). For float16/bfloat16 PyTorch computes each kernel in
-    float32 and rounds once; here every operation is rounded to F. PyTorch's CUDA kernels are
-    compiled with FMA contraction.
-
-    ``exact``: each of param', m', v' is the exact real value of Adam's formula
-    (``m' = beta1*m + (1-beta1)*g``, ``v' = beta2*v + (1-beta2)*g**2``,
-    ``param' = param - lr*(m'/bc1)/(sqrt(v'/bc2) + eps)``, ``g = grad + wd*param``), with the
-    hyperparameters taken as the exact values of the given floats and ``bc = 1 - beta**step``
-    exact (no rounding anywhere), rounded once to F. Exact zeros get IEEE's sign rules.
-    float16/bfloat16/float32: a float64 evaluation with rigorous error bounds decides almost
-    every element; the rest, and all of float64 (the slow case), use exact
-    rationals and ``mpmath`` interval arithmetic at increasing precision until both ends of
-    the interval round to the same value (this terminates: a rational result is reached
-    exactly). Elements with a NaN or infinite input get the float64 IEEE value of the
-    div-then-mul formula rounded to F.
+    The variants ``torch`` and ``exact`` are described in :mod:`fpexplore.ops.adam`.
     """
     OPS.lookup("adam_step", variant)
     moments = _moments_for(variant, moments)
     _check_sqrt(variant, sqrt)
-    hyper = _hyper(lr, beta1, beta2, eps, weight_decay, step)
+    h = AdamHyper(lr, beta1, beta2, eps, weight_decay, step)
+    return _step(param, grad, m, v, h, variant, moments, sqrt)
+
+
+def _step(param, grad, m, v, h: AdamHyper, variant: str, moments: str, sqrt):
+    """:func:`adam_step` with its arguments checked (``moments`` resolved)."""
     (param, grad, m, v), info = _adam_arrays(param, grad, m, v)
     if variant == "exact":
-        out = _adam_exact(param, grad, m, v, info, *hyper)
+        out = _adam_exact(param, grad, m, v, info, h)
     else:
         F = RoundedArith(info, _sqrt_of(sqrt, info))
-        out = _adam_formula(F, param, grad, m, v, info, variant, moments, *hyper)
+        out = _adam_formula(F, param, grad, m, v, variant, moments, h)
     return tuple(scalar_out(np.asarray(a, dtype=info.dtype)) for a in out)
 
 
-def _adam_formula(F, param, grad, m, v, info, variant, moments, lr, beta1, beta2, eps, wd, step):
+def _adam_formula(F, param, grad, m, v, variant: str, moments: str, h: AdamHyper):
+    lr, beta1, beta2, eps, wd, step = (
+        h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, h.step
+    )  # fmt: skip
     bc1 = 1.0 - beta1**step
     bc2 = 1.0 - beta2**step
     g = grad if wd == 0 else F.add(grad, F.mul(F.const(wd), param))
@@ -377,7 +392,7 @@ def _decide_bounds(val, err, info: FormatInfo, out: np.ndarray, undecided: np.nd
     undecided |= ~same
 
 
-def _adam_exact(param, grad, m, v, info, lr, beta1, beta2, eps, wd, step):
+def _adam_exact(param, grad, m, v, info, h: AdamHyper):
     shape = param.shape
     P, G0, M, V = (np.asarray(a, dtype=_F64).reshape(-1) for a in (param, grad, m, v))
     n = P.size
@@ -387,25 +402,25 @@ def _adam_exact(param, grad, m, v, info, lr, beta1, beta2, eps, wd, step):
     with np.errstate(all="ignore"):
         if not finite.all():  # IEEE propagation of NaN and infinities, in float64
             bad = ~finite
-            ref = _adam_formula(
-                RoundedArith(format_info("float64")),
-                P[bad], G0[bad], M[bad], V[bad], format_info("float64"), "div-then-mul",
-                "mul-add", lr, beta1, beta2, eps, wd, step,
-            )  # fmt: skip
+            F64 = RoundedArith(format_info("float64"))
+            ref = _adam_formula(F64, P[bad], G0[bad], M[bad], V[bad], "div-then-mul", "mul-add", h)
             for o, r in zip(outs, ref):
                 o[bad] = round_f64(np.asarray(r), info)
         if info.name == "float64":
             undecided[:] = finite
         else:
-            undecided |= _adam_bounds(P, G0, M, V, info, outs, lr, beta1, beta2, eps, wd, step)
+            undecided |= _adam_bounds(P, G0, M, V, info, outs, h)
             undecided &= finite
     if undecided.any():
-        _adam_exact_slow(P, G0, M, V, info, outs, undecided, lr, beta1, beta2, eps, wd, step)
+        _adam_exact_slow(P, G0, M, V, info, outs, undecided, h)
     return tuple(o.reshape(shape) for o in outs)
 
 
-def _adam_bounds(P, G0, M, V, info, outs, lr, beta1, beta2, eps, wd, step) -> np.ndarray:
+def _adam_bounds(P, G0, M, V, info, outs, h: AdamHyper) -> np.ndarray:
     """float64 evaluation with error bounds; returns the mask of undecided elements."""
+    lr, beta1, beta2, eps, wd, step = (
+        h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, h.step
+    )  # fmt: skip
     b1, b2 = Fraction(beta1), Fraction(beta2)
     c1, ec1 = _e_scalar(1 - b1)
     c2, ec2 = _e_scalar(1 - b2)
@@ -544,8 +559,11 @@ class _X:
         return round_rational(q.numerator, q.denominator, info.precision, info.emin, info.emax)
 
 
-def _adam_exact_slow(P, G0, M, V, info, outs, which, lr, beta1, beta2, eps, wd, step) -> None:
+def _adam_exact_slow(P, G0, M, V, info, outs, which, h: AdamHyper) -> None:
     """Exact rationals for g, m', v'; mpmath intervals for param' (see adam_step)."""
+    lr, beta1, beta2, eps, wd, step = (
+        h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, h.step
+    )  # fmt: skip
     B1, B2 = _X.of(beta1), _X.of(beta2)
     C1, C2 = _X(1 - B1.q, False), _X(1 - B2.q, False)
     WD, LR = _X.of(wd), _X.of(lr)
@@ -620,23 +638,22 @@ def adam_run(
     ``moments`` and ``sqrt``.
     """
     OPS.lookup("adam_step", variant)
-    _check_moments(moments)
+    moments = _moments_for(variant, moments)
     _check_sqrt(variant, sqrt)
-    hyper = dict(lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay)
-    _hyper(**hyper, step=first_step)  # errors now, not at the first iteration
+    h = AdamHyper(lr, beta1, beta2, eps, weight_decay, first_step)  # errors now, not later
     (p,), _ = coerce(param, what="adam_run")
     m = np.zeros_like(p) if m is None else m
     v = np.zeros_like(p) if v is None else v
     if not isinstance(grads, np.ndarray):
         grads = _gradients(grads)
-    return _adam_steps(p, m, v, grads, int(first_step), variant, moments, sqrt, hyper)
+    return _adam_steps(p, m, v, grads, h, variant, moments, sqrt)
 
 
-def _adam_steps(p, m, v, grads, step, variant, moments, sqrt, hyper):
+def _adam_steps(p, m, v, grads, h: AdamHyper, variant, moments, sqrt):
     for g in grads:
-        p, m, v = adam_step(p, g, m, v, step, variant=variant, moments=moments, sqrt=sqrt, **hyper)
-        yield step, p, m, v
-        step += 1
+        p, m, v = _step(p, g, m, v, h, variant, moments, sqrt)
+        yield h.step, p, m, v
+        h = replace(h, step=h.step + 1)
 
 
 def adam_pass_rates(
@@ -741,8 +758,8 @@ def _adam_call(name, settings, inputs, params):
 _ADAM_SETTINGS = {
     v: Settings(
         {
-            "moments": (None, choice("moments", tuple(ADAM_MOMENTS))),
-            "sqrt": ("ieee", choice("sqrt", ("ieee", "torch"))),
+            "moments": (None, checks.choice_check("moments", ADAM_MOMENTS)),
+            "sqrt": ("ieee", checks.choice_check("sqrt", ("ieee", "torch"))),
         },
         why_no_fma="its fused form is the variant 'div-then-mul+fma'",
     )

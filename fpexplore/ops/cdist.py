@@ -18,13 +18,14 @@ import numpy as np
 
 from .. import checks
 from ..data import generate
-from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info, round_f64
+from ..formats import FormatInfo, as_format, coerce, round_f64
 from ..numerics import (
     round_scaled_int,
 )
+from ..orders.arith import accumulator_format
 from .formula import RoundedArith
 from .opspec import OpSpec, OpTable, pick
-from .variant import EXACT, FORMULA, Settings, Variant, boolean, order_of
+from .variant import EXACT, FORMULA, Settings, Variant, check_order, order_of
 
 __all__ = ["OPS", "cdist"]
 
@@ -111,49 +112,43 @@ def cdist(
     """
     OPS.lookup("cdist", variant)
     (x, y), info = coerce(x, y, what="cdist")
-    if x.ndim != 2 or y.ndim != 2:
+    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1]:
         raise ValueError(
-            f"cdist takes 2-D arrays (m, d) and (n, d), got shapes {x.shape}, {y.shape}"
-        )
-    if x.shape[1] != y.shape[1]:
-        raise ValueError(
-            f"cdist: x and y must have the same number of columns d, got {x.shape} and {y.shape}"
+            "cdist takes 2-D arrays (m, d) and (n, d) with the same number of columns d, got "
+            f"shapes {x.shape} and {y.shape}"
         )
     fma = checks.boolean("fma", fma)
     clamp = checks.boolean("clamp", clamp)
     if variant == "exact":
         return _cdist_exact(x, y, info)
-    from ..orders.registry import MATMUL_ORDERS
-
-    valid = [n for n, s in MATMUL_ORDERS.items() if not s.takes_rounding]  # (not tensor-core)
-    if order not in valid:
-        raise ValueError(
-            f"unknown order {checks.shown(order)} for cdist; valid orders: {', '.join(valid)}"
-        )
-    if accumulate is not None:
-        acc = format_info(accumulate)
-        if not acc.storage:
-            raise ValueError(
-                f"accumulate must be one of {', '.join(FORMATS)}; {acc.name!r} is an input rounding"
-            )
-    F = RoundedArith(info)
+    check_order("matmul", order, "cdist")
+    accumulator_format(accumulate, info)
     red = dict(order=order, accumulate=accumulate, **order_params)
+    if fma and not _CDIST_SETTINGS[variant].fma:  # (the rule a variant spec is checked by)
+        why = _CDIST_SETTINGS[variant].why_no_fma
+        raise ValueError(f"fma=True does not apply to cdist variant {variant!r}: {why}")
     if variant == "expanded":
-        xn = _row_sums(F.mul(x, x), info, red)
-        yn = _row_sums(F.mul(y, y), info, red)
-        from ..orders import matmul
+        return _expanded(x, y, info, red, fma, clamp)
+    return _direct(x, y, info, red)
 
-        xy = matmul(x, np.ascontiguousarray(y.T), fma=fma, **red)
-        d2 = F.add(F.sub(xn[:, None], F.mul(F.const(2.0), xy)), yn[None, :])
-        if clamp:
-            d2 = np.where(d2 < 0, np.zeros((), info.dtype), d2)
-        return F.sqrt(d2)
-    # direct
-    if fma:
-        raise ValueError(
-            "fma=True does not apply to cdist 'direct': each square is rounded to the storage "
-            "format before it is summed; it applies to 'expanded' (the x @ y.T products)"
-        )
+
+def _expanded(x, y, info: FormatInfo, red: dict, fma: bool, clamp: bool) -> np.ndarray:
+    """cdist's expanded formula (see :func:`cdist`)."""
+    from ..orders import matmul
+
+    F = RoundedArith(info)
+    xn = _row_sums(F.mul(x, x), info, red)
+    yn = _row_sums(F.mul(y, y), info, red)
+    xy = matmul(x, np.ascontiguousarray(y.T), fma=fma, **red)
+    d2 = F.add(F.sub(xn[:, None], F.mul(F.const(2.0), xy)), yn[None, :])
+    if clamp:
+        d2 = np.where(d2 < 0, np.zeros((), info.dtype), d2)
+    return F.sqrt(d2)
+
+
+def _direct(x, y, info: FormatInfo, red: dict) -> np.ndarray:
+    """cdist's direct formula (see :func:`cdist`), a block of rows at a time."""
+    F = RoundedArith(info)
     m, n, d = x.shape[0], y.shape[0], x.shape[1]
     out = np.empty((m, n), dtype=info.dtype)
     rows = max(1, (1 << 18) // max(1, n * d))
@@ -292,10 +287,13 @@ def _cdist_numpy(inputs, params):
 
 
 # what each variant's spec may say: "expanded(order=blocked, block=8)+fma@float32"
-_SQUARES = "each square is rounded before it is summed; fma applies to 'expanded'"
+_SQUARES = (
+    "each square is rounded to the storage format before it is summed; it applies to "
+    "'expanded' (the x @ y.T products)"
+)
 _CDIST_SETTINGS = {
     "expanded": Settings(
-        {**order_of("matmul"), "clamp": (True, boolean("clamp"))},
+        {**order_of("matmul"), "clamp": (True, checks.boolean_check("clamp"))},
         order_of="matmul",
         order_params=True,
         accumulate=True,

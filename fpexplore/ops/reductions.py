@@ -14,6 +14,7 @@ from ..exact import kernel_needs as exact_kernel_needs
 from ..metrics import sum_bound
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
+from ..orders.arith import PRODUCT_OPS, fma_applies, split_k_applies
 from ..orders.registry import OPS as ORDER_OPS
 from ..orders.registry import kernel_needs, orders_for
 from .opspec import OpSpec, OpTable, Recording, pick
@@ -37,11 +38,11 @@ def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:
     """The op-wide params the order takes, then the spec's settings (they win)."""
     spec = ORDER_OPS[op][order]
     keep = set(spec.params) | ({"accumulate"} if spec.library is None else set())
-    if op != "sum" and spec.fma:
+    if fma_applies(op, spec):
         keep.add("fma")
-    if op != "sum":
+    if op in PRODUCT_OPS:
         keep.add("input_rounding")
-    if op == "matmul" and spec.matmul_code is not None:
+    if split_k_applies(op, spec):
         keep.add("split_k")
     kw = pick(params, keep)
     kw.update(settings)

@@ -3,13 +3,13 @@ hypothesis or formula). Each op's spec (:mod:`fpexplore.ops.opspec`) lists its v
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from .. import checks
 
 __all__ = [
     "Settings",
-    "boolean",
-    "choice",
+    "check_order",
     "order_of",
     "EXACT",
     "FORMULA",
@@ -57,37 +57,22 @@ class Settings:
     why_no_fma: str = ""
 
 
-def order_of(op: str, default: str = "sequential") -> dict:
-    """The ``order`` parameter of a formula that reduces with ``op``'s orders (not the
-    tensor cores: a product of their own, not a reduction a formula can run)."""
+def check_order(op: str, order, user: str = "") -> str:
+    """``order`` if it is an order of ``op`` a formula can reduce with (not the tensor cores:
+    a product of their own, not a reduction); else ValueError listing those orders (saying
+    they are ``user``'s, the formula's op, where given)."""
     from ..orders.registry import OPS
 
-    def check(v):
-        valid = [n for n, s in OPS[op].items() if not s.takes_rounding]
-        if v not in valid:
-            raise ValueError(f"unknown order {v!r:.80}; valid orders: {', '.join(valid)}")
-        return v
-
-    return {"order": (default, check)}
-
-
-def boolean(name: str) -> Callable:
-    """A check for a True/False parameter."""
-
-    def check(v):
-        if not isinstance(v, bool):
-            raise ValueError(f"{name} must be True or False, got {v!r:.80}")
-        return v
-
-    return check
+    valid = [n for n, s in OPS[op].items() if not s.takes_rounding]
+    if order not in valid:
+        raise ValueError(
+            f"unknown order {checks.shown(order)}{' for ' + user if user else ''}; valid "
+            f"orders: {', '.join(valid)}"
+        )
+    return order
 
 
-def choice(name: str, options) -> Callable:
-    """A check for a parameter taking one of ``options``."""
-
-    def check(v):
-        if v not in options:
-            raise ValueError(f"{name} must be one of {', '.join(map(str, options))}, got {v!r}")
-        return v
-
-    return check
+def order_of(op: str, default: str = "sequential") -> dict:
+    """The ``order`` parameter of a formula that reduces with ``op``'s orders
+    (:func:`check_order`)."""
+    return {"order": (default, lambda v: check_order(op, v))}

@@ -1,9 +1,13 @@
 """Evaluation orders for reductions: sum, dot and matmul, each bit-exact by definition.
 
 - ``arith``      the arithmetic model: accumulator formats, compute types, rounding of
-                 results, the FMA rule
-- ``registry``   one OrderSpec per order: parameters, runner, matmul code, error depth,
-                 the detective's grid, GPU kernel, warm-up kernels, reproducer source
+                 results; the rules of which setting applies where (fma, split_k, combine,
+                 input rounding)
+- ``orderspec``  OrderSpec, everything about one order, and the kinds of order
+- ``registry``   the orders by op; fpexplore's own: parameters, runner, matmul code, error
+                 depth, the detective's grid, GPU kernel, warm-up kernels, reproducer source
+- ``library_orders`` the OrderSpecs of the library loops (SIMD family, frameworks) and the
+                 tensor cores
 - ``summation``  ``sum``
 - ``products``   ``dot``, ``matmul`` (fma, split-K, tf32/bfloat16 input rounding), ``exact_matmul``
 - ``_kernels``   the compiled loops (numba, imported on first use)

@@ -760,20 +760,15 @@ def dot2_bounds(A, Bt, odd):
     zero[i, j]: 1 if every product is exactly +/-0 with at least one +0 (result +0.0), 2 if all
     are -0 (result -0.0), else 0. Non-finite inputs give non-finite ends: the caller falls back.
     """
-    m = A.shape[0]
-    n = Bt.shape[0]
-    k = A.shape[1]
+    m, n, k = A.shape[0], Bt.shape[0], A.shape[1]
     lo_end = np.empty((m, n))
     hi_end = np.empty((m, n))
     zero = np.zeros((m, n), dtype=np.int8)
     g = k * 2.0**-53 / (1.0 - k * 2.0**-53)
     for i in range(m):
         for j in range(n):
-            s = 0.0
-            c = 0.0
-            absum = 0.0
-            all_zero = True
-            all_neg_zero = True
+            s = c = absum = 0.0
+            all_zero = all_neg_zero = True
             for t in range(k):
                 a = A[i, t]
                 b = Bt[j, t]

@@ -10,6 +10,14 @@ in it, the rounding of a result to the output format, and the FMA rule.
 - The result is rounded once from the accumulator to the output format (``finish``).
 - ``fma=True`` applies to products only, and only in orders where a product feeds an
   addition (``OrderSpec.fma``); elsewhere it raises rather than change nothing.
+
+Which setting applies where is judged here, each rule by one function, whoever asks:
+``fpx.sum``/``dot``/``matmul``, ``on_gpu``, the ops' keyword filter and
+:func:`fpexplore.spec.parse_spec` (which passes ``written=`` the setting as a spec writes it,
+``"+fma"``, so the message names what the user wrote): :func:`check_fma`,
+:func:`check_combine` (matmul combines tree blocks in order), :func:`check_split_k`,
+:func:`check_input_rounding`, :func:`check_library_accumulate`; and, as booleans,
+:func:`fma_applies`, :func:`split_k_applies`, ``op in PRODUCT_OPS`` (input rounding).
 """
 
 from __future__ import annotations
@@ -19,21 +27,40 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import checks
-from ..formats import FORMATS, FormatInfo, as_format, format_info
+from ..formats import (
+    FORMATS,
+    INPUT_ROUNDINGS,
+    INPUT_ROUNDINGS_TEXT,
+    FormatInfo,
+    as_format,
+    format_info,
+)
 
 __all__ = [
     "NATIVE",
+    "ORDER_OPS",
+    "PRODUCT_OPS",
     "Arith",
     "accumulator",
     "accumulator_format",
     "arith",
+    "check_combine",
     "check_fma",
+    "check_input_rounding",
+    "check_library_accumulate",
+    "check_split_k",
     "cub_config",
+    "fma_applies",
+    "split_k_applies",
     "finish",
     "kernels",
     "out_rp",
     "to_storage",
 ]
+
+
+ORDER_OPS = ("sum", "dot", "matmul")  # the ops whose variants are evaluation orders
+PRODUCT_OPS = ("dot", "matmul")  # the ops with products: fma and input rounding apply there
 
 
 @dataclass(frozen=True)
@@ -119,25 +146,104 @@ def cub_config(params: dict, acc: FormatInfo) -> tuple:
     return params["threads"], items, vector, bool(params["aligned"]), tree == "tree"
 
 
-def check_fma(spec, fma: bool, op: str, fusable=()) -> bool:
-    """``fma`` checked for ``op`` and the order ``spec``; ``fusable``: the names of the orders
-    where it applies (for the error message)."""
-    if not isinstance(fma, bool):
-        raise ValueError(f"fma must be True or False, got {checks.shown(fma)}")
-    if fma and op == "sum":
-        raise ValueError("fma=True applies to products (dot, matmul); a sum has none")
-    if fma and getattr(spec, "library", None) is not None:
+# ----------------------------------------------------------------------------- the rules
+
+
+def fma_applies(op: str, spec) -> bool:
+    """Whether ``fma=True`` changes order ``spec`` of ``op``: a product feeds an accumulator."""
+    return op in PRODUCT_OPS and spec.library is None and spec.fma
+
+
+def split_k_applies(op: str, spec) -> bool:
+    """Whether ``split_k`` is a setting of order ``spec`` of ``op`` (a matmul kernel's order)."""
+    return op == "matmul" and spec.matmul_code is not None
+
+
+def check_fma(spec, fma, op: str, fusable=(), *, written: str = "fma=True", of: str = "") -> bool:
+    """``fma`` checked for ``op`` and the order ``spec`` (TypeError unless True or False,
+    ValueError where it would change nothing); ``fusable``: the names of the orders where it
+    applies (for the message); ``written``: the setting as the caller wrote it; ``of``: what
+    the order belongs to, for the message (default ``op``)."""
+    if not checks.boolean("fma", fma):
+        return False
+    if op not in PRODUCT_OPS:
         raise ValueError(
-            f"fma=True is not a setting of order {spec.name!r}: it "
+            f"{written} applies where a product feeds an accumulator: dot and matmul, not "
+            f"{op}; a {op} has none"
+        )
+    if spec.library is not None:
+        raise ValueError(
+            f"{written} is not a setting of order {spec.name!r}: it "
             + (
-                getattr(spec, "fixed", "")
+                spec.fixed
                 or "is a library's own loop, whose kernel decides where it fuses (see its "
                 "parameters, e.g. kernel=)"
             )
         )
-    if fma and not spec.fma:
+    if not spec.fma:
         raise ValueError(
-            f"fma=True does not change order {spec.name!r}: no product feeds an accumulator "
-            f"there (each is rounded first). Orders where it does: {', '.join(fusable)}"
+            f"{written} does not change order {spec.name!r} of {of or op}: no product feeds an "
+            f"accumulator there (each product is rounded first); orders where it does: "
+            f"{', '.join(fusable)}"
         )
-    return fma
+    return True
+
+
+def check_combine(op: str, combine, prefix: str = "") -> None:
+    """A matmul (and what reduces with one) combines tree blocks in order: ``combine`` other
+    than "sequential" is refused there. ``prefix``: what the message starts with."""
+    if op == "matmul" and combine != "sequential":
+        raise ValueError(
+            f"{prefix}matmul combines tree blocks sequentially; combine=atomic is for sum and dot"
+        )
+
+
+def check_split_k(op: str, spec, split_k, k: int | None = None):
+    """``split_k`` checked for order ``spec`` of ``op``: None, or an integer from 1 (to ``k``
+    where the data is known) for an order of the matmul kernel. TypeError for a non-integer;
+    ValueError out of range or where it does not apply (saying why)."""
+    if split_k is None:
+        return None
+    if op != "matmul":
+        raise ValueError(f"split_k applies to matmul (cutting k into slices), not {op}")
+    if spec.kind == "exact":
+        raise ValueError("split_k does not apply to the exact order (it is correctly rounded)")
+    if not split_k_applies(op, spec):
+        why = (
+            "its blocks of k are chained through the tensor cores' own float32 result"
+            if spec.library is not None
+            else "its tree is all of k"
+        )
+        raise ValueError(f"split_k does not apply to order {spec.name!r}: {why}")
+    return checks.integer("split_k", split_k, 1, None if k is None else max(k, 1))
+
+
+def check_input_rounding(rounding, op: str | None = None, *, written: str = ""):
+    """``rounding`` checked: None or one of ``INPUT_ROUNDINGS`` (TypeError for a non-string);
+    with ``op``, refused where there are no products to round the inputs of."""
+    if rounding is None:
+        return None
+    if not isinstance(rounding, str):
+        raise TypeError(
+            f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got {checks.shown(rounding)}"
+        )
+    if rounding not in INPUT_ROUNDINGS:
+        raise ValueError(
+            f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got {checks.shown(rounding)}"
+        )
+    if op is not None and op not in PRODUCT_OPS:
+        raise ValueError(
+            f"input rounding ({written or rounding}) applies to the inputs of products: dot and "
+            f"matmul, not {op}"
+        )
+    return rounding
+
+
+def check_library_accumulate(spec, accumulate, written: str = "accumulate") -> None:
+    """A library's own loop (``spec.library``) has its own accumulators: ``accumulate`` is
+    refused there. ``written``: the setting as the caller wrote it (``"@float32"``)."""
+    if accumulate is not None and spec.library is not None:
+        raise ValueError(
+            f"{written} does not apply to order {spec.name!r}: it "
+            + (spec.fixed or "is a library's own loop, with the accumulators of that library")
+        )

@@ -40,6 +40,8 @@ _REDUCED = (_F16, _BF16)
 
 #: ATen's internal::GRAIN_SIZE: reductions of fewer elements run on one thread
 TORCH_GRAIN = 32768
+#: the float32 lanes of ATen's Vectorized<float>: 8 (its AVX2 and default kernels), 16 (AVX-512)
+TORCH_LANES = (8, 16)
 
 #: Parameter sets with what each was checked against (bit for bit, counts in
 #: docs/framework_orders.md). ``function`` names the function of this module.
@@ -95,23 +97,6 @@ def _vector(x, what: str, formats) -> tuple[np.ndarray, np.dtype]:
     if a.ndim != 1:
         raise ValueError(f"{what} takes a 1-D array (a contiguous tensor), got shape {a.shape}")
     return np.ascontiguousarray(a), info.dtype
-
-
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {checks.shown(value)}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
-
-
-def _check_lanes(lanes) -> int:
-    lanes = _check_int("lanes", lanes, 1)
-    if lanes not in (8, 16):
-        raise ValueError(
-            f"lanes must be 8 (ATen's AVX2 and default kernels) or 16 (AVX-512), got {lanes}"
-        )
-    return lanes
 
 
 def _round_to(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -241,9 +226,9 @@ def torch_sum(x, *, threads: int = 1, lanes: int = 8, grain: int = TORCH_GRAIN):
     by the same function on one thread.
     """
     x, dtype = _vector(x, "torch_sum", (_F32, _F64, _F16, _BF16))
-    threads = _check_int("threads", threads, 1)
-    lanes = _check_lanes(lanes)
-    grain = _check_int("grain", grain, 1)
+    threads = checks.integer("threads", threads, 1)
+    lanes = checks.choice("lanes", checks.integer("lanes", lanes), TORCH_LANES)
+    grain = checks.integer("grain", grain, 1)
     n = x.size
     if threads == 1 or n < grain:
         return scalar_out(_round_to(_cascade(x, dtype, lanes), dtype))
@@ -320,12 +305,9 @@ def torch_dot(a, b, *, lanes: int = 8, lane_reduce: str = "tree", threads: int =
     float32 goes to MKL's ``cblas_sdot`` (closed): see :func:`mkl_sdot` (``offsets`` is
     passed on to it).
     """
-    lanes = _check_lanes(lanes)
-    threads = _check_int("threads", threads, 1)
-    if lane_reduce not in ("tree", "sequential"):
-        raise ValueError(
-            f"lane_reduce must be 'tree' or 'sequential', got {checks.shown(lane_reduce)}"
-        )
+    lanes = checks.choice("lanes", checks.integer("lanes", lanes), TORCH_LANES)
+    threads = checks.integer("threads", threads, 1)
+    checks.choice("lane_reduce", lane_reduce, ("tree", "sequential"))
     a, da = _vector(a, "torch_dot", (_F32, _F16, _BF16))
     b, db = _vector(b, "torch_dot", (_F32, _F16, _BF16))
     if da != db:
@@ -398,14 +380,14 @@ def mkl_sdot(a, b, *, threads: int = 1, offsets: tuple = (0, 0)):
     > 1 and n >= 8192: the halves ``[0, ceil(n/2))`` and the rest (each with its own
     offsets) are summed as above and their results added.
     """
-    threads = _check_int("threads", threads, 1)
+    threads = checks.integer("threads", threads, 1)
     a, _ = _vector(a, "mkl_sdot", (_F32,))
     b, _ = _vector(b, "mkl_sdot", (_F32,))
     if a.size != b.size:
         raise ValueError(f"mkl_sdot: sizes {a.size} and {b.size} differ")
     if not (isinstance(offsets, tuple) and len(offsets) == 2):
         raise TypeError(f"offsets must be a pair of integers, got {checks.shown(offsets)}")
-    oa, ob = (_check_int("offsets", o, 0) for o in offsets)
+    oa, ob = (checks.integer("offsets", o, 0) for o in offsets)
     if oa % 4 != ob % 4 and (oa % 4, ob % 4) != (1, 0):
         raise NotImplementedError(
             f"mkl_sdot: offsets {(oa % 4, ob % 4)} mod 4 take an MKL path that is not emulated "

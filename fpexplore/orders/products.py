@@ -15,11 +15,20 @@ import os
 
 import numpy as np
 
-from .. import checks
 from ..exact import exact_dot
-from ..formats import INPUT_ROUNDINGS, INPUT_ROUNDINGS_TEXT, as_format, coerce
+from ..formats import as_format, coerce
 from ..numerics import flush_subnormals
-from .arith import accumulator, arith, check_fma, finish, kernels, to_storage
+from .arith import (
+    accumulator,
+    arith,
+    check_combine,
+    check_fma,
+    check_input_rounding,
+    check_split_k,
+    finish,
+    kernels,
+    to_storage,
+)
 from .registry import fusable, lookup
 
 __all__ = ["dot", "matmul"]
@@ -39,12 +48,8 @@ def round_inputs(input_rounding, info, *arrays) -> tuple:
     tensor cores read float32 inputs; or "tf32-rne", "tf32-truncate", "float8_e4m3",
     "float8_e5m2", see :mod:`fpexplore.formats`) and kept in format ``info``; unchanged for
     None."""
-    if input_rounding is None:
+    if check_input_rounding(input_rounding) is None:
         return arrays
-    if input_rounding not in INPUT_ROUNDINGS:
-        raise ValueError(
-            f"input_rounding must be {INPUT_ROUNDINGS_TEXT}, got {checks.shown(input_rounding)}"
-        )
     return tuple(np.asarray(as_format(as_format(x, input_rounding), info.name)) for x in arrays)
 
 
@@ -127,38 +132,17 @@ def matmul(
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
     fused = check_fma(spec, fma, "matmul", fusable("matmul"))
     p = spec.validate(params)
-    if p.get("combine", "sequential") != "sequential":
-        raise ValueError(
-            "matmul combines tree blocks sequentially; combine='atomic' is for sum/dot"
-        )
+    check_combine("matmul", p.get("combine", "sequential"))
     A, B = round_inputs(input_rounding, info, A, B)
-    k = A.shape[1]
-    if split_k is not None:
-        if (
-            isinstance(split_k, bool)
-            or not isinstance(split_k, int)
-            or not 1 <= split_k <= max(k, 1)
-        ):
-            raise ValueError(
-                f"split_k must be an integer between 1 and k={k}, got {checks.shown(split_k)}"
-            )
+    split_k = check_split_k("matmul", spec, split_k, A.shape[1])
     if spec.name == "exact":
-        if split_k not in (None, 1):
-            raise ValueError("split_k does not apply to the exact order")
         return exact_matmul(A, B)
     if spec.library is not None:  # the tensor cores
-        if split_k is not None:
-            raise ValueError(
-                f"split_k does not apply to order {spec.name!r}: its blocks of k are chained "
-                "through the tensor cores' own float32 result"
-            )
         return spec.run_library(A, B, p, accumulate, input_rounding)
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(A, ar)
     Yt = to_storage(np.ascontiguousarray(B.T), ar)
     if spec.matmul_code is None:  # a revealed tree: its runner on each element
-        if split_k is not None:
-            raise ValueError(f"split_k does not apply to order {spec.name!r}: its tree is all of k")
         out = np.empty((X.shape[0], Yt.shape[0]), dtype=type(ar.z))
         for i in range(X.shape[0]):
             for j in range(Yt.shape[0]):

@@ -1,31 +1,33 @@
 """The order registry: one entry per evaluation order, holding everything about it.
 
-An :class:`OrderSpec` is the one place an order is defined in code: its name, description,
-kind, parameters and their checks, whether ``fma`` fuses in it, its float16 accumulator, its
-**runner** (which compiled kernels compute it), its matmul kernel code, its error **depth**
-(for Higham's bound), the parameter **grid** the detective searches, whether fpexplore has a
-**GPU kernel** for it, the kernels a warm-up must compile, and the plain-Python **source** the
-reproducer writes. The definitions themselves, bit for bit, are in docs/orders.md.
+An :class:`~.orderspec.OrderSpec` is the one place an order is defined in code: its name,
+description, kind, parameters and their checks, whether ``fma`` fuses in it, its float16
+accumulator, its **runner** (which compiled kernels compute it), its matmul kernel code, its
+error **depth** (for Higham's bound), the parameter **grid** the detective searches, whether
+fpexplore has a **GPU kernel** for it, the kernels a warm-up must compile, and the
+plain-Python **source** the reproducer writes. The definitions themselves, bit for bit, are
+in docs/orders.md.
 
 Adding an order: one ``OrderSpec`` here (and its kernel in _kernels.py if it needs a new
 loop), its definition in docs/orders.md, its slow definition in tests/slow_orders.py. A
 library's own loop: a preset of the SIMD family (simd.py; docs/simd_orders.md,
 tests/slow_simd_orders.py) or a function of frameworks.py (docs/framework_orders.md,
-tests/slow_framework_orders.py), registered here with ``library=`` and its ``formats``.
+tests/slow_framework_orders.py), its ``OrderSpec`` in library_orders.py with ``library=``
+and its ``formats``. This module gathers both lists into the tables by op (:data:`OPS`).
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import checks
-from . import tensor_core, trees
-from .arith import cub_config, kernels, out_rp
+from . import trees
+from .arith import ORDER_OPS, cub_config, kernels, out_rp
+from .library_orders import LIBRARY_ORDERS, TENSOR_CORES
+from .orderspec import DEFINITION, EXACT, HYPOTHESIS, LIBRARY, OrderSpec, fixed_calls
 
 __all__ = [
     "BLOCKS",
@@ -45,127 +47,7 @@ __all__ = [
     "orders",
 ]
 
-# kinds of order
-DEFINITION = "definition"  # a textbook order, defined in docs/orders.md
-LIBRARY = "library"  # what a real library does, verified against it on this machine
-HYPOTHESIS = "hypothesis"  # a GPU library's order as read from source, not yet confirmed on a GPU
-EXACT = "exact"
-
 BLOCKS = (32, 64, 128, 256, 512, 1024)  # block sizes the detective tries
-
-
-def _int(name: str, *, lo: int = 1, hi: int = 1 << 30, pow2: bool = False) -> Callable:
-    def check(v):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            raise ValueError(f"{name} must be an integer, got {checks.shown(v)}")
-        v = int(v)
-        if not lo <= v <= hi:
-            raise ValueError(f"{name} must be between {lo} and {hi}, got {v}")
-        if pow2 and v & (v - 1):
-            raise ValueError(f"{name} must be a power of two (2, 4, ..., 1024, ...), got {v}")
-        return v
-
-    return check
-
-
-def _choice(name: str, options: tuple) -> Callable:
-    def check(v):
-        if v not in options:
-            raise ValueError(
-                f"{name} must be one of {', '.join(map(repr, options))}, got {checks.shown(v)}"
-            )
-        return v
-
-    return check
-
-
-def _seed(v):
-    return checks.seed(v)  # 0 .. 2**32 - 1: a huge one reached numba as a Python object
-
-
-def _bool(name: str) -> Callable:
-    def check(v):
-        if v is None or isinstance(v, bool):
-            return v
-        raise ValueError(f"{name} must be True or False, got {checks.shown(v)}")
-
-    return check
-
-
-# ----------------------------------------------------------------------------- the spec
-
-
-@dataclass(frozen=True)
-class OrderSpec:
-    """One evaluation order (see the module docstring).
-
-    ``run(X, Y, fused, ar, params, out)`` computes the order over the terms ``X[i]`` (``Y``
-    None) or the products ``X[i]*Y[i]`` in the compute type of ``ar`` (an
-    :class:`~fpexplore.orders.arith.Arith`) and returns a compute-type scalar; ``out`` is the
-    output format. ``depth(n, params)`` is the most additions a term goes through (n >= 2).
-    ``kernel_calls(has_y, out_name, params)`` lists ``(kernel, "S"|"C"|None)``: the compiled
-    kernels ``run`` calls with a first array of the storage ("S") or compute ("C") dtype.
-    Library orders (a real library's own loop, emulated: ``library``) take the inputs in
-    their own format instead and have no accumulator setting.
-    """
-
-    name: str
-    description: str
-    kind: str = DEFINITION
-    params: dict = field(default_factory=dict)  # name -> (default, check)
-    fma: bool = False
-    float16_accumulate: str | None = None  # default accumulator for float16 data
-    run: Callable | None = None
-    matmul_code: int | None = None  # the order's number in _kernels.reduce_code
-    depth: Callable | None = None
-    grid: tuple = ((),)  # the detective's parameter settings, each a tuple of (key, value)
-    gpu_kernel: bool = False  # fpexplore/backends/cupy.py has a CUDA kernel for it
-    kernel_calls: Callable | None = None
-    source: str | None = None  # plain-Python order_sum(t, T) for the reproducer
-    ops: tuple = ("sum", "dot")  # the ops it applies to (also matmul: those with a matmul_code)
-    library: Callable | None = None  # a library's own loop: library(x, y, params) -> scalar
-    verified: str = ""  # library orders: the library, version and machine it was checked on
-    formats: tuple = ("float16", "bfloat16", "float32", "float64")  # the input formats it takes
-    # hardware that reads its inputs in a format of its own (tensor cores): the input formats
-    # it takes only with an input rounding, and library(x, y, params, input_rounding)
-    rounded_formats: tuple = ()
-    takes_rounding: bool = False
-    fixed: str = ""  # why accumulate and fma are no settings of it (library orders: the loop's)
-    listed: bool = True  # in fpx.orders(op), compare's defaults and the detective's search
-
-    def run_library(self, x, y, params: dict, accumulate=None, input_rounding=None):
-        """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``
-        and ``y`` for a matmul), their values already rounded to ``input_rounding``."""
-        if accumulate is not None:
-            raise ValueError(
-                f"order {checks.shown(self.name)} "
-                + (self.fixed or "is a library's own loop with its own accumulators")
-                + "; accumulate does not apply"
-            )
-        fmt = x.dtype.name
-        if fmt not in self.formats + self.rounded_formats:
-            taken = ", ".join(self.formats)
-            if self.rounded_formats:
-                taken += f" ({', '.join(self.rounded_formats)} with an input rounding)"
-            raise ValueError(
-                f"order {checks.shown(self.name)} is defined for {taken} inputs, not {fmt}"
-            )
-        if self.takes_rounding:  # (it says which rounding a rounded format needs)
-            return self.library(x, y, params, input_rounding)
-        return self.library(x, y, params)
-
-    def validate(self, given: dict) -> dict:
-        unknown = set(given) - set(self.params)
-        if unknown:  # an unknown keyword argument: a TypeError, as Python's own
-            allowed = ", ".join(sorted(self.params)) or "none"
-            raise TypeError(
-                f"order {checks.shown(self.name)} has no parameter {', '.join(sorted(unknown))}; "
-                f"its parameters: {allowed}"
-            )
-        out = {}
-        for key, (default, check) in self.params.items():
-            out[key] = check(given[key]) if key in given else default
-        return out
 
 
 # ----------------------------------------------------------------------------- runners
@@ -269,10 +151,6 @@ def _run_revealed(X, Y, fused, ar, p, out):
 # ----------------------------------------------------------------------------- warm-up lists
 
 
-def _calls(*calls) -> Callable:
-    return lambda has_y, out_name, p: list(calls)
-
-
 def _numpy_calls(has_y, out_name, p):
     return [("combine", "S")] if out_name == "bfloat16" else [("numpy_sum", "S")]
 
@@ -372,9 +250,9 @@ def order_sum(t, T):
 # ----------------------------------------------------------------------------- the orders
 
 TREE_PARAMS = {
-    "block": (128, _int("block", lo=2, hi=1 << 16, pow2=True)),
-    "combine": ("sequential", _choice("combine", ("sequential", "atomic"))),
-    "seed": (0, _seed),
+    "block": (128, checks.int_check("block", 2, 1 << 16, pow2=True)),
+    "combine": ("sequential", checks.choice_check("combine", ("sequential", "atomic"))),
+    "seed": (0, checks.seed),
 }
 _BLOCK_GRID = tuple((("block", b),) for b in BLOCKS)
 _TREE = dict(
@@ -395,7 +273,7 @@ _DEFINED = [
         matmul_code=0,
         depth=lambda n, p: n - 1,
         gpu_kernel=True,
-        kernel_calls=_calls(("sequential", "S")),
+        kernel_calls=fixed_calls(("sequential", "S")),
         source=_SOURCE["sequential"],
     ),
     OrderSpec(
@@ -405,7 +283,7 @@ _DEFINED = [
         run=_run_reverse,
         matmul_code=1,
         depth=lambda n, p: n - 1,
-        kernel_calls=_calls(("sequential", "S")),
+        kernel_calls=fixed_calls(("sequential", "S")),
         source=_SOURCE["reverse"],
     ),
     OrderSpec(
@@ -414,7 +292,7 @@ _DEFINED = [
         run=_run_pairwise,
         matmul_code=2,
         depth=lambda n, p: _log2(n),
-        kernel_calls=_calls(("pairwise", "S")),
+        kernel_calls=fixed_calls(("pairwise", "S")),
         source=_SOURCE["pairwise"],
     ),
     OrderSpec(
@@ -430,7 +308,7 @@ _DEFINED = [
         "numpy-chunked",
         "np.sum of NumPy < 2.3: the same pairwise per 8192-element chunk, chunks in turn",
         LIBRARY,
-        params={"chunk": (8192, _int("chunk", lo=1))},
+        params={"chunk": (8192, checks.int_check("chunk", 1, 1 << 30))},
         float16_accumulate="float32",
         run=_run_numpy,
         depth=_numpy_depth,
@@ -439,14 +317,14 @@ _DEFINED = [
     OrderSpec(
         "blocked",
         "sequential within blocks of `block`, then sequential over block sums",
-        params={"block": (128, _int("block", lo=1))},
+        params={"block": (128, checks.int_check("block", 1, 1 << 30))},
         fma=True,
         run=_run_blocked,
         matmul_code=3,
         depth=lambda n, p: p["block"] - 1 + math.ceil(n / p["block"]) - 1,
         grid=_BLOCK_GRID,
         gpu_kernel=True,
-        kernel_calls=_calls(("blocked", "S")),
+        kernel_calls=fixed_calls(("blocked", "S")),
         source=_SOURCE["blocked"],
     ),
     OrderSpec(
@@ -471,8 +349,8 @@ _DEFINED = [
         "CuPy's own reduction kernel (one 512-thread block, strided lanes, tree)",
         HYPOTHESIS,
         params={
-            "block_size": (512, _int("block_size", lo=32, hi=1024, pow2=True)),
-            "ftz": (None, _bool("ftz")),
+            "block_size": (512, checks.int_check("block_size", 32, 1024, pow2=True)),
+            "ftz": (None, checks.boolean_check("ftz", none=True)),
         },
         fma=True,
         float16_accumulate="float32",
@@ -482,19 +360,22 @@ _DEFINED = [
         grid=tuple(
             (("block_size", b), ("ftz", f)) for b in (256, 512, 1024) for f in (True, False)
         ),
-        kernel_calls=_calls(("cupy_kernel", "S")),
+        kernel_calls=fixed_calls(("cupy_kernel", "S")),
     ),
     OrderSpec(
         "cub",
         "CUB DeviceReduce::Sum (cupy.sum default): 4096-element tiles, warp shuffles",
         HYPOTHESIS,
         params={
-            "threads": (256, _int("threads", lo=32, hi=1024, pow2=True)),
-            "items": (None, _int("items", lo=1, hi=64)),
-            "vector": (4, _int("vector", lo=1, hi=4, pow2=True)),
-            "aligned": (True, _bool("aligned")),
-            "thread_reduce": (None, _choice("thread_reduce", (None, "tree", "sequential"))),
-            "max_blocks": (5280, _int("max_blocks", lo=1)),
+            "threads": (256, checks.int_check("threads", 32, 1024, pow2=True)),
+            "items": (None, checks.int_check("items", 1, 64)),
+            "vector": (4, checks.int_check("vector", 1, 4, pow2=True)),
+            "aligned": (True, checks.boolean_check("aligned")),
+            "thread_reduce": (
+                None,
+                checks.choice_check("thread_reduce", (None, "tree", "sequential")),
+            ),
+            "max_blocks": (5280, checks.int_check("max_blocks", 1, 1 << 30)),
         },
         run=_run_cub,
         depth=_cub_depth,
@@ -508,12 +389,12 @@ _DEFINED = [
     OrderSpec(
         "shuffled",
         "sequential over a seeded random permutation (models atomics)",
-        params={"seed": (0, _seed)},
+        params={"seed": (0, checks.seed)},
         fma=True,
         run=_run_shuffled,
         depth=lambda n, p: n - 1,
         grid=(),  # a random order has nothing to match
-        kernel_calls=_calls(("permutation", None), ("sequential", "S")),
+        kernel_calls=fixed_calls(("permutation", None), ("sequential", "S")),
     ),
     OrderSpec(
         "kahan",
@@ -522,14 +403,14 @@ _DEFINED = [
         run=_run_kahan,
         matmul_code=6,
         gpu_kernel=True,
-        kernel_calls=_calls(("kahan", "S")),
+        kernel_calls=fixed_calls(("kahan", "S")),
     ),
     OrderSpec(
         "neumaier",
         "Neumaier (Kahan-Babuska) compensated summation",
         run=_run_neumaier,
         matmul_code=7,
-        kernel_calls=_calls(("neumaier", "S")),
+        kernel_calls=fixed_calls(("neumaier", "S")),
     ),
     OrderSpec("exact", "the correctly rounded exact sum", EXACT),
     OrderSpec(
@@ -541,200 +422,14 @@ _DEFINED = [
         run=_run_revealed,
         depth=lambda n, p: trees.parse(p["tree"]).depth if p["tree"] else n - 1,
         grid=(),  # a tree is found by fpx.reveal, not searched
-        kernel_calls=_calls(("tree_eval", "S")),
-        ops=("sum", "dot", "matmul"),
+        kernel_calls=fixed_calls(("tree_eval", "S")),
+        ops=ORDER_OPS,
         listed=False,
     ),
 ]
 
 
-# ----------------------------------------------------------------------------- library orders
-# A real CPU library's own loop, emulated bit for bit (docs/simd_orders.md,
-# docs/framework_orders.md): on the inputs in their own format, no accumulate or fma
-# settings; a path that is not emulated raises NotImplementedError.
-
-
-def _simd(preset: Callable) -> Callable:
-    """A runner over fpexplore.orders.simd; preset(dtype name, is_dot, params) gives the
-    preset's name and the parameters it overrides."""
-
-    def run(x, y, p):
-        from . import simd
-
-        name, extra = preset(x.dtype.name, y is not None, p)
-        return simd.simd_sum(x, y, preset=name, **extra)
-
-    return run
-
-
-def _framework(sum_name: str | None, dot_name: str | None) -> Callable:
-    """A runner over fpexplore.orders.frameworks: its sum and dot functions."""
-
-    def run(x, y, p):
-        from . import frameworks
-
-        if y is None:
-            return getattr(frameworks, sum_name)(x, **p)
-        return getattr(frameworks, dot_name)(x, y, **p)
-
-    return run
-
-
-def _openblas(dtype: str, is_dot: bool, p: dict):
-    if dtype == "float32":
-        return f"openblas-sdot({p['kernel']})", {}  # sdot: 1 and 2 threads agree
-    if dtype == "float64":
-        if p["kernel"] == "prescott":
-            raise NotImplementedError(
-                "OpenBLAS's Prescott ddot (dot_sse2.S) is not emulated (docs/simd_orders.md)"
-            )
-        return f"openblas-ddot({p['kernel']})", {"threads": p["threads"]}
-    raise ValueError(f"order 'openblas' is np.dot of float32 or float64 (BLAS), not {dtype}")
-
-
-def _threads(v):
-    return _int("threads", lo=1, hi=256)(v)
-
-
-_F32_64 = ("float32", "float64")
-_SIMD_CALLS = _calls(("simd._simd", "X"))  # the family's one compiled entry point
-_KERNELS = ("haswell", "skylakex", "sandybridge", "nehalem", "prescott")
-_ONE_TWO = ((), (("threads", 2),))
-
-_LIBRARY_ORDERS = [
-    OrderSpec(
-        "openblas",
-        "np.dot / np.matmul of 1-D float32 or float64: OpenBLAS's dot kernel for kernel=... "
-        "(haswell: also Zen; skylakex: AVX-512 CPUs), threads= (ddot splits at ceil(n/2))",
-        LIBRARY,
-        params={"kernel": ("haswell", _choice("kernel", _KERNELS)), "threads": (1, _threads)},
-        ops=("dot",),
-        formats=_F32_64,
-        library=_simd(_openblas),
-        kernel_calls=_SIMD_CALLS,
-        grid=tuple((("kernel", k),) for k in _KERNELS)
-        + tuple((("kernel", k), ("threads", 2)) for k in _KERNELS),
-        verified="OpenBLAS 0.3.31 in NumPy 2.4.6, AMD EPYC Zen 4, each OPENBLAS_CORETYPE",
-    ),
-    OrderSpec(
-        "einsum",
-        "np.einsum('i->') and ('i,i->'): SSE baseline, 4 lanes, 8192-element chunks",
-        LIBRARY,
-        formats=_F32_64,
-        library=_simd(
-            lambda dtype, is_dot, p: ("numpy-einsum-dot" if is_dot else "numpy-einsum-sum", {})
-        ),
-        kernel_calls=_SIMD_CALLS,
-        verified="NumPy 2.4.6 x86-64 wheel, AMD EPYC Zen 4 (the loops are not CPU-dispatched)",
-    ),
-    OrderSpec(
-        "polars",
-        "polars Series.sum: first n % 128 sequentially, pairwise over 128-blocks of 16 lanes",
-        LIBRARY,
-        ops=("sum",),
-        formats=_F32_64,
-        library=_simd(lambda dtype, is_dot, p: ("polars-sum", {})),
-        kernel_calls=_SIMD_CALLS,
-        verified="polars 2.1.0, AMD EPYC Zen 4",
-    ),
-    OrderSpec(
-        "llvm-fastmath",
-        "a numba @njit(fastmath=True) loop: LLVM's vectorizer (target= avx2 or avx512)",
-        LIBRARY,
-        params={"target": ("avx2", _choice("target", ("avx2", "avx512")))},
-        ops=("sum",),
-        formats=_F32_64,
-        library=_simd(lambda dtype, is_dot, p: (f"llvm-fastmath({p['target']})", {})),
-        kernel_calls=_SIMD_CALLS,
-        grid=((), (("target", "avx512"),)),
-        verified="numba 0.68 (LLVM 22), AMD EPYC Zen 4 (znver4; haswell for avx2)",
-    ),
-    OrderSpec(
-        "numba-prange",
-        "a numba parallel prange sum: one sequential part per thread, parts added onto +0",
-        LIBRARY,
-        params={"threads": (2, _threads)},
-        ops=("sum",),
-        formats=_F32_64,
-        library=_simd(lambda dtype, is_dot, p: ("numba-prange", {"threads": p["threads"]})),
-        kernel_calls=_SIMD_CALLS,
-        grid=((), (("threads", 4),)),
-        verified="numba 0.68, NUMBA_NUM_THREADS=2, AMD EPYC Zen 4",
-    ),
-    OrderSpec(
-        "torch",
-        "torch.sum on the CPU (ATen cascade_sum: 4 x 8-lane accumulators), threads=",
-        LIBRARY,
-        params={"threads": (1, _threads)},
-        ops=("sum",),
-        library=_framework("torch_sum", None),
-        kernel_calls=_calls(("frameworks._row_sum_jit", "A"), ("frameworks._finish_jit", "A")),
-        grid=_ONE_TWO,
-        verified="torch 2.14.1 CPU (AVX2 kernels), 1 and 2 threads, AMD EPYC Zen 4",
-    ),
-    OrderSpec(
-        "torch",
-        "torch.dot on the CPU (float16/bfloat16: float32 arithmetic, 8 x 8 lanes; float32: "
-        "MKL's sdot as probed, 2 threads split at ceil(n/2) from n = 8192), threads=",
-        LIBRARY,
-        params={"threads": (1, _threads)},
-        ops=("dot",),
-        formats=("float16", "bfloat16", "float32"),
-        library=_framework(None, "torch_dot"),
-        grid=_ONE_TWO,
-        verified="torch 2.14.1 CPU (AVX2 kernels; MKL 2024 on AMD), AMD EPYC Zen 4",
-    ),
-    OrderSpec(
-        "xla",
-        "jnp.sum / jnp.dot on XLA:CPU: 32-element windows, recursively (n >= 4096: YNNPACK, "
-        "not emulated, unless ynn=False)",
-        LIBRARY,
-        params={"ynn": (True, _choice("ynn", (True, False)))},
-        formats=("float32",),
-        library=_framework("xla_sum", "xla_dot"),
-        grid=((), (("ynn", False),)),
-        verified="jax/jaxlib 0.10.2, AMD EPYC Zen 4",
-    ),
-]
-
-
-# ----------------------------------------------------------------------------- tensor cores
-# NVIDIA tensor cores (fpx.mma, docs/tensor_cores.md): A @ B with C = 0 and a float32 output,
-# the inputs in the tensor-core format of the arrays (float16, bfloat16) or of the input
-# rounding (+tf32, +bfloat16, +float8_e4m3, +float8_e5m2). Checked against the published
-# outputs of the GPUs, not run on one here.
-
-
-def _tensor_core(x, y, p, rounding):
-    return tensor_core.product(x, y, p["arch"], rounding)
-
-
-_TENSOR_CORES = [
-    OrderSpec(
-        "tensor-core",
-        "NVIDIA tensor cores (fpx.mma with C = 0, float32 output), arch= v100, a100, h100 "
-        "(a2, a30, h200); inputs: float16/bfloat16 arrays or an input rounding (+tf32, "
-        "+float8_e4m3, ...); verified against published hardware outputs of the V100, A100 "
-        "and H100 (docs/tensor_cores.md)",
-        LIBRARY,
-        params={"arch": ("h100", tensor_core.check_arch)},
-        ops=("dot", "matmul"),
-        formats=("float16", "bfloat16"),
-        rounded_formats=("float32",),
-        takes_rounding=True,
-        library=_tensor_core,
-        fixed=(
-            "is the tensor cores' own arithmetic: each block of exact products is aligned "
-            "(truncated) to its largest exponent, added exactly and rounded once to float32 "
-            "(docs/tensor_cores.md), with no accumulator format and no fma to choose"
-        ),
-        grid=tuple((("arch", a),) for a in ("v100", "a100", "h100")),
-        verified="published hardware outputs of the V100, A100 and H100 "
-        "(docs/tensor_cores.md); not run on a GPU here",
-    ),
-]
-
-_ALL = _DEFINED + _LIBRARY_ORDERS + _TENSOR_CORES
+_ALL = _DEFINED + LIBRARY_ORDERS + TENSOR_CORES
 SUM_ORDERS = {s.name: s for s in _ALL if "sum" in s.ops}
 DOT_ORDERS = {s.name: s for s in _ALL if "dot" in s.ops}
 MATMUL_ORDERS = {
@@ -743,7 +438,7 @@ MATMUL_ORDERS = {
     if s.matmul_code is not None or s.kind == EXACT or "matmul" in s.ops
 }
 
-OPS = {"sum": SUM_ORDERS, "dot": DOT_ORDERS, "matmul": MATMUL_ORDERS}
+OPS = dict(zip(ORDER_OPS, (SUM_ORDERS, DOT_ORDERS, MATMUL_ORDERS)))
 
 
 def lookup(op: str, order: str) -> OrderSpec:

@@ -1,0 +1,95 @@
+"""What an evaluation order is: :class:`OrderSpec`, the one record of everything about an
+order (its parameters and their checks, runner, kernels, depth, grid, source, the library
+loop it emulates), and the kinds of order. The orders themselves: registry.py (the
+definitions, fpexplore's own kernels) and library_orders.py (real libraries' own loops).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .. import checks
+from .arith import check_library_accumulate
+
+__all__ = ["DEFINITION", "EXACT", "HYPOTHESIS", "LIBRARY", "OrderSpec", "fixed_calls"]
+
+# kinds of order
+DEFINITION = "definition"  # a textbook order, defined in docs/orders.md
+LIBRARY = "library"  # what a real library does, verified against it on this machine
+HYPOTHESIS = "hypothesis"  # a GPU library's order as read from source, not yet confirmed on a GPU
+EXACT = "exact"
+
+
+@dataclass(frozen=True)
+class OrderSpec:
+    """One evaluation order (see :mod:`fpexplore.orders.registry`).
+
+    ``run(X, Y, fused, ar, params, out)`` computes the order over the terms ``X[i]`` (``Y``
+    None) or the products ``X[i]*Y[i]`` in the compute type of ``ar`` (an
+    :class:`~fpexplore.orders.arith.Arith`) and returns a compute-type scalar; ``out`` is the
+    output format. ``depth(n, params)`` is the most additions a term goes through (n >= 2).
+    ``kernel_calls(has_y, out_name, params)`` lists ``(kernel, "S"|"C"|None)``: the compiled
+    kernels ``run`` calls with a first array of the storage ("S") or compute ("C") dtype.
+    Library orders (a real library's own loop, emulated: ``library``) take the inputs in
+    their own format instead and have no accumulator setting.
+    """
+
+    name: str
+    description: str
+    kind: str = DEFINITION
+    params: dict = field(default_factory=dict)  # name -> (default, check)
+    fma: bool = False
+    float16_accumulate: str | None = None  # default accumulator for float16 data
+    run: Callable | None = None
+    matmul_code: int | None = None  # the order's number in _kernels.reduce_code
+    depth: Callable | None = None
+    grid: tuple = ((),)  # the detective's parameter settings, each a tuple of (key, value)
+    gpu_kernel: bool = False  # fpexplore/backends/cupy.py has a CUDA kernel for it
+    kernel_calls: Callable | None = None
+    source: str | None = None  # plain-Python order_sum(t, T) for the reproducer
+    ops: tuple = ("sum", "dot")  # the ops it applies to (also matmul: those with a matmul_code)
+    library: Callable | None = None  # a library's own loop: library(x, y, params) -> scalar
+    verified: str = ""  # library orders: the library, version and machine it was checked on
+    formats: tuple = ("float16", "bfloat16", "float32", "float64")  # the input formats it takes
+    # hardware that reads its inputs in a format of its own (tensor cores): the input formats
+    # it takes only with an input rounding, and library(x, y, params, input_rounding)
+    rounded_formats: tuple = ()
+    takes_rounding: bool = False
+    fixed: str = ""  # why accumulate and fma are no settings of it (library orders: the loop's)
+    listed: bool = True  # in fpx.orders(op), compare's defaults and the detective's search
+
+    def run_library(self, x, y, params: dict, accumulate=None, input_rounding=None):
+        """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``
+        and ``y`` for a matmul), their values already rounded to ``input_rounding``."""
+        check_library_accumulate(self, accumulate)
+        fmt = x.dtype.name
+        if fmt not in self.formats + self.rounded_formats:
+            taken = ", ".join(self.formats)
+            if self.rounded_formats:
+                taken += f" ({', '.join(self.rounded_formats)} with an input rounding)"
+            raise ValueError(
+                f"order {checks.shown(self.name)} is defined for {taken} inputs, not {fmt}"
+            )
+        if self.takes_rounding:  # (it says which rounding a rounded format needs)
+            return self.library(x, y, params, input_rounding)
+        return self.library(x, y, params)
+
+    def validate(self, given: dict) -> dict:
+        unknown = set(given) - set(self.params)
+        if unknown:  # an unknown keyword argument: a TypeError, as Python's own
+            allowed = ", ".join(sorted(self.params)) or "none"
+            raise TypeError(
+                f"order {checks.shown(self.name)} has no parameter {', '.join(sorted(unknown))}; "
+                f"its parameters: {allowed}"
+            )
+        out = {}
+        for key, (default, check) in self.params.items():
+            out[key] = check(given[key]) if key in given else default
+        return out
+
+
+def fixed_calls(*calls) -> Callable:
+    """An order's ``kernel_calls`` that lists the same ``(kernel, dtype kind)`` pairs for
+    every input."""
+    return lambda has_y, out_name, p: list(calls)
