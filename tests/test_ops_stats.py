@@ -514,8 +514,10 @@ def test_ddof_and_undefined_variance():
     assert np.isnan(variance_ops.variance(x[:1], variant="welford", ddof=1))
     assert same(variance_ops.variance(x, variant="numpy", ddof=2), _np_var(x, ddof=2))  # inf
     assert variance_ops.variance(x, variant="exact", ddof=1) == np.float32(0.5)
-    for bad in (-1, 0.5, True, "1"):
-        with pytest.raises(ValueError, match="ddof"):
+    with pytest.raises(ValueError, match="ddof"):
+        variance_ops.variance(x, ddof=-1)
+    for bad in (0.5, True, np.True_, "1"):  # not an integer: TypeError, as checks.integer says
+        with pytest.raises(TypeError, match="ddof"):
             variance_ops.variance(x, ddof=bad)
 
 

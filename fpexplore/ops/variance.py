@@ -6,7 +6,6 @@ The arithmetic model is the one of :mod:`fpexplore.ops.softmax`'s module docstri
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -103,7 +102,7 @@ def variance(x, *, variant: str = "numpy", ddof: int = 0, accumulate=None, order
     """
     OPS.lookup("variance", variant)
     (x,), info = coerce(x, what="variance")
-    ddof = _check_ddof(ddof)
+    ddof = checks.integer("ddof", ddof, 0)
     order = _check_order(order, variant, ("two-pass", "one-pass"))
     acc = accumulator_of(accumulate, info)
     if variant == "numpy":
@@ -127,14 +126,6 @@ def variance(x, *, variant: str = "numpy", ddof: int = 0, accumulate=None, order
     else:  # welford
         var = _welford(xa, acc, ddof)
     return np.asarray(as_format(np.asarray(var, dtype=acc.dtype), info.name))[()]
-
-
-def _check_ddof(ddof) -> int:
-    if isinstance(ddof, (bool, np.bool_)) or not isinstance(ddof, numbers.Integral):
-        raise ValueError(f"ddof must be a non-negative integer, got {checks.shown(ddof)}")
-    if ddof < 0:
-        raise ValueError(f"ddof must be a non-negative integer, got {ddof}")
-    return int(ddof)
 
 
 def _check_order(order, variant: str, uses: tuple) -> str:

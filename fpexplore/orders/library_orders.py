@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import checks
+from ..libspec import LIBRARIES
 from . import tensor_core
 from .arith import PRODUCT_OPS
 from .orderspec import LIBRARY, OrderSpec, fixed_calls
@@ -67,7 +68,7 @@ _threads = checks.int_check("threads", 1, 256)
 
 _F32_64 = ("float32", "float64")
 _SIMD_CALLS = fixed_calls(("simd._simd", "X"))  # the family's one compiled entry point
-_KERNELS = ("haswell", "skylakex", "sandybridge", "nehalem", "prescott")
+_KERNELS = tuple(LIBRARIES["numpy"].kernels)  # the OpenBLAS kernels emulated
 _ONE_TWO = ((), (("threads", 2),))
 
 LIBRARY_ORDERS = [
