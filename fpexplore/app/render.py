@@ -12,7 +12,7 @@ import numpy as np
 
 from ..formats import format_info
 from ..results import EXACT_LABEL, diff_values
-from .state import OBSERVED, State, sweep_arguments
+from .state import OBSERVED, ORDER_OPS, State, sweep_arguments
 
 TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls for the rest
     "variant",
@@ -278,7 +278,7 @@ def detective_html(cmp) -> str:
     inputs of ``cmp``, as HTML; a ValueError where it does not apply."""
     from ..detective import explain_numpy
 
-    if cmp is None or cmp.op not in ("sum", "dot", "matmul"):
+    if cmp is None or cmp.op not in ORDER_OPS:
         raise ValueError("the order detective explains sum, dot and matmul results")
     if not any(b == "numpy" for _, b in cmp.results):
         raise ValueError("select the numpy backend to explain NumPy's result")

@@ -11,6 +11,7 @@ import traceback
 
 from ..experiment import compare
 from . import render
+from .state import ORDER_OPS
 from .yourdata import Observed, observe
 
 
@@ -147,7 +148,7 @@ class Running:
             return
         self.export_out.value = ""
         self.detect.disabled = not (
-            cmp.op in ("sum", "dot", "matmul") and any(b == "numpy" for _, b in cmp.results)
+            cmp.op in ORDER_OPS and any(b == "numpy" for _, b in cmp.results)
         )
         self.detect_out.value = ""
 

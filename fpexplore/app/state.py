@@ -24,6 +24,7 @@ from ..formats import FORMATS
 from ..ops.opspec import Params
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
+from ..orders.arith import ORDER_OPS
 from ..orders.registry import orders_for
 from ..spec import parse_spec
 
@@ -32,7 +33,6 @@ SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log sl
 BACKEND_CHOICES = tuple(b for b in BACKEND_NAMES if b not in LIBRARY_NAMES)
 VIEWS = ("errors", "A vs B", "sweep", "bits")
 SOURCES = (("generated", "generated"), ("your arrays", "arrays"))  # the data-source control
-ORDER_OPS = ("sum", "dot", "matmul")
 OBSERVED = "observed"  # the backend of a result computed elsewhere (a key's second part)
 TENSOR_CORE = "tensor-core"
 TENSOR_CORE_LABEL = "GPU tensor cores"
