@@ -14,6 +14,9 @@ them.
 - ``record``       python -m fpexplore.record: record GPU results for the replay backend
 - ``explain``      explain(op, inputs, results): why results differ, which is closer, whether
                    it is expected; the causes ranked (order, accumulator, cast, ...)
+- ``matching``     what explain matches results against: the exact references, the
+                   configurations tried (Config), which reproduce each result (a float64
+                   accumulator's result known from the exact sum where its bound decides it)
 - ``reveal``       reveal(fn, n): the accumulation tree of any black-box function (FPRev's
                    masks), its FMA and accumulator probes; Reveal.as_order() a spec computing it
 - ``budget``       difference_budget: a difference split into input rounding, accumulator,

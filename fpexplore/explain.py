@@ -16,26 +16,21 @@ What each cause means and how it is found: docs/explain.md.
 from __future__ import annotations
 
 import html
-import math
-from dataclasses import dataclass, field, replace
-from fractions import Fraction
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import checks
 from ._optional import require
 from .budget import difference_budget
-from .detective import candidates, evaluate
-from .formats import as_format, format_info, next_down, next_up, ulp_distance
+from .formats import as_format, format_info, ulp_distance
+from .matching import Config, distance, reference, reproduce, run, simplicity
 from .metrics import gamma, summarize
 from .numerics import clamp_ulps
-from .ops.mean import mean as fmean
 from .ops.registry import get as get_op
-from .orders import exact_matmul
-from .orders.registry import BLOCKS
 from .orders.registry import OPS as ORDER_OPS
 from .results import diff_values
-from .spec import VariantSpec, parse_spec
+from .spec import parse_spec
 
 __all__ = ["CAUSES", "OPS", "Explanation", "explain"]
 
@@ -51,27 +46,9 @@ CAUSES = (
     "nondeterminism",
     "overflow",
 )
-SEEDS = tuple(range(8))  # the seeds of the atomic (run-to-run) orders tried
-SAMPLE = 8  # a matmul is screened on its first SAMPLE x SAMPLE elements, then confirmed
 # the budget's factors, tensor cores first (switching to them brings their input rounding)
 _FACTORS = ("tensor_core", "input_rounding", "accumulate", "order", "fma")
 _NAMES = {"accumulate": "accumulator"}
-
-
-@dataclass(frozen=True)
-class Config:
-    """A configuration that may have produced a result: a variant spec and where the cast to
-    the result's format happens (None: no cast; "before": the inputs are rounded to it
-    first; "after": the result is)."""
-
-    spec: VariantSpec
-    cast: str | None = None
-
-    def __str__(self) -> str:
-        return str(self.spec)
-
-    def seedless(self) -> tuple:
-        return tuple((k, v) for k, v in self.spec.params if k != "seed")
 
 
 @dataclass(repr=False)
@@ -174,166 +151,6 @@ def _observed(results, shape) -> dict:
     return out
 
 
-# ----------------------------------------------------------------------------- references
-
-
-def _exact(op, arrays, fmt: str):
-    """The correctly rounded result in ``fmt`` (the inputs' or a wider one: widened exactly)."""
-    arrays = tuple(np.asarray(as_format(a, fmt)) if a.dtype.name != fmt else a for a in arrays)
-    if op == "sum":
-        return evaluate("sum", VariantSpec("exact"), arrays)
-    if op == "mean":
-        return fmean(arrays[0], variant="exact")
-    if op == "dot":
-        return evaluate("dot", VariantSpec("exact"), arrays)
-    return exact_matmul(*arrays)
-
-
-def _exact_fraction(op, arrays, index=None) -> Fraction:
-    """The exact result (of element ``index`` of a matmul) as a Fraction: slow, for the few
-    elements where rounding the correctly rounded result again could go wrong."""
-    if op in ("sum", "mean"):
-        s = sum((Fraction(float(v)) for v in arrays[0]), Fraction(0))
-        return s / arrays[0].size if op == "mean" else s
-    a, b = arrays if op == "dot" else (arrays[0][index[0]], arrays[1][:, index[1]])
-    return sum((Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a, b)), Fraction(0))
-
-
-def reference(op: str, arrays, fmt: str):
-    """The exact result correctly rounded to ``fmt``: in a wider or the same format from the
-    inputs widened exactly; in a narrower one by rounding the correctly rounded result again,
-    except where it is a midpoint of ``fmt`` (the only place a second rounding can err: those
-    elements are computed exactly as fractions)."""
-    src = arrays[0].dtype.name
-    s_info, d_info = format_info(src), format_info(fmt)
-    if d_info.precision >= s_info.precision and d_info.emax >= s_info.emax:
-        return _exact(op, arrays, fmt)
-    wide = np.asarray(_exact(op, arrays, src))
-    out = np.array(as_format(wide, fmt))
-    w64, o64 = wide.astype(np.float64), out.astype(np.float64)
-    with np.errstate(all="ignore"):
-        other = np.where(w64 > o64, next_up(out), next_down(out)).astype(np.float64)
-        mid = np.isfinite(o64) & np.isfinite(other) & (2 * (w64 - o64) == other - o64)
-        mid &= w64 != o64
-    for idx in zip(*np.nonzero(np.atleast_1d(mid))):
-        exact = _exact_fraction(op, arrays, idx if op == "matmul" else None)
-        value = np.asarray(as_format(exact, fmt))[()]
-        if out.ndim:
-            out[idx] = value
-        else:
-            out = np.asarray(value)
-    return out[()] if out.ndim == 0 else out
-
-
-# ----------------------------------------------------------------------------- reproducing
-
-
-def _configs(op: str, in_fmt: str, out_fmts: set) -> list[Config]:
-    """Every configuration tried: the detective's candidates on the inputs' format, the seeded
-    atomic orders, and for a narrower result format both places of the cast."""
-    order_op = "sum" if op == "mean" else op
-    base = [Config(c) for c in candidates(order_op, in_fmt)]
-    if order_op in ("sum", "dot"):
-        for name in ("tree", "tree-strided"):
-            default = ORDER_OPS[order_op][name].params["block"][0]
-            base += [
-                Config(VariantSpec(name, (("block", b),) * (b != default) + atomic))
-                for b in BLOCKS
-                for atomic in ((("combine", "atomic"), ("seed", s)) for s in SEEDS)
-            ]
-        base += [Config(VariantSpec("shuffled", (("seed", s),))) for s in SEEDS]
-    out = list(base)
-    s_info = format_info(in_fmt)
-    for fmt in sorted(out_fmts):
-        info = format_info(fmt)
-        if info.precision < s_info.precision or info.emax < s_info.emax:
-            out += [Config(c, "before:" + fmt) for c in candidates(order_op, fmt)]
-            out += [replace(c, cast="after:" + fmt) for c in base]
-    return out
-
-
-def _run(op: str, cfg: Config, arrays):
-    """The result of ``cfg`` on ``arrays`` (None where it does not apply)."""
-    order_op = "sum" if op == "mean" else op
-    fmt = cfg.cast.split(":")[1] if cfg.cast else None
-    if cfg.cast and cfg.cast.startswith("before"):
-        arrays = tuple(np.asarray(as_format(a, fmt)) for a in arrays)
-    try:
-        with np.errstate(all="ignore"):
-            out = evaluate(order_op, cfg.spec, arrays)
-    except (ValueError, NotImplementedError, TypeError):
-        return None
-    if op == "mean":  # s / n rounded once (fpx.mean's formula variants)
-        f, n = float(out), arrays[0].size
-        info = format_info(np.asarray(out).dtype)
-        out = out if f == 0 or not math.isfinite(f) else as_format(Fraction(f) / n, info.name)
-    if cfg.cast and cfg.cast.startswith("after"):
-        out = as_format(out, fmt)
-    return np.asarray(out)
-
-
-def _distance(observed: np.ndarray, got):
-    """|ulps| from observed to got per element (got widened where narrower), or None where
-    got is in a wider format than the observation."""
-    o_info, g_info = format_info(observed.dtype), format_info(got.dtype)
-    if g_info.name != o_info.name:
-        if g_info.precision > o_info.precision or g_info.emax > o_info.emax:
-            return None
-        got = np.asarray(as_format(got, o_info.name))
-    return clamp_ulps(ulp_distance(observed, got, nan="sentinel"))
-
-
-def _simplicity(op: str, cfg: Config, in_fmt: str | None = None) -> int:
-    """How many settings differ from the plain order (fewer: more likely). A float32
-    accumulator for float16 or bfloat16 data is what libraries do, and counts as none."""
-    spec = cfg.spec
-    order_op = "sum" if op == "mean" else op
-    defaults = ORDER_OPS[order_op][spec.name].params
-    changed = sum(1 for k, v in spec.params if k in defaults and defaults[k][0] != v)
-    usual = spec.accumulate == "float32" and in_fmt in ("float16", "bfloat16")
-    wider = spec.accumulate is not None and not usual
-    return (spec.input_rounding is not None) + wider + spec.fma + changed
-
-
-def _reproduce(op: str, arrays, observed: dict, in_fmt: str):
-    """label -> (exact configs, nearest config, its max ulps), staged for a matmul."""
-    configs = _configs(op, in_fmt, {o.dtype.name for o in observed.values()})
-    if op == "matmul":
-        r, c = min(SAMPLE, arrays[0].shape[0]), min(SAMPLE, arrays[1].shape[1])
-        sample = (arrays[0][:r], arrays[1][:, :c])
-        obs_sample = {k: v[:r, :c] for k, v in observed.items()}
-    else:
-        sample, obs_sample = arrays, observed
-    scores = {k: [] for k in observed}  # label -> [(max ulps, mean ulps, cfg)]
-    for cfg in configs:
-        got = _run(op, cfg, sample)
-        if got is None:
-            continue
-        for label, obs in obs_sample.items():
-            d = _distance(obs, got)
-            if d is not None:
-                scores[label].append((float(np.max(d)), float(np.mean(d)), cfg))
-    out = {}
-    for label, sc in scores.items():
-        sc.sort(key=lambda t: (t[0], t[1], _simplicity(op, t[2])))
-        if not sc:
-            out[label] = ([], None, math.inf)
-            continue
-        best = sc[0][0]
-        keep = [t for t in sc if t[0] == 0] if best == 0 else sc[:3]
-        if op == "matmul":  # confirmed on every element
-            full = []
-            for _, _, cfg in keep:
-                got = _run(op, cfg, arrays)
-                d = _distance(observed[label], got)
-                full.append((float(np.max(d)), float(np.mean(d)), cfg))
-            full.sort(key=lambda t: (t[0], t[1], _simplicity(op, t[2])))
-            keep, best = full, full[0][0]
-        exact = [t[2] for t in keep if t[0] == 0]
-        out[label] = (exact, keep[0][2], best)
-    return out
-
-
 # ----------------------------------------------------------------------------- factors
 
 
@@ -380,7 +197,7 @@ def _pair(op, ra, rb, in_fmt):
             # equally few factors: the simplest settings, then the more specific factor (order
             # is the catch-all)
             specific = sorted(_PRIORITY.get(f, 9) for f in diff)
-            simple = _simplicity(op, ca, in_fmt) + _simplicity(op, cb, in_fmt)
+            simple = simplicity(op, ca, in_fmt) + simplicity(op, cb, in_fmt)
             key = (len(diff), simple, specific)
             if best is None or key < best[0]:
                 best = (key, ca, cb)
@@ -557,13 +374,13 @@ def _reveal_fallback(op, fn, arrays, observed, reproduced, in_fmt) -> None:
     except ValueError:
         return  # fn is not a tree of additions, or n is beyond the method's reach
     cfg = Config(parse_spec(rev.as_order(), op))
-    got = _run(op, cfg, arrays)
+    got = run(op, cfg, arrays)
     if got is None:
         return
     for label, obs in observed.items():
         if reproduced[label][0]:
             continue
-        d = _distance(obs, got)
+        d = distance(obs, got)
         if d is not None and float(np.max(d)) == 0:
             reproduced[label] = ([cfg], cfg, 0.0)
 
@@ -608,7 +425,7 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
         shape = ()
     observed = _observed(results, shape)
     refs = {lbl: reference(op, arrays, o.dtype.name) for lbl, o in observed.items()}
-    reproduced = _reproduce(op, arrays, observed, in_fmt)
+    reproduced = reproduce(op, arrays, observed, in_fmt)
     if fn is not None:
         if not callable(fn):
             raise TypeError(f"fn must be callable, got {checks.shown(fn)}")
