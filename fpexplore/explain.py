@@ -419,10 +419,7 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
     pd = require("pandas", "fpx.explain")
     checks.choice("op", op, OPS)
     arrays, in_fmt = _arrays(op, inputs)
-    if op == "matmul":
-        shape = (arrays[0].shape[0], arrays[1].shape[1])
-    else:
-        shape = ()
+    shape = (arrays[0].shape[0], arrays[1].shape[1]) if op == "matmul" else ()
     observed = _observed(results, shape)
     refs = {lbl: reference(op, arrays, o.dtype.name) for lbl, o in observed.items()}
     reproduced = reproduce(op, arrays, observed, in_fmt)
@@ -431,50 +428,17 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
             raise TypeError(f"fn must be callable, got {checks.shown(fn)}")
         if op != "mean" and any(not v[0] for v in reproduced.values()):
             _reveal_fallback(op, fn, arrays, observed, reproduced, in_fmt)
-    # the closeness: mean |error| against the exact result in the widest result format
-    wide = max(
-        (o.dtype.name for o in observed.values()),
-        key=lambda f: (format_info(f).precision, format_info(f).emax),
-    )
-    ref_wide = np.asarray(
-        refs[next(k for k, o in observed.items() if o.dtype.name == wide)], dtype=np.float64
-    )
-    errors = {}
-    for label, obs in observed.items():
-        with np.errstate(all="ignore"):
-            e = np.abs(obs.astype(np.float64) - ref_wide)
-        e = np.where(obs.astype(np.float64) == ref_wide, 0.0, e)
-        errors[label] = float(np.mean(np.where(np.isnan(e), np.inf, e)))
-    best = min(errors.values())
+    errors = _errors(observed, refs)
     near = min(errors, key=lambda k: errors[k])
     far = max(errors, key=lambda k: errors[k])
     if near == far:
         far = next(k for k in observed if k != near)
     chosen: dict = {}  # label -> the reproducing configuration the causes rest on
     causes = _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen)
-    rows = []
-    for label, obs in observed.items():
-        s = summarize(obs, refs[label])
-        exact = reproduced[label][0]
-        cfg = chosen.get(label, exact[0] if exact else None)
-        bound = _bound(op, arrays, cfg, obs.dtype.name, refs[label])
-        ref64 = np.asarray(refs[label], dtype=np.float64)
-        with np.errstate(all="ignore"):
-            dev = np.abs(obs.astype(np.float64) - ref64)
-        dev = np.where(obs.astype(np.float64) == ref64, 0.0, dev)
-        rows.append(
-            {
-                "result": label,
-                "format": obs.dtype.name,
-                "max_abs_ulp": s["max_abs_ulp"],
-                "mean_abs_ulp": s["mean_abs_ulp"],
-                "rel_error": s["max_rel"],
-                "closer": errors[label] == best and not all(e == best for e in errors.values()),
-                "within_bound": bool(np.all(dev <= bound)),
-                "reproduced_by": str(cfg) if cfg is not None else None,
-                "cast": (cfg.cast.split(":")[0] if cfg is not None and cfg.cast else None),
-            }
-        )
+    rows = [
+        _row(op, arrays, label, obs, refs[label], reproduced[label][0], chosen, errors)
+        for label, obs in observed.items()
+    ]
     table = pd.DataFrame(rows).set_index("result")
     cause_df = pd.DataFrame(causes, columns=["factor", "share", "evidence"])
     verdict = _verdict(table, cause_df, near, far, errors)
@@ -491,115 +455,60 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
     )
 
 
-def _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen) -> list[dict]:
-    rows = []
-    a, b = observed[near], observed[far]
-    # overflow: one result infinite (or NaN) where the exact result and the other are finite
-    ref_finite = np.isfinite(np.asarray(refs[far], dtype=np.float64))
+def _deviation(obs, ref) -> np.ndarray:
+    """|obs - ref| per element in float64 (0 where equal, infinities included)."""
+    ref64 = np.asarray(ref, dtype=np.float64)
     with np.errstate(all="ignore"):
-        blown = {k: ~np.isfinite(o.astype(np.float64)) & ref_finite for k, o in observed.items()}
-    over = [k for k, v in blown.items() if np.any(v)]
-    differ = max(int(np.sum(_ne(a, b))), 1)
-    if over:
-        k = over[0]
-        fmt = observed[k].dtype.name
-        cnt = int(np.sum(blown[k]))
-        acc = None
-        if reproduced[k][0]:
-            acc = _acc(reproduced[k][0][0], in_fmt)
-        rows.append(
-            {
-                "factor": "overflow",
-                "share": min(1.0, cnt / differ),
-                "evidence": f"{k} is {_what(observed[k], blown[k])} in {cnt} element(s) where "
-                f"the exact result is finite: a partial result exceeded "
-                f"{format_info(acc or fmt).name}'s largest value "
-                f"({float(format_info(acc or fmt).max):.6g})",
-            }
-        )
-    # nondeterminism: results reproduced by one configuration apart from its seed, or three
-    # or more results that all differ and that no configuration reproduces
-    labels = list(observed)
-    firsts = [reproduced[k][0][0] if reproduced[k][0] else None for k in labels]
-    seeded = _seeded_common(labels, reproduced)
-    if seeded is not None:
-        cfgs = [seeded[k] for k in labels]
-        chosen.update(seeded)
-        rows.append(
-            {
-                "factor": "nondeterminism",
-                "share": 1.0,
-                "evidence": _evidence(
-                    "nondeterminism", cfgs[0], cfgs[1], labels[0], labels[1], in_fmt
-                )
-                + f"; {cfgs[0].spec.name} with "
-                + ", ".join(
-                    f"{k}: seed {dict(c.spec.params)['seed']}" for k, c in zip(labels, cfgs)
-                ),
-            }
-        )
-    if (
-        not any(r["factor"] == "nondeterminism" for r in rows)
-        and len(labels) >= 3
-        and sum(c is None for c in firsts) >= 2
-        and _all_differ(observed)
-    ):
-        rows.append(
-            {
-                "factor": "nondeterminism",
-                "share": 1.0,
-                "evidence": (
-                    f"{len(labels)} results of the same inputs all differ and no fixed "
-                    "configuration reproduces them: a run-to-run (atomic, scheduling-dependent) "
-                    "order is likely"
-                ),
-            }
-        )
+        dev = np.abs(obs.astype(np.float64) - ref64)
+    return np.where(obs.astype(np.float64) == ref64, 0.0, dev)
+
+
+def _errors(observed: dict, refs: dict) -> dict:
+    """label -> the closeness: mean |error| against the exact result in the widest result
+    format (NaN: infinitely far)."""
+    wide = max(
+        (o.dtype.name for o in observed.values()),
+        key=lambda f: (format_info(f).precision, format_info(f).emax),
+    )
+    ref_wide = refs[next(k for k, o in observed.items() if o.dtype.name == wide)]
+    errors = {}
+    for label, obs in observed.items():
+        e = _deviation(obs, ref_wide)
+        errors[label] = float(np.mean(np.where(np.isnan(e), np.inf, e)))
+    return errors
+
+
+def _row(op, arrays, label, obs, ref, exact, chosen, errors) -> dict:
+    """The table's row of one result."""
+    s = summarize(obs, ref)
+    cfg = chosen.get(label, exact[0] if exact else None)
+    bound = _bound(op, arrays, cfg, obs.dtype.name, ref)
+    best = min(errors.values())
+    return {
+        "result": label,
+        "format": obs.dtype.name,
+        "max_abs_ulp": s["max_abs_ulp"],
+        "mean_abs_ulp": s["mean_abs_ulp"],
+        "rel_error": s["max_rel"],
+        "closer": errors[label] == best and not all(e == best for e in errors.values()),
+        "within_bound": bool(np.all(_deviation(obs, ref) <= bound)),
+        "reproduced_by": str(cfg) if cfg is not None else None,
+        "cast": (cfg.cast.split(":")[0] if cfg is not None and cfg.cast else None),
+    }
+
+
+def _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen) -> list[dict]:
+    """The causes of the difference between the nearest and the farthest result, ranked
+    (``chosen`` gets label -> the reproducing configuration they rest on)."""
+    rows = _overflow(observed, refs, reproduced, in_fmt, near, far)
+    rows += _nondeterminism(observed, reproduced, in_fmt, chosen)
     ca, cb = _pair(op, reproduced[near], reproduced[far], in_fmt)
     if ca is not None and not chosen:
         for k, c in ((near, ca), (far, cb)):
             if c in reproduced[k][0]:  # (a nearest configuration reproduces nothing)
                 chosen[k] = c
     if ca is not None and not any(r["factor"] == "nondeterminism" for r in rows):
-        diff = _differing(ca, cb, in_fmt)
-        note = ""
-        if not reproduced[near][0] or not reproduced[far][0]:
-            note = (
-                " (no configuration reproduces "
-                + " and ".join(k for k in (near, far) if not reproduced[k][0])
-                + " bit for bit: its nearest "
-                "is used)"
-            )
-        if "cast" in diff:
-            rows.append(
-                {
-                    "factor": "cast",
-                    "share": 1.0 - sum(r["share"] for r in rows if r["factor"] == "overflow"),
-                    "evidence": _evidence("cast", ca, cb, near, far, in_fmt) + note,
-                }
-            )
-            for f in diff:
-                if f not in ("cast", "nondeterminism"):
-                    rows.append(
-                        {
-                            "factor": f,
-                            "share": 0.0,
-                            "evidence": "also differs: " + _evidence(f, ca, cb, near, far, in_fmt),
-                        }
-                    )
-        else:
-            shares = _shares(op, arrays, ca, cb, in_fmt) if diff else {}
-            rest = 1.0 - sum(r["share"] for r in rows)
-            for f in diff:
-                if f == "cast":
-                    continue
-                rows.append(
-                    {
-                        "factor": f,
-                        "share": rest * shares.get(f, 0.0 if shares else 1.0 / len(diff)),
-                        "evidence": _evidence(f, ca, cb, near, far, in_fmt) + note,
-                    }
-                )
+        rows += _differences(op, arrays, reproduced, in_fmt, near, far, ca, cb, rows)
     if not rows:  # nothing reproduced and nothing else found: an order is the usual cause
         rows.append(
             {
@@ -613,6 +522,95 @@ def _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen) -
         )
     rows.sort(key=lambda r: (-r["share"], _PRIORITY[r["factor"]]))
     return rows
+
+
+def _overflow(observed, refs, reproduced, in_fmt, near, far) -> list[dict]:
+    """One result infinite (or NaN) where the exact result is finite: that row, or none."""
+    ref_finite = np.isfinite(np.asarray(refs[far], dtype=np.float64))
+    with np.errstate(all="ignore"):
+        blown = {k: ~np.isfinite(o.astype(np.float64)) & ref_finite for k, o in observed.items()}
+    over = [k for k, v in blown.items() if np.any(v)]
+    if not over:
+        return []
+    differ = max(int(np.sum(_ne(observed[near], observed[far]))), 1)
+    k = over[0]
+    fmt = observed[k].dtype.name
+    cnt = int(np.sum(blown[k]))
+    acc = _acc(reproduced[k][0][0], in_fmt) if reproduced[k][0] else None
+    return [
+        {
+            "factor": "overflow",
+            "share": min(1.0, cnt / differ),
+            "evidence": f"{k} is {_what(observed[k], blown[k])} in {cnt} element(s) where "
+            f"the exact result is finite: a partial result exceeded "
+            f"{format_info(acc or fmt).name}'s largest value "
+            f"({float(format_info(acc or fmt).max):.6g})",
+        }
+    ]
+
+
+def _nondeterminism(observed, reproduced, in_fmt, chosen) -> list[dict]:
+    """Results reproduced by one configuration apart from its seed (``chosen`` gets them), or
+    three or more results that all differ and that no configuration reproduces: that row."""
+    labels = list(observed)
+    seeded = _seeded_common(labels, reproduced)
+    if seeded is not None:
+        cfgs = [seeded[k] for k in labels]
+        chosen.update(seeded)
+        evidence = _evidence("nondeterminism", cfgs[0], cfgs[1], labels[0], labels[1], in_fmt)
+        seeds = ", ".join(f"{k}: seed {dict(c.spec.params)['seed']}" for k, c in zip(labels, cfgs))
+        return [
+            {
+                "factor": "nondeterminism",
+                "share": 1.0,
+                "evidence": f"{evidence}; {cfgs[0].spec.name} with {seeds}",
+            }
+        ]
+    unreproduced = sum(not reproduced[k][0] for k in labels)
+    if len(labels) >= 3 and unreproduced >= 2 and _all_differ(observed):
+        return [
+            {
+                "factor": "nondeterminism",
+                "share": 1.0,
+                "evidence": (
+                    f"{len(labels)} results of the same inputs all differ and no fixed "
+                    "configuration reproduces them: a run-to-run (atomic, scheduling-dependent) "
+                    "order is likely"
+                ),
+            }
+        ]
+    return []
+
+
+def _differences(op, arrays, reproduced, in_fmt, near, far, ca, cb, rows) -> list[dict]:
+    """The factors in which the configurations ``ca`` (of ``near``) and ``cb`` (of ``far``)
+    differ, each with its share of what ``rows`` (overflow) leaves: the cast decides alone."""
+    diff = _differing(ca, cb, in_fmt)
+    note = ""
+    if not reproduced[near][0] or not reproduced[far][0]:
+        unmatched = " and ".join(k for k in (near, far) if not reproduced[k][0])
+        note = f" (no configuration reproduces {unmatched} bit for bit: its nearest is used)"
+    out = []
+    if "cast" in diff:
+        overflow = sum(r["share"] for r in rows if r["factor"] == "overflow")
+        evidence = _evidence("cast", ca, cb, near, far, in_fmt) + note
+        out.append({"factor": "cast", "share": 1.0 - overflow, "evidence": evidence})
+        for f in diff:
+            if f not in ("cast", "nondeterminism"):
+                also = "also differs: " + _evidence(f, ca, cb, near, far, in_fmt)
+                out.append({"factor": f, "share": 0.0, "evidence": also})
+        return out
+    shares = _shares(op, arrays, ca, cb, in_fmt) if diff else {}
+    rest = 1.0 - sum(r["share"] for r in rows)
+    for f in diff:
+        out.append(
+            {
+                "factor": f,
+                "share": rest * shares.get(f, 0.0 if shares else 1.0 / len(diff)),
+                "evidence": _evidence(f, ca, cb, near, far, in_fmt) + note,
+            }
+        )
+    return out
 
 
 def _seeded_common(labels, reproduced):
