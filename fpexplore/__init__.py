@@ -23,10 +23,12 @@ them.
                    order, FMA and the tensor cores, one factor switched at a time
 - ``detective``    which order produced a result: match_orders, explain_numpy, candidates
 - ``reproduce``    reproducer: a standalone NumPy script that reproduces a divergence
-- ``teaching``     the lessons' core, pure (NumPy and the modules below): fpx.exercises()
-                   (answers computed from the exact core and the orders, graded in bits,
-                   ulps or a stated tolerance; seeded variants), sum_steps (a sum traced
-                   bit for bit), bit_fields / bits_of (a bit pattern of any format taken apart)
+- ``teaching/``    the lessons' core, pure (NumPy and the modules below): fpx.exercises()
+                   (exercise: the Exercise class and registry; lesson01_bits .. lesson05_gpu:
+                   each lesson's exercises, answers computed from the exact core and the
+                   orders, graded in bits, ulps or a stated tolerance; seeded variants),
+                   sum_trace: sum_steps (a sum traced bit for bit), bits: bit_fields /
+                   bits_of (a bit pattern of any format taken apart), numbers: typed numbers
 - ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
                    torch tests
 - ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run):
