@@ -227,18 +227,18 @@ class Known:
         total, abs_total, n = self._exact[key]
         if total is None:
             return None
-        depth = 0 if spec.name == "exact" else self._depth(spec, n)
+        depth = 0 if spec.name == "exact" else self._depth(spec, n, fmt)
         # gamma_d S, doubled: d u / (1 - d u) <= 2 d u while d u <= 1/2 (here <= 1e-3)
         return _rounds_to(total, 4 * depth * 2.0**-53 * abs_total, fmt)
 
-    def _depth(self, spec: VariantSpec, n: int) -> int:
-        """The most roundings a term goes through in ``spec`` (its products' included; any
+    def _depth(self, spec: VariantSpec, n: int, fmt: str) -> int:
+        """The most roundings a term goes through in ``spec``, its product's included (any
         order of n terms: n - 1 additions at most)."""
         order = ORDER_OPS["dot" if self.op == "dot" else "sum"][spec.name]
-        d = n - 1
-        if order.depth is not None and n > 1 and spec.name not in ("kahan", "neumaier"):
-            d = min(d, order.depth(n, order.validate(dict(spec.params))))
-        return d + (self.op == "dot")
+        p = order.validate(dict(spec.params))  # with the defaults
+        # NumPy has no bfloat16 loop: ml_dtypes adds in turn
+        name = "sequential" if (spec.name, fmt) == ("numpy", "bfloat16") else spec.name
+        return min(_additions(name, p, n), n - 1) + (self.op == "dot")
 
     def _exact64(self, arrays, rounding) -> tuple:
         """(the exact result rounded to float64, the sum of |terms| rounded to float64, the
@@ -255,15 +255,31 @@ class Known:
         return math.fsum(values), math.fsum(map(abs, values)), n
 
 
+def _additions(name: str, p: dict, n: int) -> int:
+    """An upper bound on the additions a term goes through in order ``name`` (its own count
+    here, from the kernels: a compensated or unlisted order counts n - 1)."""
+    log2 = (max(n, 1) - 1).bit_length()  # ceil(log2 n)
+    if name == "pairwise":
+        return log2
+    if name == "numpy":  # 15 per accumulator, 3 to combine, 7 left over; halving; onto 0
+        return 26 + log2
+    if name == "blocked":
+        return p["block"] - 1 + -(-n // p["block"])
+    if name in ("tree", "tree-strided"):  # the block's tree, then the block sums onto 0
+        return (p["block"] - 1).bit_length() + -(-n // p["block"])
+    if name == "cupy-kernel":  # each lane's terms onto 0, then the lanes' tree
+        return -(-n // p["block_size"]) + (p["block_size"] - 1).bit_length() + 1
+    return n - 1
+
+
 def _rounds_to(total: float, bound: float, fmt: str):
     """The value of ``fmt`` every number within ``bound`` of the exact result rounds to, the
     exact result known as ``total`` (rounded to float64, so within 2**-53 |total| of it); None
-    where that interval reaches a rounding boundary or zero (whose sign the order decides)."""
-    if total == 0:
-        return None
+    where that interval reaches a rounding boundary, or where that value is infinite or zero
+    (the sign of a zero is the order's)."""
     r = as_format(np.float64(total), fmt)
     f = float(r)
-    if not math.isfinite(f):
+    if f == 0 or not math.isfinite(f):
         return None
     lo, hi = float(next_down(r)), float(next_up(r))
     lo = lo if math.isfinite(lo) else f - (hi - f)  # the overflow threshold, half a gap out
