@@ -190,9 +190,11 @@ _ROUNDED_ONCE = (
 class Known:
     """The inputs of ``op`` (sum, mean or dot; a matmul: none known) cast once per format, and
     the result of a configuration that adds in float64 where it is known without running it:
-    the order's error bound (any order of n additions: gamma_n S, S the sum of |terms|, the
-    products exact in float64) keeps every value it can take inside the rounding interval of
-    one value of the inputs' format, the exact result rounded to it."""
+    the order's error bound (gamma_d S, d the most additions a term goes through, at most
+    n - 1; S the sum of |terms|; the products exact in float64) keeps every value it can take
+    inside the rounding interval of one value of the inputs' format, the exact result (math.fsum)
+    rounded to it. Only orders that keep every partial sum in the accumulator and round once at
+    the end (:data:`_ROUNDED_ONCE`) are known; tests/test_explain.py checks them against runs."""
 
     def __init__(self, op: str, arrays):
         self.op, self.arrays = op, arrays
