@@ -21,16 +21,21 @@ them.
 - ``record``       python -m fpexplore.record: record GPU results for the replay backend
 - ``explain``      explain(op, inputs, results): why results differ, which is closer, whether
                    it is expected; the causes ranked (order, accumulator, cast, ...)
+- ``matching``     what explain matches results against: the exact references, the
+                   configurations tried (Config), which reproduce each result (a float64
+                   accumulator's result known from the exact sum where its bound decides it)
 - ``reveal``       reveal(fn, n): the accumulation tree of any black-box function (FPRev's
                    masks), its FMA and accumulator probes; Reveal.as_order() a spec computing it
 - ``budget``       difference_budget: a difference split into input rounding, accumulator,
                    order, FMA and the tensor cores, one factor switched at a time
 - ``detective``    which order produced a result: match_orders, explain_numpy, candidates
 - ``reproduce``    reproducer: a standalone NumPy script that reproduces a divergence
-- ``teaching``     the lessons' core, pure (NumPy and the modules below): fpx.exercises()
-                   (answers computed from the exact core and the orders, graded in bits,
-                   ulps or a stated tolerance; seeded variants), sum_steps (a sum traced
-                   bit for bit), bit_fields / bits_of (a bit pattern of any format taken apart)
+- ``teaching/``    the lessons' core, pure (NumPy and the modules below): fpx.exercises()
+                   (exercise: the Exercise class and registry; lesson01_bits .. lesson05_gpu:
+                   each lesson's exercises, answers computed from the exact core and the
+                   orders, graded in bits, ulps or a stated tolerance; seeded variants),
+                   sum_trace: sum_steps (a sum traced bit for bit), bits: bit_fields /
+                   bits_of (a bit pattern of any format taken apart), numbers: typed numbers
 - ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
                    torch tests
 - ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run):

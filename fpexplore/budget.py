@@ -119,6 +119,40 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
     data, the tensor cores' float32) are all counted in the widest one.
     """
     pd = require("pandas", "fpx.difference_budget")
+    factors, inputs = _checked(op, factors, inputs)
+    defaults = {
+        "order": "sequential",
+        "params": {},
+        "fma": False,
+        "accumulate": None,
+        "input_rounding": None,
+    }
+    cfg = {**defaults, **_as_config(start, op)}
+    target = {**defaults, **_as_config(end, op)}
+    needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
+    configs = _switched(cfg, target, factors, needs_rounding)
+    results = [_config_result(op, inputs, c) for _, c in configs]
+    results = _common_format(results)
+    rows, steps = [], []
+    for i, ((f, c), cur) in enumerate(zip(configs, results)):
+        prev = results[i - 1] if i else cur
+        rows.append(
+            {
+                "step": f,
+                "config": _describe(c),
+                "result": _val(cur),
+                "delta_ulp": _ulps(prev, cur),
+                "delta_abs": _absdiff(prev, cur),
+            }
+        )
+        if i:
+            steps.append((f, cur))
+    total = _ulps(results[0], results[-1])
+    return Budget(pd.DataFrame(rows), total, results[0], results[-1], steps)
+
+
+def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
+    """The factors and the inputs (a tuple of the op's arrays), checked."""
     if op not in ("sum", "dot", "matmul"):
         raise ValueError(
             f"unknown op {checks.shown(op)}; difference_budget takes sum, dot or matmul"
@@ -134,15 +168,12 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
             f"{'one array' if op == 'sum' else 'two arrays'} "
             f"as inputs, got {len(inputs)}"
         )
-    defaults = {
-        "order": "sequential",
-        "params": {},
-        "fma": False,
-        "accumulate": None,
-        "input_rounding": None,
-    }
-    cfg = {**defaults, **_as_config(start, op)}
-    target = {**defaults, **_as_config(end, op)}
+    return factors, inputs
+
+
+def _switched(cfg: dict, target: dict, factors: list, needs_rounding: bool) -> list:
+    """[(step, configuration)]: ``cfg`` ("start"), then each factor switched to ``target``'s
+    value in turn (a factor that changes nothing makes no step)."""
     # the tensor cores: switching to (or from) them is the factor tensor_core where it is
     # one of the factors, else part of order. They have no accumulator or fma setting, and
     # read float32 data only through an input rounding: switching to them switches those
@@ -152,7 +183,7 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
         target["params"],
     )
     switch = "tensor_core" if tc and "tensor_core" in factors else "order" if tc else None
-    needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
+    cfg = dict(cfg)
     configs = [("start", dict(cfg))]
     todo, waiting = list(factors), []
     while todo:
@@ -178,24 +209,7 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
         for k in keys:
             cfg[k] = target[k]
         configs.append((f, dict(cfg)))
-    results = [_config_result(op, inputs, c) for _, c in configs]
-    results = _common_format(results)
-    rows, steps = [], []
-    for i, ((f, c), cur) in enumerate(zip(configs, results)):
-        prev = results[i - 1] if i else cur
-        rows.append(
-            {
-                "step": f,
-                "config": _describe(c),
-                "result": _val(cur),
-                "delta_ulp": _ulps(prev, cur),
-                "delta_abs": _absdiff(prev, cur),
-            }
-        )
-        if i:
-            steps.append((f, cur))
-    total = _ulps(results[0], results[-1])
-    return Budget(pd.DataFrame(rows), total, results[0], results[-1], steps)
+    return configs
 
 
 def _common_format(results: list) -> list:

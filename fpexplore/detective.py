@@ -148,49 +148,9 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
         cands = candidates(op, info.name)
     else:  # specs as text or VariantSpecs; one spec is a list of one
         cands = [parse_spec(c, op) for c in checks.name_list("candidates_", candidates_)]
-    first_in, first_obs = obs[0]
-    scored = []
-    for c in cands:
-        try:
-            got = evaluate(op, c, first_in)
-            scored.append((c, [_distance(first_obs, got)]))
-        except (ValueError, NotImplementedError):
-            continue  # a parameter or format that does not apply, a path not emulated
-    if not scored:
-        raise ValueError("no candidate could be evaluated")
-    best = min(float(np.max(u[0])) for _, u in scored)
-    keep_threshold = max(best, 0.0) + 2.0
-    for c, us in scored:
-        if float(np.max(us[0])) <= keep_threshold:
-            for ins, o in obs[1:]:
-                try:
-                    us.append(_distance(o, evaluate(op, c, ins)))
-                except (ValueError, NotImplementedError):
-                    break  # not defined there (e.g. a library path not emulated): incomplete
-    rows = []
+    scored = _scored(op, cands, obs)
     total = sum(int(np.size(o)) for _, o in obs)
-    for c, us in scored:
-        flat = np.concatenate([np.ravel(u) for u in us])
-        complete = len(us) == len(obs)
-        rows.append(
-            {
-                "variant": str(c),
-                "order": c.name,
-                "fma": c.fma,
-                "accumulate": c.accumulate or info.name,
-                "input_rounding": c.input_rounding or "none",
-                "params": dict(c.params),
-                "exact_matches": int(np.sum(flat == 0)),
-                "observations": total if complete else int(flat.size),
-                "max_ulp": float(np.max(flat)),
-                "mean_ulp": float(np.mean(flat)),
-                "exact": bool(complete and np.all(flat == 0)),
-                "_simplicity": (c.input_rounding is not None)
-                + (c.accumulate is not None)
-                + c.fma
-                + _changed_params(op, c),
-            }
-        )
+    rows = [_row(op, c, us, info, total, len(obs)) for c, us in scored]
     df = pd.DataFrame(rows)
     df["_complete"] = df["observations"] == total
     df = (
@@ -213,6 +173,55 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
         "more observations, or larger ones, tell them apart"
     )
     return df if top is None else df.head(top)
+
+
+def _scored(op: str, cands, obs) -> list:
+    """[(candidate, [its ulps from each observation])]: every candidate run on the first
+    observation, those within 2 ulps of the best there on the rest."""
+    first_in, first_obs = obs[0]
+    scored = []
+    for c in cands:
+        try:
+            got = evaluate(op, c, first_in)
+            scored.append((c, [_distance(first_obs, got)]))
+        except (ValueError, NotImplementedError):
+            continue  # a parameter or format that does not apply, a path not emulated
+    if not scored:
+        raise ValueError("no candidate could be evaluated")
+    best = min(float(np.max(u[0])) for _, u in scored)
+    keep_threshold = max(best, 0.0) + 2.0
+    for c, us in scored:
+        if float(np.max(us[0])) <= keep_threshold:
+            for ins, o in obs[1:]:
+                try:
+                    us.append(_distance(o, evaluate(op, c, ins)))
+                except (ValueError, NotImplementedError):
+                    break  # not defined there (e.g. a library path not emulated): incomplete
+    return scored
+
+
+def _row(op: str, c: VariantSpec, us: list, info, total: int, count: int) -> dict:
+    """match_orders' row of candidate ``c`` (``us``: its ulps from the observations it ran
+    on, ``count`` observations of ``total`` elements in all)."""
+    flat = np.concatenate([np.ravel(u) for u in us])
+    complete = len(us) == count
+    return {
+        "variant": str(c),
+        "order": c.name,
+        "fma": c.fma,
+        "accumulate": c.accumulate or info.name,
+        "input_rounding": c.input_rounding or "none",
+        "params": dict(c.params),
+        "exact_matches": int(np.sum(flat == 0)),
+        "observations": total if complete else int(flat.size),
+        "max_ulp": float(np.max(flat)),
+        "mean_ulp": float(np.mean(flat)),
+        "exact": bool(complete and np.all(flat == 0)),
+        "_simplicity": (c.input_rounding is not None)
+        + (c.accumulate is not None)
+        + c.fma
+        + _changed_params(op, c),
+    }
 
 
 NUMPY_FUNCTIONS = {

@@ -16,26 +16,21 @@ What each cause means and how it is found: docs/explain.md.
 from __future__ import annotations
 
 import html
-import math
-from dataclasses import dataclass, field, replace
-from fractions import Fraction
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import checks
 from ._optional import require
 from .budget import difference_budget
-from .detective import candidates, evaluate
-from .formats import as_format, format_info, next_down, next_up, ulp_distance
+from .formats import as_format, format_info, ulp_distance
+from .matching import Config, distance, reference, reproduce, run, simplicity
 from .metrics import gamma, summarize
 from .numerics import clamp_ulps
-from .ops.mean import mean as fmean
 from .ops.registry import get as get_op
-from .orders import exact_matmul
-from .orders.registry import BLOCKS
 from .orders.registry import OPS as ORDER_OPS
 from .results import diff_values
-from .spec import VariantSpec, parse_spec
+from .spec import parse_spec
 
 __all__ = ["CAUSES", "OPS", "Explanation", "explain"]
 
@@ -51,27 +46,9 @@ CAUSES = (
     "nondeterminism",
     "overflow",
 )
-SEEDS = tuple(range(8))  # the seeds of the atomic (run-to-run) orders tried
-SAMPLE = 8  # a matmul is screened on its first SAMPLE x SAMPLE elements, then confirmed
 # the budget's factors, tensor cores first (switching to them brings their input rounding)
 _FACTORS = ("tensor_core", "input_rounding", "accumulate", "order", "fma")
 _NAMES = {"accumulate": "accumulator"}
-
-
-@dataclass(frozen=True)
-class Config:
-    """A configuration that may have produced a result: a variant spec and where the cast to
-    the result's format happens (None: no cast; "before": the inputs are rounded to it
-    first; "after": the result is)."""
-
-    spec: VariantSpec
-    cast: str | None = None
-
-    def __str__(self) -> str:
-        return str(self.spec)
-
-    def seedless(self) -> tuple:
-        return tuple((k, v) for k, v in self.spec.params if k != "seed")
 
 
 @dataclass(repr=False)
@@ -174,166 +151,6 @@ def _observed(results, shape) -> dict:
     return out
 
 
-# ----------------------------------------------------------------------------- references
-
-
-def _exact(op, arrays, fmt: str):
-    """The correctly rounded result in ``fmt`` (the inputs' or a wider one: widened exactly)."""
-    arrays = tuple(np.asarray(as_format(a, fmt)) if a.dtype.name != fmt else a for a in arrays)
-    if op == "sum":
-        return evaluate("sum", VariantSpec("exact"), arrays)
-    if op == "mean":
-        return fmean(arrays[0], variant="exact")
-    if op == "dot":
-        return evaluate("dot", VariantSpec("exact"), arrays)
-    return exact_matmul(*arrays)
-
-
-def _exact_fraction(op, arrays, index=None) -> Fraction:
-    """The exact result (of element ``index`` of a matmul) as a Fraction: slow, for the few
-    elements where rounding the correctly rounded result again could go wrong."""
-    if op in ("sum", "mean"):
-        s = sum((Fraction(float(v)) for v in arrays[0]), Fraction(0))
-        return s / arrays[0].size if op == "mean" else s
-    a, b = arrays if op == "dot" else (arrays[0][index[0]], arrays[1][:, index[1]])
-    return sum((Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a, b)), Fraction(0))
-
-
-def reference(op: str, arrays, fmt: str):
-    """The exact result correctly rounded to ``fmt``: in a wider or the same format from the
-    inputs widened exactly; in a narrower one by rounding the correctly rounded result again,
-    except where it is a midpoint of ``fmt`` (the only place a second rounding can err: those
-    elements are computed exactly as fractions)."""
-    src = arrays[0].dtype.name
-    s_info, d_info = format_info(src), format_info(fmt)
-    if d_info.precision >= s_info.precision and d_info.emax >= s_info.emax:
-        return _exact(op, arrays, fmt)
-    wide = np.asarray(_exact(op, arrays, src))
-    out = np.array(as_format(wide, fmt))
-    w64, o64 = wide.astype(np.float64), out.astype(np.float64)
-    with np.errstate(all="ignore"):
-        other = np.where(w64 > o64, next_up(out), next_down(out)).astype(np.float64)
-        mid = np.isfinite(o64) & np.isfinite(other) & (2 * (w64 - o64) == other - o64)
-        mid &= w64 != o64
-    for idx in zip(*np.nonzero(np.atleast_1d(mid))):
-        exact = _exact_fraction(op, arrays, idx if op == "matmul" else None)
-        value = np.asarray(as_format(exact, fmt))[()]
-        if out.ndim:
-            out[idx] = value
-        else:
-            out = np.asarray(value)
-    return out[()] if out.ndim == 0 else out
-
-
-# ----------------------------------------------------------------------------- reproducing
-
-
-def _configs(op: str, in_fmt: str, out_fmts: set) -> list[Config]:
-    """Every configuration tried: the detective's candidates on the inputs' format, the seeded
-    atomic orders, and for a narrower result format both places of the cast."""
-    order_op = "sum" if op == "mean" else op
-    base = [Config(c) for c in candidates(order_op, in_fmt)]
-    if order_op in ("sum", "dot"):
-        for name in ("tree", "tree-strided"):
-            default = ORDER_OPS[order_op][name].params["block"][0]
-            base += [
-                Config(VariantSpec(name, (("block", b),) * (b != default) + atomic))
-                for b in BLOCKS
-                for atomic in ((("combine", "atomic"), ("seed", s)) for s in SEEDS)
-            ]
-        base += [Config(VariantSpec("shuffled", (("seed", s),))) for s in SEEDS]
-    out = list(base)
-    s_info = format_info(in_fmt)
-    for fmt in sorted(out_fmts):
-        info = format_info(fmt)
-        if info.precision < s_info.precision or info.emax < s_info.emax:
-            out += [Config(c, "before:" + fmt) for c in candidates(order_op, fmt)]
-            out += [replace(c, cast="after:" + fmt) for c in base]
-    return out
-
-
-def _run(op: str, cfg: Config, arrays):
-    """The result of ``cfg`` on ``arrays`` (None where it does not apply)."""
-    order_op = "sum" if op == "mean" else op
-    fmt = cfg.cast.split(":")[1] if cfg.cast else None
-    if cfg.cast and cfg.cast.startswith("before"):
-        arrays = tuple(np.asarray(as_format(a, fmt)) for a in arrays)
-    try:
-        with np.errstate(all="ignore"):
-            out = evaluate(order_op, cfg.spec, arrays)
-    except (ValueError, NotImplementedError, TypeError):
-        return None
-    if op == "mean":  # s / n rounded once (fpx.mean's formula variants)
-        f, n = float(out), arrays[0].size
-        info = format_info(np.asarray(out).dtype)
-        out = out if f == 0 or not math.isfinite(f) else as_format(Fraction(f) / n, info.name)
-    if cfg.cast and cfg.cast.startswith("after"):
-        out = as_format(out, fmt)
-    return np.asarray(out)
-
-
-def _distance(observed: np.ndarray, got):
-    """|ulps| from observed to got per element (got widened where narrower), or None where
-    got is in a wider format than the observation."""
-    o_info, g_info = format_info(observed.dtype), format_info(got.dtype)
-    if g_info.name != o_info.name:
-        if g_info.precision > o_info.precision or g_info.emax > o_info.emax:
-            return None
-        got = np.asarray(as_format(got, o_info.name))
-    return clamp_ulps(ulp_distance(observed, got, nan="sentinel"))
-
-
-def _simplicity(op: str, cfg: Config, in_fmt: str | None = None) -> int:
-    """How many settings differ from the plain order (fewer: more likely). A float32
-    accumulator for float16 or bfloat16 data is what libraries do, and counts as none."""
-    spec = cfg.spec
-    order_op = "sum" if op == "mean" else op
-    defaults = ORDER_OPS[order_op][spec.name].params
-    changed = sum(1 for k, v in spec.params if k in defaults and defaults[k][0] != v)
-    usual = spec.accumulate == "float32" and in_fmt in ("float16", "bfloat16")
-    wider = spec.accumulate is not None and not usual
-    return (spec.input_rounding is not None) + wider + spec.fma + changed
-
-
-def _reproduce(op: str, arrays, observed: dict, in_fmt: str):
-    """label -> (exact configs, nearest config, its max ulps), staged for a matmul."""
-    configs = _configs(op, in_fmt, {o.dtype.name for o in observed.values()})
-    if op == "matmul":
-        r, c = min(SAMPLE, arrays[0].shape[0]), min(SAMPLE, arrays[1].shape[1])
-        sample = (arrays[0][:r], arrays[1][:, :c])
-        obs_sample = {k: v[:r, :c] for k, v in observed.items()}
-    else:
-        sample, obs_sample = arrays, observed
-    scores = {k: [] for k in observed}  # label -> [(max ulps, mean ulps, cfg)]
-    for cfg in configs:
-        got = _run(op, cfg, sample)
-        if got is None:
-            continue
-        for label, obs in obs_sample.items():
-            d = _distance(obs, got)
-            if d is not None:
-                scores[label].append((float(np.max(d)), float(np.mean(d)), cfg))
-    out = {}
-    for label, sc in scores.items():
-        sc.sort(key=lambda t: (t[0], t[1], _simplicity(op, t[2])))
-        if not sc:
-            out[label] = ([], None, math.inf)
-            continue
-        best = sc[0][0]
-        keep = [t for t in sc if t[0] == 0] if best == 0 else sc[:3]
-        if op == "matmul":  # confirmed on every element
-            full = []
-            for _, _, cfg in keep:
-                got = _run(op, cfg, arrays)
-                d = _distance(observed[label], got)
-                full.append((float(np.max(d)), float(np.mean(d)), cfg))
-            full.sort(key=lambda t: (t[0], t[1], _simplicity(op, t[2])))
-            keep, best = full, full[0][0]
-        exact = [t[2] for t in keep if t[0] == 0]
-        out[label] = (exact, keep[0][2], best)
-    return out
-
-
 # ----------------------------------------------------------------------------- factors
 
 
@@ -380,7 +197,7 @@ def _pair(op, ra, rb, in_fmt):
             # equally few factors: the simplest settings, then the more specific factor (order
             # is the catch-all)
             specific = sorted(_PRIORITY.get(f, 9) for f in diff)
-            simple = _simplicity(op, ca, in_fmt) + _simplicity(op, cb, in_fmt)
+            simple = simplicity(op, ca, in_fmt) + simplicity(op, cb, in_fmt)
             key = (len(diff), simple, specific)
             if best is None or key < best[0]:
                 best = (key, ca, cb)
@@ -557,13 +374,13 @@ def _reveal_fallback(op, fn, arrays, observed, reproduced, in_fmt) -> None:
     except ValueError:
         return  # fn is not a tree of additions, or n is beyond the method's reach
     cfg = Config(parse_spec(rev.as_order(), op))
-    got = _run(op, cfg, arrays)
+    got = run(op, cfg, arrays)
     if got is None:
         return
     for label, obs in observed.items():
         if reproduced[label][0]:
             continue
-        d = _distance(obs, got)
+        d = distance(obs, got)
         if d is not None and float(np.max(d)) == 0:
             reproduced[label] = ([cfg], cfg, 0.0)
 
@@ -602,62 +419,26 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
     pd = require("pandas", "fpx.explain")
     checks.choice("op", op, OPS)
     arrays, in_fmt = _arrays(op, inputs)
-    if op == "matmul":
-        shape = (arrays[0].shape[0], arrays[1].shape[1])
-    else:
-        shape = ()
+    shape = (arrays[0].shape[0], arrays[1].shape[1]) if op == "matmul" else ()
     observed = _observed(results, shape)
     refs = {lbl: reference(op, arrays, o.dtype.name) for lbl, o in observed.items()}
-    reproduced = _reproduce(op, arrays, observed, in_fmt)
+    reproduced = reproduce(op, arrays, observed, in_fmt)
     if fn is not None:
         if not callable(fn):
             raise TypeError(f"fn must be callable, got {checks.shown(fn)}")
         if op != "mean" and any(not v[0] for v in reproduced.values()):
             _reveal_fallback(op, fn, arrays, observed, reproduced, in_fmt)
-    # the closeness: mean |error| against the exact result in the widest result format
-    wide = max(
-        (o.dtype.name for o in observed.values()),
-        key=lambda f: (format_info(f).precision, format_info(f).emax),
-    )
-    ref_wide = np.asarray(
-        refs[next(k for k, o in observed.items() if o.dtype.name == wide)], dtype=np.float64
-    )
-    errors = {}
-    for label, obs in observed.items():
-        with np.errstate(all="ignore"):
-            e = np.abs(obs.astype(np.float64) - ref_wide)
-        e = np.where(obs.astype(np.float64) == ref_wide, 0.0, e)
-        errors[label] = float(np.mean(np.where(np.isnan(e), np.inf, e)))
-    best = min(errors.values())
+    errors = _errors(observed, refs)
     near = min(errors, key=lambda k: errors[k])
     far = max(errors, key=lambda k: errors[k])
     if near == far:
         far = next(k for k in observed if k != near)
     chosen: dict = {}  # label -> the reproducing configuration the causes rest on
     causes = _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen)
-    rows = []
-    for label, obs in observed.items():
-        s = summarize(obs, refs[label])
-        exact = reproduced[label][0]
-        cfg = chosen.get(label, exact[0] if exact else None)
-        bound = _bound(op, arrays, cfg, obs.dtype.name, refs[label])
-        ref64 = np.asarray(refs[label], dtype=np.float64)
-        with np.errstate(all="ignore"):
-            dev = np.abs(obs.astype(np.float64) - ref64)
-        dev = np.where(obs.astype(np.float64) == ref64, 0.0, dev)
-        rows.append(
-            {
-                "result": label,
-                "format": obs.dtype.name,
-                "max_abs_ulp": s["max_abs_ulp"],
-                "mean_abs_ulp": s["mean_abs_ulp"],
-                "rel_error": s["max_rel"],
-                "closer": errors[label] == best and not all(e == best for e in errors.values()),
-                "within_bound": bool(np.all(dev <= bound)),
-                "reproduced_by": str(cfg) if cfg is not None else None,
-                "cast": (cfg.cast.split(":")[0] if cfg is not None and cfg.cast else None),
-            }
-        )
+    rows = [
+        _row(op, arrays, label, obs, refs[label], reproduced[label][0], chosen, errors)
+        for label, obs in observed.items()
+    ]
     table = pd.DataFrame(rows).set_index("result")
     cause_df = pd.DataFrame(causes, columns=["factor", "share", "evidence"])
     verdict = _verdict(table, cause_df, near, far, errors)
@@ -674,115 +455,60 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
     )
 
 
-def _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen) -> list[dict]:
-    rows = []
-    a, b = observed[near], observed[far]
-    # overflow: one result infinite (or NaN) where the exact result and the other are finite
-    ref_finite = np.isfinite(np.asarray(refs[far], dtype=np.float64))
+def _deviation(obs, ref) -> np.ndarray:
+    """|obs - ref| per element in float64 (0 where equal, infinities included)."""
+    ref64 = np.asarray(ref, dtype=np.float64)
     with np.errstate(all="ignore"):
-        blown = {k: ~np.isfinite(o.astype(np.float64)) & ref_finite for k, o in observed.items()}
-    over = [k for k, v in blown.items() if np.any(v)]
-    differ = max(int(np.sum(_ne(a, b))), 1)
-    if over:
-        k = over[0]
-        fmt = observed[k].dtype.name
-        cnt = int(np.sum(blown[k]))
-        acc = None
-        if reproduced[k][0]:
-            acc = _acc(reproduced[k][0][0], in_fmt)
-        rows.append(
-            {
-                "factor": "overflow",
-                "share": min(1.0, cnt / differ),
-                "evidence": f"{k} is {_what(observed[k], blown[k])} in {cnt} element(s) where "
-                f"the exact result is finite: a partial result exceeded "
-                f"{format_info(acc or fmt).name}'s largest value "
-                f"({float(format_info(acc or fmt).max):.6g})",
-            }
-        )
-    # nondeterminism: results reproduced by one configuration apart from its seed, or three
-    # or more results that all differ and that no configuration reproduces
-    labels = list(observed)
-    firsts = [reproduced[k][0][0] if reproduced[k][0] else None for k in labels]
-    seeded = _seeded_common(labels, reproduced)
-    if seeded is not None:
-        cfgs = [seeded[k] for k in labels]
-        chosen.update(seeded)
-        rows.append(
-            {
-                "factor": "nondeterminism",
-                "share": 1.0,
-                "evidence": _evidence(
-                    "nondeterminism", cfgs[0], cfgs[1], labels[0], labels[1], in_fmt
-                )
-                + f"; {cfgs[0].spec.name} with "
-                + ", ".join(
-                    f"{k}: seed {dict(c.spec.params)['seed']}" for k, c in zip(labels, cfgs)
-                ),
-            }
-        )
-    if (
-        not any(r["factor"] == "nondeterminism" for r in rows)
-        and len(labels) >= 3
-        and sum(c is None for c in firsts) >= 2
-        and _all_differ(observed)
-    ):
-        rows.append(
-            {
-                "factor": "nondeterminism",
-                "share": 1.0,
-                "evidence": (
-                    f"{len(labels)} results of the same inputs all differ and no fixed "
-                    "configuration reproduces them: a run-to-run (atomic, scheduling-dependent) "
-                    "order is likely"
-                ),
-            }
-        )
+        dev = np.abs(obs.astype(np.float64) - ref64)
+    return np.where(obs.astype(np.float64) == ref64, 0.0, dev)
+
+
+def _errors(observed: dict, refs: dict) -> dict:
+    """label -> the closeness: mean |error| against the exact result in the widest result
+    format (NaN: infinitely far)."""
+    wide = max(
+        (o.dtype.name for o in observed.values()),
+        key=lambda f: (format_info(f).precision, format_info(f).emax),
+    )
+    ref_wide = refs[next(k for k, o in observed.items() if o.dtype.name == wide)]
+    errors = {}
+    for label, obs in observed.items():
+        e = _deviation(obs, ref_wide)
+        errors[label] = float(np.mean(np.where(np.isnan(e), np.inf, e)))
+    return errors
+
+
+def _row(op, arrays, label, obs, ref, exact, chosen, errors) -> dict:
+    """The table's row of one result."""
+    s = summarize(obs, ref)
+    cfg = chosen.get(label, exact[0] if exact else None)
+    bound = _bound(op, arrays, cfg, obs.dtype.name, ref)
+    best = min(errors.values())
+    return {
+        "result": label,
+        "format": obs.dtype.name,
+        "max_abs_ulp": s["max_abs_ulp"],
+        "mean_abs_ulp": s["mean_abs_ulp"],
+        "rel_error": s["max_rel"],
+        "closer": errors[label] == best and not all(e == best for e in errors.values()),
+        "within_bound": bool(np.all(_deviation(obs, ref) <= bound)),
+        "reproduced_by": str(cfg) if cfg is not None else None,
+        "cast": (cfg.cast.split(":")[0] if cfg is not None and cfg.cast else None),
+    }
+
+
+def _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen) -> list[dict]:
+    """The causes of the difference between the nearest and the farthest result, ranked
+    (``chosen`` gets label -> the reproducing configuration they rest on)."""
+    rows = _overflow(observed, refs, reproduced, in_fmt, near, far)
+    rows += _nondeterminism(observed, reproduced, in_fmt, chosen)
     ca, cb = _pair(op, reproduced[near], reproduced[far], in_fmt)
     if ca is not None and not chosen:
         for k, c in ((near, ca), (far, cb)):
             if c in reproduced[k][0]:  # (a nearest configuration reproduces nothing)
                 chosen[k] = c
     if ca is not None and not any(r["factor"] == "nondeterminism" for r in rows):
-        diff = _differing(ca, cb, in_fmt)
-        note = ""
-        if not reproduced[near][0] or not reproduced[far][0]:
-            note = (
-                " (no configuration reproduces "
-                + " and ".join(k for k in (near, far) if not reproduced[k][0])
-                + " bit for bit: its nearest "
-                "is used)"
-            )
-        if "cast" in diff:
-            rows.append(
-                {
-                    "factor": "cast",
-                    "share": 1.0 - sum(r["share"] for r in rows if r["factor"] == "overflow"),
-                    "evidence": _evidence("cast", ca, cb, near, far, in_fmt) + note,
-                }
-            )
-            for f in diff:
-                if f not in ("cast", "nondeterminism"):
-                    rows.append(
-                        {
-                            "factor": f,
-                            "share": 0.0,
-                            "evidence": "also differs: " + _evidence(f, ca, cb, near, far, in_fmt),
-                        }
-                    )
-        else:
-            shares = _shares(op, arrays, ca, cb, in_fmt) if diff else {}
-            rest = 1.0 - sum(r["share"] for r in rows)
-            for f in diff:
-                if f == "cast":
-                    continue
-                rows.append(
-                    {
-                        "factor": f,
-                        "share": rest * shares.get(f, 0.0 if shares else 1.0 / len(diff)),
-                        "evidence": _evidence(f, ca, cb, near, far, in_fmt) + note,
-                    }
-                )
+        rows += _differences(op, arrays, reproduced, in_fmt, near, far, ca, cb, rows)
     if not rows:  # nothing reproduced and nothing else found: an order is the usual cause
         rows.append(
             {
@@ -796,6 +522,95 @@ def _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen) -
         )
     rows.sort(key=lambda r: (-r["share"], _PRIORITY[r["factor"]]))
     return rows
+
+
+def _overflow(observed, refs, reproduced, in_fmt, near, far) -> list[dict]:
+    """One result infinite (or NaN) where the exact result is finite: that row, or none."""
+    ref_finite = np.isfinite(np.asarray(refs[far], dtype=np.float64))
+    with np.errstate(all="ignore"):
+        blown = {k: ~np.isfinite(o.astype(np.float64)) & ref_finite for k, o in observed.items()}
+    over = [k for k, v in blown.items() if np.any(v)]
+    if not over:
+        return []
+    differ = max(int(np.sum(_ne(observed[near], observed[far]))), 1)
+    k = over[0]
+    fmt = observed[k].dtype.name
+    cnt = int(np.sum(blown[k]))
+    acc = _acc(reproduced[k][0][0], in_fmt) if reproduced[k][0] else None
+    return [
+        {
+            "factor": "overflow",
+            "share": min(1.0, cnt / differ),
+            "evidence": f"{k} is {_what(observed[k], blown[k])} in {cnt} element(s) where "
+            f"the exact result is finite: a partial result exceeded "
+            f"{format_info(acc or fmt).name}'s largest value "
+            f"({float(format_info(acc or fmt).max):.6g})",
+        }
+    ]
+
+
+def _nondeterminism(observed, reproduced, in_fmt, chosen) -> list[dict]:
+    """Results reproduced by one configuration apart from its seed (``chosen`` gets them), or
+    three or more results that all differ and that no configuration reproduces: that row."""
+    labels = list(observed)
+    seeded = _seeded_common(labels, reproduced)
+    if seeded is not None:
+        cfgs = [seeded[k] for k in labels]
+        chosen.update(seeded)
+        evidence = _evidence("nondeterminism", cfgs[0], cfgs[1], labels[0], labels[1], in_fmt)
+        seeds = ", ".join(f"{k}: seed {dict(c.spec.params)['seed']}" for k, c in zip(labels, cfgs))
+        return [
+            {
+                "factor": "nondeterminism",
+                "share": 1.0,
+                "evidence": f"{evidence}; {cfgs[0].spec.name} with {seeds}",
+            }
+        ]
+    unreproduced = sum(not reproduced[k][0] for k in labels)
+    if len(labels) >= 3 and unreproduced >= 2 and _all_differ(observed):
+        return [
+            {
+                "factor": "nondeterminism",
+                "share": 1.0,
+                "evidence": (
+                    f"{len(labels)} results of the same inputs all differ and no fixed "
+                    "configuration reproduces them: a run-to-run (atomic, scheduling-dependent) "
+                    "order is likely"
+                ),
+            }
+        ]
+    return []
+
+
+def _differences(op, arrays, reproduced, in_fmt, near, far, ca, cb, rows) -> list[dict]:
+    """The factors in which the configurations ``ca`` (of ``near``) and ``cb`` (of ``far``)
+    differ, each with its share of what ``rows`` (overflow) leaves: the cast decides alone."""
+    diff = _differing(ca, cb, in_fmt)
+    note = ""
+    if not reproduced[near][0] or not reproduced[far][0]:
+        unmatched = " and ".join(k for k in (near, far) if not reproduced[k][0])
+        note = f" (no configuration reproduces {unmatched} bit for bit: its nearest is used)"
+    out = []
+    if "cast" in diff:
+        overflow = sum(r["share"] for r in rows if r["factor"] == "overflow")
+        evidence = _evidence("cast", ca, cb, near, far, in_fmt) + note
+        out.append({"factor": "cast", "share": 1.0 - overflow, "evidence": evidence})
+        for f in diff:
+            if f not in ("cast", "nondeterminism"):
+                also = "also differs: " + _evidence(f, ca, cb, near, far, in_fmt)
+                out.append({"factor": f, "share": 0.0, "evidence": also})
+        return out
+    shares = _shares(op, arrays, ca, cb, in_fmt) if diff else {}
+    rest = 1.0 - sum(r["share"] for r in rows)
+    for f in diff:
+        out.append(
+            {
+                "factor": f,
+                "share": rest * shares.get(f, 0.0 if shares else 1.0 / len(diff)),
+                "evidence": _evidence(f, ca, cb, near, far, in_fmt) + note,
+            }
+        )
+    return out
 
 
 def _seeded_common(labels, reproduced):

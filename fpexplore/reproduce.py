@@ -50,6 +50,33 @@ def reproducer(comparison, variant: str | None = None) -> str:
     sequential, reverse, pairwise, blocked and tree (the ones a few lines of Python can state
     exactly), on every distribution.
     """
+    cmp, key, numpy_key, sources = _chosen(comparison, variant)
+    got, expected = cmp.results[key], cmp.results[numpy_key]
+    tol = rtol = None
+    if np.isfinite(float(got)) and np.isfinite(float(expected)):
+        tol = suggest_tolerance(np.asarray([got]), np.asarray([expected]), margin=4.0)
+        rtol = max(tol.rtol, 4 * format_info(cmp.format).eps)
+    lines = _preamble(cmp, key, numpy_key, got, expected)
+    lines += sources[key[0]].format(block=cmp.params.get("block", 128)).splitlines()
+    lines += _ending(cmp, key, got, expected)
+    if tol is None:
+        lines += [
+            "else:  # an overflow: no tolerance bridges inf and NaN",
+            "    print('reproduced: different non-finite results (overflow)')",
+        ]
+    else:
+        lines += [
+            "else:",
+            f"    np.testing.assert_allclose(float(got), float(expected), rtol={rtol!r}, "
+            f"atol={float(tol.atol)!r})",
+            "    print('reproduced: different bits, within the calibrated tolerance')",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _chosen(comparison, variant) -> tuple:
+    """(the comparison, the emulated variant's key, NumPy's key, the orders' sources), the
+    comparison checked."""
     if not hasattr(comparison, "results") or not hasattr(comparison, "op"):
         raise TypeError(
             f"reproducer needs a Comparison from fpx.compare, got {type(comparison).__name__}"
@@ -74,36 +101,29 @@ def reproducer(comparison, variant: str | None = None) -> str:
             f"no emulated variant among {', '.join(sources)} in this comparison"
             + (f" named {variant!r}" if variant else "")
         )
-    key = emulated[0]
-    got = cmp.results[key]
     numpy_key = next((k for k in cmp.results if k[1] == "numpy"), None)
     if numpy_key is None:
         raise ValueError("the comparison has no numpy backend result to compare with")
-    expected = cmp.results[numpy_key]
-    tol = rtol = None
-    if np.isfinite(float(got)) and np.isfinite(float(expected)):
-        tol = suggest_tolerance(np.asarray([got]), np.asarray([expected]), margin=4.0)
-        rtol = max(tol.rtol, 4 * format_info(cmp.format).eps)
-    block = cmp.params.get("block", 128)
+    return cmp, emulated[0], numpy_key, sources
+
+
+def _preamble(cmp, key, numpy_key, got, expected) -> list[str]:
+    """The script's docstring, imports, the copy of ``draw`` and its inputs and terms."""
     dist = cmp.params.get("distribution", "uniform")
     seed = cmp.params.get("seed", 0)
     fmt = cmp.format
-    dtype = f"np.{fmt}"
-    exact = cmp.reference
     lines = [
         '"""Reproduces an fpexplore comparison without fpexplore.',
         "",
         f"op={cmp.op!r}, format={fmt!r}, n={cmp.n}, distribution={dist!r}, seed={seed}:",
         f"NumPy's {numpy_key[0]} gives {float(expected)!r}; the order {key[0]!r} gives "
         f"{float(got)!r};",
-        f"the correctly rounded exact result is {float(exact)!r}.",
+        f"the correctly rounded exact result is {float(cmp.reference)!r}.",
         '"""',
         "",
         "import numpy as np",
-    ]
-    lines += [
         "",
-        f"T = {dtype}",
+        f"T = np.{fmt}",
         f"n = {cmp.n}",
         "",
         "",
@@ -121,23 +141,28 @@ def reproducer(comparison, variant: str | None = None) -> str:
         "",
     ]
     if cmp.op == "dot":
-        lines += [
+        return lines + [
             f"a = data({dist!r}, {seed})",
             f"b = data({dot_second_distribution(dist)!r}, {seed + 1})",
             "with np.errstate(all='ignore'):",
             "    terms = [T(p) for p in (a * b)]  # products rounded to the format",
             "expected = np.dot(a, b)",
         ]
-    else:
-        lines += [f"x = data({dist!r}, {seed})", "terms = [T(v) for v in x]"]
-        lines += ["expected = np.sum(x)"]
-    lines += sources[key[0]].format(block=block).splitlines()
-    lines += [
+    return lines + [
+        f"x = data({dist!r}, {seed})",
+        "terms = [T(v) for v in x]",
+        "expected = np.sum(x)",
+    ]
+
+
+def _ending(cmp, key, got, expected) -> list[str]:
+    """The script's run of the order, its prints (CuPy's too) and its bit-for-bit check."""
+    return [
         "",
         "got = order_sum(terms, T)",
         "print('NumPy   ', repr(float(expected)))",
         f"print({key[0]!r:10}, repr(float(got)))",
-        f"print('exact   ', {_literal(exact)})",
+        f"print('exact   ', {_literal(cmp.reference)})",
         "try:  # the real GPU, where there is one",
         "    import cupy",
         "",
@@ -154,16 +179,3 @@ def reproducer(comparison, variant: str | None = None) -> str:
         "if same(float(got), float(expected)):",
         "    print('reproduced: the same bits as NumPy')",
     ]
-    if tol is None:
-        lines += [
-            "else:  # an overflow: no tolerance bridges inf and NaN",
-            "    print('reproduced: different non-finite results (overflow)')",
-        ]
-    else:
-        lines += [
-            "else:",
-            f"    np.testing.assert_allclose(float(got), float(expected), rtol={rtol!r}, "
-            f"atol={float(tol.atol)!r})",
-            "    print('reproduced: different bits, within the calibrated tolerance')",
-        ]
-    return "\n".join(lines) + "\n"

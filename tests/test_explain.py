@@ -162,3 +162,27 @@ def test_mean_and_the_arguments():
         fpx.explain("sum", np.ma.masked_array(x), {"a": np.float32(1), "b": np.float32(2)})
     with pytest.raises(TypeError, match="blok"):
         fpx.explain("sum", x, {"a": np.float32(1), "b": np.float32(2)}, blok=1)
+
+
+@pytest.mark.parametrize("fmt", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("op", ["sum", "dot", "mean"])
+def test_results_known_without_running_are_the_results(op, fmt):
+    """explain does not run a float64-accumulating configuration whose result its error bound
+    decides: that result is the one the configuration computes, bit for bit (the casts before
+    and after included), and the bound decides most of them."""
+    from fpexplore import matching
+
+    known_count = 0
+    for n, dist in ((1, "normal"), (2, "uniform"), (17, "ill-conditioned"), (20_000, "normal")):
+        x = fpx.generate(dist, n, fmt, n)
+        arrays = (x,) if op != "dot" else (x, fpx.generate("normal", n, fmt, n + 1))
+        known, unknown = matching.Known(op, arrays), matching.Known("matmul", arrays)
+        outs = {fmt, "float16"}
+        for cfg in matching.configs(op, fmt, outs):
+            if known.result(cfg) is None:
+                continue
+            known_count += 1
+            got = matching.run(op, cfg, arrays, unknown)  # run (nothing known for a matmul)
+            want = matching.run(op, cfg, arrays, known)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (n, cfg, cfg.cast)
+    assert known_count >= 40, known_count
