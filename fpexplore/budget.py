@@ -17,7 +17,7 @@ from . import checks
 from ._optional import require
 from .detective import evaluate
 from .formats import as_format, format_info, ulp_distance
-from .orders.registry import OPS as ORDER_OPS
+from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
 
 __all__ = ["FACTORS", "Budget", "difference_budget"]
@@ -25,7 +25,7 @@ __all__ = ["FACTORS", "Budget", "difference_budget"]
 FACTORS = ("input_rounding", "accumulate", "order", "fma", "tensor_core")
 CONFIG_KEYS = ("order", "params", "fma", "accumulate", "input_rounding")
 TENSOR_CORE = "tensor-core"  # the order whose switch is the tensor_core factor
-TENSOR_CORE_ROUNDED = ORDER_OPS["matmul"][TENSOR_CORE].rounded_formats
+TENSOR_CORE_ROUNDED = ORDERS_BY_OP["matmul"][TENSOR_CORE].rounded_formats
 
 
 @dataclass(repr=False)
@@ -153,7 +153,7 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
 
 def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
     """The factors and the inputs (a tuple of the op's arrays), checked."""
-    if op not in ("sum", "dot", "matmul"):
+    if op not in ORDERS_BY_OP:
         raise ValueError(
             f"unknown op {checks.shown(op)}; difference_budget takes sum, dot or matmul"
         )

@@ -23,7 +23,7 @@ from .ops.reductions import ARRAYS
 from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
-from .orders.registry import OPS as ORDER_OPS
+from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
 
 __all__ = ["candidates", "evaluate", "explain_numpy", "match_orders"]
@@ -42,7 +42,7 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
     if roundings is None:
         roundings = INPUT_ROUNDINGS if op != "sum" and fmt in ("float32", "float64") else (None,)
     out = []
-    for order, spec in ORDER_OPS[op].items():
+    for order, spec in ORDERS_BY_OP[op].items():
         if fmt not in spec.formats + spec.rounded_formats:
             continue  # a library loop for other formats
         fixed = order == "exact" or spec.library is not None  # no accumulator, no rounding
@@ -70,7 +70,7 @@ def _distance(observed, got):
 
 def _changed_params(op: str, cand: VariantSpec) -> int:
     """How many of the candidate's parameters differ from the order's defaults."""
-    defaults = ORDER_OPS[op][cand.name].params
+    defaults = ORDERS_BY_OP[op][cand.name].params
     return sum(1 for k, v in cand.params if k in defaults and defaults[k][0] != v)
 
 
@@ -139,7 +139,7 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     accumulator, no fma); ``df.attrs["note"]`` says how many candidates reproduce everything.
     """
     pd = require("pandas", "fpx.match_orders")
-    if op not in ("sum", "dot", "matmul"):
+    if op not in ORDERS_BY_OP:
         raise ValueError(f"unknown op {checks.shown(op)}; match_orders takes sum, dot or matmul")
     if top is not None:
         checks.integer("top", top, 1)

@@ -28,13 +28,13 @@ from .matching import Config, distance, reference, reproduce, run, simplicity
 from .metrics import gamma, summarize
 from .numerics import clamp_ulps
 from .ops.registry import get as get_op
-from .orders.registry import OPS as ORDER_OPS
+from .orders.registry import ORDERS_BY_OP
 from .results import diff_values
 from .spec import parse_spec
 
-__all__ = ["CAUSES", "OPS", "Explanation", "explain"]
+__all__ = ["CAUSES", "EXPLAINED_OPS", "Explanation", "explain"]
 
-OPS = ("sum", "dot", "matmul", "mean")
+EXPLAINED_OPS = ("sum", "dot", "matmul", "mean")
 #: the causes, a fixed vocabulary (docs/explain.md says what each means)
 CAUSES = (
     "order",
@@ -159,7 +159,7 @@ def _acc(cfg: Config, in_fmt: str) -> str:
     fmt = cfg.cast.split(":")[1] if cfg.cast and cfg.cast.startswith("before") else in_fmt
     if cfg.spec.accumulate:
         return cfg.spec.accumulate
-    spec = ORDER_OPS["dot"].get(cfg.spec.name) or ORDER_OPS["sum"][cfg.spec.name]
+    spec = ORDERS_BY_OP["dot"].get(cfg.spec.name) or ORDERS_BY_OP["sum"][cfg.spec.name]
     return spec.float16_accumulate if fmt == "float16" and spec.float16_accumulate else fmt
 
 
@@ -339,7 +339,7 @@ def _bound(op, arrays, cfg: Config | None, out_fmt: str, ref):
         err = (2 * (n + 32) * u32 + 2.01 * u_r * (cfg.spec.input_rounding is not None)) * S
     else:
         order_op = "sum" if op == "mean" else op
-        spec = ORDER_OPS[order_op][cfg.spec.name]
+        spec = ORDERS_BY_OP[order_op][cfg.spec.name]
         d = n - 1
         if spec.depth is not None and spec.library is None and n > 1:
             try:
@@ -417,7 +417,7 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
         spec, and the causes compare it with the other results' configurations.
     """
     pd = require("pandas", "fpx.explain")
-    checks.choice("op", op, OPS)
+    checks.choice("op", op, EXPLAINED_OPS)
     arrays, in_fmt = _arrays(op, inputs)
     shape = (arrays[0].shape[0], arrays[1].shape[1]) if op == "matmul" else ()
     observed = _observed(results, shape)

@@ -25,8 +25,7 @@ from .formats import as_format, format_info, next_down, next_up, ulp_distance
 from .numerics import clamp_ulps
 from .ops.mean import mean as fmean
 from .orders import exact_matmul
-from .orders.registry import BLOCKS
-from .orders.registry import OPS as ORDER_OPS
+from .orders.registry import BLOCKS, ORDERS_BY_OP
 from .spec import VariantSpec
 
 __all__ = [
@@ -123,7 +122,7 @@ def configs(op: str, in_fmt: str, out_fmts: set) -> list[Config]:
     base = [Config(c) for c in candidates(order_op, in_fmt)]
     if order_op in ("sum", "dot"):
         for name in ("tree", "tree-strided"):
-            default = ORDER_OPS[order_op][name].params["block"][0]
+            default = ORDERS_BY_OP[order_op][name].params["block"][0]
             base += [
                 Config(VariantSpec(name, (("block", b),) * (b != default) + atomic))
                 for b in BLOCKS
@@ -236,7 +235,7 @@ class Known:
     def _depth(self, spec: VariantSpec, n: int, fmt: str) -> int:
         """The most roundings a term goes through in ``spec``, its product's included (any
         order of n terms: n - 1 additions at most)."""
-        order = ORDER_OPS["dot" if self.op == "dot" else "sum"][spec.name]
+        order = ORDERS_BY_OP["dot" if self.op == "dot" else "sum"][spec.name]
         p = order.validate(dict(spec.params))  # with the defaults
         # NumPy has no bfloat16 loop: ml_dtypes adds in turn
         name = "sequential" if (spec.name, fmt) == ("numpy", "bfloat16") else spec.name
@@ -310,7 +309,7 @@ def simplicity(op: str, cfg: Config, in_fmt: str | None = None) -> int:
     accumulator for float16 or bfloat16 data is what libraries do, and counts as none."""
     spec = cfg.spec
     order_op = "sum" if op == "mean" else op
-    defaults = ORDER_OPS[order_op][spec.name].params
+    defaults = ORDERS_BY_OP[order_op][spec.name].params
     changed = sum(1 for k, v in spec.params if k in defaults and defaults[k][0] != v)
     usual = spec.accumulate == "float32" and in_fmt in ("float16", "bfloat16")
     wider = spec.accumulate is not None and not usual

@@ -30,7 +30,7 @@ import numpy as np
 
 from .backends import cupy as gpu
 from .backends.replay import FORMAT, encode, user_folder
-from .ops.registry import OPS
+from .ops.registry import OP_SPECS
 
 KERNELS = [
     ("sequential", {}),
@@ -73,7 +73,7 @@ def _entry(op, fmt, n, dist, seed, variant, result, params=None):
 def recordings(in_subprocess: bool = False):
     """(op, index, Recording) for every recording the op specs name (fpexplore/ops): those
     with their own environment (``in_subprocess``) or the others, in the registry's order."""
-    for op, spec in OPS.items():
+    for op, spec in OP_SPECS.items():
         for k, rec in enumerate(spec.recordings):
             if bool(rec.env) == in_subprocess:
                 yield op, k, rec
@@ -81,7 +81,7 @@ def recordings(in_subprocess: bool = False):
 
 def _run(op: str, rec, quick: bool = False):
     """Yield the entries of one recording (runs on the GPU)."""
-    spec = OPS[op]
+    spec = OP_SPECS[op]
     for fmt in rec.formats:
         for dist in rec.distributions:
             for n in rec.sizes_for(quick):
@@ -126,7 +126,7 @@ def _subprocess_entries(quick: bool = False):
     for op, k, rec in recordings(in_subprocess=True):
         code = (
             "import json, sys; from fpexplore import record\n"
-            f"rec = record.OPS[{op!r}].recordings[{k}]\n"
+            f"rec = record.OP_SPECS[{op!r}].recordings[{k}]\n"
             f"json.dump(list(record._run({op!r}, rec, {quick!r})), sys.stdout)"
         )
         env = dict(os.environ, **rec.env)

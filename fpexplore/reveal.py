@@ -29,11 +29,10 @@ from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
 from .orders import trees
+from .orders.arith import ORDER_OPS
 from .spec import VariantSpec, parse_spec
 
-__all__ = ["OPS", "Reveal", "reveal"]
-
-OPS = ("sum", "dot", "matmul")
+__all__ = ["Reveal", "reveal"]
 MAX_N = 100_000
 CHECKS = 3  # random inputs the revealed tree is checked on
 
@@ -290,7 +289,7 @@ def reveal(fn, n, *, op: str = "sum", format: str = "float32") -> Reveal:  # noq
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable (e.g. np.sum), got {checks.shown(fn)}")
-    checks.choice("op", op, OPS)
+    checks.choice("op", op, ORDER_OPS)
     checks.choice("format", format, FORMATS)
     info = format_info(format)
     limit = min(MAX_N, 2 ** min(info.precision, 30))

@@ -77,8 +77,7 @@ from .orders.arith import (
     check_split_k,
     split_k_applies,
 )
-from .orders.registry import OPS as ORDER_OPS
-from .orders.registry import fusable
+from .orders.registry import ORDERS_BY_OP, fusable
 
 __all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
 
@@ -380,7 +379,7 @@ def parse_spec(text, op: str | None = None) -> VariantSpec:
     spec = text if isinstance(text, VariantSpec) else _parse(text)
     if op is None:
         return spec
-    if op in ORDER_OPS:
+    if op in ORDERS_BY_OP:
         _check_order(spec, op)
         return spec
     return _check_formula(spec, op)
@@ -397,7 +396,7 @@ def _describe_params(params: dict) -> str:
 
 
 def _order_params(op: str, name: str) -> dict:
-    order = ORDER_OPS[op][name]
+    order = ORDERS_BY_OP[op][name]
     params = dict(order.params)
     if split_k_applies(op, order):
         params["split_k"] = (None, lambda v: check_split_k(op, order, v))
@@ -419,7 +418,7 @@ def _check_params(spec: VariantSpec, allowed: dict, what: str, extra_hint=None) 
 
 
 def _check_order(spec: VariantSpec, op: str) -> None:
-    table = ORDER_OPS[op]
+    table = ORDERS_BY_OP[op]
     if spec.name not in table:
         raise ValueError(
             f"unknown variant {spec.name!r} for {op}; valid variants: "
@@ -508,7 +507,7 @@ def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
             raise ValueError(f"fma does not apply to {label}: {reason}")
         if order is not None:
             check_fma(
-                ORDER_OPS[f.order_of][order],
+                ORDERS_BY_OP[f.order_of][order],
                 True,
                 f.order_of,
                 fusable(f.order_of),

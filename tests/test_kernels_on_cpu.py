@@ -129,7 +129,7 @@ def test_recorder_and_replay_round_trip(on_cpu, tmp_path, monkeypatch):
         spec = registry.get(op)
         (rec,) = spec.recordings
         small = dataclasses.replace(rec, sizes=(1000, 2003), quick_sizes=(1000, 2003))
-        monkeypatch.setitem(registry.OPS, op, spec.replace(recordings=(small,)))
+        monkeypatch.setitem(registry.OP_SPECS, op, spec.replace(recordings=(small,)))
     assert record.main(["--quick", "--out", str(tmp_path)]) == 0
     (path,) = tmp_path.glob("gpu_*.json.gz")
     doc = replay.load(path)

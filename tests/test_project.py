@@ -138,7 +138,7 @@ def test_readme_layout_matches_the_tree():
     package |= {p.parent.name + "/" for p in PACKAGE.glob("*/__init__.py")}
     for sub in PACKAGE.glob("*/__init__.py"):
         package |= {p.name for p in sub.parent.glob("*.py") if p.name != "__init__.py"}
-    # the op modules (ops/*.py with an OPS table) are found by ops/registry.py: the README
+    # the op modules (ops/*.py with an OP_TABLE) are found by ops/registry.py: the README
     # describes them as a kind, naming some (adding an op adds one module and its tests)
     from fpexplore.ops.registry import op_modules
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..explain import EXPLAINED_OPS
 from ..formats import FORMATS, format_info, hex_string, shortest_repr
 from .state import OBSERVED
 
-EXPLAINED_OPS = ("sum", "dot", "matmul", "mean")  # the ops fpx.explain takes
 UPLOADS = ".npy,.npz,.csv"
 
 

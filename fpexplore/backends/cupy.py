@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import checks
-from ..ops.registry import OPS
+from ..ops.registry import OP_SPECS
 from ..timing import timed
 from .job import Job, Result
 
@@ -314,7 +314,7 @@ def kernel_sum(
 
 
 # the ops whose spec (fpexplore/ops) names a CuPy counterpart
-LIBRARY_OPS = tuple(name for name, spec in OPS.items() if spec.cupy is not None)
+LIBRARY_OPS = tuple(name for name, spec in OP_SPECS.items() if spec.cupy is not None)
 
 
 def library(op: str, *args, tf32: bool = False, **kwargs):
@@ -327,7 +327,7 @@ def library(op: str, *args, tf32: bool = False, **kwargs):
     -> the ufuncs, ...
     """
     cp = _cupy()
-    spec = OPS.get(op)
+    spec = OP_SPECS.get(op)
     if spec is None or spec.cupy is None:
         raise ValueError(f"no CuPy function for op {checks.shown(op)}")
     dev = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]

@@ -1,6 +1,6 @@
 """Ops: one module per group of ops, each op one spec beside its implementation.
 
-An op module defines its ops' functions and ``OPS``, an :class:`~.opspec.OpTable` of their
+An op module defines its ops' functions and ``OP_TABLE``, an :class:`~.opspec.OpTable` of their
 :class:`~.opspec.OpSpec`: variants, input generation, NumPy's call, the exact reference, the
 CuPy counterpart and the GPU recording cases. ``registry`` finds the op modules of this
 package (nothing registers itself): adding an op is adding a module and its tests.

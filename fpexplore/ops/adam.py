@@ -67,7 +67,7 @@ from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
 __all__ = [
     "ADAM_MOMENTS",
     "ADAM_SQRT",
-    "OPS",
+    "OP_TABLE",
     "AdamHyper",
     "adam_pass_rates",
     "adam_run",
@@ -284,7 +284,7 @@ def adam_step(
     ``mul-then-div`` has no FMA form: its last product feeds a division, not an addition.
     The variants ``torch`` and ``exact`` are described in :mod:`fpexplore.ops.adam`.
     """
-    OPS.lookup("adam_step", variant)
+    OP_TABLE.lookup("adam_step", variant)
     moments = _moments_for(variant, moments)
     _check_sqrt(variant, sqrt)
     h = AdamHyper(lr, beta1, beta2, eps, weight_decay, step)
@@ -637,7 +637,7 @@ def adam_run(
     the number of the first step. Each step is :func:`adam_step` with the given variant,
     ``moments`` and ``sqrt``.
     """
-    OPS.lookup("adam_step", variant)
+    OP_TABLE.lookup("adam_step", variant)
     moments = _moments_for(variant, moments)
     _check_sqrt(variant, sqrt)
     h = AdamHyper(lr, beta1, beta2, eps, weight_decay, first_step)  # errors now, not later
@@ -767,7 +767,7 @@ _ADAM_SETTINGS = {
 }
 
 
-OPS = OpTable(
+OP_TABLE = OpTable(
     OpSpec(
         "adam_step",
         "one Adam optimizer step (moments: " + ", ".join(ADAM_MOMENTS) + ")",

@@ -27,7 +27,7 @@ from .formula import RoundedArith
 from .opspec import OpSpec, OpTable, pick
 from .variant import EXACT, FORMULA, Settings, Variant, check_order, order_of
 
-__all__ = ["OPS", "cdist"]
+__all__ = ["OP_TABLE", "cdist"]
 
 _F64 = np.dtype(np.float64)
 
@@ -110,7 +110,7 @@ def cdist(
       sticky bit (``2r + (r*r != D*4**k)``, round to odd), then one rounding to F. Pairs with
       NaN or infinite coordinates get the IEEE float64 value of the direct formula.
     """
-    OPS.lookup("cdist", variant)
+    OP_TABLE.lookup("cdist", variant)
     (x, y), info = coerce(x, y, what="cdist")
     if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1]:
         raise ValueError(
@@ -318,7 +318,7 @@ def _cdist_kernels(name, kw, info):
     return kernel_needs("matmul", order, info, kw.get("accumulate"))
 
 
-OPS = OpTable(
+OP_TABLE = OpTable(
     OpSpec(
         "cdist",
         "pairwise Euclidean distances between the rows of x (m, d) and y (n, d)",

@@ -80,7 +80,7 @@ from ..numerics import ZIV_SLACK, round_rational, round_scaled_int, ziv_decide
 from .opspec import OpSpec, OpTable, Recording
 from .variant import EXACT, FORMULA, LIBRARY, Variant
 
-__all__ = ["FUNCTIONS", "OPS", "exp", "log", "pow", "sin", "sqrt", "tanh", "ulp_error"]
+__all__ = ["FUNCTIONS", "OP_TABLE", "exp", "log", "pow", "sin", "sqrt", "tanh", "ulp_error"]
 
 #: name -> number of arguments
 FUNCTIONS = {"exp": 1, "log": 1, "sin": 1, "tanh": 1, "sqrt": 1, "pow": 2}
@@ -221,7 +221,7 @@ def ulp_error(func, x, y=None, *, variant: str = "numpy"):
         raise ValueError(
             f"unknown function {checks.shown(func)}; valid functions: {', '.join(FUNCTIONS)}"
         )
-    OPS.lookup(name, variant)
+    OP_TABLE.lookup(name, variant)
     args = (x,) if FUNCTIONS[name] == 1 else (x, y)
     if FUNCTIONS[name] == 1 and y is not None:
         raise TypeError(f"{name} takes one argument; got y")
@@ -236,7 +236,7 @@ def ulp_error(func, x, y=None, *, variant: str = "numpy"):
 
 
 def _apply(name: str, args: tuple, variant: str):
-    OPS.lookup(name, variant)  # ValueError listing the valid variants
+    OP_TABLE.lookup(name, variant)  # ValueError listing the valid variants
     arrays, info = coerce(*args, what=name, broadcast=True)
     if len(arrays) > 1:
         arrays = np.broadcast_arrays(*arrays)
@@ -588,4 +588,4 @@ def _spec(name: str, f) -> OpSpec:
 
 
 _FUNCTIONS = {"exp": exp, "log": log, "sin": sin, "tanh": tanh, "sqrt": sqrt, "pow": pow}
-OPS = OpTable(*(_spec(name, _FUNCTIONS[name]) for name in FUNCTIONS))
+OP_TABLE = OpTable(*(_spec(name, _FUNCTIONS[name]) for name in FUNCTIONS))

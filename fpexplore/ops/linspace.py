@@ -45,7 +45,7 @@ from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
 from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
-__all__ = ["OPS", "linspace"]
+__all__ = ["OP_TABLE", "linspace"]
 
 _VARIANTS = (
     Variant("numpy1", "NumPy 1.26: 0-d inputs promoted to float64", LIBRARY),
@@ -464,7 +464,7 @@ def linspace(
     ndarray whose dtype follows the emulated library's promotion rules (``numpy1`` gives float64
     for a 0-d float32 ``stop``, ``numpy2`` float32).
     """
-    spec = OPS.lookup("linspace", variant)
+    spec = OP_TABLE.lookup("linspace", variant)
     try:
         num = operator.index(num)
     except TypeError:
@@ -541,7 +541,7 @@ def _reference(inputs, params, fmt):
     return y
 
 
-OPS = OpTable(
+OP_TABLE = OpTable(
     OpSpec(
         "linspace",
         "evenly spaced numbers over an interval (np.linspace / cupy.linspace)",

@@ -1,7 +1,7 @@
 """``mean``: the arithmetic mean of all elements, as NumPy computes it and by the textbook
 orders, against the correctly rounded exact mean.
 
-This module is the whole op (ops/registry.py finds it by its ``OPS`` table): the function,
+This module is the whole op (ops/registry.py finds it by its ``OP_TABLE``): the function,
 its variants, and its spec (inputs, NumPy's call, the reference, CuPy's counterpart).
 
 Variants (x flattened in C order, n elements, F the format of x):
@@ -39,7 +39,7 @@ from ..orders import sum as fsum
 from .opspec import OpSpec, OpTable
 from .variant import EXACT, FORMULA, LIBRARY, Variant
 
-__all__ = ["OPS", "mean"]
+__all__ = ["OP_TABLE", "mean"]
 
 _VARIANTS = (
     Variant(
@@ -56,7 +56,7 @@ _BLOCK = 1 << 20  # elements fed to the exact accumulator at a time
 def mean(x, *, variant: str = "numpy"):
     """The mean of all elements of ``x`` (any shape, one of ``fpx.FORMATS``) as ``variant``
     computes it (see the module docstring); a NumPy scalar of x's format."""
-    OPS.lookup("mean", variant)
+    OP_TABLE.lookup("mean", variant)
     (x,), info = coerce(x, what="mean")
     if variant == "numpy":
         return _numpy_mean(np.ravel(x, order="K"), info)
@@ -129,7 +129,7 @@ def _kernels(name, kw, info):
     return kernel_needs("sum", name, info)
 
 
-OPS = OpTable(
+OP_TABLE = OpTable(
     OpSpec(
         "mean",
         "arithmetic mean of all elements, sum(x) / n",

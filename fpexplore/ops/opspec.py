@@ -1,12 +1,12 @@
 """What an op is to an experiment: one :class:`OpSpec` per op, defined in the op's own module
 beside its implementation, and the GPU recordings made of it (:class:`Recording`).
 
-An op module exports ``OPS``, an :class:`OpTable` of its specs; :mod:`fpexplore.ops.registry`
+An op module exports ``OP_TABLE``, an :class:`OpTable` of its specs; :mod:`fpexplore.ops.registry`
 finds the op modules of this package and lists their tables (nothing registers itself). A
 spec holds everything :func:`fpexplore.compare`, the explorer, the CuPy backend and the
 recorder need about the op: its variants, how its inputs are generated, how a variant runs,
 NumPy's own call, the exact reference, the CuPy counterpart and the recording cases. Adding
-an op is adding a module with an ``OPS`` table (and its tests).
+an op is adding a module with an ``OP_TABLE`` (and its tests).
 
 The variants of a spec run from a *parsed* variant spec (:func:`fpexplore.parse_spec` gives
 one; anything with ``name`` and ``kwargs()``) or a plain variant name: the grammar of

@@ -15,12 +15,11 @@ from ..metrics import sum_bound
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
 from ..orders.arith import PRODUCT_OPS, fma_applies, split_k_applies
-from ..orders.registry import OPS as ORDER_OPS
-from ..orders.registry import kernel_needs, orders_for
+from ..orders.registry import ORDERS_BY_OP, kernel_needs, orders_for
 from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
-__all__ = ["OPS", "RECORDED_SUM_SIZES", "dot_second_distribution"]
+__all__ = ["OP_TABLE", "RECORDED_SUM_SIZES", "dot_second_distribution"]
 
 _KIND = {"definition": FORMULA, "library": LIBRARY, "hypothesis": HYPOTHESIS, "exact": EXACT}
 
@@ -31,12 +30,14 @@ ARRAYS = {"sum": ("x",), "dot": ("a", "b"), "matmul": ("A", "B")}
 
 def _orders(op: str) -> list[Variant]:
     """The op's orders as variants (kind "definition" is a formula)."""
-    return [Variant(n, s.description, _KIND[s.kind]) for n, s in ORDER_OPS[op].items() if s.listed]
+    return [
+        Variant(n, s.description, _KIND[s.kind]) for n, s in ORDERS_BY_OP[op].items() if s.listed
+    ]
 
 
 def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:
     """The op-wide params the order takes, then the spec's settings (they win)."""
-    spec = ORDER_OPS[op][order]
+    spec = ORDERS_BY_OP[op][order]
     keep = set(spec.params) | ({"accumulate"} if spec.library is None else set())
     if fma_applies(op, spec):
         keep.add("fma")
@@ -139,7 +140,7 @@ def _kernels_of(op: str):
     return kernels
 
 
-OPS = OpTable(
+OP_TABLE = OpTable(
     OpSpec(
         "sum",
         "sum of all elements",

@@ -1,7 +1,7 @@
 """The list of ops (what the explorer, ``compare``, the CuPy backend and the recorder
 enumerate): the :class:`~fpexplore.ops.opspec.OpSpec` tables of this package's op modules.
 
-Passive: an op module is a module of ``fpexplore.ops`` with an ``OPS`` table
+Passive: an op module is a module of ``fpexplore.ops`` with an ``OP_TABLE``
 (:class:`~fpexplore.ops.opspec.OpTable`); this registry finds them by listing the package
 (``pkgutil``) and reads their tables. Nothing registers itself, so adding an op is adding
 its module (and its tests). The explorer lists the ops by their ``rank``, then by module
@@ -17,18 +17,18 @@ from pathlib import Path
 from .. import checks
 from .opspec import OpSpec, OpTable
 
-__all__ = ["OPS", "get", "op_modules", "ops", "variants"]
+__all__ = ["OP_SPECS", "get", "op_modules", "ops", "variants"]
 
 
 def op_modules() -> list[str]:
-    """The names of the op modules of ``fpexplore.ops`` (those that define an ``OPS``
+    """The names of the op modules of ``fpexplore.ops`` (those that define an ``OP_TABLE``
     table), sorted by name."""
     names = []
     for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
         if info.name == __name__.rpartition(".")[2] or info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{__package__}.{info.name}")
-        if isinstance(getattr(module, "OPS", None), OpTable):
+        if isinstance(getattr(module, "OP_TABLE", None), OpTable):
             names.append(info.name)
     return names
 
@@ -37,7 +37,7 @@ def _collect() -> dict[str, OpSpec]:
     found: list[tuple[int, str, int, OpSpec]] = []
     seen: dict[str, str] = {}
     for name in op_modules():
-        table = importlib.import_module(f"{__package__}.{name}").OPS
+        table = importlib.import_module(f"{__package__}.{name}").OP_TABLE
         for position, spec in enumerate(table.values()):
             if spec.name in seen:
                 raise RuntimeError(
@@ -49,20 +49,20 @@ def _collect() -> dict[str, OpSpec]:
     return {spec.name: spec for *_, spec in sorted(found, key=lambda t: t[:3])}
 
 
-OPS: dict[str, OpSpec] = _collect()  # op name -> its spec, in the explorer's order
+OP_SPECS: dict[str, OpSpec] = _collect()  # op name -> its spec, in the explorer's order
 
 
 def get(op: str) -> OpSpec:
     """The spec of ``op``, or ValueError listing the ops."""
-    if op not in OPS:
-        raise ValueError(f"unknown op {checks.shown(op)}; valid ops: {', '.join(OPS)}")
-    return OPS[op]
+    if op not in OP_SPECS:
+        raise ValueError(f"unknown op {checks.shown(op)}; valid ops: {', '.join(OP_SPECS)}")
+    return OP_SPECS[op]
 
 
 def ops() -> dict[str, str]:
     """Every op the explorer offers: name -> one-line description (sum, dot and matmul have
     evaluation *orders*, see fpx.orders; the others have formula *variants*)."""
-    return {name: spec.description for name, spec in OPS.items()}
+    return {name: spec.description for name, spec in OP_SPECS.items()}
 
 
 def variants(op: str, *, details: bool = False) -> dict:

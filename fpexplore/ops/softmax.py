@@ -62,7 +62,7 @@ from .formula import (
 from .opspec import OpSpec, OpTable
 from .variant import EXACT, FORMULA, Variant
 
-__all__ = ["OPS", "logsumexp", "softmax"]
+__all__ = ["OP_TABLE", "logsumexp", "softmax"]
 
 _SOFTMAX_VARIANTS = (
     Variant("naive", "e = exp(x); e / sum(e): overflows for large x", FORMULA),
@@ -105,7 +105,7 @@ def softmax(x, *, variant: str = "shifted", order: str = "sequential", accumulat
     -------
     An array of x's shape and format (an empty array for empty input).
     """
-    OPS.lookup("softmax", variant)
+    OP_TABLE.lookup("softmax", variant)
     (x,), info = coerce(x, what="softmax")
     order = _order_lookup("sum", order).name
     acc = accumulator_of(accumulate, info)
@@ -144,7 +144,7 @@ def logsumexp(x, *, variant: str = "shifted", order: str = "sequential", accumul
     -------
     A NumPy scalar of x's format.
     """
-    OPS.lookup("logsumexp", variant)
+    OP_TABLE.lookup("logsumexp", variant)
     (x,), info = coerce(x, what="logsumexp")
     order = _order_lookup("sum", order).name
     acc = accumulator_of(accumulate, info)
@@ -444,7 +444,7 @@ def _summed_kernels(name, kw, info):
     return kernel_needs("sum", order, accumulator_format(acc, info), acc, kw)
 
 
-OPS = OpTable(
+OP_TABLE = OpTable(
     OpSpec(
         "softmax",
         "exp(x) / sum(exp(x)) over all elements",

@@ -36,7 +36,7 @@ from .formula import (
 from .opspec import OpSpec, OpTable
 from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
 
-__all__ = ["OPS", "variance"]
+__all__ = ["OP_TABLE", "variance"]
 
 _F64 = np.dtype(np.float64)
 
@@ -100,7 +100,7 @@ def variance(x, *, variant: str = "numpy", ddof: int = 0, accumulate=None, order
     -------
     A NumPy scalar of x's format.
     """
-    OPS.lookup("variance", variant)
+    OP_TABLE.lookup("variance", variant)
     (x,), info = coerce(x, what="variance")
     ddof = checks.integer("ddof", ddof, 0)
     order = _check_order(order, variant, ("two-pass", "one-pass"))
@@ -279,7 +279,7 @@ def _variance_kernels(name, kw, info):
     return []
 
 
-OPS = OpTable(
+OP_TABLE = OpTable(
     OpSpec(
         "variance",
         "variance of all elements, sum((x - mean)**2) / (n - ddof)",

@@ -13,7 +13,7 @@ loop), its definition in docs/orders.md, its slow definition in tests/slow_order
 library's own loop: a preset of the SIMD family (simd.py; docs/simd_orders.md,
 tests/slow_simd_orders.py) or a function of frameworks.py (docs/framework_orders.md,
 tests/slow_framework_orders.py), its ``OrderSpec`` in library_orders.py with ``library=``
-and its ``formats``. This module gathers both lists into the tables by op (:data:`OPS`).
+and its ``formats``. This module gathers both lists into the tables by op (:data:`ORDERS_BY_OP`).
 """
 
 from __future__ import annotations
@@ -37,13 +37,14 @@ __all__ = [
     "LIBRARY",
     "DOT_ORDERS",
     "MATMUL_ORDERS",
-    "OPS",
+    "ORDERS_BY_OP",
     "SUM_ORDERS",
     "OrderSpec",
     "fusable",
     "kernel_needs",
     "lookup",
     "orders_for",
+    "orders_of",
     "orders",
 ]
 
@@ -438,13 +439,20 @@ MATMUL_ORDERS = {
     if s.matmul_code is not None or s.kind == EXACT or "matmul" in s.ops
 }
 
-OPS = dict(zip(ORDER_OPS, (SUM_ORDERS, DOT_ORDERS, MATMUL_ORDERS)))
+ORDERS_BY_OP = dict(zip(ORDER_OPS, (SUM_ORDERS, DOT_ORDERS, MATMUL_ORDERS)))
+
+
+def orders_of(op: str) -> dict:
+    """The orders of ``op`` (name -> OrderSpec); ValueError naming the ops that have orders."""
+    if op not in ORDERS_BY_OP:
+        raise ValueError(
+            f"unknown op {checks.shown(op)}; ops with orders: {', '.join(ORDERS_BY_OP)}"
+        )
+    return ORDERS_BY_OP[op]
 
 
 def lookup(op: str, order: str) -> OrderSpec:
-    table = OPS.get(op)
-    if table is None:
-        raise ValueError(f"unknown op {checks.shown(op)}; ops with orders: {', '.join(OPS)}")
+    table = orders_of(op)
     spec = table.get(order)
     if spec is None:
         raise ValueError(
@@ -457,11 +465,10 @@ def orders_for(op: str, fmt: str, *, rounded: bool = False) -> list[str]:
     """The orders of ``op`` defined for inputs of format ``fmt`` (library loops take only
     the formats their library computes in); ``rounded=True`` adds those that take ``fmt``
     with an input rounding (the tensor cores: float32 with +tf32)."""
-    if op not in OPS:
-        raise ValueError(f"unknown op {checks.shown(op)}; ops with orders: {', '.join(OPS)}")
+    orders_of(op)
     return [
         name
-        for name, s in OPS[op].items()
+        for name, s in ORDERS_BY_OP[op].items()
         if s.listed and (fmt in s.formats or (rounded and fmt in s.rounded_formats))
     ]
 
@@ -494,7 +501,7 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
 
 def fusable(op: str = "dot") -> list[str]:
     """The orders of ``op`` where ``fma=True`` fuses a product into an addition."""
-    return [name for name, s in OPS[op].items() if s.fma]
+    return [name for name, s in ORDERS_BY_OP[op].items() if s.fma]
 
 
 def orders(op: str = "sum") -> dict[str, str]:
@@ -504,11 +511,10 @@ def orders(op: str = "sum") -> dict[str, str]:
     GPU) end with "[hypothesis]"; orders reproducing a library verified here, or (the tensor
     cores) against a GPU's published outputs, with "[library]".
     """
-    if op not in OPS:
-        raise ValueError(f"unknown op {checks.shown(op)}; ops with orders: {', '.join(OPS)}")
+    orders_of(op)
     tag = {LIBRARY: " [library]", HYPOTHESIS: " [hypothesis]"}
     return {
         name: spec.description + tag.get(spec.kind, "")
-        for name, spec in OPS[op].items()
+        for name, spec in ORDERS_BY_OP[op].items()
         if spec.listed
     }
