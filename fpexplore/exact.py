@@ -480,16 +480,18 @@ def threads_for(n: int) -> int:
     return max(1, min(most, n // THREAD_MIN))
 
 
-_POOL = None
+_POOL: tuple = (None, None)  # (the process id that made it, the pool)
 
 
 def _pool():
+    """The threads of the parts, made on first use and again in a forked child (a fork copies
+    the pool but not its threads)."""
     global _POOL
-    if _POOL is None:
+    if _POOL[0] != os.getpid():
         from concurrent.futures import ThreadPoolExecutor
 
-        _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="fpx-exact")
-    return _POOL
+        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=8, thread_name_prefix="fpx-exact"))
+    return _POOL[1]
 
 
 def _combine_parts(arrays: list, part, info: FormatInfo):
@@ -500,10 +502,9 @@ def _combine_parts(arrays: list, part, info: FormatInfo):
     pieces = max(threads_for(n), -(-n // _CHUNK))
     cuts = [n * i // pieces for i in range(pieces + 1)]
     jobs = [[v[lo:hi] for v in arrays] for lo, hi in zip(cuts, cuts[1:])]
-    if len(jobs) > 1:
-        results = list(_pool().map(lambda vs: part(*vs, info), jobs))
-    else:
-        results = [part(*vs, info) for vs in jobs]
+    # the other parts on the pool's threads, the first on this one meanwhile
+    rest = _pool().map(lambda vs: part(*vs, info), jobs[1:]) if len(jobs) > 1 else []
+    results = [part(*jobs[0], info), *rest]
     if any(special for _, special in results):
         return None
     return _combine([t for terms, _ in results for t in terms])
