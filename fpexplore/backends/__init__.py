@@ -7,7 +7,7 @@ only module that imports CuPy, and only when asked), ``replay`` (results recorde
 ``backends()`` reports each one and, where one is unavailable, why; ``has_gpu()`` says
 whether the ``cupy`` backend can run here, and ``on_gpu()`` runs one op on the real GPU.
 
-Every backend's module answers alike (:mod:`fpexplore.backends.job`): ``status()``,
+Every backend's module answers alike (:mod:`fpexplore.backends.job`): ``status(name)``,
 ``steps(job, name)`` (the labels of its steps), ``results(job, step)`` (the
 :class:`~fpexplore.backends.job.Result` records of one step) and ``UNAVAILABLE`` (the message
 where it cannot run here). :func:`steps` lists a comparison's steps in the table's order and
@@ -45,8 +45,7 @@ def _module(name: str) -> types.ModuleType:
 
 def status(name: str) -> tuple[bool, str]:
     """(available, reason or description) for one backend."""
-    module = _module(name)
-    return module.status(name) if MODULES[name] == "libraries" else module.status()
+    return _module(name).status(name)
 
 
 def steps(job: Job, names) -> list[tuple[str, str]]:

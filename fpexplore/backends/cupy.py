@@ -35,7 +35,7 @@ UNAVAILABLE = "{name} backend unavailable: {why}; showing the emulated GPU order
 _STATUS: tuple[bool, str] | None = None
 
 
-def status() -> tuple[bool, str]:
+def status(name: str = "cupy") -> tuple[bool, str]:
     """(True, device description) when CuPy can run on a GPU here, else (False, reason)."""
     global _STATUS
     if _STATUS is not None:

@@ -12,7 +12,7 @@ __all__ = ["UNAVAILABLE", "results", "status", "steps"]
 UNAVAILABLE = "{name} backend unavailable: {why}"  # (never: the emulation is always here)
 
 
-def status() -> tuple[bool, str]:
+def status(name: str = "emulated") -> tuple[bool, str]:
     return True, "fpexplore's bit-exact emulation on this CPU"
 
 

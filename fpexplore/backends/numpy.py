@@ -14,7 +14,7 @@ BLAS_OPS = ("dot", "matmul")  # the ops whose NumPy call runs NumPy's BLAS
 UNAVAILABLE = "{name} backend unavailable: {why}"  # (never: NumPy is always here)
 
 
-def status() -> tuple[bool, str]:
+def status(name: str = "numpy") -> tuple[bool, str]:
     return True, f"NumPy {np.__version__} on this CPU"
 
 

@@ -41,7 +41,7 @@ def recordings(folder: Path | None = None) -> list[Path]:
     return sorted(p for f in folders if f.is_dir() for p in f.glob("gpu_*.json.gz"))
 
 
-def status() -> tuple[bool, str]:
+def status(name: str = "replay") -> tuple[bool, str]:
     files = recordings()
     if not files:
         return False, "no GPU recordings are shipped yet (none has been made on a GPU)"
