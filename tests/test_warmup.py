@@ -166,17 +166,18 @@ def test_is_cold_is_true_exactly_when_compare_compiles(float32_cache):
 def test_explorer_says_compiling_while_cold(monkeypatch):
     """In process, with is_cold forced: the note is up while compare() runs, gone after."""
     pytest.importorskip("ipywidgets")
-    from fpexplore import warmup, widgets
+    from fpexplore import warmup
+    from fpexplore.app import running  # the explorer's compare() calls run there
 
     app = fpx.explorer(op="exp", n=100)
     seen = []
-    real = widgets.compare
+    real = running.compare
 
     def spy(**kw):
         seen.append(app.message.value)
         return real(**kw)
 
-    monkeypatch.setattr(widgets, "compare", spy)
+    monkeypatch.setattr(running, "compare", spy)
     monkeypatch.setattr(warmup, "is_cold", lambda *a, **k: True)
     app.format.value = "float64"
     assert "compiling kernels for float64 (first use only)" in seen[-1]
@@ -192,14 +193,14 @@ def test_explorer_says_compiling_while_cold(monkeypatch):
 WIDGET = """
 import json
 import fpexplore as fpx
-from fpexplore import widgets
+from fpexplore.app import running
 app = fpx.explorer(op="variance", format="float32", n=1000, variants=["two-pass"])
 seen = []
-real = widgets.compare
+real = running.compare
 def spy(**kw):
     seen.append(app.message.value)
     return real(**kw)
-widgets.compare = spy
+running.compare = spy
 app.format.value = "float64"  # not in the cache: compiles
 after = app.message.value
 app.seed.value = 1  # compiled now
