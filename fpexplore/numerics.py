@@ -21,6 +21,8 @@ of fpexplore. Everything here is exact or says precisely where it is not.
   ``atomicAdd`` do it.
 * ``clamp_ulps``: ULP distances (``ulp_distance(..., nan="sentinel")``) as float64, with the
   NaN sentinel and saturated distances turned into infinity.
+* Double-double arithmetic: ``dd_add``, ``dd_mul`` and ``dd_exp`` (exp to about 2**-96
+  relative, for the exact softmax and logsumexp).
 * Ziv's decision step: ``ziv_decide`` (with ``ZIV_SLACK``, the error allowed to an mpmath
   evaluation at working precision P) and ``same_bits``.
 
@@ -338,6 +340,80 @@ def ziv_decide(v, err_exp: int, precision: int, emin: int, emax: int):
 
 #: The functions above that numba kernels call (registered with numba by
 #: fpexplore.orders._kernels; each calls only NumPy, math and the others listed).
+# ----------------------------------------------------------------------------- double-double exp
+
+_DD_CONSTANTS: tuple = ()
+
+
+def dd_constants() -> tuple:
+    """ln 2 as C1 + C2 + C3 (C1, C2 with 40 bits, so k*C1 and k*C2 are exact for |k| < 2**13)
+    and 1/i! (i = 0..24) as double-doubles, all from exact rationals (ln 2 from its series
+    sum 1/(k 2**k), to within 2**-440)."""
+    global _DD_CONSTANTS
+    if not _DD_CONSTANTS:
+        from fractions import Fraction
+
+        # 460 terms, each floored at 2**-480: error < 460 * 2**-480 + 2**-460 < 2**-440
+        ln2 = Fraction(sum((1 << (480 - k)) // k for k in range(1, 461)), 1 << 480)
+        parts = []
+        rest = ln2
+        for bits in (40, 40, 53):
+            c = round_rational(rest.numerator, rest.denominator, bits, -1022, 1023)
+            parts.append(c)
+            rest -= Fraction(c)
+        inv = []
+        for i in range(25):
+            f = Fraction(1, math.factorial(i))
+            hi = round_rational(f.numerator, f.denominator, 53, -1022, 1023)
+            r = f - Fraction(hi)
+            lo = round_rational(r.numerator, r.denominator, 53, -1022, 1023) if r else 0.0
+            inv.append((hi, lo))
+        _DD_CONSTANTS = (tuple(parts), tuple(inv))
+    return _DD_CONSTANTS
+
+
+def dd_add(ah, al, bh, bl):
+    """(ah + al) + (bh + bl) as a double-double (hi, lo)."""
+    s, e = two_sum(ah, bh)
+    t, f = two_sum(al, bl)
+    s, e = fast_two_sum(s, e + t)
+    return fast_two_sum(s, e + f)
+
+
+def dd_mul(ah, al, bh, bl):
+    """(ah + al) * (bh + bl) as a double-double (hi, lo)."""
+    p, e = two_product(ah, bh)
+    return fast_two_sum(p, e + (ah * bl + al * bh))
+
+
+def dd_exp(dh: np.ndarray, dl: np.ndarray):
+    """exp(dh + dl) = (th + tl) * 2**k for -700 <= dh <= 0 (|dl| <= ulp(dh)).
+
+    Cody-Waite reduction with a three-part ln 2 (dh - k*C1 is exact by Sterbenz, k*C1 and
+    k*C2 are exact, the rest is double-double), then a degree-24 Taylor polynomial in
+    double-double Horner form on |r| <= 0.3466 + 2**-40 (truncation < 2**-120). The relative
+    error is below 2**-96 by the usual double-double bounds; callers assume
+    :data:`DD_EXP_REL` (2**-90).
+    """
+    (c1, c2, c3), inv = dd_constants()
+    k = np.rint(dh * (1.0 / math.log(2.0)))
+    rh = dh - k * c1  # exact
+    rh, rl = two_sum(rh, -(k * c2))  # k*c2 exact
+    p3h, p3l = two_product(k, c3)
+    rh, rl = dd_add(rh, rl, -p3h, -p3l)
+    rh, rl = dd_add(rh, rl, dl, np.zeros_like(dl))
+    ph = np.full(dh.shape, inv[24][0])
+    pl = np.full(dh.shape, inv[24][1])
+    for i in range(23, -1, -1):
+        ph, pl = dd_mul(ph, pl, rh, rl)
+        ph, pl = dd_add(ph, pl, inv[i][0], inv[i][1])
+    return ph, pl, k.astype(np.int64)
+
+
+DD_EXP_REL = 2.0**-90  # the relative error dd_exp's callers assume
+DD_EXP_MIN = -700.0  # dd_exp is used for dh >= DD_EXP_MIN (2**k stays in the normal range)
+
+
 JITTABLE = (
     round_scaled,
     two_sum,

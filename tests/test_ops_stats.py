@@ -371,7 +371,7 @@ def test_softmax_exact_float64_wide_range():
 @pytest.mark.parametrize("fmt", STORAGE)
 def test_softmax_logsumexp_mpmath_tier(fmt, monkeypatch):
     """With the double-double tier declared useless every element goes through mpmath."""
-    monkeypatch.setattr(softmax_ops, "_DD_REL", 1.0)
+    monkeypatch.setattr(softmax_ops, "DD_EXP_REL", 1.0)
     rng = np.random.default_rng(44)
     for c in (rng.normal(0, 3, 12), rng.normal(0, 0.01, 5), [-0.5, -0.5, 1e-3]):
         check_softmax(as_fmt(c, fmt), fmt)

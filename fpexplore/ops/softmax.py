@@ -36,7 +36,10 @@ import numpy as np
 from ..exact import ExactAccumulator
 from ..formats import FormatInfo, as_format, coerce, scalar_out
 from ..numerics import (
+    DD_EXP_MIN,
+    DD_EXP_REL,
     ZIV_SLACK,
+    dd_exp,
     fast_two_sum,
     round_rational,
     round_scaled_int,
@@ -184,84 +187,11 @@ def _prepare(flat: np.ndarray):
     return x64, M, dh, dl, int(finite.sum())
 
 
-_LN2_PARTS = None
-_INV_FACT = None
-
-
-def _dd_constants():
-    """ln 2 as C1 + C2 + C3 (C1, C2 with 40 bits, so k*C1 and k*C2 are exact for |k| < 2**13)
-    and 1/i! (i = 0..24) as double-doubles, all from exact rationals."""
-    global _LN2_PARTS, _INV_FACT
-    if _LN2_PARTS is None:
-        from fractions import Fraction
-
-        import mpmath
-
-        with mpmath.workprec(400):
-            man, e = mpmath.mpf(mpmath.ln2).man_exp
-        ln2 = Fraction(int(man)) * Fraction(2) ** int(e)  # error < 2**-399 (int: gmpy2's mpz)
-        parts = []
-        rest = ln2
-        for bits in (40, 40, 53):
-            c = round_rational(rest.numerator, rest.denominator, bits, -1022, 1023)
-            parts.append(c)
-            rest -= Fraction(c)
-        _LN2_PARTS = tuple(parts)
-        inv = []
-        for i in range(25):
-            f = Fraction(1, math.factorial(i))
-            hi = round_rational(f.numerator, f.denominator, 53, -1022, 1023)
-            r = f - Fraction(hi)
-            lo = round_rational(r.numerator, r.denominator, 53, -1022, 1023) if r else 0.0
-            inv.append((hi, lo))
-        _INV_FACT = tuple(inv)
-    return _LN2_PARTS, _INV_FACT
-
-
-def _dd_add(ah, al, bh, bl):
-    s, e = two_sum(ah, bh)
-    t, f = two_sum(al, bl)
-    s, e = fast_two_sum(s, e + t)
-    return fast_two_sum(s, e + f)
-
-
-def _dd_mul(ah, al, bh, bl):
-    p, e = two_product(ah, bh)
-    return fast_two_sum(p, e + (ah * bl + al * bh))
-
-
-def _dd_exp(dh: np.ndarray, dl: np.ndarray):
-    """exp(dh + dl) = (th + tl) * 2**k for -700 <= dh <= 0 (|dl| <= ulp(dh)).
-
-    Cody-Waite reduction with a three-part ln 2 (dh - k*C1 is exact by Sterbenz, k*C1 and
-    k*C2 are exact, the rest is double-double), then a degree-24 Taylor polynomial in
-    double-double Horner form on |r| <= 0.3466 + 2**-40 (truncation < 2**-120). The relative
-    error is below 2**-96 by the usual double-double bounds; callers assume 2**-90.
-    """
-    (c1, c2, c3), inv = _dd_constants()
-    k = np.rint(dh * (1.0 / math.log(2.0)))
-    rh = dh - k * c1  # exact
-    rh, rl = two_sum(rh, -(k * c2))  # k*c2 exact
-    p3h, p3l = two_product(k, c3)
-    rh, rl = _dd_add(rh, rl, -p3h, -p3l)
-    rh, rl = _dd_add(rh, rl, dl, np.zeros_like(dl))
-    ph = np.full(dh.shape, inv[24][0])
-    pl = np.full(dh.shape, inv[24][1])
-    for i in range(23, -1, -1):
-        ph, pl = _dd_mul(ph, pl, rh, rl)
-        ph, pl = _dd_add(ph, pl, inv[i][0], inv[i][1])
-    return ph, pl, k.astype(np.int64)
-
-
-_DD_REL = 2.0**-90  # assumed relative error of _dd_exp
-_DD_MIN = -700.0  # _dd_exp is used for dh >= _DD_MIN (2**k stays in the normal range)
-
-
 def _exp_sum_dd(dh, dl):
     """Exact rational (N, K) of the sum of the double-double approximations of exp(d) over
-    dh >= _DD_MIN, and the approximations themselves (th, tl, k, mask)."""
-    use = dh >= _DD_MIN
-    th, tl, k = _dd_exp(dh[use], dl[use])
+    dh >= DD_EXP_MIN, and the approximations themselves (th, tl, k, mask)."""
+    use = dh >= DD_EXP_MIN
+    th, tl, k = dd_exp(dh[use], dl[use])
     acc = ExactAccumulator()
     # th*2**k is exact (normal range); tl*2**k may round in the subnormal range: the error is
     # below 2**-1074 per term, negligible against the sum (>= 1).
@@ -312,7 +242,7 @@ def _exact_softmax(flat: np.ndarray, info: FormatInfo) -> np.ndarray:
     yh, yl = fast_two_sum(q1, q2)
     yh, yl = np.ldexp(yh, k), np.ldexp(yl, k)
     idx = np.flatnonzero(use)
-    rel = 4 * _DD_REL  # t and s each < 2**-90, the division and dd roundings far less
+    rel = 4 * DD_EXP_REL  # t and s each < 2**-90, the division and dd roundings far less
     with np.errstate(all="ignore"):
         if info.precision <= 24:
             band = max(2.0**-50, 2 * rel)  # covers yl (< 2**-53 yh) and the error
@@ -328,7 +258,7 @@ def _exact_softmax(flat: np.ndarray, info: FormatInfo) -> np.ndarray:
             lo = yh
     out[idx[ok]] = lo[ok]
     undecided[idx[~ok]] = True
-    # terms below _DD_MIN: +0 if clearly below the format's underflow, else undecided
+    # terms below DD_EXP_MIN: +0 if clearly below the format's underflow, else undecided
     small = ~use & (dh >= zero_cut)
     undecided |= small & (x64 > -np.inf)
     if undecided.any():
@@ -401,10 +331,10 @@ def _exact_logsumexp(flat: np.ndarray, info: FormatInfo):
 
     (N, K), _ = _exp_sum_dd(dh, dl)
     n = k_finite
-    # s has relative error < 2**-90 + n 2**-1009 (terms below _DD_MIN left out)
+    # s has relative error < 2**-90 + n 2**-1009 (terms below DD_EXP_MIN left out)
     lg = lm.mpf_log(_mpf(lm, N, K), 200, "n")
     L = lm.mpf_add(lm.from_float(M), lg)  # exact
-    err = math.ceil(math.log2(_DD_REL)) + 2  # |error of log s| < 2**-88 (rel(s) 2**-89.9)
+    err = math.ceil(math.log2(DD_EXP_REL)) + 2  # |error of log s| < 2**-88 (rel(s) 2**-89.9)
     r = _decide_lse(L, err, M, info)
     if r is not None:
         return np.asarray(r).astype(info.dtype)[()]
