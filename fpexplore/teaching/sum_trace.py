@@ -158,21 +158,7 @@ class _Tracer:
         covers = tuple(sorted(na["covers"] + nb["covers"]))
         level = max(na["level"], nb["level"]) + 1
         node = self._node("+", value, (a, b), level, covers)
-        ex = self.exact_of(node)
-        f = Fraction(float(value))
-        self.trace.steps.append(
-            SumStep(
-                node,
-                a,
-                b,
-                value,
-                ex,
-                covers,
-                _ulps(f - true, value, acc),
-                _ulps(f - ex, value, acc),
-            )
-        )
-        return node
+        return self._step(node, a, b, true, acc)
 
     def rounded(self, res, fmt: str) -> int:
         """The node ``res`` rounded to the output format ``fmt`` (a step with no right)."""
@@ -180,20 +166,27 @@ class _Tracer:
         out = np.asarray(as_format(v, fmt), self.dt)[()]
         covers = self.trace.nodes[res]["covers"]
         node = self._node(fmt, out, (res,), self.trace.nodes[res]["level"] + 1, covers)
+        return self._step(node, res, None, Fraction(float(v)), fmt)
+
+    def _step(self, node: int, left: int, right, unrounded: Fraction, fmt: str) -> int:
+        """Record the step that made ``node`` from ``left`` (and ``right``): its rounding
+        error (from the ``unrounded`` value of this one operation) and its error against the
+        exact sum of the terms it covers, in ulps of ``fmt``."""
+        value = self.trace.nodes[node]["value"]
+        covers = self.trace.nodes[node]["covers"]
         ex = self.exact_of(node)
-        f = Fraction(float(out))
-        self.trace.steps.append(
-            SumStep(
-                node,
-                res,
-                None,
-                out,
-                ex,
-                covers,
-                _ulps(f - Fraction(float(v)), out, fmt),
-                _ulps(f - ex, out, fmt),
-            )
+        f = Fraction(float(value))
+        step = SumStep(
+            node,
+            left,
+            right,
+            value,
+            ex,
+            covers,
+            _ulps(f - unrounded, value, fmt),
+            _ulps(f - ex, value, fmt),
         )
+        self.trace.steps.append(step)
         return node
 
     def in_turn(self, res, ids) -> int:
