@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore.orders import frameworks, simd
+from fpexplore.orders import frameworks, library_orders
 
 DATA = Path(__file__).parent / "data"
 
@@ -69,7 +69,7 @@ def test_library_orders_are_listed_with_their_kind():
 def test_openblas_order_is_the_kernels_preset(kernel):
     rng = np.random.default_rng(5)
     a, b = rng.standard_normal((2, 20_011)).astype(np.float32)
-    want = simd.simd_sum(a, b, preset=f"openblas-sdot({kernel})")
+    want = library_orders.simd_sum(a, b, preset=f"openblas-sdot({kernel})")
     assert _bits(fpx.dot(a, b, "openblas", kernel=kernel)) == _bits(want)
     assert _bits(fpx.dot(a, b, "openblas", kernel=kernel, threads=2)) == _bits(want)
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
@@ -79,7 +79,7 @@ def test_openblas_order_is_the_kernels_preset(kernel):
         return
     for threads in (1, 2):
         got = fpx.dot(a64, b64, "openblas", kernel=kernel, threads=threads)
-        pre = simd.simd_sum(a64, b64, preset=f"openblas-ddot({kernel})", threads=threads)
+        pre = library_orders.simd_sum(a64, b64, preset=f"openblas-ddot({kernel})", threads=threads)
         assert _bits(got) == _bits(pre)
 
 
@@ -87,15 +87,15 @@ def test_the_other_library_orders_call_their_emulations():
     x = fpx.generate("normal", 3001, "float32", seed=2)
     y = fpx.generate("normal", 3001, "float32", seed=3)
     pairs = [
-        (fpx.sum(x, "einsum"), simd.simd_sum(x, preset="numpy-einsum-sum")),
-        (fpx.dot(x, y, "einsum"), simd.simd_sum(x, y, preset="numpy-einsum-dot")),
-        (fpx.sum(x, "polars"), simd.simd_sum(x, preset="polars-sum")),
-        (fpx.sum(x, "llvm-fastmath"), simd.simd_sum(x, preset="llvm-fastmath(avx2)")),
+        (fpx.sum(x, "einsum"), library_orders.simd_sum(x, preset="numpy-einsum-sum")),
+        (fpx.dot(x, y, "einsum"), library_orders.simd_sum(x, y, preset="numpy-einsum-dot")),
+        (fpx.sum(x, "polars"), library_orders.simd_sum(x, preset="polars-sum")),
+        (fpx.sum(x, "llvm-fastmath"), library_orders.simd_sum(x, preset="llvm-fastmath(avx2)")),
         (
             fpx.sum(x, "llvm-fastmath", target="avx512"),
-            simd.simd_sum(x, preset="llvm-fastmath(avx512)"),
+            library_orders.simd_sum(x, preset="llvm-fastmath(avx512)"),
         ),
-        (fpx.sum(x, "numba-prange"), simd.simd_sum(x, preset="numba-prange", threads=2)),
+        (fpx.sum(x, "numba-prange"), library_orders.simd_sum(x, preset="numba-prange", threads=2)),
         (fpx.sum(x, "torch"), frameworks.torch_sum(x)),
         (fpx.sum(x, "xla"), frameworks.xla_sum(x)),
         (fpx.dot(x, y, "xla"), frameworks.xla_dot(x, y)),

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from fpexplore import machine
-from fpexplore.orders.simd import simd_sum
+from fpexplore.orders.library_orders import simd_sum
 
 HAS_THREADPOOLCTL = importlib.util.find_spec("threadpoolctl") is not None
 

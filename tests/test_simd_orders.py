@@ -1,4 +1,5 @@
-"""fpexplore.orders.simd: the SIMD-accumulator family against slow literal definitions
+"""fpexplore.orders.simd: the SIMD-accumulator family (its loops, the library orders' tables
+in fpexplore.orders.library_orders, by name) against slow literal definitions
 (tests/slow_simd_orders.py), against committed recordings of the real libraries
 (tests/data/cpu_*.json.gz, made by tests/data/record_cpu_libraries.py), and, where the library
 is installed and the CPU can run the kernel, against the live library."""
@@ -20,7 +21,7 @@ import numpy as np
 import pytest
 import slow_simd_orders as ss
 
-from fpexplore.orders import simd
+from fpexplore.orders import library_orders, simd
 
 from oracle import same
 from strategies import random_values
@@ -86,14 +87,14 @@ KINDS = ["mixed", "special", "normal", "cancel", "zeros", "negzero", "subnormal"
 
 
 def preset_cases():
-    for name in simd.library_orders():
-        lo = simd.library_order(name)
+    for name in library_orders.simd_loops():
+        lo = library_orders.simd_loop(name)
         for fmt in lo.orders:
             yield name, fmt
 
 
 def check_against_slow(name, fmt, sizes, kinds, seed, threads=None):
-    lo = simd.library_order(name)
+    lo = library_orders.simd_loop(name)
     rng = np.random.default_rng(seed)
     checked = 0
     for n in sizes:
@@ -105,7 +106,7 @@ def check_against_slow(name, fmt, sizes, kinds, seed, threads=None):
             if not lo.needs_y:
                 y = None
             params = {} if threads is None else {"threads": threads}
-            got = simd.simd_sum(x, y, preset=name, **params)
+            got = library_orders.simd_sum(x, y, preset=name, **params)
             t = threads or lo.order(fmt).threads
             want = slow_of(name, list(x), None if y is None else list(y), fmt, t)
             want = np.dtype(fmt).type(want)
@@ -133,14 +134,14 @@ def test_threads_change_the_result():
     rng = np.random.default_rng(3)
     x = rng.standard_normal(20001)
     y = rng.standard_normal(20001)
-    one = simd.simd_sum(x, y, preset="openblas-ddot(haswell)")
-    two = simd.simd_sum(x, y, preset="openblas-ddot(haswell)", threads=2)
+    one = library_orders.simd_sum(x, y, preset="openblas-ddot(haswell)")
+    two = library_orders.simd_sum(x, y, preset="openblas-ddot(haswell)", threads=2)
     assert not same(one, two)
     assert same(two, np.float64(ss.ddot(list(x), list(y), "haswell", 2)))
     small = x[:10000], y[:10000]
     assert same(
-        simd.simd_sum(*small, preset="openblas-ddot(haswell)"),
-        simd.simd_sum(*small, preset="openblas-ddot(haswell)", threads=2),
+        library_orders.simd_sum(*small, preset="openblas-ddot(haswell)"),
+        library_orders.simd_sum(*small, preset="openblas-ddot(haswell)", threads=2),
     )
 
 
@@ -156,16 +157,39 @@ def test_custom_orders_and_errors():
     with pytest.raises(ValueError, match="reduce leaves"):
         simd.SimdOrder(stages=(simd.Stage(8, 4),), reduce=("half",))
     with pytest.raises(ValueError, match="unknown"):
-        simd.simd_sum(x, preset="no-such-library")
+        library_orders.simd_sum(x, preset="no-such-library")
     with pytest.raises(ValueError, match="float64"):
-        simd.simd_sum(x, x, preset="openblas-ddot(haswell)")  # float32 data
+        library_orders.simd_sum(x, x, preset="openblas-ddot(haswell)")  # float32 data
     with pytest.raises(ValueError, match="shape"):
         simd.simd_sum(x, x[:3])
-    for name in simd.library_orders():
-        lo = simd.library_order(name)
+    for name in library_orders.simd_loops():
+        lo = library_orders.simd_loop(name)
         assert lo.library and lo.call and lo.condition and lo.description
         assert "/648 recorded" in lo.verified
-    assert simd.library_order("numba-prange").order("float32").threads == 2
+    assert library_orders.simd_loop("numba-prange").order("float32").threads == 2
+    with pytest.raises(TypeError, match="library_orders.simd_sum"):
+        simd.simd_sum(x, preset="polars-sum")  # simd.py knows shapes, not the orders' names
+
+
+def test_the_loops_are_the_orders_tables():
+    """Each SIMD loop is in one library order's table, under the value of its parameter."""
+    tables = {
+        s.name: s.library
+        for s in library_orders.LIBRARY_ORDERS
+        if isinstance(s.library, library_orders.SimdLoops)
+    }
+    assert sorted(tables) == ["einsum", "llvm-fastmath", "numba-prange", "openblas", "polars"]
+    names = [lp.name for t in tables.values() for lp in t.loops()]
+    assert sorted(names) == sorted(library_orders.simd_loops()) and len(set(names)) == 15
+    ob = tables["openblas"]
+    assert ob.loop("float32", True, {"kernel": "skylakex"}).name == "openblas-sdot(skylakex)"
+    assert ob.loop("float64", True, {"kernel": "nehalem"}).name == "openblas-ddot(nehalem)"
+    with pytest.raises(NotImplementedError, match="Prescott ddot"):
+        ob.loop("float64", True, {"kernel": "prescott"})
+    llvm = tables["llvm-fastmath"].loop("float64", False, {"target": "avx512"})
+    assert llvm.name == "llvm-fastmath(avx512)"
+    assert tables["einsum"].loop("float32", False, {}).name == "numpy-einsum-sum"
+    assert tables["einsum"].loop("float64", True, {}).name == "numpy-einsum-dot"
 
 
 # ----------------------------------------------------------------------------- recordings
@@ -194,7 +218,7 @@ def replay(result, preset_of, y_needed, params=None):
             continue
         x = rec.make(n, kind, fmt, off, 0)
         y = rec.make(n, kind, fmt, off, 1) if y_needed else None
-        got = simd.simd_sum(x, y, preset=name, **(params(fmt) if params else {}))
+        got = library_orders.simd_sum(x, y, preset=name, **(params(fmt) if params else {}))
         total += 1
         if same(got, value(hx, fmt)):
             ok += 1
@@ -297,9 +321,12 @@ def test_live_einsum():
                 x = rec.make(n, kind, fmt, 1, 0)
                 y = rec.make(n, kind, fmt, 1, 1)
                 assert same(
-                    np.einsum("i,i->", x, y), simd.simd_sum(x, y, preset="numpy-einsum-dot")
+                    np.einsum("i,i->", x, y),
+                    library_orders.simd_sum(x, y, preset="numpy-einsum-dot"),
                 )
-                assert same(np.einsum("i->", x), simd.simd_sum(x, preset="numpy-einsum-sum"))
+                assert same(
+                    np.einsum("i->", x), library_orders.simd_sum(x, preset="numpy-einsum-sum")
+                )
 
 
 def test_live_polars():
@@ -309,7 +336,7 @@ def test_live_polars():
             for fmt in FMTS:
                 x = rec.make(n, kind, fmt, 0, 0)
                 got = np.dtype(fmt).type(pl.Series(x).sum())
-                assert same(got, simd.simd_sum(x, preset="polars-sum")), (n, kind, fmt)
+                assert same(got, library_orders.simd_sum(x, preset="polars-sum")), (n, kind, fmt)
 
 
 _LIVE_DOT = """

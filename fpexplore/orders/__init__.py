@@ -7,11 +7,13 @@
 - ``registry``   the orders by op; fpexplore's own: parameters, runner, matmul code, error
                  depth, the detective's grid, GPU kernel, warm-up kernels, reproducer source
 - ``library_orders`` the OrderSpecs of the library loops (SIMD family, frameworks) and the
-                 tensor cores
+                 tensor cores; each SIMD order's loops in a table by its parameter
 - ``summation``  ``sum``
 - ``products``   ``dot``, ``matmul`` (fma, split-K, tf32/bfloat16 input rounding), ``exact_matmul``
 - ``_kernels``   the compiled loops (numba, imported on first use)
-- ``simd``       the SIMD-accumulator family: OpenBLAS dot, einsum, polars, LLVM loops
+- ``simd``       the SIMD-accumulator family's numba kernel and simd_sum
+- ``simd_shapes`` its shapes, pure (no numba): Stage, SimdOrder, the builders of the
+                 OpenBLAS dot, einsum and LLVM loops
 - ``frameworks`` torch.sum / torch.dot (and MKL's sdot as probed), XLA's jnp.sum / jnp.dot
 - ``tensor_core`` ``mma``: D = C + A @ B as NVIDIA tensor cores compute it (V100, A100, H100)
 """

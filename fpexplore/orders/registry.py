@@ -10,10 +10,11 @@ in docs/orders.md.
 
 Adding an order: one ``OrderSpec`` here (and its kernel in _kernels.py if it needs a new
 loop), its definition in docs/orders.md, its slow definition in tests/slow_orders.py. A
-library's own loop: a preset of the SIMD family (simd.py; docs/simd_orders.md,
-tests/slow_simd_orders.py) or a function of frameworks.py (docs/framework_orders.md,
-tests/slow_framework_orders.py), its ``OrderSpec`` in library_orders.py with ``library=``
-and its ``formats``. This module gathers both lists into the tables by op (:data:`ORDERS_BY_OP`).
+library's own loop: a loop of the SIMD family (simd_shapes.py, in its order's table of loops
+in library_orders.py; docs/simd_orders.md, tests/slow_simd_orders.py) or a function of
+frameworks.py (docs/framework_orders.md, tests/slow_framework_orders.py), its ``OrderSpec``
+in library_orders.py with ``library=`` and its ``formats``. This module gathers both lists
+into the tables by op (:data:`ORDERS_BY_OP`).
 """
 
 from __future__ import annotations

@@ -1,177 +1,18 @@
-"""SIMD-accumulator orders: how vectorised CPU library kernels sum and dot, bit for bit.
-
-One parametrised family (:class:`SimdOrder`) describes the loops that BLAS ``dot`` kernels,
-NumPy's ``einsum``, polars' ``Series.sum`` and LLVM's fast-math vectoriser run; named
-instances of it are in :data:`LIBRARY_ORDERS` (see :func:`library_orders`), each with the
-library, version and CPU it was checked on. docs/simd_orders.md defines every instance in
-pseudo-code, with its source file and how it was verified.
-
-The model
----------
-A *segment* (a whole array, or one thread's, chunk's or block's part of it) is summed by:
-
-1. **Stages**, in order. Stage ``s`` holds a state of ``accumulators`` vectors of ``lanes``
-   lanes. It consumes blocks of ``lanes * accumulators`` consecutive terms while that many
-   remain (element ``b + k*lanes + l`` of a block at ``b`` goes to vector ``k``, lane ``l``):
-
-   * ``step="lanes"``: ``acc[k][l] = acc[k][l] + t`` (or ``fma(x, y, acc[k][l])``);
-   * ``step="nested"`` (one accumulator vector): ``acc = t0 + (t1 + (... + (t_{A-1} + acc)))``
-     lane-wise, NumPy einsum's dot;
-   * ``step="tree"`` (one accumulator vector): ``acc = ((t0 + t1) + (t2 + t3)) + acc``.
-
-   With ``pad=True`` a last partial block is completed with +0 terms (NumPy's
-   ``load_tillz``). Before a stage runs, its ``fold`` operations (below) reshape the previous
-   stage's state; the first stage starts from ``init`` (+0.0 unless said otherwise).
-2. **reduce**: operations bringing the last state to one value: ``"half"`` (every vector:
-   lane ``j`` += lane ``j + w/2``, width halves), ``"hadd"`` (lane ``j`` = lane ``2j`` + lane
-   ``2j+1``, as ``haddps``), ``"pairs"`` (vectors ``((v0+v1) + (v2+v3))...``, adjacent pairs
-   recursively), ``"seq"`` (vectors ``((v0+v1)+v2)+v3``), ``"seed"`` (a single value becomes
-   lane 0 of a new vector of the next stage's width, other lanes ``init``: LLVM's vector
-   epilogue).
-3. **Tail**: the terms left over, as scalars, in order: ``tail="onto"`` adds them onto the
-   kernel result; ``tail="apart"`` sums them from +0 and then adds the kernel result (OpenBLAS
-   ``sdot``). ``tail_double``: that scalar arithmetic is float64 and the result is rounded
-   once to the format at the end; ``tail_fma``: ``s = fma(x, y, s)``.
-
-``body``: the stages see only the first ``(hi - lo) - (hi - lo) % body`` terms (OpenBLAS
-hands its micro-kernel ``n & -32``). ``single_term``: ``n == 1`` returns the term itself
-(``np.dot`` treats a 1-element array as a scalar and never calls BLAS).
-
-Around the segments: ``chunk`` (sequential chunks of that many terms, each summed as a segment,
-added onto a +0.0 output: NumPy's buffered iterator), ``block`` (polars: the first
-``n % block`` terms summed sequentially, the rest by pairwise recursion over blocks of
-``block`` terms split at ``(blocks // 2) * block``, result ``main + head``), and ``threads``
-(when ``n > thread_min``: parts of ``ceil(rest / threads_left)`` terms, each a segment (with
-its own chunks/blocks), added in order onto +0.0, in float64 with ``thread_double``).
-
-Terms are ``x[i]``, or ``x[i] * y[i]`` rounded to the format (``fma=True``: the stage steps
-use a fused multiply-add instead). All arithmetic is IEEE round-to-nearest in the format of
-``x`` (float32 or float64); nothing is reassociated. NaNs propagate (their payload is not
-modelled: compare NaN with NaN).
+"""SIMD-accumulator orders computed: the compiled kernel of the family whose shapes
+simd_shapes.py defines (:class:`~.simd_shapes.SimdOrder`; the model is in its docstring), and
+:func:`simd_sum`, which runs one shape. The library orders of library_orders.py hold the
+shapes of the real libraries' loops and call :func:`simd_sum` with them.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from .. import checks
 from . import _kernels
 from ._kernels import cached_njit
+from .simd_shapes import FOLD_CODES, STEP_CODES, TAIL_CODES, SimdOrder, Stage
 
-__all__ = [
-    "LIBRARY_ORDERS",
-    "SimdOrder",
-    "Stage",
-    "library_order",
-    "library_orders",
-    "simd_sum",
-]
-
-_OPS = {"half": 1, "hadd": 2, "pairs": 3, "seq": 4, "seed": 5}
-_STEPS = {"lanes": 0, "nested": 1, "tree": 2}
-_TAILS = {"onto": 0, "apart": 1}
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One vector loop: ``accumulators`` vectors of ``lanes`` lanes (see the module doc)."""
-
-    lanes: int
-    accumulators: int = 1
-    step: str = "lanes"
-    pad: bool = False
-    fold: tuple[str, ...] = ()
-
-    def __post_init__(self):
-        if self.lanes < 1 or self.accumulators < 1:
-            raise ValueError("lanes and accumulators must be >= 1")
-        if self.step not in _STEPS:
-            raise ValueError(f"step must be one of {sorted(_STEPS)}, not {checks.shown(self.step)}")
-        for op in self.fold:
-            if op not in _OPS:
-                raise ValueError(
-                    f"unknown fold operation {checks.shown(op)}; known: {sorted(_OPS)}"
-                )
-
-
-@dataclass(frozen=True)
-class SimdOrder:
-    """A SIMD-accumulator summation order (see the module docstring for each parameter)."""
-
-    stages: tuple[Stage, ...] = ()
-    reduce: tuple[str, ...] = ()
-    fma: bool = False
-    init: float = 0.0
-    body: int = 0
-    tail: str = "onto"
-    tail_double: bool = False
-    tail_fma: bool = False
-    chunk: int = 0
-    block: int = 0
-    threads: int = 1
-    thread_min: int = 0
-    thread_double: bool = False
-    single_term: bool = False
-
-    def __post_init__(self):
-        for op in self.reduce:
-            if op not in _OPS:
-                raise ValueError(
-                    f"unknown reduce operation {checks.shown(op)}; known: {sorted(_OPS)}"
-                )
-        if self.tail not in _TAILS:
-            raise ValueError(f"tail must be 'onto' or 'apart', not {checks.shown(self.tail)}")
-        if self.init != 0.0:
-            raise ValueError("init must be 0.0 or -0.0")
-        if self.chunk < 0 or self.block < 0 or self.body < 0 or self.threads < 1:
-            raise ValueError("chunk, block, body >= 0 and threads >= 1")
-        if self.chunk and self.block:
-            raise ValueError("chunk and block cannot both be set")
-        self._check_shapes()
-
-    def _check_shapes(self):
-        """Every fold/reduce must leave the shape the next stage (or one value) needs."""
-        a, w = _initial_shape(self.stages[0]) if self.stages else (1, 1)
-        for i, st in enumerate(self.stages):
-            if i:
-                a, w = _apply_shape(st.fold, a, w, st.lanes, f"stage {i} fold")
-            elif st.fold:
-                raise ValueError("the first stage has no fold (it starts from init)")
-            want = _initial_shape(st)  # nested/tree keep a single accumulator vector
-            if (a, w) != want:
-                raise ValueError(
-                    f"stage {i} needs {want[0]} x {want[1]} lanes, the fold leaves {a} x {w}"
-                )
-        a, w = _apply_shape(self.reduce, a, w, 1, "reduce")
-        if (a, w) != (1, 1):
-            raise ValueError(f"reduce leaves {a} x {w} values, not one")
-
-    def replace(self, **params) -> SimdOrder:
-        return dataclasses.replace(self, **params)
-
-
-def _initial_shape(st: Stage):
-    if st.step != "lanes" and st.accumulators > 1:
-        return 1, st.lanes
-    return st.accumulators, st.lanes
-
-
-def _apply_shape(ops, a, w, next_lanes, where):
-    for op in ops:
-        if op in ("half", "hadd"):
-            if w % 2:
-                raise ValueError(f"{where}: {op} on an odd width {w}")
-            w //= 2
-        elif op in ("pairs", "seq"):
-            a = 1
-        elif op == "seed":
-            if (a, w) != (1, 1):
-                raise ValueError(f"{where}: seed needs one value, has {a} x {w}")
-            w = next_lanes
-    return a, w
+__all__ = ["SimdOrder", "Stage", "simd_sum"]
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -431,43 +272,23 @@ def _encode(order: SimdOrder):
     rows = []
     for st in order.stages:
         lo = len(ops)
-        ops += [_OPS[o] for o in st.fold]
-        rows.append([st.lanes, st.accumulators, _STEPS[st.step], int(st.pad), lo, len(ops)])
+        ops += [FOLD_CODES[o] for o in st.fold]
+        rows.append([st.lanes, st.accumulators, STEP_CODES[st.step], int(st.pad), lo, len(ops)])
     lo = len(ops)
-    ops += [_OPS[o] for o in order.reduce]
+    ops += [FOLD_CODES[o] for o in order.reduce]
     stages = np.array(rows, dtype=np.int64).reshape(len(rows), 6)
     red = np.array([lo, len(ops), order.body], np.int64)
     return stages, np.array(ops + [0], dtype=np.int64), red
 
 
-@dataclass(frozen=True)
-class LibraryOrder:
-    """A named instance: per-dtype orders plus where and how it was verified."""
-
-    name: str
-    orders: dict = field(repr=False)  # dtype name -> SimdOrder
-    library: str
-    call: str
-    condition: str
-    verified: str
-    description: str
-    needs_y: bool = False
-
-    def order(self, dtype) -> SimdOrder:
-        key = np.dtype(dtype).name
-        if key not in self.orders:
-            raise ValueError(f"{self.name} is defined for {sorted(self.orders)}, not {key}")
-        return self.orders[key]
-
-
-def simd_sum(x, y=None, *, preset: str | SimdOrder | None = None, **params):
+def simd_sum(x, y=None, *, preset: SimdOrder | None = None, **params):
     """Sum ``x`` (or the dot product of ``x`` and ``y``) in a SIMD-accumulator order.
 
-    ``preset``: a name from :func:`library_orders` (its order for ``x.dtype``) or a
-    :class:`SimdOrder`; ``params`` override its fields (``threads=2``) or, without a preset,
-    define the order (``stages=(Stage(8, 4),), reduce=("pairs", "half", ...)``). ``x`` and
-    ``y`` are 1-D float32 or float64 arrays of one dtype; the result is a NumPy scalar of
-    that dtype.
+    ``preset``: a :class:`SimdOrder` (a library loop's, by its name:
+    ``library_orders.simd_sum``); ``params`` override its fields (``threads=2``) or, without a
+    preset, define the order (``stages=(Stage(8, 4),), reduce=("pairs", "half", ...)``).
+    ``x`` and ``y`` are 1-D float32 or float64 arrays of one dtype; the result is a NumPy
+    scalar of that dtype.
     """
     x = np.ascontiguousarray(x)
     if x.ndim != 1 or x.dtype not in (np.float32, np.float64):
@@ -476,14 +297,15 @@ def simd_sum(x, y=None, *, preset: str | SimdOrder | None = None, **params):
         y = np.ascontiguousarray(y)
         if y.shape != x.shape or y.dtype != x.dtype:
             raise ValueError("y must have x's shape and dtype")
-    if isinstance(preset, str):
-        order = library_order(preset).order(x.dtype)
-    elif isinstance(preset, SimdOrder):
+    if isinstance(preset, SimdOrder):
         order = preset
     elif preset is None:
         order = SimdOrder()
     else:
-        raise TypeError("preset must be a name, a SimdOrder or None")
+        raise TypeError(
+            "preset must be a SimdOrder or None (a library loop by its name: "
+            "fpexplore.orders.library_orders.simd_sum)"
+        )
     if params:
         order = order.replace(**params)
     z = x.dtype.type(0.0)
@@ -503,7 +325,7 @@ def simd_sum(x, y=None, *, preset: str | SimdOrder | None = None, **params):
         ops,
         red,
         order.fma,
-        _TAILS[order.tail],
+        TAIL_CODES[order.tail],
         order.tail_double,
         order.tail_fma,
         order.chunk,
@@ -513,274 +335,3 @@ def simd_sum(x, y=None, *, preset: str | SimdOrder | None = None, **params):
         order.thread_double,
     )
     return x.dtype.type(r)
-
-
-# ----------------------------------------------------------------------------- presets
-
-_HALF4 = ("half", "half", "half", "half")
-
-
-def _openblas_sdot(lanes_stages, fma, reduce):
-    """x86_64 sdot.c: the kernel over n & -32, the rest as float products summed in a
-    double from 0.0, then + the kernel's float result, rounded to float."""
-    return SimdOrder(
-        stages=lanes_stages,
-        reduce=reduce,
-        fma=fma,
-        body=32,
-        tail="apart",
-        tail_double=True,
-        single_term=True,
-    )
-
-
-def _openblas_ddot(lanes_stages, reduce, fma, tail_fma):
-    """x86_64 ddot.c: the kernel over n & -16, the rest added onto its result (double; the
-    compiler contracts that loop into FMAs for SkylakeX, not for Haswell); with more than
-    one thread and n > 10000, parts of ceil(rest / threads left) added onto 0.0."""
-    return SimdOrder(
-        stages=lanes_stages,
-        reduce=reduce,
-        fma=fma,
-        body=16,
-        tail="onto",
-        tail_fma=tail_fma,
-        threads=1,
-        thread_min=10000,
-        single_term=True,
-    )
-
-
-def _llvm(main_lanes, epi_lanes):
-    """LLVM's loop vectoriser on `s += x[i]` with fast-math (reassoc): main loop of 4
-    interleaved vectors, (v0+v1)+(v2+v3), lanes by halving; a vector epilogue seeded with
-    that result in lane 0 (other lanes +0.0), lanes by halving; then scalars onto it."""
-    halves = []
-    w = main_lanes
-    while w > 1:
-        halves.append("half")
-        w //= 2
-    ehalves = []
-    w = epi_lanes
-    while w > 1:
-        ehalves.append("half")
-        w //= 2
-    return SimdOrder(
-        stages=(
-            Stage(main_lanes, 4),
-            Stage(epi_lanes, 1, fold=("pairs", *halves, "seed")),
-        ),
-        reduce=tuple(ehalves),
-    )
-
-
-def _einsum(lanes, step):
-    hs = ("hadd", "hadd") if lanes == 4 else ("hadd",)
-    return SimdOrder(
-        stages=(Stage(lanes, 4, step=step), Stage(lanes, 1, pad=True)), reduce=hs, chunk=8192
-    )
-
-
-_OB = "OpenBLAS 0.3.31 (NumPy 2.4.6 wheel, scipy-openblas DYNAMIC_ARCH)"
-_ZEN4 = "AMD EPYC Zen 4 (AVX-512), 2 cores, Python 3.11, Linux"
-
-LIBRARY_ORDERS: dict[str, LibraryOrder] = {}
-
-
-def _add(name, orders, library, call, condition, verified, description, needs_y=False):
-    LIBRARY_ORDERS[name] = LibraryOrder(
-        name, orders, library, call, condition, verified, description, needs_y
-    )
-
-
-_add(
-    "openblas-sdot(haswell)",
-    {"float32": _openblas_sdot((Stage(8, 4),), True, ("half", "pairs", "hadd", "hadd"))},
-    _OB,
-    "np.dot / np.matmul of 1-D float32, OPENBLAS_CORETYPE=Haswell (also Zen)",
-    "kernel Haswell (threadpoolctl architecture 'Haswell'); 1 or 2 threads",
-    "648/648 recorded np.dot float32 cases (1 and 2 threads) on " + _ZEN4,
-    "4 ymm FMA accumulators (32 lanes) over n & -32; each hi128+lo128, (r0+r1)+(r2+r3), "
-    "2x hadd; tail products in double from 0, + kernel, -> float",
-    needs_y=True,
-)
-_add(
-    "openblas-sdot(skylakex)",
-    {
-        "float32": _openblas_sdot(
-            (Stage(16, 4), Stage(8, 4, fold=("half",))), True, ("seq", "half", "hadd", "hadd")
-        )
-    },
-    _OB,
-    "np.dot / np.matmul of 1-D float32, OPENBLAS_CORETYPE=SkylakeX (default on AVX-512)",
-    "kernel SkylakeX (also Cooperlake, SapphireRapids); 1 or 2 threads",
-    "648/648 recorded np.dot float32 cases (1 and 2 threads) on " + _ZEN4,
-    "4 zmm FMA accumulators (64 lanes) over n & -64, each folded lo256+hi256; then 4 ymm "
-    "over one more 32-block; ((a0+a1)+a2)+a3, lo128+hi128, 2x hadd; tail as Haswell",
-    needs_y=True,
-)
-_add(
-    "openblas-sdot(sandybridge)",
-    {"float32": _openblas_sdot((Stage(8, 4),), False, ("half", "pairs", "hadd", "hadd"))},
-    _OB,
-    "np.dot of 1-D float32, OPENBLAS_CORETYPE=Sandybridge (also Bulldozer..Excavator here)",
-    "kernel Sandybridge; 1 or 2 threads",
-    "648/648 recorded np.dot float32 cases (1 and 2 threads) on " + _ZEN4,
-    "as Haswell with vmulps + vaddps (products rounded, no FMA)",
-    needs_y=True,
-)
-_add(
-    "openblas-sdot(nehalem)",
-    {"float32": _openblas_sdot((Stage(4, 4),), False, ("pairs", "hadd", "hadd"))},
-    _OB,
-    "np.dot of 1-D float32, OPENBLAS_CORETYPE=Nehalem (also Atom, Barcelona, Bobcat here)",
-    "kernel Nehalem; 1 or 2 threads",
-    "648/648 recorded np.dot float32 cases (1 and 2 threads) on " + _ZEN4,
-    "4 xmm accumulators (16 lanes) over n & -32, mulps + addps; (r0+r1)+(r2+r3), 2x haddps; "
-    "tail as Haswell",
-    needs_y=True,
-)
-_add(
-    "openblas-sdot(prescott)",
-    {
-        "float32": SimdOrder(
-            stages=(Stage(4, 4), Stage(4, 1, fold=("pairs",))),
-            reduce=("hadd", "hadd"),
-            single_term=True,
-        )
-    },
-    _OB,
-    "np.dot of 1-D float32, OPENBLAS_CORETYPE=Prescott (also Core2, Katmai...: reported 'Katmai')",
-    "generic kernel/generic/dot.c with SSE universal intrinsics; 1 or 2 threads",
-    "648/648 recorded np.dot float32 cases (1 and 2 threads) on " + _ZEN4,
-    "4 xmm accumulators (mul + add) over n & -16, (v0+v1)+(v2+v3); one xmm over the rest "
-    "& -4; 2x hadd; scalar float tail onto it",
-    needs_y=True,
-)
-_add(
-    "openblas-ddot(haswell)",
-    {"float64": _openblas_ddot((Stage(4, 4),), ("half", "pairs", "hadd"), True, False)},
-    _OB,
-    "np.dot of 1-D float64, OPENBLAS_CORETYPE=Haswell; pass threads=2 for 2 threads",
-    "kernel Haswell",
-    "648/648 recorded np.dot float64 cases (threads=1 and 2) on " + _ZEN4,
-    "4 ymm FMA accumulators (16 lanes) over n & -16; hi+lo, (r0+r1)+(r2+r3), hadd; tail "
-    "(mul, add) onto it; 2 threads: halves ceil(n/2) for n > 10000, added onto 0.0",
-    needs_y=True,
-)
-_add(
-    "openblas-ddot(sandybridge)",
-    {"float64": _openblas_ddot((Stage(4, 4),), ("half", "pairs", "hadd"), False, False)},
-    _OB,
-    "np.dot of 1-D float64, OPENBLAS_CORETYPE=Sandybridge; pass threads=2 for 2 threads",
-    "kernel Sandybridge",
-    "648/648 recorded np.dot float64 cases (threads=1 and 2) on " + _ZEN4,
-    "as Haswell with vmulpd + vaddpd (no FMA)",
-    needs_y=True,
-)
-_add(
-    "openblas-ddot(nehalem)",
-    {"float64": _openblas_ddot((Stage(2, 4),), ("pairs", "hadd"), False, False)},
-    _OB,
-    "np.dot of 1-D float64, OPENBLAS_CORETYPE=Nehalem; pass threads=2 for 2 threads",
-    "kernel Nehalem",
-    "648/648 recorded np.dot float64 cases (threads=1 and 2) on " + _ZEN4,
-    "4 xmm accumulators (8 lanes, mulpd + addpd) over n & -16; (r0+r1)+(r2+r3), haddpd; "
-    "tail onto it; threads as Haswell",
-    needs_y=True,
-)
-_add(
-    "openblas-ddot(skylakex)",
-    {
-        "float64": _openblas_ddot(
-            (Stage(8, 4), Stage(4, 4, fold=("half",))), ("seq", "half", "hadd"), True, True
-        )
-    },
-    _OB,
-    "np.dot of 1-D float64, OPENBLAS_CORETYPE=SkylakeX; pass threads=2 for 2 threads",
-    "kernel SkylakeX",
-    "648/648 recorded np.dot float64 cases (threads=1 and 2) on " + _ZEN4,
-    "4 zmm FMA accumulators (32 lanes) over n & -32, folded lo+hi; 4 ymm over one more "
-    "16-block; ((a0+a1)+a2)+a3, lo+hi, hadd; tail fma onto it; threads as Haswell",
-    needs_y=True,
-)
-_add(
-    "numpy-einsum-dot",
-    {"float32": _einsum(4, "nested"), "float64": _einsum(2, "nested")},
-    "NumPy 2.4.6 (einsum_sumprod.c.src at the X86_V2 baseline: SSE, no FMA)",
-    "np.einsum('i,i->', x, y)",
-    "any x86-64 NumPy 2.x wheel (the einsum loops are not CPU-dispatched)",
-    "648/648 recorded cases (324 float32, 324 float64) on " + _ZEN4,
-    "8192-element buffer chunks added onto 0; per chunk: 4 xmm per iteration, "
-    "acc = p0 + (p1 + (p2 + (p3 + acc))); zero-padded xmm remainder; 2x hadd (f64: 1)",
-    needs_y=True,
-)
-_add(
-    "numpy-einsum-sum",
-    {"float32": _einsum(4, "tree"), "float64": _einsum(2, "tree")},
-    "NumPy 2.4.6 (einsum_sumprod.c.src at the X86_V2 baseline: SSE, no FMA)",
-    "np.einsum('i->', x)",
-    "any x86-64 NumPy 2.x wheel (the einsum loops are not CPU-dispatched)",
-    "648/648 recorded cases (324 float32, 324 float64) on " + _ZEN4,
-    "8192-element chunks added onto 0; per chunk: acc += (a0+a1)+(a2+a3) on xmm; "
-    "zero-padded xmm remainder; 2x hadd (f64: 1)",
-)
-_add(
-    "polars-sum",
-    {
-        dt: SimdOrder(stages=(Stage(16, 1),), reduce=_HALF4, block=128)
-        for dt in ("float32", "float64")
-    },
-    "polars 2.1.0 (polars-compute/src/float_sum.rs)",
-    "pl.Series(x).sum() (one chunk, no nulls)",
-    "any CPU (portable 16-lane code)",
-    "648/648 recorded cases (324 float32, 324 float64) on " + _ZEN4,
-    "first n % 128 sequential; pairwise over 128-blocks split at (blocks//2)*128; block = "
-    "16 lanes x 8 rows from +0, halved 16->8->4->2->1; main + head",
-)
-_add(
-    "llvm-fastmath(avx512)",
-    {"float32": _llvm(16, 8), "float64": _llvm(8, 4)},
-    "numba 0.68.1 / llvmlite 0.50 (LLVM 22)",
-    "@njit(fastmath=True) loop `s += x[i]` from 0",
-    "host CPU znver4 (AVX-512)",
-    "648/648 recorded cases (324 float32, 324 float64) on " + _ZEN4,
-    "zmm x 4 interleaved (f32: 64 per iteration), (v0+v1)+(v2+v3), halving; ymm epilogue "
-    "seeded in lane 0, halving; scalars",
-)
-_add(
-    "llvm-fastmath(avx2)",
-    {"float32": _llvm(8, 4), "float64": _llvm(4, 4)},
-    "numba 0.68.1 / llvmlite 0.50 (LLVM 22)",
-    "@njit(fastmath=True) loop `s += x[i]` from 0",
-    "NUMBA_CPU_NAME=haswell with AVX-512 disabled (any AVX2 target)",
-    "648/648 recorded cases (324 float32, 324 float64) on " + _ZEN4,
-    "ymm x 4 interleaved (f32: 32 per iteration), (v0+v1)+(v2+v3), halving; 4-lane epilogue "
-    "seeded in lane 0, halving; scalars",
-)
-
-
-_add(
-    "numba-prange",
-    {dt: SimdOrder(threads=2) for dt in ("float32", "float64")},
-    "numba 0.68.1 (parfor reduction, workqueue/omp layer)",
-    "@njit(parallel=True) loop `s += x[i]` over prange, NUMBA_NUM_THREADS=2",
-    "any CPU; threads = numba.get_num_threads()",
-    "648/648 recorded cases with 2 threads (324 float32, 324 float64) on " + _ZEN4,
-    "thread t sums its ceil(rest / threads left) consecutive terms sequentially from +0; "
-    "the partial sums added in order onto +0",
-)
-
-
-def library_order(name: str) -> LibraryOrder:
-    try:
-        return LIBRARY_ORDERS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown SIMD order {checks.shown(name)}; known: {sorted(LIBRARY_ORDERS)}"
-        ) from None
-
-
-def library_orders() -> list[str]:
-    """The names of the library presets (see LIBRARY_ORDERS for their details)."""
-    return list(LIBRARY_ORDERS)
