@@ -33,6 +33,7 @@ The pure NumPy paths stay as the fallback (``NUMPY_ONLY``, environment ``FPX_EXA
 from __future__ import annotations
 
 import os
+import threading
 from fractions import Fraction
 
 import numpy as np
@@ -481,17 +482,33 @@ def threads_for(n: int) -> int:
 
 
 _POOL: tuple = (None, None)  # (the process id that made it, the pool)
+_POOL_LOCK = threading.Lock()
 
 
 def _pool():
     """The threads of the parts, made on first use and again in a forked child (a fork copies
     the pool but not its threads)."""
     global _POOL
-    if _POOL[0] != os.getpid():
-        from concurrent.futures import ThreadPoolExecutor
+    with _POOL_LOCK:
+        if _POOL[0] != os.getpid():
+            from concurrent.futures import ThreadPoolExecutor
 
-        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=8, thread_name_prefix="fpx-exact"))
-    return _POOL[1]
+            pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="fpx-exact")
+            _POOL = (os.getpid(), pool)
+        return _POOL[1]
+
+
+def _on_threads(run, jobs: list) -> list:
+    """``run(job)`` of every job, the first on this thread and the others meanwhile on the
+    pool's; all on this thread where no thread can start any more (at interpreter exit,
+    where Python has shut its thread pools down)."""
+    if len(jobs) == 1:
+        return [run(jobs[0])]
+    try:
+        rest = _pool().map(run, jobs[1:])
+    except RuntimeError:  # "cannot schedule new futures after (interpreter) shutdown"
+        return [run(job) for job in jobs]
+    return [run(jobs[0]), *rest]
 
 
 def _combine_parts(arrays: list, part, info: FormatInfo):
@@ -502,9 +519,7 @@ def _combine_parts(arrays: list, part, info: FormatInfo):
     pieces = max(threads_for(n), -(-n // _CHUNK))
     cuts = [n * i // pieces for i in range(pieces + 1)]
     jobs = [[v[lo:hi] for v in arrays] for lo, hi in zip(cuts, cuts[1:])]
-    # the other parts on the pool's threads, the first on this one meanwhile
-    rest = _pool().map(lambda vs: part(*vs, info), jobs[1:]) if len(jobs) > 1 else []
-    results = [part(*jobs[0], info), *rest]
+    results = _on_threads(lambda vs: part(*vs, info), jobs)
     if any(special for _, special in results):
         return None
     return _combine([t for terms, _ in results for t in terms])

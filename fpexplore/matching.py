@@ -248,7 +248,8 @@ class Known:
             arrays = tuple(np.asarray(as_format(a, rounding)).astype(np.float64) for a in arrays)
         else:
             arrays = tuple(a.astype(np.float64) for a in arrays)
-        terms = arrays[0] * arrays[1] if self.op == "dot" else arrays[0]
+        with np.errstate(all="ignore"):  # (inf * 0 is NaN: no prediction, no warning)
+            terms = arrays[0] * arrays[1] if self.op == "dot" else arrays[0]
         n = terms.size
         if n * 2.0**-53 > 1e-3 or not np.all(np.isfinite(terms)):
             return None, None, n

@@ -571,3 +571,20 @@ def test_threaded_parts_in_a_forked_child(monkeypatch):
     with multiprocessing.get_context("fork").Pool(1) as pool:
         got = pool.apply_async(fpx.exact_sum, (x,)).get(timeout=60)
     assert same(got, want)
+
+
+def test_threaded_parts_at_interpreter_exit():
+    """At exit Python shuts its thread pools down before the atexit handlers run: a large sum
+    called there runs its parts on the calling thread instead of failing."""
+    code = (
+        "import atexit, numpy as np, fpexplore as fpx\n"
+        "x = np.random.default_rng(0).standard_normal(1 << 19)\n"
+        "y = np.random.default_rng(1).standard_normal(1 << 19)\n"
+        "want = (fpx.exact_sum(x), fpx.exact_dot(x, y))\n"
+        "atexit.register(lambda: print((fpx.exact_sum(x), fpx.exact_dot(x, y)) == want))\n"
+    )
+    env = dict(os.environ, FPX_EXACT_THREADS="2")
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr[-2000:]

@@ -186,3 +186,16 @@ def test_results_known_without_running_are_the_results(op, fmt):
             want = matching.run(op, cfg, arrays, known)
             assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (n, cfg, cfg.cast)
     assert known_count >= 40, known_count
+
+
+def test_no_warning_where_a_cast_makes_inf_times_zero():
+    """A float16 cast turns 3.4e38 into inf and 1e-45 into 0: the products hold inf * 0,
+    which rules out a prediction (NaN) silently; explain warns about nothing."""
+    import warnings
+
+    a = np.float32([3.4e38, 1, 1e-45])
+    b = np.float32([1, 1, 2.0**100])
+    results = {"x": np.float16(np.inf), "y": fpx.dot(a, b, "sequential")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fpx.explain("dot", {"a": a, "b": b}, results)
