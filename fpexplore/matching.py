@@ -253,7 +253,7 @@ class Known:
         n = terms.size
         if n * 2.0**-53 > 1e-3 or not np.all(np.isfinite(terms)):
             return None, None, n
-        values = terms.tolist()
+        values = terms.ravel().tolist()
         return math.fsum(values), math.fsum(map(abs, values)), n
 
 
