@@ -11,6 +11,7 @@ import pytest
 
 import fpexplore as fpx
 from fpexplore.backends import libraries
+from fpexplore.libspec import LIBRARIES
 
 HAS = {name: importlib.util.find_spec(name) is not None for name in libraries.NAMES}
 
@@ -20,7 +21,7 @@ def test_status_names_the_package_to_install():
         ok, why = libraries.status(name)
         assert ok == HAS[name]
         if not ok:
-            assert why == f"{name} is not installed (pip install {name})"
+            assert why == f"{name} is not installed ({LIBRARIES[name].install})"  # one text
     with pytest.raises(ValueError, match="valid: torch, jax, polars"):
         libraries.status("tensorflow")
 
@@ -32,9 +33,8 @@ def test_a_missing_library_is_a_message_not_an_error():
     c = fpx.compare("sum", n=1000, backends=("numpy", *missing))
     assert list(c.table["backend"]) == ["numpy"]
     for name in missing:
-        assert f"{name} backend unavailable: {name} is not installed (pip install {name})" in (
-            c.messages
-        )
+        why = f"{name} is not installed ({LIBRARIES[name].install})"
+        assert f"{name} backend unavailable: {why}" in c.messages
 
 
 def test_every_row_names_its_machine_and_library():

@@ -42,13 +42,13 @@ def status(name: str) -> tuple[bool, str]:
     """(available, version or why not) for one library backend; imports nothing."""
     if name not in NAMES:
         raise ValueError(f"unknown library backend {checks.shown(name)}; valid: {', '.join(NAMES)}")
-    package = LIBRARIES[name].package
-    if importlib.util.find_spec(package) is None:
-        return False, f"{name} is not installed (pip install {package})"
+    spec = LIBRARIES[name]
+    if importlib.util.find_spec(spec.package) is None:
+        return False, f"{name} is not installed ({spec.install})"
     from importlib import metadata
 
     try:
-        version = metadata.version(package)
+        version = metadata.version(spec.package)
     except metadata.PackageNotFoundError:  # pragma: no cover - importable without metadata
         version = "unknown version"
     return True, f"{name} {version} on this CPU"
