@@ -467,7 +467,8 @@ THREAD_MIN = 1 << 17
 
 def threads_for(n: int) -> int:
     """How many threads the compiled exact sums of ``n`` elements use: the CPUs this process
-    may run on (at most 8), fewer where a part would be under :data:`THREAD_MIN` elements;
+    may run on (its affinity and its control group's CPU quota, :func:`cpu_quota`; at most
+    8), fewer where a part would be under :data:`THREAD_MIN` elements;
     the environment variable ``FPX_EXACT_THREADS`` sets the most (1: one thread). The parts'
     bins are combined exactly, so the result never depends on it."""
     text = os.environ.get("FPX_EXACT_THREADS", "").strip()
@@ -477,8 +478,32 @@ def threads_for(n: int) -> int:
         most = int(text)
     else:
         cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-        most = min(8, len(cpus) if cpus else (os.cpu_count() or 1))
+        most = min(8, len(cpus) if cpus else (os.cpu_count() or 1), cpu_quota() or 8)
     return max(1, min(most, n // THREAD_MIN))
+
+
+def cpu_quota(root: str = "/sys/fs/cgroup") -> int | None:
+    """The CPUs this process's control group may use (its CFS quota over its period, rounded
+    up), or None without a limit. A container (Binder, CI) often sees all the host's CPUs
+    but may use one or two: more threads than that would only wait for each other. Reads
+    cgroup v2's ``cpu.max`` or v1's ``cpu/cpu.cfs_quota_us`` and ``cpu.cfs_period_us``."""
+
+    def read(*parts) -> str:
+        with open(os.path.join(root, *parts), encoding="ascii") as f:
+            return f.read().strip()
+
+    try:
+        quota, period = read("cpu.max").split()[:2]
+    except (OSError, ValueError):
+        try:
+            quota, period = read("cpu", "cpu.cfs_quota_us"), read("cpu", "cpu.cfs_period_us")
+        except OSError:
+            return None
+    try:
+        q, p = int(quota), int(period)  # "max" (v2) or -1 (v1): no limit
+    except ValueError:
+        return None
+    return -(-q // p) if q > 0 and p > 0 else None
 
 
 _POOL: tuple = (None, None)  # (the process id that made it, the pool)

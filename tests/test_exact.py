@@ -588,3 +588,23 @@ def test_threaded_parts_at_interpreter_exit():
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
     )
     assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr[-2000:]
+
+
+def test_cpu_quota_of_the_control_group(tmp_path, monkeypatch):
+    """cgroup v2 (cpu.max) and v1 (cfs quota and period) limits, rounded up; none where
+    unlimited or unreadable; threads_for never exceeds it."""
+    v2 = tmp_path / "v2"
+    v2.mkdir()
+    for text, want in (("150000 100000\n", 2), ("100000 100000\n", 1), ("max 100000\n", None)):
+        (v2 / "cpu.max").write_text(text)
+        assert exact.cpu_quota(str(v2)) == want, text
+    v1 = tmp_path / "v1"
+    (v1 / "cpu").mkdir(parents=True)
+    (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    for quota, want in (("250000", 3), ("-1", None)):
+        (v1 / "cpu" / "cpu.cfs_quota_us").write_text(quota + "\n")
+        assert exact.cpu_quota(str(v1)) == want, quota
+    assert exact.cpu_quota(str(tmp_path / "none")) is None
+    monkeypatch.delenv("FPX_EXACT_THREADS", raising=False)
+    monkeypatch.setattr(exact, "cpu_quota", lambda: 1)
+    assert exact.threads_for(100 * exact.THREAD_MIN) == 1
