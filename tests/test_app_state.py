@@ -94,6 +94,11 @@ def test_presets():
     assert q.want_picks == (("sequential", "emulated"), ("sequential+fma", "emulated"))
     settled = S.settle_picks(q, [("np.matmul", "numpy"), *q.want_picks])
     assert (settled.pick_a, settled.pick_b, settled.want_picks) == (*q.want_picks, ())
+    # the user's own pick replaces a preset's pair that is still waiting for its results
+    mine = S.pick(q, a=("np.matmul", "numpy"))
+    assert mine.want_picks == ()
+    settled = S.settle_picks(mine, [("np.matmul", "numpy"), *q.want_picks])
+    assert settled.pick_a == ("np.matmul", "numpy")
     with pytest.raises(ValueError, match="unknown preset 'x'; presets: FMA vs"):
         S.apply_preset(s, "x")
 
@@ -119,8 +124,12 @@ def test_your_arrays_set_the_source_inputs_and_format():
     assert t.inputs == (("x", ""),) and t.format == "float64"
     gone = S.list_names(s, {"x": "float64"})  # gpu no longer offered
     assert gone.observed == ()
+    with pytest.raises(ValueError, match="your arrays are float64, and the format is theirs"):
+        S.set_format(s, "float32", formats)
+    assert S.set_format(s, "float64", formats).format == "float64"
     back = S.set_source(s, "generated", formats)
     assert S.compare_arguments(back)["distribution"] == "uniform"
+    assert S.set_format(back, "float32", formats).format == "float32"  # generated: any
     with pytest.raises(ValueError, match="valid: generated, arrays"):
         S.set_source(s, "files", formats)
 

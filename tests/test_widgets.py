@@ -642,6 +642,10 @@ def test_your_arrays_by_name_with_an_observed_result_and_its_explanation():
     said = [w.value for w in displayed(app) if isinstance(w, W.HTML) and "fpx-explain" in w.value]
     assert said == [app.explained.value] and expl.verdict.split(".")[0] in said[0]
     assert "fpx.explain('sum', inputs, {'gpu': gpu" in app.snippet.value
+    # the format is your arrays': another one is refused and the control goes back
+    app.format.value = "float64"
+    assert "your arrays are float32, and the format is theirs" in app.message.value
+    assert app.format.value == "float32" and app.state.format == "float32"
     # wrong dtype, wrong shapes: which input, which variable
     pick.value = "counts"
     assert "x = counts is int64" in app.message.value and app.comparison is None

@@ -242,9 +242,14 @@ def _reset_for_op(state: State, op: str, formats: dict) -> State:
     return list_names(state, formats, follow=False)
 
 
-def set_format(state: State, fmt) -> State:
-    """A new format: the variants offered with it, the selection kept where still offered."""
+def set_format(state: State, fmt, formats: dict | None = None) -> State:
+    """A new format: the variants offered with it, the selection kept where still offered.
+    With your arrays (``formats``: their formats by name) the format is theirs: another one
+    is a ValueError saying so."""
     checks.choice("format", fmt, FORMATS)
+    theirs = _data_format(state, formats or {})
+    if theirs is not None and fmt != theirs:
+        raise ValueError(f"format {fmt}: your arrays are {theirs}, and the format is theirs")
     return with_variants(replace(state, format=fmt), None)
 
 
@@ -329,20 +334,27 @@ def set_observed(state: State, names) -> State:
 def follow_data_format(state: State, formats: dict) -> State:
     """With your arrays the format is theirs (the first chosen input's that has one), and the
     variants offered are those of that format."""
-    if state.source != "arrays":
-        return state
-    fmt = next((formats.get(v) for _, v in state.inputs if formats.get(v)), None)
+    fmt = _data_format(state, formats)
     if fmt is None or fmt == state.format:
         return state
     return with_variants(replace(state, format=fmt), None)
 
 
+def _data_format(state: State, formats: dict) -> str | None:
+    """With your arrays, their format (the first chosen input's that has one); else None."""
+    if state.source != "arrays":
+        return None
+    return next((formats.get(v) for _, v in state.inputs if formats.get(v)), None)
+
+
 def pick(state: State, a=None, b=None) -> State:
-    """Results A and B by key ((variant, backend); an observed one (name, "observed"))."""
+    """Results A and B by key ((variant, backend); an observed one (name, "observed")). The
+    user's pick replaces a preset's pair still waiting for its results."""
     return replace(
         state,
         pick_a=a if a is not None else state.pick_a,
         pick_b=b if b is not None else state.pick_b,
+        want_picks=(),
     )
 
 

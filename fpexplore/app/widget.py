@@ -133,7 +133,7 @@ class Explorer(Running, Showing, W.VBox):
             )
 
         on(c.op, lambda s, v: set_op(s, v, self._formats()))
-        on(c.format, set_format)
+        on(c.format, lambda s, v: set_format(s, v, self._formats()))
         for name in CONTROLS:
             on(getattr(c, name), lambda s, v, name=name: set_control(s, **{name: v}))
         on(c.variants, select_variants)
