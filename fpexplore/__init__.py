@@ -20,15 +20,20 @@ them.
 - ``warmup``       python -m fpexplore.warmup: compile and cache every kernel before first use
 - ``record``       python -m fpexplore.record: record GPU results for the replay backend
 - ``explain``      explain(op, inputs, results): why results differ, which is closer, whether
-                   it is expected; the causes ranked (order, accumulator, cast, ...)
-- ``matching``     what explain matches results against: the exact references, the
-                   configurations tried (Config), which reproduce each result (a float64
-                   accumulator's result known from the exact sum where its bound decides it)
-- ``reveal``       reveal(fn, n): the accumulation tree of any black-box function (FPRev's
-                   masks), its FMA and accumulator probes; Reveal.as_order() a spec computing it
+                   it is expected, or that the evidence cannot tell; the causes ranked
+                   (order, accumulator, cast, ...), each decided or not
+- ``detective``    which order produced a result: match_orders, explain_numpy (on inference)
 - ``budget``       difference_budget: a difference split into input rounding, accumulator,
                    order, FMA and the tensor cores, one factor switched at a time
-- ``detective``    which order produced a result: match_orders, explain_numpy, candidates
+- ``inference/``   the one engine of explain, the detective and the budget: space (the
+                   configurations tried, from the order registry; their results, references,
+                   distance, factors and prior cost in bits), evidence (which reproduce each
+                   result, grouped by what they compute on probes; the chance of a match),
+                   scoring (the causes weighed over every hypothesis; decided or not),
+                   measure (the normwise error against the exact answer, ties, bounds,
+                   results beyond rounding), probe (fn= called and probed)
+- ``reveal``       reveal(fn, n): the accumulation tree of any black-box function (FPRev's
+                   masks), its FMA and accumulator probes; Reveal.as_order() a spec computing it
 - ``reproduce``    reproducer: a standalone NumPy script that reproduces a divergence
 - ``teaching/``    the lessons' core, pure (NumPy and the modules below): fpx.exercises()
                    (exercise: the Exercise class and registry; lesson01_bits .. lesson05_gpu:

@@ -15,8 +15,8 @@ import numpy as np
 
 from . import checks
 from ._optional import require
-from .detective import evaluate
 from .formats import as_format, format_info, ulp_distance
+from .inference.space import evaluate
 from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
 

@@ -17,67 +17,24 @@ import numpy as np
 
 from . import checks
 from ._optional import require
-from .formats import as_format, coerce, format_info, refuse_masked, ulp_distance
-from .numerics import clamp_ulps
+from .formats import coerce, refuse_masked
+from .inference.space import CALLS, Config, candidates, cost, distance, evaluate
 from .ops.reductions import ARRAYS
-from .orders import dot as fdot
-from .orders import matmul as fmatmul
-from .orders import sum as fsum
 from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
 
 __all__ = ["candidates", "evaluate", "explain_numpy", "match_orders"]
 
-INPUT_ROUNDINGS = (None, "tf32", "bfloat16")
-# the tensor cores read float32 data in one of these formats (FP8: Hopper)
-HARDWARE_ROUNDINGS = ("tf32", "bfloat16", "float8_e4m3", "float8_e5m2")
-
-
-def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[VariantSpec]:
-    """Every configuration the detective tries for ``op`` on ``fmt`` inputs (the tensor cores
-    on float32 data: with each input rounding they read it in)."""
-    info = format_info(fmt)
-    accs = [None] + [f for f in ("float32", "float64") if format_info(f).precision > info.precision]
-    hardware = HARDWARE_ROUNDINGS if roundings is None else tuple(r for r in roundings if r)
-    if roundings is None:
-        roundings = INPUT_ROUNDINGS if op != "sum" and fmt in ("float32", "float64") else (None,)
-    out = []
-    for order, spec in ORDERS_BY_OP[op].items():
-        if fmt not in spec.formats + spec.rounded_formats:
-            continue  # a library loop for other formats
-        fixed = order == "exact" or spec.library is not None  # no accumulator, no rounding
-        rs = (None,) if fixed else roundings
-        if spec.takes_rounding:  # the format it reads: the data's own, or a rounding's
-            rs = hardware if fmt in spec.rounded_formats else (None,)
-        for params in spec.grid:
-            for f in fma if (op != "sum" and spec.fma) else (False,):
-                for acc in accs if not fixed else (None,):
-                    for r in rs:
-                        out.append(VariantSpec(order, params, f, r, acc))
-    return out
-
 
 def _distance(observed, got):
-    """ulp_distance(observed, got) in the observed format; a result in a narrower format is
-    widened first (exact), one in a wider format cannot be the observation (ValueError)."""
-    obs_info, got_info = format_info(observed.dtype), format_info(np.asarray(got).dtype)
-    if got_info.name != obs_info.name:
-        if got_info.precision > obs_info.precision or got_info.emax > obs_info.emax:
-            raise ValueError(f"a {got_info.name} result is not a {obs_info.name} observation")
-        got = np.asarray(as_format(got, obs_info.name))
-    return clamp_ulps(ulp_distance(observed, got, nan="sentinel"))
-
-
-def _changed_params(op: str, cand: VariantSpec) -> int:
-    """How many of the candidate's parameters differ from the order's defaults."""
-    defaults = ORDERS_BY_OP[op][cand.name].params
-    return sum(1 for k, v in cand.params if k in defaults and defaults[k][0] != v)
-
-
-def evaluate(op: str, cand: VariantSpec, inputs: tuple):
-    """The result of ``op`` on ``inputs`` (a tuple of arrays) in the setting ``cand``."""
-    f = {"sum": fsum, "dot": fdot, "matmul": fmatmul}[op]
-    return f(*inputs, cand.name, **cand.kwargs())
+    """|ulps| from ``observed`` to ``got`` (:func:`fpexplore.inference.distance`); a result in
+    a wider format cannot be the observation (ValueError)."""
+    d = distance(observed, got)
+    if d is None:
+        raise ValueError(
+            f"a {np.asarray(got).dtype.name} result is not a {observed.dtype.name} observation"
+        )
+    return d
 
 
 def _as_observations(inputs, observed, op: str):
@@ -217,18 +174,10 @@ def _row(op: str, c: VariantSpec, us: list, info, total: int, count: int) -> dic
         "max_ulp": float(np.max(flat)),
         "mean_ulp": float(np.mean(flat)),
         "exact": bool(complete and np.all(flat == 0)),
-        "_simplicity": (c.input_rounding is not None)
-        + (c.accumulate is not None)
-        + c.fma
-        + _changed_params(op, c),
+        "_simplicity": cost(op, Config(c), info.name),
     }
 
 
-NUMPY_FUNCTIONS = {
-    "sum": ("np.sum", np.sum),
-    "dot": ("np.dot", np.dot),
-    "matmul": ("np.matmul", np.matmul),
-}
 PROBE_SIZE = 20_011
 
 
@@ -267,11 +216,11 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
                 f"the comparison is of {checks.shown(inputs.op)}, not {checks.shown(op)}"
             )
         inputs = inputs.inputs
-    if op not in NUMPY_FUNCTIONS:
+    if op not in ORDERS_BY_OP:
         raise ValueError(
-            f"explain_numpy explains {', '.join(NUMPY_FUNCTIONS)}; got {checks.shown(op)}"
+            f"explain_numpy explains {', '.join(ORDERS_BY_OP)}; got {checks.shown(op)}"
         )
-    label, func = NUMPY_FUNCTIONS[op]
+    label, func = CALLS[op]
     names = ARRAYS[op]
     missing = [k for k in names if k not in inputs]
     if missing:

@@ -1,16 +1,11 @@
 """Explain my discrepancy: ``fpx.explain(op, inputs, results)`` says why two (or more) results
-of one computation differ, which is closer to the exact answer, and whether that is expected.
+of one computation differ, which is closer to the exact answer, and whether that is expected,
+or says that the evidence cannot tell.
 
-For each result it finds the configuration that reproduces it bit for bit (the detective's
-candidates: every order with its parameters, fma, accumulators, input roundings, the tensor
-cores, and seeded atomic orders; for a result in a narrower format than the inputs, the
-inputs rounded to it first or the result rounded to it after), measures it against the
-correctly rounded exact result in its own format and against the worst-case error bound of
-that configuration (Higham's gamma bounds, :mod:`fpexplore.metrics`), and ranks the causes of
-the difference between the nearest and the farthest result: the factors in which their
-configurations differ, each with its share from the difference budget
-(:mod:`fpexplore.budget`), after overflow, nondeterminism and the cast, which decide alone.
-What each cause means and how it is found: docs/explain.md.
+The inference is :mod:`fpexplore.inference`: every configuration that reproduces each result
+bit for bit (grouped by what it computes), the causes weighed over every hypothesis, each
+result measured against the exact answer. This module turns its answer into a table, the
+ranked causes (``decided`` or not) and a verdict in words. docs/explain.md says how.
 """
 
 from __future__ import annotations
@@ -24,13 +19,16 @@ from . import checks
 from ._optional import require
 from .budget import difference_budget
 from .formats import as_format, format_info, ulp_distance
-from .matching import Config, distance, reference, reproduce, run, simplicity
-from .metrics import gamma, summarize
+from .inference import measure
+from .inference.evidence import search, with_fact
+from .inference.probe import probe
+from .inference.scoring import MARGIN, RUN_TO_RUN, score
+from .inference.space import Config, order_op, reference
+from .metrics import summarize
 from .numerics import clamp_ulps
 from .ops.registry import get as get_op
-from .orders.registry import ORDERS_BY_OP
+from .orders.products import matmul64
 from .results import diff_values
-from .spec import parse_spec
 
 __all__ = ["CAUSES", "EXPLAINED_OPS", "Explanation", "explain"]
 
@@ -49,14 +47,18 @@ CAUSES = (
 # the budget's factors, tensor cores first (switching to them brings their input rounding)
 _FACTORS = ("tensor_core", "input_rounding", "accumulate", "order", "fma")
 _NAMES = {"accumulate": "accumulator"}
+_MAX_UNDECIDED = 3  # competing causes listed when the evidence cannot tell
+_COLUMNS = ["factor", "share", "decided", "posterior", "evidence"]
 
 
 @dataclass(repr=False)
 class Explanation:
     """What :func:`explain` found: ``table`` (one row per result), ``causes`` (ranked, best
-    first), ``verdict`` (plain sentences), ``reproduced`` (label -> the reproducing
-    configurations), ``reference`` (label -> the exact result in that result's format),
-    ``plot()``; a short text and an HTML display."""
+    first, each ``decided`` or not), ``ambiguous`` (True: the evidence cannot separate the
+    undecided causes), ``verdict`` (plain sentences), ``reproduced`` (label -> the
+    configurations reproducing it bit for bit), ``reference`` (label -> the exact result in
+    that result's format), ``hypotheses`` (the competing explanations weighed),
+    ``plot()``, ``diff()``; a short text and an HTML display."""
 
     op: str
     format: str
@@ -67,6 +69,8 @@ class Explanation:
     reference: dict
     reproduced: dict = field(default_factory=dict)
     pair: tuple = ()
+    ambiguous: bool = False
+    hypotheses: object = None
 
     def plot(self, ax=None):
         """Each result's error against the exact answer, and the causes' shares (a matplotlib
@@ -87,13 +91,14 @@ class Explanation:
         lines = [f"Explanation: {self.op} of {self.format} inputs, {len(t)} results"]
         for label, r in t.iterrows():
             lines.append(
-                f"  {label}: max {r['max_abs_ulp']:g} ulps, "
+                f"  {label}: relative error {r['rel_error']:.3g}, "
                 f"{'closer, ' if r['closer'] else ''}"
                 f"{'within' if r['within_bound'] else 'outside'} its bound, "
                 f"reproduced by {r['reproduced_by']}"
             )
-        if len(self.causes):
-            lines.append(f"  cause: {self.causes.iloc[0]['factor']}")
+        for _, c in self.causes.iterrows():
+            how = "decided" if c["decided"] else f"undecided, posterior {c['posterior']:.2f}"
+            lines.append(f"  cause: {c['factor']} ({how})")
         lines.append(self.verdict)
         return "\n".join(lines)
 
@@ -114,18 +119,14 @@ def _arrays(op: str, inputs) -> tuple[tuple, str]:
     if hasattr(inputs, "inputs") and hasattr(inputs, "op"):  # a Comparison
         inputs = inputs.inputs
     given, fmt, _ = get_op(op).user_inputs(inputs, what="fpx.explain")
-    names = ("x",) if op in ("sum", "mean") else ("a", "b") if op == "dot" else ("A", "B")
-    arrays = tuple(given[k] for k in names)
-    if op == "dot" and (arrays[0].ndim != 1 or arrays[0].shape != arrays[1].shape):
-        raise ValueError(
-            f"dot takes two 1-D arrays of equal length, got {arrays[0].shape} and {arrays[1].shape}"
-        )
-    if op == "matmul" and (arrays[0].ndim != 2 or arrays[0].shape[1] != arrays[1].shape[0]):
-        raise ValueError(
-            f"matmul takes (m, k) and (k, n) arrays, got {arrays[0].shape} and {arrays[1].shape}"
-        )
-    if op in ("sum", "mean"):
-        arrays = (np.ravel(arrays[0]),)
+    arrays = tuple(np.asarray(v) for k, v in given.items() if k != "format")
+    if order_op(op) == "sum":
+        return (np.ravel(arrays[0]),), fmt
+    a, b = arrays
+    ok = a.ndim == 1 and a.shape == b.shape if op == "dot" else a.ndim == b.ndim == 2
+    if not ok or (op == "matmul" and a.shape[1] != b.shape[0]):
+        what = "two 1-D arrays of equal length" if op == "dot" else "(m, k) and (k, n) arrays"
+        raise ValueError(f"{op} takes {what}, got {a.shape} and {b.shape}")
     return arrays, fmt
 
 
@@ -141,7 +142,7 @@ def _observed(results, shape) -> dict:
                 "fpx.explain: masked arrays are not supported (the masked values "
                 "would be used); pass x.compressed() or x.filled(value)"
             )
-        arr = np.asarray(r)
+        arr = np.asarray(r)  # a Python float is a float64
         format_info(arr.dtype)  # one of FORMATS (TypeError otherwise)
         if arr.shape != shape:
             raise ValueError(
@@ -151,61 +152,442 @@ def _observed(results, shape) -> dict:
     return out
 
 
-# ----------------------------------------------------------------------------- factors
+# ----------------------------------------------------------------------------- explain
 
 
-def _acc(cfg: Config, in_fmt: str) -> str:
-    """The accumulator a configuration adds in."""
-    fmt = cfg.cast.split(":")[1] if cfg.cast and cfg.cast.startswith("before") else in_fmt
-    if cfg.spec.accumulate:
-        return cfg.spec.accumulate
-    spec = ORDERS_BY_OP["dot"].get(cfg.spec.name) or ORDERS_BY_OP["sum"][cfg.spec.name]
-    return spec.float16_accumulate if fmt == "float16" and spec.float16_accumulate else fmt
+def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
+    """Why do these results of one computation differ, which is closer, and is it expected?
+
+    Parameters
+    ----------
+    op : "sum", "dot", "matmul" or "mean"
+    inputs : the op's input arrays as :func:`fpexplore.compare`'s ``inputs=`` takes them (sum
+        and mean: an array or ``{"x": x}``; dot: ``(a, b)``; matmul: ``(A, B)``), one format
+    results : a dict label -> observed result (a scalar, or an (m, n) array for matmul), two
+        or more; each in any format (a float16 sum of float64 data, a float32 tensor-core
+        product of float16 matrices; a Python float is a float64)
+    fn : callable, optional
+        The function that produced one of the results (sum and mean: ``fn(x)``, dot:
+        ``fn(a, b)``, matmul: ``fn(A, B)``). explain checks which result ``fn(*inputs)``
+        gives, calls it twice (two results: run-to-run nondeterminism, decided), then probes
+        it on inputs of its own: its order, fused products, accumulator and input rounding
+        become facts (where nothing tried computes it, its tree is revealed:
+        :func:`fpexplore.reveal`).
+
+    Returns
+    -------
+    Explanation with ``table`` (index: the labels; ``format``, ``rel_error`` (normwise:
+    ||R - X|| / ||X||, the measure ``closer`` uses), ``closer`` (the results nearest the
+    exact answer; all of them where they tie), ``within_bound`` (inside the worst-case bound
+    of the configuration that reproduces it, else of any evaluation), ``reproduced_by``,
+    ``cast``, ``max_abs_ulp`` and ``mean_abs_ulp`` against the correctly rounded result in
+    the result's format (a matrix: the elements whose exact value does not cancel to near
+    zero; those apart in ``max_abs_ulp_cancelled``)), ``causes`` (a DataFrame, the most
+    likely first: ``factor`` from :data:`CAUSES`, ``share`` of the difference, ``decided``,
+    ``posterior``, ``evidence``; empty for bitwise identical results and for a result no
+    rounding explains), ``ambiguous``, ``verdict`` (sentences), ``plot()``, ``diff()``.
+    """
+    require("pandas", "fpx.explain")
+    checks.choice("op", op, EXPLAINED_OPS)
+    arrays, in_fmt = _arrays(op, inputs)
+    shape = (arrays[0].shape[0], arrays[1].shape[1]) if op == "matmul" else ()
+    observed = _observed(results, shape)
+    if fn is not None and not callable(fn):
+        raise TypeError(f"fn must be callable, got {checks.shown(fn)}")
+    return _Explaining(op, arrays, in_fmt, observed).explained(fn)
 
 
-def _factors(cfg: Config, in_fmt: str) -> dict:
-    tc = cfg.spec.name == "tensor-core"
-    return {
-        "tensor_core": dict(cfg.spec.params).get("arch") if tc else None,
-        "cast": cfg.cast.split(":")[0] if cfg.cast else None,
-        "order": None if tc else (cfg.spec.name, cfg.seedless()),
-        "nondeterminism": dict(cfg.spec.params).get("seed"),
-        "accumulator": None if tc else _acc(cfg, in_fmt),
-        "input_rounding": None if tc else cfg.spec.input_rounding,
-        "fma": None if tc else cfg.spec.fma,
-    }
+class _Explaining:
+    """One call of explain: the measures first, then the evidence, then the words."""
 
+    def __init__(self, op: str, arrays: tuple, in_fmt: str, observed: dict):
+        self.op, self.arrays, self.in_fmt, self.observed = op, arrays, in_fmt, observed
+        # a matmul element's error needs no correctly rounded float64 value
+        wide = op != "matmul"
+        self.exact64 = reference(op, arrays, "float64") if wide else matmul64(*arrays)
+        refs = {
+            f: reference(op, arrays, f, self.exact64 if wide else None)
+            for f in {o.dtype.name for o in observed.values()}
+        }
+        self.refs = {k: refs[o.dtype.name] for k, o in observed.items()}
+        self.devs = {k: measure.deviation(op, arrays, o, self.exact64) for k, o in observed.items()}
+        self.errors = measure.errors(self.devs, self.exact64)
+        self.closer = measure.closer(op, arrays, observed, self.devs, self.errors)
+        self.S = measure.magnitude(op, arrays)
 
-def _differing(ca: Config, cb: Config, in_fmt: str) -> list[str]:
-    fa, fb = _factors(ca, in_fmt), _factors(cb, in_fmt)
-    diff = [k for k in fa if fa[k] != fb[k]]
-    if "tensor_core" in diff:  # the tensor cores bring their own order, rounding, accumulator
-        diff = [k for k in diff if k in ("tensor_core", "cast", "nondeterminism")]
-    return diff
+    def explained(self, fn) -> Explanation:
+        labels = list(self.observed)
+        near = next(k for k in labels if k in self.closer)
+        far = max((k for k in labels if k != near), key=lambda k: self.errors[k])
+        self.pair = (near, far)
+        if _identical(self.observed):
+            return self._done({}, [], _identical_verdict(self), False)
+        evidence = search(self.op, self.arrays, self.observed, self.in_fmt)
+        probed = None
+        if fn is not None:
+            probed = probe(fn, self.op, self.arrays, self.observed, evidence, self.in_fmt)
+            if probed.configs:
+                evidence[probed.label] = with_fact(
+                    evidence[probed.label], probed.configs, self.op, self.in_fmt
+                )
+        runs = None if probed is None else probed.runs_differ
+        scores = score(self.op, evidence, self.pair, self.in_fmt, runs_differ=runs)
+        self.evidence, self.scores, self.probed = evidence, scores, probed
+        beyond = self._beyond()
+        rows = self._overflow()
+        if beyond:
+            return self._done(evidence, rows, _bug_verdict(self, beyond), False, beyond)
+        rows += self._cause_rows()
+        ambiguous = any(not r["decided"] for r in rows)
+        return self._done(evidence, rows, None, ambiguous)
 
+    # ------------------------------------------------------------------------- the table
 
-def _pair(op, ra, rb, in_fmt):
-    """The two reproducing configurations that differ in the fewest factors."""
-    la = ra[0] or [ra[1]]
-    lb = rb[0] or [rb[1]]
-    best = None
-    for ca in la[:40]:
-        for cb in lb[:40]:
-            if ca is None or cb is None:
+    def _done(self, evidence, rows, verdict, ambiguous, beyond=None) -> Explanation:
+        pd = require("pandas", "fpx.explain")
+        table = pd.DataFrame(
+            [self._row(k, evidence.get(k), beyond or {}) for k in self.observed]
+        ).set_index("result")
+        causes = pd.DataFrame(rows, columns=_COLUMNS)
+        if verdict is None:
+            verdict = _verdict(self, table, causes)
+        hyps = _hypotheses(self, pd) if evidence else pd.DataFrame()
+        reproduced = {k: [str(c) for c in ev.matched] for k, ev in evidence.items()}
+        return Explanation(
+            self.op,
+            self.in_fmt,
+            table,
+            causes,
+            verdict,
+            self.observed,
+            self.refs,
+            reproduced or {k: [] for k in self.observed},
+            self.pair,
+            ambiguous,
+            hyps,
+        )
+
+    def _chosen(self, label: str, ev):
+        """The configuration a result's row names: the one the top cause rests on, else the
+        cheapest that reproduces it (None: nothing does)."""
+        if ev is None or not ev.groups:
+            return None
+        top = self.scores.causes[0] if self.scores.causes else None
+        if top is not None and top.factors == RUN_TO_RUN:
+            seeded = [c for c in ev.matched if c.seeded]
+            return seeded[0] if seeded else ev.best
+        if top is not None and top.exact and label in self.pair:
+            cfg = top.a if label == self.pair[0] else top.b
+            return cfg if cfg is not None else ev.best
+        return ev.best
+
+    def _row(self, label: str, ev, beyond: dict) -> dict:
+        obs, ref = self.observed[label], self.refs[label]
+        cfg = self._chosen(label, ev)
+        if cfg is not None:
+            b = measure.bound(self.op, self.arrays, cfg, obs.dtype.name, ref, self.S)
+            within = bool(np.all(np.abs(self.devs[label]) <= b))
+        else:
+            within = label not in beyond and not self._blown(label).any()
+        cancelled = np.abs(np.asarray(self.exact64, np.float64)) < measure.CANCELLED * self.S
+        keep = ~cancelled if obs.ndim else np.ones((), bool)
+        s = summarize(obs[keep] if obs.ndim else obs, ref[keep] if obs.ndim else ref)
+        apart = summarize(obs[cancelled], ref[cancelled]) if obs.ndim and cancelled.any() else None
+        return {
+            "result": label,
+            "format": obs.dtype.name,
+            "rel_error": self.errors[label],
+            "closer": label in self.closer,
+            "within_bound": within,
+            "reproduced_by": str(cfg) if cfg is not None else None,
+            "cast": cfg.where if cfg is not None else None,
+            "max_abs_ulp": s["max_abs_ulp"] if s["n"] else 0.0,
+            "mean_abs_ulp": s["mean_abs_ulp"] if s["n"] else 0.0,
+            "max_abs_ulp_cancelled": apart["max_abs_ulp"] if apart else float("nan"),
+        }
+
+    # ------------------------------------------------------------------------- causes
+
+    def _blown(self, label: str) -> np.ndarray:
+        """The elements of a result that are inf or NaN where the exact result is finite."""
+        ref_finite = np.isfinite(np.asarray(self.refs[label], dtype=np.float64))
+        with np.errstate(all="ignore"):
+            return ~np.isfinite(self.observed[label].astype(np.float64)) & ref_finite
+
+    def _overflow(self) -> list:
+        """An overflow row: a result infinite (or NaN) where the exact result is finite."""
+        blown = {k: self._blown(k) for k in self.observed}
+        over = [k for k, v in blown.items() if np.any(v)]
+        if not over:
+            return []
+        near, far = self.pair
+        differ = max(int(np.sum(_ne(self.observed[near], self.observed[far]))), 1)
+        k = over[0]
+        ev = self.evidence.get(k)
+        acc = None
+        if ev is not None and ev.groups:
+            acc = ev.best.spec.accumulate or self.in_fmt
+        info = format_info(acc or self.observed[k].dtype.name)
+        cnt = int(np.sum(blown[k]))
+        what = "NaN" if np.isnan(self.observed[k].astype(np.float64)[blown[k]]).all() else "inf"
+        return [
+            {
+                "factor": "overflow",
+                "share": min(1.0, cnt / differ),
+                "decided": True,
+                "posterior": 1.0,
+                "evidence": f"{k} is {what} in {cnt} element(s) where the exact result is "
+                f"finite: a partial result exceeded {info.name}'s largest value "
+                f"({float(info.max):.6g})",
+            }
+        ]
+
+    def _beyond(self) -> dict:
+        """label -> the elements no rounding explains, for results nothing reproduces."""
+        roundings = ("tf32", "bfloat16") if order_op(self.op) != "sum" else ()
+        roundings += tuple(sorted({o.dtype.name for o in self.observed.values()} - {self.in_fmt}))
+        out = {}
+        for k, ev in self.evidence.items():
+            if ev.groups or self._blown(k).any():
                 continue
-            diff = _differing(ca, cb, in_fmt)
-            # equally few factors: the simplest settings, then the more specific factor (order
-            # is the catch-all)
-            specific = sorted(_PRIORITY.get(f, 9) for f in diff)
-            simple = simplicity(op, ca, in_fmt) + simplicity(op, cb, in_fmt)
-            key = (len(diff), simple, specific)
-            if best is None or key < best[0]:
-                best = (key, ca, cb)
-    return (None, None) if best is None else best[1:]
+            far = measure.beyond_rounding(self.op, self.arrays, self.observed[k], roundings)
+            if np.any(far):
+                out[k] = np.argwhere(np.atleast_1d(far))
+        return out
+
+    def _cause_rows(self) -> list:
+        """The causes of the difference between the pair: the decided one's factors, or the
+        competing ones (at most three), each with its share from the difference budget."""
+        sc = self.scores
+        if not sc.causes:
+            return []
+        if sc.decided:
+            top = sc.causes[0]
+            return self._factor_rows(top, True)
+        rows, seen = [], set()
+        for c in sc.causes:
+            if c.posterior < 0.02 and rows:
+                break
+            for row in self._factor_rows(c, False):
+                if row["factor"] not in seen and len(rows) < _MAX_UNDECIDED:
+                    seen.add(row["factor"])
+                    rows.append(row)
+        return rows
+
+    def _factor_rows(self, cause, decided: bool) -> list:
+        a, b = self.pair
+        if not cause.factors:  # an unknown configuration
+            return [
+                {
+                    "factor": "order",
+                    "share": float("nan"),
+                    "decided": False,
+                    "posterior": cause.posterior,
+                    "evidence": self._unknown_evidence(),
+                }
+            ]
+        if cause.factors == RUN_TO_RUN and cause.a is None:
+            return [self._run_to_run_row(cause, decided)]
+        single = len(cause.factors) == 1  # the whole difference: no budget to run
+        shares = {} if single else _shares(self.op, self.arrays, cause.a, cause.b, self.in_fmt)
+        fs = sorted(cause.factors, key=lambda f: (-shares.get(f, 0.0), _PRIORITY[f]))
+        rows = []
+        for f in fs:
+            share = shares.get(f, 0.0 if shares else 1.0 / len(fs))
+            rows.append(
+                {
+                    "factor": f,
+                    "share": share,
+                    "decided": decided,
+                    "posterior": cause.posterior,
+                    "evidence": _evidence(f, cause.a, cause.b, a, b, self.in_fmt)
+                    + ("" if cause.exact else " (nearest configurations: no exact match)"),
+                }
+            )
+        return rows
+
+    def _run_to_run_row(self, cause, decided: bool) -> dict:
+        if self.probed is not None and self.probed.runs_differ:
+            text = (
+                "fn gave two different results on the same inputs: the same code gives "
+                "another result on each run"
+            )
+        else:
+            n = len(self.observed)
+            text = (
+                f"{n} results of the same inputs all differ and no fixed configuration "
+                "reproduces them: a run-to-run (atomic, scheduling-dependent) order"
+            )
+        return {
+            "factor": "nondeterminism",
+            "share": 1.0,
+            "decided": decided,
+            "posterior": cause.posterior,
+            "evidence": text,
+        }
+
+    def _unknown_evidence(self) -> str:
+        missing = [k for k in self.pair if not self.evidence[k].groups]
+        if not missing:
+            return "another configuration than those tried"
+        parts = []
+        for k in missing:
+            ev = self.evidence[k]
+            near = f" (nearest: {ev.nearest[0]}, {ev.ulps:g} ulps away)" if ev.nearest else ""
+            parts.append(f"{k}{near}")
+        return (
+            f"no configuration tried reproduces {' or '.join(parts)} bit for bit: another "
+            "evaluation order (a library's own loop) is the most common cause"
+        )
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+def _hypotheses(ex, pd):
+    """The competing hypotheses weighed, best first (at most ten)."""
+    a, b = ex.pair
+    rows = [
+        {
+            "cause": " + ".join(sorted(c.factors)) or "unknown",
+            "posterior": c.posterior,
+            "bits": c.bits,
+            a: None if c.a is None else str(c.a),
+            b: None if c.b is None else str(c.b),
+            "exact_match": c.exact,
+        }
+        for c in ex.scores.causes[:10]
+    ]
+    return pd.DataFrame(rows)
+
+
+def _identical_verdict(ex) -> str:
+    e = next(iter(ex.errors.values()))
+    return (
+        f"The results are bitwise identical: there is no difference to explain "
+        f"(relative error {e:.3g} against the exact answer)."
+    )
+
+
+def _bug_verdict(ex, beyond: dict) -> str:
+    parts = []
+    for k, idx in beyond.items():
+        first = tuple(int(i) for i in idx[0]) if idx.size else ()
+        obs = ex.observed[k]
+        v = obs[first] if obs.ndim else obs
+        x = float(np.asarray(ex.exact64)[first] if obs.ndim else ex.exact64)
+        where = f"element {first}: " if obs.ndim else ""
+        parts.append(
+            f"{k} in {len(idx)} element(s) ({where}{float(v):.9g} where the exact value is {x:.9g})"
+        )
+    return (
+        "Not explained by rounding: a likely bug. No configuration reproduces "
+        + " or ".join(parts)
+        + ", and it lies outside the worst-case error bound of every evaluation order, "
+        "accumulator and input rounding."
+    )
+
+
+def _verdict(ex, table, causes) -> str:
+    over = len(causes) and causes.iloc[0]["factor"] == "overflow"
+    if over:
+        first = "The difference is not expected of rounding alone: a result overflowed."
+    elif table["within_bound"].all():
+        first = (
+            "The difference is expected: every result is within the worst-case error "
+            "bound of the configuration that reproduces it."
+        )
+    else:
+        out = ", ".join(k for k, r in table.iterrows() if not r["within_bound"])
+        first = f"The difference is larger than expected: {out} exceeds its worst-case bound."
+    return f"{first} {_closer_sentence(ex, table)} {_cause_sentence(ex, causes)}".strip()
+
+
+def _closer_sentence(ex, table) -> str:
+    near, far = ex.pair
+    what = "normwise relative error" if ex.op == "matmul" else "relative error"
+    close = [k for k in table.index if table.loc[k, "closer"]]
+    if len(close) == len(table):
+        return (
+            f"The results are equally close to the exact answer ({what} "
+            f"{ex.errors[near]:.3g}): they tie."
+        )
+    if len(close) > 1:
+        return (
+            f"{' and '.join(close)} tie as the closest to the exact answer ({what} "
+            f"{ex.errors[near]:.3g} against {ex.errors[far]:.3g} for {far})."
+        )
+    return (
+        f"{near} is closer to the exact answer ({what} {ex.errors[near]:.3g} against "
+        f"{ex.errors[far]:.3g} for {far})."
+    )
+
+
+def _cause_sentence(ex, causes) -> str:
+    rest = causes[causes["factor"] != "overflow"] if len(causes) else causes
+    if not len(rest):
+        return ""
+    main = rest.iloc[0]
+    if bool(main["decided"]):
+        return f"The main cause is {main['factor'].replace('_', ' ')}: {main['evidence']}."
+    names = " or ".join(dict.fromkeys(f.replace("_", " ") for f in rest["factor"]))
+    return (
+        f"Cannot tell the cause: {names} fit the evidence (the best within {MARGIN:g} "
+        f"bits of another). {_what_decides(ex)}"
+    )
+
+
+def _what_decides(ex) -> str:
+    tips = []
+    if ex.probed is None:
+        tips.append("give fn= (the function that made one result) to probe it")
+    if ex.op != "matmul":
+        tips.append("a larger size, or several inputs of the same code (fpx.match_orders)")
+    else:
+        tips.append("larger matrices")
+    return "What would decide it: " + "; or ".join(tips) + "."
+
+
+_PRIORITY = {
+    f: i
+    for i, f in enumerate(
+        (
+            "overflow",
+            "nondeterminism",
+            "cast",
+            "tensor_core",
+            "input_rounding",
+            "accumulator",
+            "fma",
+            "order",
+        )
+    )
+}
+
+
+def _identical(observed: dict) -> bool:
+    vals = list(observed.values())
+    return all(v.dtype == vals[0].dtype and v.tobytes() == vals[0].tobytes() for v in vals)
+
+
+def _ne(a, b):
+    """Elementwise: the two results differ (NaN equals NaN)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype:
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        return ~((a64 == b64) | (np.isnan(a64) & np.isnan(b64)))
+    return np.asarray(ulp_distance(a, b, nan="sentinel")) != 0
+
+
+# ----------------------------------------------------------------------------- evidence texts
 
 
 def _evidence(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str) -> str:
-    fa, fb = _factors(ca, in_fmt), _factors(cb, in_fmt)
+    from .inference.space import factors
+
+    if ca is None or cb is None:
+        return ""
+    fa, fb = factors(ca, in_fmt), factors(cb, in_fmt)
     if factor == "order":
         return f"{la} adds in the order {ca.spec.name}, {lb} in {cb.spec.name}"
     if factor == "accumulator":
@@ -226,46 +608,32 @@ def _evidence(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str
             f"aligned and added exactly, rounded once), {other} is not"
         )
     if factor == "cast":
-
-        def how(cfg, label):
-            fmt = cfg.cast.split(":")[1] if cfg.cast else in_fmt
-            if fa["cast"] == fb["cast"] or not cfg.cast:
-                return f"{label} sums in {in_fmt}"
-            if cfg.cast.startswith("before"):
-                return (
-                    f"{label} rounds the {in_fmt} inputs to {fmt} first, then sums "
-                    "(NumPy's np.sum(x, dtype=...))"
-                )
-            return f"{label} sums in {in_fmt} and rounds the sum to {fmt} (CuPy: cupy issue 9029)"
-
-        return f"{how(ca, la)}; {how(cb, lb)}"
+        return f"{_cast_text(ca, la, in_fmt)}; {_cast_text(cb, lb, in_fmt)}"
     if factor == "nondeterminism":
+        seeds = f"{la}: seed {fa['nondeterminism']}, {lb}: seed {fb['nondeterminism']}"
         return (
-            "the results differ only in the seeded order of the block sums (atomicAdd "
-            "lands in any order): the same code gives another result on every run"
+            f"the results differ only in the seeded order of the block sums ({ca.spec.name}, "
+            f"{seeds}): atomicAdd lands in any order, so the same code gives another result "
+            "on every run"
         )
     return ""
 
 
+def _cast_text(cfg: Config, label: str, in_fmt: str) -> str:
+    if not cfg.cast:
+        return f"{label} sums in {in_fmt}"
+    if cfg.where == "before":
+        return (
+            f"{label} rounds the {in_fmt} inputs to {cfg.cast_format} first, then sums "
+            "(NumPy's np.sum(x, dtype=...))"
+        )
+    return (
+        f"{label} sums in {in_fmt} and rounds the sum to {cfg.cast_format} (CuPy: cupy issue 9029)"
+    )
+
+
 def _as_read(rounding) -> str:
     return f"as {rounding}" if rounding else "as they are"
-
-
-_PRIORITY = {
-    f: i
-    for i, f in enumerate(
-        (
-            "overflow",
-            "nondeterminism",
-            "cast",
-            "tensor_core",
-            "input_rounding",
-            "accumulator",
-            "fma",
-            "order",
-        )
-    )
-}
 
 
 def _abs_ulps(a, b) -> float:
@@ -282,11 +650,12 @@ def _abs_ulps(a, b) -> float:
 
 def _shares(op, arrays, ca: Config, cb: Config, in_fmt: str) -> dict:
     """factor -> share of the difference from the difference budget (same cast only)."""
-    order_op = "sum" if op == "mean" else op
-    if ca.cast:
-        if ca.cast.startswith("before"):
-            fmt = ca.cast.split(":")[1]
-            arrays = tuple(np.asarray(as_format(a, fmt)) for a in arrays)
+    from .inference.space import factors
+
+    if ca is None or cb is None:
+        return {}
+    if ca.where == "before":
+        arrays = tuple(np.asarray(as_format(a, ca.cast_format)) for a in arrays)
 
     def cfgdict(c):
         return {
@@ -298,389 +667,16 @@ def _shares(op, arrays, ca: Config, cb: Config, in_fmt: str) -> dict:
         }
 
     try:
-        bud = difference_budget(arrays, cfgdict(ca), cfgdict(cb), order_op, factors=_FACTORS)
+        bud = difference_budget(arrays, cfgdict(ca), cfgdict(cb), order_op(op), factors=_FACTORS)
     except (ValueError, NotImplementedError, TypeError):
         return {}
     prev, parts = bud.start, {}
+    same_order = factors(ca, in_fmt)["order"] == factors(cb, in_fmt)["order"]
     for step, cur in bud.steps:
         name = _NAMES.get(step, step)
-        if name == "order" and _factors(ca, in_fmt)["order"] == _factors(cb, in_fmt)["order"]:
+        if name == "order" and same_order:
             name = "nondeterminism"  # only the seed changed
         parts[name] = parts.get(name, 0.0) + _abs_ulps(prev, cur)
         prev = cur
     total = sum(parts.values())
     return {k: (v / total if total else 0.0) for k, v in parts.items()}
-
-
-# ----------------------------------------------------------------------------- bounds
-
-
-def _bound(op, arrays, cfg: Config | None, out_fmt: str, ref):
-    """The worst-case |result - exact| of ``cfg`` (None: the op's generic bound, a sequential
-    evaluation in the result's format), elementwise; Higham's gamma_d S with S the sum of
-    |terms|, plus each rounding of the inputs and of the result."""
-    n = arrays[0].shape[1] if op == "matmul" else arrays[0].size
-    with np.errstate(all="ignore"):
-        if op in ("sum", "mean"):
-            S = float(np.sum(np.abs(arrays[0].astype(np.float64))))
-        elif op == "dot":
-            S = float(np.sum(np.abs(arrays[0].astype(np.float64) * arrays[1].astype(np.float64))))
-        else:
-            S = np.abs(arrays[0].astype(np.float64)) @ np.abs(arrays[1].astype(np.float64))
-    products = op in ("dot", "matmul")
-    u_out = format_info(out_fmt).unit_roundoff
-    in_fmt = arrays[0].dtype.name
-    if cfg is None:  # generic: sequential, every term and the result in the result's format
-        cast = 0 if format_info(out_fmt).precision >= format_info(in_fmt).precision else 1
-        err = (gamma(n + products, out_fmt) + cast * 2 * u_out) * S
-    elif cfg.spec.name == "tensor-core":
-        u_r = format_info(cfg.spec.input_rounding or in_fmt).unit_roundoff
-        u32 = format_info("float32").unit_roundoff
-        err = (2 * (n + 32) * u32 + 2.01 * u_r * (cfg.spec.input_rounding is not None)) * S
-    else:
-        order_op = "sum" if op == "mean" else op
-        spec = ORDERS_BY_OP[order_op][cfg.spec.name]
-        d = n - 1
-        if spec.depth is not None and spec.library is None and n > 1:
-            try:
-                d = spec.depth(n, spec.validate(dict(cfg.spec.params)))
-            except (ValueError, TypeError):
-                d = n - 1
-        d = max(d, n - 1) if cfg.spec.name in ("kahan", "neumaier") else d
-        acc = _acc(cfg, in_fmt)
-        err = gamma(d + products, acc) * S
-        if cfg.spec.input_rounding:
-            err += 2.01 * format_info(cfg.spec.input_rounding).unit_roundoff * S
-        if cfg.cast and cfg.cast.startswith("before"):
-            err += 1.01 * u_out * S * (2 if products else 1)
-    err = np.asarray(err, dtype=np.float64)
-    if op == "mean":
-        err = err / n
-    # the last rounding to the result's format, and the exact reference's own rounding
-    return err + 2 * u_out * np.abs(np.asarray(ref, dtype=np.float64))
-
-
-# ----------------------------------------------------------------------------- explain
-
-
-def _reveal_fallback(op, fn, arrays, observed, reproduced, in_fmt) -> None:
-    """Where no known configuration reproduces a result: fn's own tree (:func:`reveal`), added
-    to the configurations of the results it reproduces bit for bit."""
-    from .reveal import reveal
-
-    n = arrays[0].shape[1] if op == "matmul" else arrays[0].size
-    try:
-        rev = reveal(fn, n, op=op, format=in_fmt)
-    except ValueError:
-        return  # fn is not a tree of additions, or n is beyond the method's reach
-    cfg = Config(parse_spec(rev.as_order(), op))
-    got = run(op, cfg, arrays)
-    if got is None:
-        return
-    for label, obs in observed.items():
-        if reproduced[label][0]:
-            continue
-        d = distance(obs, got)
-        if d is not None and float(np.max(d)) == 0:
-            reproduced[label] = ([cfg], cfg, 0.0)
-
-
-def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
-    """Why do these results of one computation differ, which is closer, and is it expected?
-
-    Parameters
-    ----------
-    op : "sum", "dot", "matmul" or "mean"
-    inputs : the op's input arrays as :func:`fpexplore.compare`'s ``inputs=`` takes them (sum
-        and mean: an array or ``{"x": x}``; dot: ``(a, b)``; matmul: ``(A, B)``), one format
-    results : a dict label -> observed result (a scalar, or an (m, n) array for matmul), two
-        or more; each in any format (a float16 sum of float64 data, a float32 tensor-core
-        product of float16 matrices)
-
-    Returns
-    -------
-    Explanation with ``table`` (index: the labels; ``format``, ``max_abs_ulp``,
-    ``mean_abs_ulp``, ``rel_error`` against the correctly rounded exact result in the
-    result's format, ``closer`` (the result(s) nearest the exact answer), ``within_bound``
-    (inside the worst-case bound of the configuration that reproduces it, else of the op's
-    generic bound), ``reproduced_by`` (the variant spec that reproduces it bit for bit, or
-    None), ``cast`` (where the cast to a narrower result format happens, if any)),
-    ``causes`` (a DataFrame, the most likely first: ``factor`` from :data:`CAUSES`,
-    ``share`` of the difference between the nearest and the farthest result, ``evidence``),
-    ``verdict`` (two or three sentences), ``plot()``, ``diff()``.
-
-    fn : callable, optional
-        The function that produced a result (sum and mean: ``fn(x)``, dot: ``fn(a, b)``,
-        matmul: ``fn(A, B)``, as :func:`fpexplore.reveal` takes it). Where no known order
-        reproduces a result of sum, dot or matmul, fn's own accumulation tree is revealed
-        and tried: a result it reproduces is ``reproduced_by`` its ``revealed(tree=...)``
-        spec, and the causes compare it with the other results' configurations.
-    """
-    pd = require("pandas", "fpx.explain")
-    checks.choice("op", op, EXPLAINED_OPS)
-    arrays, in_fmt = _arrays(op, inputs)
-    shape = (arrays[0].shape[0], arrays[1].shape[1]) if op == "matmul" else ()
-    observed = _observed(results, shape)
-    refs = {lbl: reference(op, arrays, o.dtype.name) for lbl, o in observed.items()}
-    reproduced = reproduce(op, arrays, observed, in_fmt)
-    if fn is not None:
-        if not callable(fn):
-            raise TypeError(f"fn must be callable, got {checks.shown(fn)}")
-        if op != "mean" and any(not v[0] for v in reproduced.values()):
-            _reveal_fallback(op, fn, arrays, observed, reproduced, in_fmt)
-    errors = _errors(observed, refs)
-    near = min(errors, key=lambda k: errors[k])
-    far = max(errors, key=lambda k: errors[k])
-    if near == far:
-        far = next(k for k in observed if k != near)
-    chosen: dict = {}  # label -> the reproducing configuration the causes rest on
-    causes = _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen)
-    rows = [
-        _row(op, arrays, label, obs, refs[label], reproduced[label][0], chosen, errors)
-        for label, obs in observed.items()
-    ]
-    table = pd.DataFrame(rows).set_index("result")
-    cause_df = pd.DataFrame(causes, columns=["factor", "share", "evidence"])
-    verdict = _verdict(table, cause_df, near, far, errors)
-    return Explanation(
-        op,
-        in_fmt,
-        table,
-        cause_df,
-        verdict,
-        observed,
-        refs,
-        {k: [str(c) for c in v[0]] for k, v in reproduced.items()},
-        (near, far),
-    )
-
-
-def _deviation(obs, ref) -> np.ndarray:
-    """|obs - ref| per element in float64 (0 where equal, infinities included)."""
-    ref64 = np.asarray(ref, dtype=np.float64)
-    with np.errstate(all="ignore"):
-        dev = np.abs(obs.astype(np.float64) - ref64)
-    return np.where(obs.astype(np.float64) == ref64, 0.0, dev)
-
-
-def _errors(observed: dict, refs: dict) -> dict:
-    """label -> the closeness: mean |error| against the exact result in the widest result
-    format (NaN: infinitely far)."""
-    wide = max(
-        (o.dtype.name for o in observed.values()),
-        key=lambda f: (format_info(f).precision, format_info(f).emax),
-    )
-    ref_wide = refs[next(k for k, o in observed.items() if o.dtype.name == wide)]
-    errors = {}
-    for label, obs in observed.items():
-        e = _deviation(obs, ref_wide)
-        errors[label] = float(np.mean(np.where(np.isnan(e), np.inf, e)))
-    return errors
-
-
-def _row(op, arrays, label, obs, ref, exact, chosen, errors) -> dict:
-    """The table's row of one result."""
-    s = summarize(obs, ref)
-    cfg = chosen.get(label, exact[0] if exact else None)
-    bound = _bound(op, arrays, cfg, obs.dtype.name, ref)
-    best = min(errors.values())
-    return {
-        "result": label,
-        "format": obs.dtype.name,
-        "max_abs_ulp": s["max_abs_ulp"],
-        "mean_abs_ulp": s["mean_abs_ulp"],
-        "rel_error": s["max_rel"],
-        "closer": errors[label] == best and not all(e == best for e in errors.values()),
-        "within_bound": bool(np.all(_deviation(obs, ref) <= bound)),
-        "reproduced_by": str(cfg) if cfg is not None else None,
-        "cast": (cfg.cast.split(":")[0] if cfg is not None and cfg.cast else None),
-    }
-
-
-def _causes(op, arrays, observed, refs, reproduced, in_fmt, near, far, chosen) -> list[dict]:
-    """The causes of the difference between the nearest and the farthest result, ranked
-    (``chosen`` gets label -> the reproducing configuration they rest on)."""
-    rows = _overflow(observed, refs, reproduced, in_fmt, near, far)
-    rows += _nondeterminism(observed, reproduced, in_fmt, chosen)
-    ca, cb = _pair(op, reproduced[near], reproduced[far], in_fmt)
-    if ca is not None and not chosen:
-        for k, c in ((near, ca), (far, cb)):
-            if c in reproduced[k][0]:  # (a nearest configuration reproduces nothing)
-                chosen[k] = c
-    if ca is not None and not any(r["factor"] == "nondeterminism" for r in rows):
-        rows += _differences(op, arrays, reproduced, in_fmt, near, far, ca, cb, rows)
-    if not rows:  # nothing reproduced and nothing else found: an order is the usual cause
-        rows.append(
-            {
-                "factor": "order",
-                "share": 1.0,
-                "evidence": (
-                    "no configuration tried reproduces the results; another evaluation order (a "
-                    "library's own loop) is the most common cause"
-                ),
-            }
-        )
-    rows.sort(key=lambda r: (-r["share"], _PRIORITY[r["factor"]]))
-    return rows
-
-
-def _overflow(observed, refs, reproduced, in_fmt, near, far) -> list[dict]:
-    """One result infinite (or NaN) where the exact result is finite: that row, or none."""
-    ref_finite = np.isfinite(np.asarray(refs[far], dtype=np.float64))
-    with np.errstate(all="ignore"):
-        blown = {k: ~np.isfinite(o.astype(np.float64)) & ref_finite for k, o in observed.items()}
-    over = [k for k, v in blown.items() if np.any(v)]
-    if not over:
-        return []
-    differ = max(int(np.sum(_ne(observed[near], observed[far]))), 1)
-    k = over[0]
-    fmt = observed[k].dtype.name
-    cnt = int(np.sum(blown[k]))
-    acc = _acc(reproduced[k][0][0], in_fmt) if reproduced[k][0] else None
-    return [
-        {
-            "factor": "overflow",
-            "share": min(1.0, cnt / differ),
-            "evidence": f"{k} is {_what(observed[k], blown[k])} in {cnt} element(s) where "
-            f"the exact result is finite: a partial result exceeded "
-            f"{format_info(acc or fmt).name}'s largest value "
-            f"({float(format_info(acc or fmt).max):.6g})",
-        }
-    ]
-
-
-def _nondeterminism(observed, reproduced, in_fmt, chosen) -> list[dict]:
-    """Results reproduced by one configuration apart from its seed (``chosen`` gets them), or
-    three or more results that all differ and that no configuration reproduces: that row."""
-    labels = list(observed)
-    seeded = _seeded_common(labels, reproduced)
-    if seeded is not None:
-        cfgs = [seeded[k] for k in labels]
-        chosen.update(seeded)
-        evidence = _evidence("nondeterminism", cfgs[0], cfgs[1], labels[0], labels[1], in_fmt)
-        seeds = ", ".join(f"{k}: seed {dict(c.spec.params)['seed']}" for k, c in zip(labels, cfgs))
-        return [
-            {
-                "factor": "nondeterminism",
-                "share": 1.0,
-                "evidence": f"{evidence}; {cfgs[0].spec.name} with {seeds}",
-            }
-        ]
-    unreproduced = sum(not reproduced[k][0] for k in labels)
-    if len(labels) >= 3 and unreproduced >= 2 and _all_differ(observed):
-        return [
-            {
-                "factor": "nondeterminism",
-                "share": 1.0,
-                "evidence": (
-                    f"{len(labels)} results of the same inputs all differ and no fixed "
-                    "configuration reproduces them: a run-to-run (atomic, scheduling-dependent) "
-                    "order is likely"
-                ),
-            }
-        ]
-    return []
-
-
-def _differences(op, arrays, reproduced, in_fmt, near, far, ca, cb, rows) -> list[dict]:
-    """The factors in which the configurations ``ca`` (of ``near``) and ``cb`` (of ``far``)
-    differ, each with its share of what ``rows`` (overflow) leaves: the cast decides alone."""
-    diff = _differing(ca, cb, in_fmt)
-    note = ""
-    if not reproduced[near][0] or not reproduced[far][0]:
-        unmatched = " and ".join(k for k in (near, far) if not reproduced[k][0])
-        note = f" (no configuration reproduces {unmatched} bit for bit: its nearest is used)"
-    out = []
-    if "cast" in diff:
-        overflow = sum(r["share"] for r in rows if r["factor"] == "overflow")
-        evidence = _evidence("cast", ca, cb, near, far, in_fmt) + note
-        out.append({"factor": "cast", "share": 1.0 - overflow, "evidence": evidence})
-        for f in diff:
-            if f not in ("cast", "nondeterminism"):
-                also = "also differs: " + _evidence(f, ca, cb, near, far, in_fmt)
-                out.append({"factor": f, "share": 0.0, "evidence": also})
-        return out
-    shares = _shares(op, arrays, ca, cb, in_fmt) if diff else {}
-    rest = 1.0 - sum(r["share"] for r in rows)
-    for f in diff:
-        out.append(
-            {
-                "factor": f,
-                "share": rest * shares.get(f, 0.0 if shares else 1.0 / len(diff)),
-                "evidence": _evidence(f, ca, cb, near, far, in_fmt) + note,
-            }
-        )
-    return out
-
-
-def _seeded_common(labels, reproduced):
-    """label -> configuration, one seeded configuration apart from its seed that reproduces
-    every result with a seed of its own (run-to-run nondeterminism), or None."""
-    keys = None
-    per = {}
-    for k in labels:
-        mine = {}
-        for c in reproduced[k][0]:
-            seed = dict(c.spec.params).get("seed")
-            if seed is not None:
-                key = (c.spec.name, c.seedless(), c.spec.fma, c.spec.accumulate, c.cast)
-                mine.setdefault(key, c)
-        per[k] = mine
-        keys = set(mine) if keys is None else keys & set(mine)
-    for key in sorted(keys or (), key=str):
-        cfgs = {k: per[k][key] for k in labels}
-        if len({dict(c.spec.params)["seed"] for c in cfgs.values()}) == len(labels):
-            return cfgs
-    return None
-
-
-def _ne(a, b):
-    """Elementwise: the two results differ (NaN equals NaN)."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != b.dtype:
-        a64, b64 = a.astype(np.float64), b.astype(np.float64)
-        return ~((a64 == b64) | (np.isnan(a64) & np.isnan(b64)))
-    return np.asarray(ulp_distance(a, b, nan="sentinel")) != 0
-
-
-def _what(obs, mask) -> str:
-    v = obs.astype(np.float64)[mask] if obs.ndim else np.asarray([float(obs)])
-    return "NaN" if np.isnan(v).all() else "inf"
-
-
-def _all_differ(observed: dict) -> bool:
-    vals = list(observed.values())
-    return all(
-        bool(np.any(_ne(vals[i], vals[j])))
-        for i in range(len(vals))
-        for j in range(i + 1, len(vals))
-    )
-
-
-def _verdict(table, causes, near, far, errors) -> str:
-    inside = bool(table["within_bound"].all())
-    main = causes.iloc[0] if len(causes) else None
-    overflow = main is not None and main["factor"] in ("overflow",)
-    if overflow:
-        first = "The difference is not expected of rounding alone: a result overflowed."
-    elif inside:
-        first = (
-            "The difference is expected: every result is within the worst-case error "
-            "bound of the configuration that reproduces it."
-        )
-    else:
-        out = ", ".join(k for k, r in table.iterrows() if not r["within_bound"])
-        first = f"The difference is larger than expected: {out} exceeds its worst-case bound."
-    closer = [k for k, r in table.iterrows() if r["closer"]]
-    if closer:
-        second = (
-            f"{' and '.join(closer)} {'is' if len(closer) == 1 else 'are'} closer to the "
-            f"exact answer (max {table.loc[closer[0], 'max_abs_ulp']:g} ulps against "
-            f"{table.loc[far, 'max_abs_ulp']:g} for {far})."
-        )
-    else:
-        second = "The results are equally close to the exact answer."
-    third = ""
-    if main is not None:
-        third = f" The main cause is {main['factor'].replace('_', ' ')}: {main['evidence']}."
-    return f"{first} {second}{third}"

@@ -361,8 +361,9 @@ def _rect(x, y, color, alpha):
 
 def explain_plot(expl, ax=None):
     """An :class:`~fpexplore.explain.Explanation`: each result's error against the exact
-    answer (max and mean |ulps|, the closer ones darker, a hatch where outside its bound),
-    and the causes' shares of the difference."""
+    answer (the normwise relative error that decides which is closer; the closer ones
+    darker, a hatch where outside its bound), and the causes' shares of the difference
+    (hatched: undecided)."""
     plt = require("matplotlib.pyplot", "Explanation.plot")
     if ax is None:
         fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 3.4), constrained_layout=True)
@@ -371,12 +372,12 @@ def explain_plot(expl, ax=None):
     t = expl.table
     labels = list(t.index)
     y = np.arange(len(labels))
-    worst = np.asarray(t["max_abs_ulp"], dtype=np.float64)
-    worst = np.where(np.isfinite(worst), worst, np.nan)
-    top = np.nanmax(worst) if np.isfinite(worst).any() else 1.0
+    err = np.asarray(t["rel_error"], dtype=np.float64)
+    top = np.nanmax(np.where(np.isfinite(err), err, np.nan)) if np.isfinite(err).any() else 1.0
+    top = top if top > 0 else 1.0
     for i, label in enumerate(labels):
         r = t.loc[label]
-        w = worst[i] if np.isfinite(worst[i]) else top * 1.1  # an overflow: past the others
+        w = err[i] if np.isfinite(err[i]) else top * 1.1  # an overflow: past the others
         ax.barh(
             i,
             w,
@@ -384,18 +385,26 @@ def explain_plot(expl, ax=None):
             hatch="" if r["within_bound"] else "//",
             edgecolor="black",
         )
-        ax.text(w, i, f" {r['max_abs_ulp']:g}", va="center", fontsize="small")
+        ax.text(w, i, f" {r['rel_error']:.3g}", va="center", fontsize="small")
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
-    ax.set_xlabel("max |ulps| from the exact result (hatched: outside its bound)")
+    ax.set_xlabel("relative error (normwise) from the exact result (hatched: outside its bound)")
     ax.set_title("error of each result", fontsize="small")
     if ax2 is not None:
         c = expl.causes
-        ax2.barh(np.arange(len(c)), c["share"], color=OKABE_ITO[2], edgecolor="black")
+        share = np.nan_to_num(np.asarray(c["share"], dtype=np.float64))
+        for i, (_, row) in enumerate(c.iterrows()):
+            ax2.barh(
+                i,
+                share[i],
+                color=OKABE_ITO[2],
+                edgecolor="black",
+                hatch="" if row["decided"] else "..",
+            )
         ax2.set_yticks(np.arange(len(c)), list(c["factor"]))
         ax2.invert_yaxis()
         ax2.set_xlim(0, 1)
-        ax2.set_xlabel("share of the difference")
+        ax2.set_xlabel("share of the difference (dotted: undecided)")
         ax2.set_title("causes, the most likely first", fontsize="small")
     return fig
 

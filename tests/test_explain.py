@@ -170,7 +170,7 @@ def test_results_known_without_running_are_the_results(op, fmt):
     """explain does not run a float64-accumulating configuration whose result its error bound
     decides: that result is the one the configuration computes, bit for bit (the casts before
     and after included), and the bound decides most of them."""
-    from fpexplore import matching
+    from fpexplore.inference import space as matching
 
     known_count = 0
     for n, dist in ((1, "normal"), (2, "uniform"), (17, "ill-conditioned"), (20_000, "normal")):

@@ -28,7 +28,8 @@ class OrderSpec:
     ``run(X, Y, fused, ar, params, out)`` computes the order over the terms ``X[i]`` (``Y``
     None) or the products ``X[i]*Y[i]`` in the compute type of ``ar`` (an
     :class:`~fpexplore.orders.arith.Arith`) and returns a compute-type scalar; ``out`` is the
-    output format. ``depth(n, params)`` is the most additions a term goes through (n >= 2).
+    output format. ``depth(n, params)`` is the most additions a term goes through (n >= 2),
+    the additions onto an exact zero left out.
     ``kernel_calls(has_y, out_name, params)`` lists ``(kernel, "S"|"C"|None)``: the compiled
     kernels ``run`` calls with a first array of the storage ("S") or compute ("C") dtype.
     Library orders (a real library's own loop, emulated: ``library``) take the inputs in
@@ -58,6 +59,11 @@ class OrderSpec:
     takes_rounding: bool = False
     fixed: str = ""  # why accumulate and fma are no settings of it (library orders: the loop's)
     listed: bool = True  # in fpx.orders(op), compare's defaults and the detective's search
+    # the ops where an accumulator wider than the data keeps every partial sum and rounds once,
+    # at the end (its result is then known from the exact one: fpexplore.inference.Known)
+    wide_once: tuple = ("sum", "dot")
+    # the bits beyond its family's that naming it costs fpexplore.explain (rare in libraries)
+    prior_bits: float = 0.0
 
     def run_library(self, x, y, params: dict, accumulate=None, input_rounding=None):
         """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``

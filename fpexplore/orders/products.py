@@ -31,7 +31,7 @@ from .arith import (
 )
 from .registry import fusable, lookup
 
-__all__ = ["dot", "matmul"]
+__all__ = ["dot", "matmul", "matmul64"]
 
 
 def _literal_products(a: np.ndarray, b: np.ndarray, ftz: bool) -> np.ndarray:
@@ -213,4 +213,22 @@ def exact_matmul(A, B):
     out[zero == 2] = -0.0
     for i, j in zip(*np.nonzero(~good & (zero == 0))):
         out[i, j] = exact_dot(A[i], B[:, j])
+    return out
+
+
+def matmul64(A, B) -> np.ndarray:
+    """``A @ B`` in float64, each element within about 2**-100 sum|products| of the exact value
+    (Dot2: TwoProduct and TwoSum, the middle of exact_matmul's interval), the same on every
+    machine: for measuring errors of narrower results, where a correctly rounded float64
+    result is not needed."""
+    (A, B), _ = coerce(A, B, what="matmul64")
+    A64 = np.ascontiguousarray(A, dtype=np.float64)
+    Bt64 = np.ascontiguousarray(B.T, dtype=np.float64)
+    lo_end, hi_end, zero = kernels().dot2_bounds(A64, Bt64, False)
+    with np.errstate(all="ignore"):
+        out = lo_end / 2 + hi_end / 2
+        out[zero == 1], out[zero == 2] = 0.0, -0.0
+        bad = ~np.isfinite(out) & (zero == 0)
+        if bad.any():  # non-finite inputs: NumPy's float64 product says inf or NaN
+            out[bad] = (A64 @ Bt64.T)[bad]
     return out

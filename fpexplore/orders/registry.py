@@ -260,7 +260,8 @@ _BLOCK_GRID = tuple((("block", b),) for b in BLOCKS)
 _TREE = dict(
     params=TREE_PARAMS,
     fma=True,
-    depth=lambda n, p: _log2(n) + 1,  # plus the add onto the zeroed result
+    # the block's tree (zero padding adds exactly), then the block sums onto 0 in turn
+    depth=lambda n, p: min(_log2(n), _log2(p["block"])) + math.ceil(n / p["block"]) - 1,
     grid=_BLOCK_GRID,
     gpu_kernel=True,
     kernel_calls=_tree_calls,
@@ -305,6 +306,7 @@ _DEFINED = [
         run=_run_numpy,
         depth=_numpy_depth,
         kernel_calls=_numpy_calls,
+        wide_once=("sum",),  # its dot rounds each product to the data's format
     ),
     OrderSpec(
         "numpy-chunked",
@@ -315,6 +317,7 @@ _DEFINED = [
         run=_run_numpy,
         depth=_numpy_depth,
         kernel_calls=_numpy_calls,
+        wide_once=(),  # each chunk's sum is rounded
     ),
     OrderSpec(
         "blocked",
@@ -381,6 +384,7 @@ _DEFINED = [
         },
         run=_run_cub,
         depth=_cub_depth,
+        wide_once=("sum",),  # its dot rounds each product to the data's format
         grid=tuple(
             (("thread_reduce", t), ("aligned", a))
             for t in ("tree", "sequential")
@@ -404,6 +408,7 @@ _DEFINED = [
         fma=True,
         run=_run_kahan,
         matmul_code=6,
+        prior_bits=2.0,
         gpu_kernel=True,
         kernel_calls=fixed_calls(("kahan", "S")),
     ),
@@ -412,9 +417,10 @@ _DEFINED = [
         "Neumaier (Kahan-Babuska) compensated summation",
         run=_run_neumaier,
         matmul_code=7,
+        prior_bits=2.0,
         kernel_calls=fixed_calls(("neumaier", "S")),
     ),
-    OrderSpec("exact", "the correctly rounded exact sum", EXACT),
+    OrderSpec("exact", "the correctly rounded exact sum", EXACT, prior_bits=2.0),
     OrderSpec(
         "revealed",
         "an accumulation tree revealed by fpx.reveal (tree= its code, Reveal.as_order()): each "

@@ -1,0 +1,221 @@
+"""The evidence: which configurations reproduce each result bit for bit, which of them are the
+same computation for these inputs, and how likely a match is by chance.
+
+:func:`search` runs every configuration of the space (:mod:`.space`) once on the inputs (a
+matmul: on a corner of ``SAMPLE x SAMPLE`` elements, the matches confirmed on every
+element) and returns one :class:`Evidence` per result. Configurations that reproduce a
+result are grouped by what they compute on probes: the inputs permuted along the summed
+axis, and with random signs (cancellation). Two names in one group (``blocked(block=1024)``
+and ``sequential`` for n <= 1024; a float64-accumulated sum and the exact one) are one
+hypothesis about this computation, not two.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..formats import as_format, ulp_distance
+from ..numerics import clamp_ulps
+from .space import SAMPLE, Config, Known, configs, cost, distance, run
+
+__all__ = ["Evidence", "probes", "search", "signature"]
+
+PROBES = 3  # inputs each matching configuration is run on, to group the same computations
+KEEP = 3  # nearest configurations kept for a result nothing reproduces
+
+
+@dataclass
+class Evidence:
+    """What the search found for one result: ``groups`` (the configurations reproducing it,
+    one list per distinct computation, each cheapest first, the cheapest group first),
+    ``nearest`` (the closest configurations when none reproduces it) and their ``ulps``
+    (max |ulps|), ``chance_bits`` (log2 of how many values of its format the configurations
+    spread over: a bit-exact match is that much evidence), ``fact`` (measured by probing
+    the function that made it)."""
+
+    label: str
+    groups: list = field(default_factory=list)
+    nearest: list = field(default_factory=list)
+    ulps: float = math.inf
+    chance_bits: float = 0.0
+    fact: bool = False
+
+    @property
+    def matched(self) -> list:
+        return [c for g in self.groups for c in g]
+
+    @property
+    def best(self) -> Config | None:
+        """The cheapest reproducing configuration (an emulation before a real call), else the
+        nearest one."""
+        if self.groups:
+            return _describing(self.groups[0])
+        return self.nearest[0] if self.nearest else None
+
+
+def _describing(group: list) -> Config:
+    """A group's configuration that names its computation: the cheapest emulated one (a real
+    library call only where nothing emulates it)."""
+    return next((c for c in group if not c.call), group[0])
+
+
+# ----------------------------------------------------------------------------- probes
+
+
+def probes(op: str, arrays: tuple, count: int = PROBES) -> list:
+    """``count`` inputs like ``arrays``: their terms permuted along the summed axis (the first
+    as they are signed, the others with random signs), seeded (the same on every machine)."""
+    rng = np.random.default_rng(20_261_125)
+    n = arrays[0].shape[-1] if op == "matmul" else arrays[0].shape[0]
+    out = []
+    for i in range(count):
+        perm = rng.permutation(n)
+        flip = rng.integers(0, 2, n).astype(bool) if i else np.zeros(n, bool)
+        if op == "matmul":
+            A, B = arrays[0][:, perm], arrays[1][perm, :]
+            out.append((np.where(flip[None, :], -A, A), B))
+        else:
+            first = arrays[0][perm]
+            out.append((np.where(flip, -first, first),) + tuple(a[perm] for a in arrays[1:]))
+    return out
+
+
+def signature(op: str, cfg: Config, runs: list) -> bytes:
+    """What ``cfg`` computes on the probes (``runs``: [(arrays, Known)]), as bytes."""
+    parts = []
+    for arrays, known in runs:
+        got = run(op, cfg, arrays, known)
+        parts.append(b"-" if got is None else got.dtype.str.encode() + got.tobytes())
+    return b"|".join(parts)
+
+
+def _grouped(op: str, cfgs: list, arrays: tuple, in_fmt: str) -> list:
+    """``cfgs`` (all reproducing one result) in groups of the same computation on the probes,
+    each group cheapest first, the groups by their cheapest member."""
+    if len(cfgs) <= 1:
+        return [list(cfgs)] if cfgs else []
+    runs = [(p, Known(op, p)) for p in probes(op, arrays)]
+    groups: dict = {}
+    for c in cfgs:
+        groups.setdefault(signature(op, c, runs), []).append(c)
+    out = [sorted(g, key=lambda c: (c.call, cost(op, c, in_fmt))) for g in groups.values()]
+    return sorted(out, key=lambda g: cost(op, _describing(g), in_fmt))
+
+
+# ----------------------------------------------------------------------------- the search
+
+
+class _Spread:
+    """Per result: the smallest and largest value the configurations reading the inputs as
+    they are give (in the result's format), for the chance of a match."""
+
+    def __init__(self):
+        self.lo = self.hi = None
+
+    def add(self, values: np.ndarray) -> None:
+        v = values.astype(np.float64)
+        if np.isnan(v).any():
+            return
+        self.lo = v if self.lo is None else np.minimum(self.lo, v)
+        self.hi = v if self.hi is None else np.maximum(self.hi, v)
+
+    def bits(self, fmt: str) -> float:
+        if self.lo is None:
+            return 0.0
+        lo, hi = (np.asarray(as_format(v, fmt)) for v in (self.lo, self.hi))
+        span = clamp_ulps(ulp_distance(lo, hi, nan="sentinel"), fill=0.0) + 1
+        return float(np.sum(np.log2(span)))
+
+
+def _sample(op: str, arrays: tuple, observed: dict):
+    if op != "matmul":
+        return arrays, observed
+    r, c = min(SAMPLE, arrays[0].shape[0]), min(SAMPLE, arrays[1].shape[1])
+    return (arrays[0][:r], arrays[1][:, :c]), {k: v[:r, :c] for k, v in observed.items()}
+
+
+def search(op: str, arrays: tuple, observed: dict, in_fmt: str, *, skip=()) -> dict:
+    """label -> :class:`Evidence` for every result in ``observed`` (labels in ``skip``: only
+    the chance of a match, their configuration being known otherwise)."""
+    tried = configs(op, in_fmt, {o.dtype.name for o in observed.values()})
+    sample, obs_sample = _sample(op, arrays, observed)
+    known = Known(op, sample)
+    full: dict = {}  # a matmul's real call runs on the whole matrices (BLAS blocks by shape)
+    scores = {k: [] for k in observed}  # label -> [(max ulps, mean ulps, cfg)]
+    spreads = {k: _Spread() for k in observed}
+    for cfg in tried:
+        if op == "matmul" and cfg.call:
+            full[cfg] = run(op, cfg, arrays)
+            got = (
+                None if full[cfg] is None else full[cfg][: sample[0].shape[0], : sample[1].shape[1]]
+            )
+        else:
+            got = run(op, cfg, sample, known)
+        if got is None:
+            continue
+        plain = cfg.spec.input_rounding is None and cfg.spec.name != "tensor-core"
+        for label, obs in obs_sample.items():
+            d = distance(obs, got)
+            if d is None:
+                continue
+            scores[label].append((float(np.max(d)), float(np.mean(d)), cfg))
+            if plain:
+                spreads[label].add(np.asarray(as_format(got, obs.dtype.name)))
+    out = {}
+    for label, sc in scores.items():
+        ev = Evidence(label, chance_bits=spreads[label].bits(observed[label].dtype.name))
+        if label not in skip:
+            _found(op, arrays, observed[label], sc, ev, in_fmt, full)
+        out[label] = ev
+    return out
+
+
+def _found(op, arrays, obs, sc: list, ev: Evidence, in_fmt: str, full: dict) -> None:
+    """Fill ``ev`` from the sample's scores ``sc``: the reproducing configurations grouped,
+    each group confirmed on every element (a matmul), or the nearest ones."""
+    sc.sort(key=lambda t: (t[0], t[1], cost(op, t[2], in_fmt)))
+    if not sc:
+        return
+    matched = [t[2] for t in sc if t[0] == 0]
+    sample = _sample(op, arrays, {})[0]
+    groups = _grouped(op, matched, sample, in_fmt)
+    if op == "matmul":  # each group confirmed on every element by its first member that holds
+        groups = [g for g in (_confirmed(op, g, arrays, obs, full) for g in groups) if g]
+    if groups:
+        ev.groups, ev.ulps = groups, 0.0
+        return
+    near = [t for t in sc if t[0] > 0][:KEEP]
+    if op == "matmul":
+        near = []
+        for _, _, cfg in sc[:KEEP]:
+            d = _full_distance(op, cfg, arrays, obs, full)
+            if d is not None:
+                near.append((float(np.max(d)), float(np.mean(d)), cfg))
+        near.sort(key=lambda t: (t[0], t[1], cost(op, t[2], in_fmt)))
+    if near:
+        ev.nearest, ev.ulps = [t[2] for t in near], near[0][0]
+
+
+def _full_distance(op, cfg, arrays, obs, full: dict):
+    got = full[cfg] if cfg in full else run(op, cfg, arrays)
+    return None if got is None else distance(obs, got)
+
+
+def _confirmed(op, group: list, arrays, obs, full: dict) -> list:
+    """The members of a group (the same computation on the sample) that reproduce the whole
+    result: tried in turn until one does, which stands for the others (an empty list where
+    none does)."""
+    for i, cfg in enumerate(group):
+        d = _full_distance(op, cfg, arrays, obs, full)
+        if d is not None and float(np.max(d)) == 0:
+            return group[i:]
+    return []
+
+
+def with_fact(ev: Evidence, cfgs: list, op: str, in_fmt: str) -> Evidence:
+    """``ev`` with its configuration measured (probing the function that made it): one group."""
+    group = sorted(cfgs, key=lambda c: (c.call, cost(op, c, in_fmt)))
+    return Evidence(ev.label, [group], [], 0.0, ev.chance_bits, True)

@@ -1,0 +1,183 @@
+"""Each result against the exact answer: how far (:func:`errors`, one stated measure), which
+is closer (:func:`closer`, ties as ties), and whether rounding can explain it at all
+(:func:`bound` of a configuration, :func:`beyond_rounding`: the elements outside the
+worst-case bound of every evaluation order, accumulator and input rounding).
+
+The measure is the normwise relative error ``||R - X|| / ||X||`` (Frobenius norm; a scalar:
+``|r - x| / |x|``), X the exact result, R measured in float64 (every format widens exactly):
+elements whose exact value cancels to near zero do not dominate it. Scalars are compared
+exactly: two results equally far from the exact value (it lies halfway between them) tie.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..exact import exact_dot, exact_sum
+from ..formats import as_format, format_info
+from ..metrics import gamma
+from ..orders.products import matmul64
+from ..orders.registry import ORDERS_BY_OP
+from .space import Config, factors, order_op, reference
+
+__all__ = ["beyond_rounding", "bound", "closer", "deviation", "errors", "magnitude"]
+
+CANCELLED = 2.0**-10  # an element whose exact value is below this share of sum |terms|
+
+
+def _wide(arrays) -> tuple:
+    return tuple(np.asarray(a).astype(np.float64) for a in arrays)
+
+
+def deviation(op: str, arrays: tuple, result, exact64) -> np.ndarray:
+    """exact - result per element in float64: for a sum, mean or dot rounded once from the
+    exact value (its sign and order exact); a matmul's from the exact product rounded to
+    float64. Where the exact result is not finite: 0 where the result is the same (NaN for
+    NaN), else inf; a non-finite result of a finite exact result: inf."""
+    r = np.asarray(result).astype(np.float64)
+    x = np.asarray(exact64, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        if op == "matmul":
+            dev = x - r
+        else:
+            w = _wide(arrays)
+            a = np.append(w[0].ravel(), r)
+            b = np.ones_like(a) if op != "dot" else np.append(w[1].ravel(), 0.0)
+            b[-1] = -float(a.size - 1) if op == "mean" else -1.0
+            dev = np.asarray(exact_dot(a, b), np.float64)
+            dev = dev / (a.size - 1) if op == "mean" else dev
+        same = (r == x) | (np.isnan(r) & np.isnan(x))
+        special = ~np.isfinite(x) | ~np.isfinite(r)
+        return np.where(special, np.where(same, 0.0, np.inf), dev)
+
+
+def magnitude(op: str, arrays: tuple) -> np.ndarray:
+    """sum |terms| per element in float64 (the scale of rounding errors)."""
+    w = _wide(arrays)
+    with np.errstate(all="ignore"):
+        if op == "matmul":
+            return np.abs(w[0]) @ np.abs(w[1])
+        terms = np.abs(w[0] * w[1]) if op == "dot" else np.abs(w[0])
+        s = np.asarray(exact_sum(terms.ravel()), np.float64)
+        return s / terms.size if op == "mean" else s
+
+
+def errors(devs: dict, exact64) -> dict:
+    """label -> the normwise relative error ||dev|| / ||exact|| (inf: infinitely far; where
+    the exact result is zero, the absolute error)."""
+    x = np.asarray(exact64, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        norm = float(np.sqrt(np.sum(np.square(np.where(np.isfinite(x), x, 0.0)))))
+        out = {}
+        for label, d in devs.items():
+            e = float(np.sqrt(np.sum(np.square(d)))) if np.all(np.isfinite(d)) else np.inf
+            out[label] = e / norm if norm > 0 and np.isfinite(norm) else e
+    return out
+
+
+def _exact_abs(op: str, arrays: tuple, r) -> Fraction:
+    """|exact - r| as a Fraction (a scalar result: sum, mean, dot)."""
+    w = _wide(arrays)
+    if op == "dot":
+        s = sum(
+            (Fraction(u) * Fraction(v) for u, v in zip(w[0].tolist(), w[1].tolist())), Fraction(0)
+        )
+    else:
+        s = sum(map(Fraction, w[0].ravel().tolist()), Fraction(0))
+        s = s / w[0].size if op == "mean" else s
+    return abs(s - Fraction(float(r)))
+
+
+def closer(op: str, arrays: tuple, observed: dict, devs: dict, errs: dict) -> set:
+    """The labels of the results nearest the exact answer (all of them where they tie).
+    Scalars equally far in float64 but not equal are compared exactly (fractions)."""
+    best = min(errs.values())
+    near = [k for k, e in errs.items() if e == best]
+    if len(near) <= 1 or np.ndim(observed[near[0]]) or not np.isfinite(best):
+        return set(near)
+    values = {k: float(observed[k]) for k in near}
+    if len(set(values.values())) == 1:
+        return set(near)
+    exact = {k: _exact_abs(op, arrays, v) for k, v in values.items()}
+    low = min(exact.values())
+    return {k for k, e in exact.items() if e == low}
+
+
+# ----------------------------------------------------------------------------- bounds
+
+
+def _depth(op: str, cfg: Config, n: int) -> int:
+    spec = ORDERS_BY_OP[order_op(op)].get(cfg.spec.name)
+    if spec is None or spec.depth is None or spec.library is not None or n < 2:
+        return max(n - 1, 0)
+    try:
+        d = spec.depth(n, spec.validate(dict(cfg.spec.params)))
+    except (ValueError, TypeError):
+        return n - 1
+    return min(d, n - 1)
+
+
+def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> np.ndarray:
+    """The worst-case |result - exact| of ``cfg`` per element (None: the op's generic bound,
+    a sequential evaluation in the result's format): Higham's gamma_d S (d the order's
+    registry depth, S the sum of |terms|), each rounding of the inputs, and the final
+    rounding of the result and of the exact reference."""
+    n = arrays[0].shape[1] if op == "matmul" else arrays[0].size
+    products = order_op(op) != "sum"
+    u_out = format_info(out_fmt).unit_roundoff
+    in_fmt = arrays[0].dtype.name
+    if cfg is None:
+        cast = format_info(out_fmt).precision < format_info(in_fmt).precision
+        err = (gamma(n + products, out_fmt) + cast * 2 * u_out) * S
+    elif cfg.spec.name == "tensor-core":
+        u_r = format_info(cfg.spec.input_rounding or in_fmt).unit_roundoff
+        u32 = format_info("float32").unit_roundoff
+        err = (2 * (n + 32) * u32 + 2.01 * u_r * (cfg.spec.input_rounding is not None)) * S
+    else:
+        acc = factors(cfg, in_fmt)["accumulator"]
+        acc = in_fmt if acc in (None, "fixed") else acc
+        if cfg.call:  # a library's own order: any
+            acc = min((acc, in_fmt), key=lambda f: format_info(f).precision)
+        err = gamma(_depth(op, cfg, n) + products, acc) * S
+        if cfg.spec.input_rounding:
+            err += 2.01 * format_info(cfg.spec.input_rounding).unit_roundoff * S
+        if cfg.where == "before":
+            err += 1.01 * u_out * S * (2 if products else 1)
+    err = np.asarray(err, dtype=np.float64)
+    if op == "mean":
+        err = err / n
+    return err + 2 * u_out * np.abs(np.asarray(ref, dtype=np.float64))
+
+
+def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
+    """The elements of ``result`` (finite where the exact result is) outside the worst-case
+    bound of every evaluation: any order (n - 1 roundings, twice over, for the tensor cores'
+    blocks) in the narrowest accumulator of the data and the result, the inputs as they are
+    or rounded to each of ``roundings`` (or cast to the result's format first)."""
+    r = np.asarray(result)
+    out_fmt, in_fmt = r.dtype.name, arrays[0].dtype.name
+    n = arrays[0].shape[1] if op == "matmul" else arrays[0].size
+    products = order_op(op) != "sum"
+    outside = None
+    for rounding in (None, *roundings):
+        rounded = (
+            arrays
+            if rounding is None
+            else tuple(np.asarray(as_format(a, rounding)) for a in arrays)
+        )
+        acc = min((in_fmt, out_fmt), key=lambda f: format_info(f).precision)
+        S = magnitude(op, rounded)
+        if op == "matmul":  # within the slack of the exact product
+            exact = matmul64(*rounded)
+        else:
+            exact = np.asarray(reference(op, rounded, "float64"), np.float64)
+        slack = 2 * gamma(n + 1, "float64") * S  # the float64 reference of a matmul
+        width = gamma(2 * n + 64 + products, acc) * S
+        width = width + 2 * format_info(out_fmt).unit_roundoff * np.abs(exact) + slack
+        with np.errstate(all="ignore"):
+            far = np.abs(r.astype(np.float64) - exact) > width
+        far &= np.isfinite(r.astype(np.float64)) & np.isfinite(exact)
+        outside = far if outside is None else outside & far
+    return np.asarray(outside)
