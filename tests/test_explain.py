@@ -199,3 +199,123 @@ def test_no_warning_where_a_cast_makes_inf_times_zero():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fpx.explain("dot", {"a": a, "b": b}, results)
+
+
+# ----------------------------------------------------------------------------- cannot tell
+
+
+def _loop(x, dtype):
+    """A plain left-to-right sum, every addition rounded to ``dtype`` (NumPy's cumsum adds in
+    turn)."""
+    return np.cumsum(np.asarray(x, dtype=dtype), dtype=dtype)[-1]
+
+
+def test_identical_results_have_no_cause():
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    e = fpx.explain("sum", x, {"a": np.sum(x), "b": np.sum(x)})
+    assert len(e.causes) == 0 and not e.ambiguous
+    assert "bitwise identical" in e.verdict
+    assert list(e.table["closer"]) == [True, True]
+
+
+def test_a_tie_is_a_tie():
+    """The exact sum 1 + 2^-24 lies halfway between the float32 neighbours 1 and 1 + 2^-23:
+    both are equally far (a rounded reference would call one of them 0 ulps off)."""
+    x = np.float32([1.0, 2.0**-24])
+    res = {"down": np.float32(1.0), "up": np.float32(1 + 2.0**-23)}
+    e = fpx.explain("sum", x, res)
+    assert set(e.table.index[e.table["closer"]]) == {"down", "up"}
+    assert "tie" in e.verdict
+
+
+def test_a_dropped_term_is_a_bug_not_rounding():
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((30, 40)).astype(np.float32)
+    B = rng.standard_normal((40, 20)).astype(np.float32)
+    good = fpx.matmul(A, B, "sequential")
+    bad = good.copy()
+    bad[3, 4] = np.float32(bad[3, 4] - np.float32(A[3, 7] * B[7, 4]))  # term k = 7 dropped
+    e = fpx.explain("matmul", (A, B), {"cpu": good, "gpu": bad})
+    assert "likely bug" in e.verdict and "element (3, 4)" in e.verdict
+    assert len(e.causes) == 0
+    assert not e.table.loc["gpu", "within_bound"] and e.table.loc["cpu", "within_bound"]
+
+
+def test_run_to_run_needs_positive_evidence():
+    """Two results of a shuffled sum: nothing says nondeterminism is decided; the function
+    called twice says it."""
+    x = np.random.default_rng(5).standard_normal(1000).astype(np.float32)
+    rng = np.random.default_rng(6)
+
+    def shuffled(v):
+        return _loop(v[rng.permutation(v.size)], np.float32)
+
+    runs = {"run1": shuffled(x), "run2": shuffled(x)}
+    while runs["run1"] == runs["run2"]:
+        runs["run2"] = shuffled(x)
+    e = fpx.explain("sum", x, runs)
+    assert not (e.causes.iloc[0]["factor"] == "nondeterminism" and e.causes.iloc[0]["decided"])
+    e = fpx.explain("sum", x, runs, fn=shuffled)
+    assert e.causes.iloc[0]["factor"] == "nondeterminism" and e.causes.iloc[0]["decided"]
+    assert not e.ambiguous and "fn gave two different results" in e.causes.iloc[0]["evidence"]
+
+
+def test_fn_decides_which_order():
+    """np.sum against a blocked loop of blocks of 100 (no configuration tried): the function
+    is probed (its tree revealed) and the cause is decided."""
+    x = np.random.default_rng(7).standard_normal(1000).astype(np.float32)
+
+    def blocked100(v):
+        sums = np.array([_loop(v[i : i + 100], v.dtype) for i in range(0, v.size, 100)])
+        return _loop(sums, v.dtype)
+
+    res = {"numpy": np.sum(x), "mine": blocked100(x)}
+    e = fpx.explain("sum", x, res, fn=blocked100)
+    assert e.causes.iloc[0]["factor"] == "order" and bool(e.causes.iloc[0]["decided"])
+    assert e.table.loc["mine", "reproduced_by"].startswith("revealed(tree=")
+    with pytest.raises(ValueError, match="none of the results"):
+        fpx.explain("sum", x, res, fn=lambda v: np.float32(0))
+    with pytest.raises(TypeError, match="fn must be callable"):
+        fpx.explain("sum", x, res, fn=3)
+
+
+def test_results_in_formats_that_do_not_hold_each_other():
+    """A float16 sum that overflowed and a bfloat16 sum (101714.76 exactly): each is measured
+    in float64, the overflow is infinitely far; a Python float is a float64. float16 cannot
+    hold the sum (its correctly rounded value is inf): the cause is the cast, not an
+    overflowing partial sum."""
+    import ml_dtypes
+
+    x = np.full(7, 14530.68, np.float64)
+    res = {"f16": np.float16(np.inf), "bf16": ml_dtypes.bfloat16(101888), "py": float(np.sum(x))}
+    e = fpx.explain("sum", x, res)
+    assert e.table.loc["f16", "rel_error"] == np.inf
+    assert e.table.loc["py", "format"] == "float64" and bool(e.table.loc["py", "closer"])
+    assert np.isinf(e.reference["f16"]) and e.causes.iloc[0]["factor"] == "cast"
+
+
+def test_negative_zero_is_not_reproduced_by_a_positive_zero():
+    """A sum of -0.0: a loop from the first term gives -0.0, NumPy's sum (onto +0.0) gives
+    +0.0; neither configuration reproduces the other zero."""
+    x = np.float32([-0.0, -0.0, -0.0])
+    assert np.signbit(fpx.sum(x, "sequential")) and not np.signbit(fpx.sum(x, "numpy"))
+    e = fpx.explain("sum", x, {"a": np.float32(-0.0), "b": np.float32(0.0)})
+    assert "sequential" in e.reproduced["a"] and "numpy" not in e.reproduced["a"]
+    assert "numpy" in e.reproduced["b"] and "sequential" not in e.reproduced["b"]
+    assert list(e.table["closer"]) == [True, True]  # both are the exact value, zero
+
+
+def test_a_matrix_is_closer_by_its_normwise_error():
+    """Cancelled elements (exact value near zero) are reported apart: the closer result is the
+    one with the smaller normwise error, and the verdict says which measure decided."""
+    rng = np.random.default_rng(11)
+    A = rng.standard_normal((16, 256)).astype(np.float32)
+    B = rng.standard_normal((256, 16)).astype(np.float32)
+    B[:, 0] = -B[:, 1] * np.float32(1 + 2.0**-20)  # column 0 nearly cancels column 1's rows
+    res = {"seq": fpx.matmul(A, B, "sequential"), "pair": fpx.matmul(A, B, "pairwise")}
+    e = fpx.explain("matmul", (A, B), res)
+    X = fpx.exact_matmul(A.astype(np.float64), B.astype(np.float64))
+    norm = {k: np.linalg.norm(v.astype(np.float64) - X) for k, v in res.items()}
+    assert set(e.table.index[e.table["closer"]]) == {min(norm, key=norm.get)}
+    assert "normwise relative error" in e.verdict
+    assert {"decided", "posterior"} <= set(e.causes.columns) and isinstance(e.ambiguous, bool)
