@@ -15,14 +15,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
-__all__ = ["LIBRARIES", "LibrarySpec", "backend_libraries"]
+__all__ = ["LIBRARIES", "Kernel", "LibrarySpec", "backend_libraries"]
 
 _ALL_FORMATS = ("float16", "bfloat16", "float32", "float64")
 
 
 def _frozen(mapping: dict) -> MappingProxyType:
     return MappingProxyType(dict(mapping))
+
+
+class Kernel(NamedTuple):
+    """One OpenBLAS kernel family of an x86-64 DYNAMIC_ARCH build.
+
+    coretype : the ``OPENBLAS_CORETYPE`` that selects it
+    reports : the ``architecture`` threadpoolctl then reports (the Prescott kernels say
+        "Katmai")
+    needs : the CPU flags (Linux /proc/cpuinfo spelling) its instructions need. OpenBLAS
+        checks them when it picks a kernel itself, never when ``OPENBLAS_CORETYPE`` forces
+        one: a forced kernel the CPU lacks them for dies with SIGILL (driver/others/dynamic.c)
+    """
+
+    coretype: str
+    reports: str
+    needs: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -42,9 +59,7 @@ class LibrarySpec:
     env : environment variables that change what it computes (machine_info reports them)
     orders : fpexplore's orders that emulate its loops (``fpx.orders(op)`` names)
     kernels : NumPy's OpenBLAS: fpexplore's kernel name (``fpx.dot(a, b, "openblas",
-        kernel=...)``) -> (the ``OPENBLAS_CORETYPE`` that selects it, the ``architecture``
-        threadpoolctl then reports; OpenBLAS 0.3.31's x86-64 DYNAMIC_ARCH build, whose
-        Prescott kernels report "Katmai")
+        kernel=...)``) -> its :class:`Kernel` (OpenBLAS 0.3.31's x86-64 DYNAMIC_ARCH build)
     """
 
     name: str
@@ -102,11 +117,15 @@ LIBRARIES = {
             orders=("numpy", "openblas", "einsum"),
             kernels=_frozen(
                 {
-                    "haswell": ("Haswell", "Haswell"),
-                    "skylakex": ("SkylakeX", "SkylakeX"),
-                    "sandybridge": ("Sandybridge", "Sandybridge"),
-                    "nehalem": ("Nehalem", "Nehalem"),
-                    "prescott": ("Prescott", "Katmai"),
+                    "haswell": Kernel("Haswell", "Haswell", ("avx2", "fma")),
+                    "skylakex": Kernel(
+                        "SkylakeX",
+                        "SkylakeX",
+                        ("avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl"),
+                    ),
+                    "sandybridge": Kernel("Sandybridge", "Sandybridge", ("avx",)),
+                    "nehalem": Kernel("Nehalem", "Nehalem", ("sse4_2",)),
+                    "prescott": Kernel("Prescott", "Katmai", ("pni",)),
                 }
             ),
         ),

@@ -46,6 +46,7 @@ __all__ = [
     "environment",
     "machine_info",
     "run_elsewhere",
+    "runs_here",
     "summary",
 ]
 
@@ -54,6 +55,7 @@ UNKNOWN_BLAS = "unknown (install threadpoolctl)"
 #: CPU flags worth knowing for floating-point results (Linux /proc/cpuinfo spelling).
 FLAGS = (
     "sse2",
+    "pni",
     "sse4_1",
     "sse4_2",
     "avx",
@@ -77,6 +79,7 @@ FLAGS = (
 #: NumPy's feature names for the same flags (used where /proc/cpuinfo is not available).
 _NUMPY_FLAGS = {
     "SSE2": "sse2",
+    "SSE3": "pni",
     "SSE41": "sse4_1",
     "SSE42": "sse4_2",
     "AVX": "avx",
@@ -95,10 +98,30 @@ _NUMPY_FLAGS = {
     "SVE": "sve",
 }
 
-#: fpexplore's OpenBLAS kernel names (``fpx.dot(a, b, "openblas", kernel=...)``) ->
-#: (the ``OPENBLAS_CORETYPE`` that selects it, the ``architecture`` threadpoolctl then
-#: reports): NumPy's :class:`~fpexplore.libspec.LibrarySpec` ``kernels``.
+#: fpexplore's OpenBLAS kernel names (``fpx.dot(a, b, "openblas", kernel=...)``) -> its
+#: :class:`~fpexplore.libspec.Kernel` (``coretype``: the ``OPENBLAS_CORETYPE`` that selects
+#: it; ``reports``: the ``architecture`` threadpoolctl then reports; ``needs``: the CPU
+#: flags it needs): NumPy's :class:`~fpexplore.libspec.LibrarySpec` ``kernels``.
 OPENBLAS_KERNELS = LIBRARIES["numpy"].kernels
+
+
+def runs_here(kernel: str) -> bool:
+    """Whether this CPU has the flags OpenBLAS's ``kernel`` (an :data:`OPENBLAS_KERNELS`
+    name) needs. A forced kernel the CPU cannot run kills the process (SIGILL), so
+    :func:`run_elsewhere` refuses to force one; loop over the kernels with this."""
+    if kernel not in OPENBLAS_KERNELS:
+        raise ValueError(f"kernel: unknown {kernel!r}; one of {', '.join(OPENBLAS_KERNELS)}")
+    return not _lacking(OPENBLAS_KERNELS[kernel])
+
+
+def _lacking(kernel) -> list[str]:
+    """The flags ``kernel`` needs that this CPU lacks (none on a non-x86 machine, whose
+    OpenBLAS has none of these kernels to force)."""
+    cpu = _cpu(_numpy_simd()["features"])
+    if platform.machine().lower() not in ("x86_64", "amd64", "i686", "i386", "x86"):
+        return []
+    return [f for f in kernel.needs if f not in cpu["flags"]]
+
 
 #: The library calls :func:`run_elsewhere` runs: name -> (module it needs, number of
 #: arrays, what it computes), from each library's :class:`~fpexplore.libspec.LibrarySpec`.
@@ -448,7 +471,8 @@ def run_elsewhere(call: str, *arrays, env=None, threads=None, timeout=120):
     (the variables passed) and ``library`` (name, version; torch: threads and CPU capability;
     jax: the device).
 
-    Raises ValueError for an unknown call, ModuleNotFoundError (naming the package to
+    Raises ValueError for an unknown call or an ``OPENBLAS_CORETYPE`` whose kernels this CPU
+    cannot run (see :func:`runs_here`), ModuleNotFoundError (naming the package to
     install) when the call's library is not installed, TimeoutError after ``timeout``
     seconds, and the child's exception type (RuntimeError for non-builtin ones) if the call
     fails there.
@@ -496,6 +520,15 @@ def _requested(env, threads, timeout) -> dict[str, str]:
             )
     extra = {} if threads is None else dict.fromkeys(_THREAD_KEYS, str(threads))
     extra.update({str(k): str(v) for k, v in (env or {}).items()})
+    for kernel in OPENBLAS_KERNELS.values():
+        lacking = _lacking(kernel)
+        if extra.get("OPENBLAS_CORETYPE", "").lower() == kernel.coretype.lower() and lacking:
+            raise ValueError(
+                f"env: OPENBLAS_CORETYPE={kernel.coretype!r} forces kernels that need "
+                f"{', '.join(lacking)}, which this CPU lacks: OpenBLAS would run them and the "
+                "process would die (illegal instruction). fpx.machine.runs_here(kernel) says "
+                "which kernels this CPU runs"
+            )
     return extra
 
 
@@ -543,8 +576,9 @@ def _child_output(call: str, job: Path, returncode: int, stderr: str) -> tuple:
             raise ModuleNotFoundError(message, name=err.get("name")) from None
         raise exc(message)
     if returncode or not (job / "result.npy").exists():
+        why = " (illegal instruction: this CPU cannot run it)" if returncode == -4 else ""
         raise RuntimeError(
-            f"{call}: the child process exited with status {returncode}:\n" + stderr[-3000:]
+            f"{call}: the child process exited with status {returncode}{why}:\n" + stderr[-3000:]
         )
     result = np.load(job / "result.npy", allow_pickle=False)
     return result, json.loads((job / "info.json").read_text())

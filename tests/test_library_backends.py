@@ -123,7 +123,7 @@ def test_one_library_spec_per_library():
     assert fpx.backends.NAMES == ("numpy", "emulated", "cupy", "replay", *libraries.NAMES)
     assert list(machine.CALLS)[:3] == ["np.dot", "np.matmul", "np.einsum-dot"]
     assert machine.CALLS["jnp.dot"] == ("jax", 2, "jnp.dot(a, b)")
-    assert machine.OPENBLAS_KERNELS["prescott"] == ("Prescott", "Katmai")
+    assert machine.OPENBLAS_KERNELS["prescott"] == ("Prescott", "Katmai", ("pni",))
     known = {o for op in ("sum", "dot", "matmul") for o in fpx.orders(op)}
     for lib in LIBRARIES.values():
         assert lib.orders and set(lib.orders) <= known, lib.name

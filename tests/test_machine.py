@@ -108,7 +108,9 @@ needs_threadpoolctl = pytest.mark.skipif(not HAS_THREADPOOLCTL, reason="needs th
 @needs_threadpoolctl
 @pytest.mark.parametrize("kernel", list(machine.OPENBLAS_KERNELS))
 def test_np_dot_under_a_forced_kernel_is_its_emulated_order(kernel):
-    coretype, architecture = machine.OPENBLAS_KERNELS[kernel]
+    coretype, architecture, _ = machine.OPENBLAS_KERNELS[kernel]
+    if not machine.runs_here(kernel):
+        pytest.skip(f"this CPU lacks the flags of OpenBLAS's {kernel} kernels")
     a, b = pair(4099, 0, np.float32)
     got, info = machine.run_elsewhere(
         "np.dot", a, b, env={"OPENBLAS_CORETYPE": coretype, "OPENBLAS_NUM_THREADS": "1"}
@@ -124,6 +126,20 @@ def test_np_dot_under_a_forced_kernel_is_its_emulated_order(kernel):
     # the data tell the kernels apart: this is not an order-blind check
     others = {bits(simd_sum(a, b, preset=f"openblas-sdot({k})")) for k in machine.OPENBLAS_KERNELS}
     assert len(others) == 5
+
+
+def test_a_kernel_this_cpu_cannot_run_is_refused_before_the_child_dies(monkeypatch):
+    """Forcing OpenBLAS kernels whose instructions the CPU lacks kills the child (SIGILL):
+    run_elsewhere refuses first, naming env and the flags lacking; runs_here says which run.
+    The CPU is made to lack every flag here, so the check runs on any machine."""
+    monkeypatch.setattr(machine, "_cpu", lambda features: {"flags": ["sse2", "pni"]})
+    monkeypatch.setattr(machine.platform, "machine", lambda: "x86_64")
+    assert [k for k in machine.OPENBLAS_KERNELS if machine.runs_here(k)] == ["prescott"]
+    a = np.ones(3, np.float32)
+    with pytest.raises(ValueError, match=r"env: OPENBLAS_CORETYPE='SkylakeX' .* avx2, fma"):
+        machine.run_elsewhere("np.dot", a, a, env={"OPENBLAS_CORETYPE": "skylakex"})
+    with pytest.raises(ValueError, match="kernel: unknown 'zen'"):
+        machine.runs_here("zen")
 
 
 @needs_threadpoolctl
