@@ -76,7 +76,8 @@ def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: in
     op : "sum", "dot" or "matmul"
     candidates_ : the variant specs to try, as text or :class:`~fpexplore.VariantSpec` (one
         spec or a list; an unknown one is a ValueError listing the valid names); default: every
-        order with its block sizes {32 ... 1024} and other parameters, fma off/on, accumulator =
+        order with its block sizes (4 ... 1024 for blocked, 32 ... 1024 for the GPU trees)
+        and other parameters, fma off/on, accumulator =
         the format or a wider one, input rounding none/tf32/bfloat16 for dot and matmul; the
         tensor cores of the V100, A100 and H100 families, on float32 data with each input
         rounding they read it in)

@@ -22,7 +22,7 @@ from .formats import as_format, format_info, ulp_distance
 from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
-from .inference.scoring import MARGIN, RUN_TO_RUN, score
+from .inference.scoring import DECIDED, RUN_TO_RUN, score
 from .inference.space import Config, order_op, reference
 from .metrics import summarize
 from .numerics import clamp_ulps
@@ -361,9 +361,9 @@ class _Explaining:
         sc = self.scores
         if not sc.causes:
             return []
-        if sc.decided:
-            top = sc.causes[0]
-            return self._factor_rows(top, True)
+        if sc.decided:  # the decided factors only (what else changed is not told apart)
+            rows = self._factor_rows(sc.causes[0], True)
+            return [r for r in rows if r["factor"] in sc.factors]
         rows, seen = [], set()
         for c in sc.causes:
             if c.posterior < 0.02 and rows:
@@ -399,7 +399,9 @@ class _Explaining:
                     "factor": f,
                     "share": share,
                     "decided": decided,
-                    "posterior": cause.posterior,
+                    "posterior": self.scores.marginal.get(f, cause.posterior)
+                    if decided
+                    else cause.posterior,
                     "evidence": _evidence(f, cause.a, cause.b, a, b, self.in_fmt)
                     + ("" if cause.exact else " (nearest configurations: no exact match)"),
                 }
@@ -532,8 +534,8 @@ def _cause_sentence(ex, causes) -> str:
         return f"The main cause is {main['factor'].replace('_', ' ')}: {main['evidence']}."
     names = " or ".join(dict.fromkeys(f.replace("_", " ") for f in rest["factor"]))
     return (
-        f"Cannot tell the cause: {names} fit the evidence (the best within {MARGIN:g} "
-        f"bits of another). {_what_decides(ex)}"
+        f"Cannot tell the cause: {names} fit the evidence (the likeliest at "
+        f"{main['posterior']:.0%}, {DECIDED:.0%} decides). {_what_decides(ex)}"
     )
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..formats import as_format, ulp_distance
 from ..numerics import clamp_ulps
-from .space import SAMPLE, Config, Known, configs, cost, distance, run
+from .space import SAMPLE, Config, Known, configs, cost, distance, run, siblings
 
 __all__ = ["Evidence", "probes", "search", "signature"]
 
@@ -32,9 +32,10 @@ class Evidence:
     """What the search found for one result: ``groups`` (the configurations reproducing it,
     one list per distinct computation, each cheapest first, the cheapest group first),
     ``nearest`` (the closest configurations when none reproduces it) and their ``ulps``
-    (max |ulps|), ``chance_bits`` (log2 of how many values of its format the configurations
-    spread over: a bit-exact match is that much evidence), ``fact`` (measured by probing
-    the function that made it)."""
+    (max |ulps|), ``chance_bits`` (-log2 of the chance that an unknown configuration gives
+    its value: a bit-exact match is that much evidence), ``fact`` (measured by probing the
+    function that made it), ``draw_bits`` (-log2 of how often the configurations give its
+    value: the bits of a run-to-run order drawing it)."""
 
     label: str
     groups: list = field(default_factory=list)
@@ -42,6 +43,7 @@ class Evidence:
     ulps: float = math.inf
     chance_bits: float = 0.0
     fact: bool = False
+    draw_bits: float = 0.0
 
     @property
     def matched(self) -> list:
@@ -109,25 +111,49 @@ def _grouped(op: str, cfgs: list, arrays: tuple, in_fmt: str) -> list:
 
 
 class _Spread:
-    """Per result: the smallest and largest value the configurations reading the inputs as
-    they are give (in the result's format), for the chance of a match."""
+    """Per result: what the configurations reading the inputs as they are give (in the
+    result's format), for the chance of a match: per element the smallest and largest value
+    (the span W, in values of the format), the configurations N, and how many give the
+    observed value. The chance that some unknown configuration gives the observed value is
+    taken as (count + 1) / (N + W): a value many configurations give is likely by chance, a
+    value only one gives (or none) is not."""
 
-    def __init__(self):
+    def __init__(self, observed: np.ndarray):
+        self.observed = observed
         self.lo = self.hi = None
+        self.count = np.zeros(observed.shape)
+        self.n = 0
+        self.drawn = np.zeros(observed.shape)  # the same for the seeded (random) orders
+        self.draws = 0
 
-    def add(self, values: np.ndarray) -> None:
+    def add(self, values: np.ndarray, seeded: bool) -> None:
+        if values.dtype != self.observed.dtype:
+            values = np.asarray(as_format(values, self.observed.dtype.name))
         v = values.astype(np.float64)
         if np.isnan(v).any():
             return
         self.lo = v if self.lo is None else np.minimum(self.lo, v)
         self.hi = v if self.hi is None else np.maximum(self.hi, v)
+        same = distance(self.observed, values) == 0
+        self.count += same
+        self.n += 1
+        if seeded:
+            self.drawn += same
+            self.draws += 1
 
-    def bits(self, fmt: str) -> float:
+    def bits(self) -> tuple:
+        """(-log2 of the chance that some unknown configuration gives the observed value,
+        -log2 of the chance that a run-to-run order draws it: the same among the seeded
+        orders, which are random ones), each summed over the elements."""
         if self.lo is None:
-            return 0.0
+            return 0.0, 0.0
+        fmt = self.observed.dtype.name
         lo, hi = (np.asarray(as_format(v, fmt)) for v in (self.lo, self.hi))
         span = clamp_ulps(ulp_distance(lo, hi, nan="sentinel"), fill=0.0) + 1
-        return float(np.sum(np.log2(span)))
+        chance = np.sum(np.log2((self.n + span) / (self.count + 1)))
+        if not self.draws:  # no random orders tried (a matmul): the configurations' spread
+            return float(chance), float(chance)
+        return float(chance), float(np.sum(np.log2((self.draws + 1) / (self.drawn + 1))))
 
 
 def _sample(op: str, arrays: tuple, observed: dict):
@@ -145,7 +171,7 @@ def search(op: str, arrays: tuple, observed: dict, in_fmt: str, *, skip=()) -> d
     known = Known(op, sample)
     full: dict = {}  # a matmul's real call runs on the whole matrices (BLAS blocks by shape)
     scores = {k: [] for k in observed}  # label -> [(max ulps, mean ulps, cfg)]
-    spreads = {k: _Spread() for k in observed}
+    spreads = {k: _Spread(v) for k, v in obs_sample.items()}
     for cfg in tried:
         if op == "matmul" and cfg.call:
             full[cfg] = run(op, cfg, arrays)
@@ -163,10 +189,11 @@ def search(op: str, arrays: tuple, observed: dict, in_fmt: str, *, skip=()) -> d
                 continue
             scores[label].append((float(np.max(d)), float(np.mean(d)), cfg))
             if plain:
-                spreads[label].add(np.asarray(as_format(got, obs.dtype.name)))
+                spreads[label].add(got, cfg.seeded)
     out = {}
     for label, sc in scores.items():
-        ev = Evidence(label, chance_bits=spreads[label].bits(observed[label].dtype.name))
+        chance, draw = spreads[label].bits()
+        ev = Evidence(label, chance_bits=chance, draw_bits=draw)
         if label not in skip:
             _found(op, arrays, observed[label], sc, ev, in_fmt, full)
         out[label] = ev
@@ -184,6 +211,11 @@ def _found(op, arrays, obs, sc: list, ev: Evidence, in_fmt: str, full: dict) -> 
     groups = _grouped(op, matched, sample, in_fmt)
     if op == "matmul":  # each group confirmed on every element by its first member that holds
         groups = [g for g in (_confirmed(op, g, arrays, obs, full) for g in groups) if g]
+    if not groups:  # nearly reproduced: the same with ties of its input rounding otherwise
+        near = [t[2] for t in sc[:KEEP]] + matched[:KEEP]
+        tried = list(dict.fromkeys(s for c in near for s in siblings(c)))
+        found = [c for c in tried if _reproduces(op, c, arrays, obs)]
+        groups = _grouped(op, found, sample, in_fmt)
     if groups:
         ev.groups, ev.ulps = groups, 0.0
         return
@@ -197,6 +229,11 @@ def _found(op, arrays, obs, sc: list, ev: Evidence, in_fmt: str, full: dict) -> 
         near.sort(key=lambda t: (t[0], t[1], cost(op, t[2], in_fmt)))
     if near:
         ev.nearest, ev.ulps = [t[2] for t in near], near[0][0]
+
+
+def _reproduces(op, cfg, arrays, obs) -> bool:
+    d = _full_distance(op, cfg, arrays, obs, {})
+    return d is not None and float(np.max(d)) == 0
 
 
 def _full_distance(op, cfg, arrays, obs, full: dict):
@@ -217,5 +254,6 @@ def _confirmed(op, group: list, arrays, obs, full: dict) -> list:
 
 def with_fact(ev: Evidence, cfgs: list, op: str, in_fmt: str) -> Evidence:
     """``ev`` with its configuration measured (probing the function that made it): one group."""
+    cfgs = [c for c in cfgs if not c.seeded] or cfgs  # fn gave one result twice
     group = sorted(cfgs, key=lambda c: (c.call, cost(op, c, in_fmt)))
-    return Evidence(ev.label, [group], [], 0.0, ev.chance_bits, True)
+    return Evidence(ev.label, [group], [], 0.0, ev.chance_bits, True, ev.draw_bits)

@@ -2,7 +2,8 @@
 
 :func:`probe` calls ``fn`` on the inputs twice (two results: run-to-run nondeterminism, a
 fact), finds the result it gives, then calls it on probe inputs (the inputs permuted along the
-summed axis, with random signs; each probe twice) and keeps the configurations that reproduce
+summed axis, with random signs, and inputs spread over many binades; each probe twice) and
+keeps the configurations that reproduce
 that result and compute what ``fn`` computes on every probe: its order, fused products,
 accumulator and input rounding, measured. Where none does, ``fn``'s accumulation tree is
 revealed (:func:`fpexplore.reveal`, FPRev's masks) and tried with each input rounding.
@@ -80,7 +81,7 @@ def probe(fn, op: str, arrays: tuple, observed: dict, evidence: dict, in_fmt: st
             f"({first.dtype.name}{'' if first.ndim == 0 else ', shape ' + str(first.shape)}), "
             f"none of the results {shown}: give the function that made one of them"
         )
-    tried = probes(op, arrays, PROBES)
+    tried = probes(op, arrays, PROBES) + _wide(arrays, PROBES)
     outs = []
     for p in tried:
         a, b = call(p), call(p)
@@ -92,6 +93,25 @@ def probe(fn, op: str, arrays: tuple, observed: dict, evidence: dict, in_fmt: st
         return Probed(label, False, found, "probes", call.calls)
     revealed = _revealed(fn, op, arrays, observed[label], tried, outs, in_fmt)
     return Probed(label, False, revealed, "reveal" if revealed else "", call.calls)
+
+
+def _wide(arrays: tuple, count: int) -> list:
+    """``count`` inputs of the shapes and format of ``arrays`` spread over many binades with
+    random signs (float16: normal values), seeded: orders, fusing, accumulators and input
+    roundings that agree on the inputs rarely agree on all of these."""
+    from ..data import generate
+
+    fmt = arrays[0].dtype.name
+    rng = np.random.default_rng(20_261_126)
+    out = []
+    for i in range(count):
+        probe = []
+        for j, a in enumerate(arrays):
+            v = generate("normal" if fmt == "float16" else "wide", a.size, fmt, 7 * i + j)
+            v = np.asarray(v).reshape(a.shape)
+            probe.append(np.where(rng.integers(0, 2, a.shape).astype(bool), -v, v))
+        out.append(tuple(probe))
+    return out
 
 
 def _corner(op: str, arrays: tuple, out: np.ndarray):

@@ -22,21 +22,23 @@ from dataclasses import dataclass, field
 from .evidence import Evidence
 from .space import Config, cost, differing, factor_bits, factors
 
-__all__ = ["CHANGE", "MARGIN", "Cause", "Scores", "score"]
+__all__ = ["CHANGE", "DECIDED", "Cause", "Scores", "score"]
 
 #: bits that say which factor changed between the two results, beyond naming its new value
 CHANGE = {
     "order": 1.0,
     "tensor_core": 1.0,
     "nondeterminism": 1.0,
-    "accumulator": 1.0,
+    "accumulator": 2.0,
     "fma": 2.0,
     "input_rounding": 2.0,
-    "cast": 2.0,
+    "cast": 1.0,
 }
-UNKNOWN_BITS = 6.0  # naming "a configuration none of those tried"
-RUN_TO_RUN_BITS = 3.0  # naming "the same code, another result on each run"
-MARGIN = 3.0  # bits by which a decided cause's best hypothesis beats every other cause's
+UNKNOWN_BITS = 5.0  # naming "a configuration none of those tried"
+RUN_TO_RUN_BITS = 4.0  # naming "the same code, another result on each run"
+OTHER_BITS = 3.0  # a third (fourth, ...) configuration of one computation
+CHANCE = 10.0  # bits a match needs to be more than chance (1 in 1024)
+DECIDED = 0.9  # the posterior a decided cause reaches (odds of 9 to 1 against all others)
 LISTED = 0.02  # the posterior a competing cause needs to be listed
 MEMBERS = 12  # the cheapest configurations of a group scored against each other
 GROUPS = 25  # the cheapest groups of a result scored
@@ -61,44 +63,95 @@ class Cause:
 
 @dataclass
 class Scores:
-    """The scorer's answer for a pair of results: ``causes`` best first, ``decided`` (the
-    top cause's factors are decided), ``positive`` (positive evidence of run-to-run
-    nondeterminism), ``hypotheses`` (the competing hypotheses, for the table)."""
+    """The scorer's answer for a pair of results: ``causes`` best first (the first names every
+    decided factor), ``decided`` (some factor is), ``positive`` (positive evidence of
+    run-to-run nondeterminism), ``marginal`` and the decided ``factors``."""
 
     causes: list = field(default_factory=list)
     decided: bool = False
     positive: bool = False
+    marginal: dict = field(default_factory=dict)  # factor -> posterior of the causes naming it
+    factors: frozenset = frozenset()  # the decided factors
 
 
 def _members(op: str, ev: Evidence, in_fmt: str) -> list:
-    """[(group index, [configs scored])], the cheapest groups and members, distinct factors
-    kept once."""
+    """[(its cheapest configurations, its neighbours)] for the cheapest groups: the cheapest
+    members with distinct factors, and by each key of :func:`_keys` the cheapest member with
+    it (to describe the group next to a partner's configuration by a one-factor change)."""
     out = []
-    for i, g in enumerate(ev.groups[:GROUPS]):
+    for g in ev.groups[:GROUPS]:
         g = [c for c in g if not c.call] or g  # a real call names only what nothing emulates
-        seen, keep = set(), []
-        for c in g:
-            f = tuple(sorted(factors(c, in_fmt).items(), key=lambda kv: kv[0]))
-            if f not in seen:
-                seen.add(f)
+        seen, keep, near = set(), [], {}
+        for c in g:  # cheapest first
+            f = factors(c, in_fmt)
+            key = tuple(sorted(f.items(), key=lambda kv: kv[0]))
+            if key not in seen and len(keep) < MEMBERS:
+                seen.add(key)
                 keep.append(c)
-            if len(keep) == MEMBERS:
-                break
-        out.append((i, keep))
+            for k in _keys(f):
+                near.setdefault(k, c)
+        out.append((keep, near))
     return out
+
+
+def _keys(f: dict) -> list:
+    """Keys equal for two configurations that differ in one factor (the accumulator coming
+    with a cast)."""
+    items = sorted((k, v) for k, v in f.items() if k != "natural")
+    out = [(k,) + tuple(kv for kv in items if kv[0] != k) for k, _ in items]
+    if f["natural"]:
+        out.append(("cast+",) + tuple(kv for kv in items if kv[0] not in ("cast", "accumulator")))
+    return out
+
+
+def _pairs(ga, gb, in_fmt: str):
+    """The pairs of configurations that may describe the group pair most briefly: the
+    cheapest against the cheapest, and each cheap one against the other group's one-factor
+    neighbours of it."""
+    keep_a, near_a = ga
+    keep_b, near_b = gb
+    seen = set()
+    for ca in keep_a:
+        for cb in keep_b:
+            seen.add((ca, cb))
+            yield ca, cb
+    for mine, near, flip in ((keep_a, near_b, False), (keep_b, near_a, True)):
+        for c in mine:
+            for k in _keys(factors(c, in_fmt)):
+                other = near.get(k)
+                pair = (other, c) if flip else (c, other)
+                if other is not None and pair not in seen:
+                    seen.add(pair)
+                    yield pair
 
 
 def _pair_bits(op: str, ca: Config, cb: Config, in_fmt: str, costs: dict) -> tuple:
     """(bits of the cheaper description of the pair, the differing factors)."""
     fa, fb = factors(ca, in_fmt), factors(cb, in_fmt)
-    diff = differing(fa, fb, ca.spec.name == cb.spec.name)
+    diff = differing(fa, fb)
     if not diff:
         diff = frozenset({"order"})  # the same settings named apart (two library loops)
 
     def change(f_to) -> float:
-        return sum(CHANGE[f] + factor_bits(op, f, f_to[f], in_fmt) for f in diff)
+        bits = 0.0
+        for f in diff:  # leaving the tensor cores names the order and settings come back to
+            f_named = "order" if f == "tensor_core" and f_to[f] is None else f
+            bits += CHANGE[f] + factor_bits(op, f_named, f_to[f_named], in_fmt)
+        return bits
 
     return min(costs[ca] + change(fb), costs[cb] + change(fa)), diff
+
+
+class _Costs(dict):
+    """Configuration -> its prior cost in bits, computed once."""
+
+    def __init__(self, op: str, in_fmt: str):
+        super().__init__()
+        self.op, self.in_fmt = op, in_fmt
+
+    def __missing__(self, cfg: Config) -> float:
+        self[cfg] = cost(self.op, cfg, self.in_fmt)
+        return self[cfg]
 
 
 def _cheapest(op: str, ev: Evidence, in_fmt: str) -> float:
@@ -115,103 +168,132 @@ def score(op: str, evidence: dict, pair: tuple, in_fmt: str, *, runs_differ=None
     every hypothesis (``evidence``: label -> :class:`Evidence` of every result;
     ``runs_differ``: True where the function was called twice and gave two results, False
     where it gave the same, None where it was not given)."""
+    if runs_differ:  # a fact: the same code gave two results
+        return Scores(
+            [Cause(RUN_TO_RUN, 1.0, 0.0)], True, True, {"nondeterminism": 1.0}, RUN_TO_RUN
+        )
     a, b = (evidence[k] for k in pair)
-    weights: dict = {}  # (factors, exact) -> [bits of its best hypothesis, ca, cb]
+    weights: dict = {}  # (factors, exact) -> [bits of the summed weight, best bits, ca, cb]
 
-    def add(diff, bits, ca, cb, exact=True):
-        cur = weights.setdefault((diff, exact), [math.inf, None, None])
-        if bits < cur[0]:
-            cur[:] = [bits, ca, cb]
+    def add(diff, bits, ca, cb, exact=True, named=None):
+        """A hypothesis of weight 2^-bits (``named``: the bits of its own description, where
+        its weight is a share of a computation's)."""
+        named = bits if named is None else named
+        cur = weights.setdefault((diff, exact), [math.inf, math.inf, None, None])
+        cur[0] = _plus(cur[0], bits)
+        if named < cur[1]:
+            cur[1:] = [named, ca, cb]
 
     _deterministic(op, a, b, in_fmt, add)
-    others = sum(_cheapest(op, evidence[k], in_fmt) for k in evidence if k not in pair)
-    for key in weights:  # the other results, each explained alone, on every hypothesis
-        weights[key][0] += others
-    positive = runs_differ is True
-    if len(evidence) >= 3 or positive:
-        draws = sum(ev.chance_bits for ev in evidence.values())
-        bits = RUN_TO_RUN_BITS + draws - (40.0 if positive else 0.0)
-        if runs_differ is not False:
-            add(RUN_TO_RUN, bits, None, None)
-        positive = positive or (
-            len(evidence) >= 3
-            and not any(ev.groups and not _seeded(ev) for ev in evidence.values())
-        )
-    return _ranked(weights, positive)
+    # the other results, each explained alone, a configuration more for one computation
+    others = sum(OTHER_BITS + _cheapest(op, evidence[k], in_fmt) for k in evidence if k not in pair)
+    for w in weights.values():
+        w[0] += others
+        w[1] += others
+    positive = runs = False
+    if runs_differ is None and _all_differ(evidence):  # (fn ran twice alike: deterministic)
+        draws = sum(ev.draw_bits for ev in evidence.values())
+        add(RUN_TO_RUN, RUN_TO_RUN_BITS + draws, None, None)
+        chance = [ev for ev in evidence.values() if not _reproduced(ev)]
+        positive = len(evidence) >= 3 and len(chance) == len(evidence)
+        runs = len(evidence) >= 3 and bool(chance)
+    return _ranked(weights, positive, runs)
 
 
-def _seeded(ev: Evidence) -> bool:
-    """Only seeded (run-to-run) configurations reproduce the result."""
-    return all(c.seeded for c in ev.matched)
+def _all_differ(evidence: dict) -> bool:
+    """No configuration reproduces two of the results (they all differ)."""
+    seen = set()
+    for ev in evidence.values():
+        mine = set(map(str, ev.matched))
+        if mine & seen:
+            return False
+        seen |= mine
+    return True
+
+
+def _reproduced(ev: Evidence) -> bool:
+    """A deterministic configuration reproduces the result beyond chance: one not seeded
+    matches, and the configurations spread over at least 2^CHANCE values of its format."""
+    return ev.chance_bits >= CHANCE and any(not c.seeded for c in ev.matched)
 
 
 def _deterministic(op: str, a: Evidence, b: Evidence, in_fmt: str, add) -> None:
     """Every hypothesis explaining ``a`` and ``b`` by configurations, each reproducing its
-    result (or unknown), added with its bits."""
+    result (or unknown), added with its bits: one per pair of groups (each the same
+    computation), named by its shortest description."""
     ma, mb = _members(op, a, in_fmt), _members(op, b, in_fmt)
-    costs = {c: cost(op, c, in_fmt) for _, g in ma + mb for c in g}
-    for _, ga in ma:
-        for _, gb in mb:
-            for ca in ga:
-                for cb in gb:
-                    bits, diff = _pair_bits(op, ca, cb, in_fmt, costs)
-                    add(diff, bits, ca, cb)
+    costs = _Costs(op, in_fmt)
+    for ga in ma:
+        for gb in mb:
+            # one computation per group pair: its weight is its shortest description's,
+            # shared among the causes its minimal descriptions name (each by its shortest)
+            named: dict = {}
+            for ca, cb in _pairs(ga, gb, in_fmt):
+                bits, diff = _pair_bits(op, ca, cb, in_fmt, costs)
+                if diff not in named or bits < named[diff][0]:
+                    named[diff] = (bits, ca, cb)
+            # a description that adds factors to another one's names no other cause
+            named = {d: v for d, v in named.items() if not any(o < d for o in named)}
+            top = min(v[0] for v in named.values())
+            total = math.inf
+            for v in named.values():
+                total = _plus(total, v[0])
+            for diff, (bits, ca, cb) in named.items():
+                add(diff, top + bits - total, ca, cb, named=bits)
+    # an unknown configuration for a result nothing reproduces (one that a configuration
+    # reproduces may come from an unknown one too, but as far as the evidence goes like
+    # those that reproduce it: it names the same causes)
     for known, other, flip in ((a, b, False), (b, a, True)):
-        if other.fact:
-            continue  # measured, never unknown
-        unknown = UNKNOWN_BITS + other.chance_bits
-        if known.groups:
-            ck = _described(known)
-            guess = _guess(other, ck, in_fmt, flip)
-            add(
-                guess,
-                costs.get(ck, cost(op, ck, in_fmt)) + unknown,
-                *_ordered(ck, other, flip),
-                False,
-            )
-    if not a.fact and not b.fact:
+        if other.groups or not known.groups:
+            continue
+        ck = known.best
+        near = (other.nearest or [None])[0]
+        guess = (
+            frozenset() if near is None else differing(factors(ck, in_fmt), factors(near, in_fmt))
+        )
+        bits = costs[ck] + UNKNOWN_BITS + other.chance_bits
+        add(guess, bits, *((near, ck) if flip else (ck, near)), False)
+    if not a.groups and not b.groups:
         bits = 2 * UNKNOWN_BITS + a.chance_bits + b.chance_bits
         near_a, near_b = (a.nearest or [None])[0], (b.nearest or [None])[0]
         guess = frozenset()
         if near_a is not None and near_b is not None:
-            guess = differing(factors(near_a, in_fmt), factors(near_b, in_fmt), False)
+            guess = differing(factors(near_a, in_fmt), factors(near_b, in_fmt))
         add(guess, bits, near_a, near_b, False)
 
 
-def _described(ev: Evidence) -> Config:
-    return ev.best
+def _plus(x: float, y: float) -> float:
+    """The bits of the sum of two weights given in bits (2^-x + 2^-y), without underflow."""
+    lo, hi = min(x, y), max(x, y)
+    return lo if hi == math.inf else lo - math.log2(1 + 2.0 ** (lo - hi))
 
 
-def _ordered(ck: Config, other: Evidence, flip: bool) -> tuple:
-    near = (other.nearest or [None])[0]
-    return (near, ck) if flip else (ck, near)
-
-
-def _guess(other: Evidence, ck: Config, in_fmt: str, flip: bool) -> frozenset:
-    """The factors in which an unknown configuration seems to differ: those of its nearest
-    configuration (empty where there is none)."""
-    near = (other.nearest or [None])[0]
-    if near is None:
-        return frozenset()
-    return differing(factors(ck, in_fmt), factors(near, in_fmt), False)
-
-
-def _ranked(weights: dict, positive: bool) -> Scores:
-    """The causes best first, each with the weight of its best hypothesis over all; the top
-    one decided when it rests on exact matches and every other is ``MARGIN`` bits worse."""
-    best = min((w[0] for w in weights.values()), default=math.inf)
-    total = sum(2.0 ** (best - w[0]) for w in weights.values())
+def _ranked(weights: dict, positive: bool, runs: bool = False) -> Scores:
+    """The causes best first, each with its posterior (its hypotheses' summed weight over
+    all). A factor is decided when the hypotheses naming it on exact matches reach
+    ``DECIDED`` together (nondeterminism: with positive evidence too); the top cause is then
+    the likeliest that names every decided factor."""
+    total = math.inf
+    for w in weights.values():
+        total = _plus(total, w[0])
     causes = [
-        Cause(diff, 2.0 ** (best - w[0]) / total, w[0], w[1], w[2], exact)
+        Cause(diff, 2.0 ** (total - w[0]), w[1], w[2], w[3], exact)
         for (diff, exact), w in weights.items()
     ]
     causes.sort(key=lambda c: (-c.posterior, c.bits))
-    out = Scores(causes, False, positive)
-    if causes:
-        top = causes[0]
-        decidable = top.exact and bool(top.factors)
-        if top.factors == RUN_TO_RUN:
-            decidable = decidable and positive
-        runner_up = causes[1].bits if len(causes) > 1 else math.inf
-        out.decided = decidable and runner_up - top.bits >= MARGIN
+    marginal: dict = {}
+    for c in causes:
+        for f in c.factors if c.exact else ():
+            if f == "order" and "nondeterminism" in c.factors:
+                continue  # a seeded (run-to-run) order is a random one: no order setting
+            marginal[f] = marginal.get(f, 0.0) + c.posterior
+    decided = {f for f, p in marginal.items() if p >= DECIDED}
+    if not positive:
+        decided.discard("nondeterminism")
+    if runs:  # three or more results that all differ: a fixed cause needs each beyond chance
+        decided &= {"nondeterminism"}
+    out = Scores(causes, bool(decided), positive, marginal, frozenset(decided))
+    if decided:  # the likeliest hypothesis naming them all leads
+        top = next(c for c in causes if c.exact and decided <= c.factors)
+        out.causes = [top] + [c for c in causes if c is not top]
     return out

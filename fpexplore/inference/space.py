@@ -28,6 +28,7 @@ from ..orders import dot as fdot
 from ..orders import exact_matmul
 from ..orders import matmul as fmatmul
 from ..orders import sum as fsum
+from ..orders.products import round_inputs
 from ..orders.registry import BLOCKS, ORDERS_BY_OP
 from ..spec import VariantSpec
 
@@ -48,6 +49,7 @@ __all__ = [
     "order_op",
     "reference",
     "run",
+    "siblings",
 ]
 
 SEEDS = tuple(range(8))  # the seeds of the atomic (run-to-run) orders tried
@@ -139,6 +141,18 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
     return out
 
 
+# input roundings that differ only in ties (or truncate): tried where one nearly reproduces
+ROUNDING_FAMILIES = (("tf32", "tf32-rne", "tf32-truncate"),)
+
+
+def siblings(cfg: Config) -> list[Config]:
+    """``cfg`` with each other rounding of its input rounding's family (tf32: ties away, to
+    even, truncated), for a result that ``cfg`` reproduces but for a few ties."""
+    r = cfg.spec.input_rounding
+    family = next((f for f in ROUNDING_FAMILIES if r in f), ())
+    return [replace(cfg, spec=replace(cfg.spec, input_rounding=o)) for o in family if o != r]
+
+
 def _seeded(op: str) -> list[Config]:
     """The GPU's run-to-run orders: atomic block sums and a shuffled order, each seed."""
     out = []
@@ -205,30 +219,55 @@ def _call(op: str, spec: VariantSpec, inputs: tuple):
     return np.asarray(as_format(out, fmt)) if out.dtype.name != fmt else out
 
 
-def _finished(op: str, cfg: Config, out, n: int):
-    """An order's result made the op's: a mean's s / n rounded once (unless the call already
-    divided), then the cast after, if any."""
+def _finished(op: str, cfg: Config, out, n: int, fmt: str):
+    """An order's result made the op's: a mean's s / n rounded once to ``fmt`` (unless the
+    call already divided), then the cast after, if any."""
     if op == "mean" and not cfg.call:
         f = float(out)
-        info = format_info(np.asarray(out).dtype)
-        out = out if f == 0 or not math.isfinite(f) else as_format(Fraction(f) / n, info.name)
+        out = out if f == 0 or not math.isfinite(f) else as_format(Fraction(f) / n, fmt)
+        out = np.asarray(out).astype(format_info(fmt).dtype)
     if cfg.where == "after":
         out = as_format(out, cfg.cast_format)
     return np.asarray(out)
+
+
+def _mean_sum(cfg: Config, inputs: tuple):
+    """A mean's sum: in its accumulator's format, unrounded (divided before it is rounded to
+    the data's format); the exact one exact."""
+    spec = cfg.spec
+    if spec.name == "exact":
+        return fmean(inputs[0], variant="exact"), 1
+    wide = tuple(np.asarray(as_format(a, spec.accumulate)) for a in inputs)
+    return evaluate("sum", replace(spec, accumulate=None), wide), inputs[0].size
 
 
 def run(op: str, cfg: Config, arrays, known: Known | None = None):
     """The result of ``cfg`` on ``arrays`` (None where it does not apply); ``known`` (made for
     these arrays): the inputs cast once, and the results known without running."""
     known = Known(op, arrays) if known is None else known
-    out = known.result(cfg)
+    inputs = known.inputs(cfg)
+    n, fmt = arrays[0].size, inputs[0].dtype.name
+    wide_mean = op == "mean" and not cfg.call and (cfg.spec.accumulate or cfg.spec.name == "exact")
+    out = None if wide_mean else known.result(cfg)
     if out is None:
+        spec = cfg.spec
+        if spec.input_rounding and not wide_mean and _rounds_first(op, cfg):
+            inputs, spec = known.rounded(cfg), replace(spec, input_rounding=None)
         try:
             with np.errstate(all="ignore"):
-                out = evaluate(op if cfg.call else order_op(op), cfg.spec, known.inputs(cfg))
+                if wide_mean:
+                    out, n = _mean_sum(cfg, inputs)
+                else:
+                    out = evaluate(op if cfg.call else order_op(op), spec, inputs)
         except (ValueError, NotImplementedError, TypeError):
             return None
-    return _finished(op, cfg, out, arrays[0].size)
+    return _finished(op, cfg, out, n, fmt)
+
+
+def _rounds_first(op: str, cfg: Config) -> bool:
+    """Whether ``cfg``'s input rounding only rounds the inputs before the order runs (an
+    emulated order; a library's, the tensor cores', takes it as a setting)."""
+    return not cfg.call and ORDERS_BY_OP[order_op(op)][cfg.spec.name].library is None
 
 
 # ----------------------------------------------------------------------------- known results
@@ -247,6 +286,7 @@ class Known:
     def __init__(self, op: str, arrays):
         self.op, self.arrays = op, arrays
         self._inputs: dict = {}
+        self._rounded: dict = {}
         self._exact: dict = {}
 
     def inputs(self, cfg: Config) -> tuple:
@@ -257,6 +297,16 @@ class Known:
         if fmt not in self._inputs:
             self._inputs[fmt] = tuple(np.asarray(as_format(a, fmt)) for a in self.arrays)
         return self._inputs[fmt]
+
+    def rounded(self, cfg: Config) -> tuple:
+        """The arrays ``cfg`` runs on with its input rounding done, once per rounding (the
+        orders' own :func:`~fpexplore.orders.products.round_inputs`)."""
+        key = (cfg.where == "before" and cfg.cast_format, cfg.spec.input_rounding)
+        if key not in self._rounded:
+            arrays = self.inputs(cfg)
+            info = format_info(arrays[0].dtype.name)
+            self._rounded[key] = round_inputs(cfg.spec.input_rounding, info, *arrays)
+        return self._rounded[key]
 
     def result(self, cfg: Config):
         """The order's result of ``cfg`` (before a mean's division and a cast after it) where
@@ -412,7 +462,8 @@ def factors(cfg: Config, in_fmt: str) -> dict:
     tc = cfg.spec.name == "tensor-core"
     params = dict(cfg.spec.params)
     return {
-        "tensor_core": params.get("arch") if tc else None,
+        "natural": cfg.spec.accumulate is None,  # (not a factor: no accumulator set)
+        "tensor_core": (params.get("arch"), cfg.spec.input_rounding) if tc else None,
         "cast": cfg.where,
         "order": None if tc else (cfg.spec.name, cfg.seedless()),
         "nondeterminism": params.get("seed"),
@@ -422,14 +473,19 @@ def factors(cfg: Config, in_fmt: str) -> dict:
     }
 
 
-def differing(fa: dict, fb: dict, same_order: bool = False) -> frozenset:
-    """The factors in which two configurations (their :func:`factors`) differ: a fixed
-    setting (a library's own) differs from none of another order's; the tensor cores bring
-    their own order, rounding and accumulator."""
+def differing(fa: dict, fb: dict) -> frozenset:
+    """The factors in which two configurations (their :func:`factors`) differ: a library's
+    own (fixed) setting differs from none of another order's; the tensor cores bring their
+    own order, rounding and accumulator; a cast brings the accumulator of its format."""
+    same_order = fa["order"] == fb["order"]
     diff = {k for k in fa if fa[k] != fb[k] and (same_order or FIXED not in (fa[k], fb[k]))}
+    if fa["nondeterminism"] is not None and fb["nondeterminism"] is not None:
+        diff.add("nondeterminism")  # two seeds are two draws, equal or not
     if "tensor_core" in diff:
         diff &= {"tensor_core", "cast", "nondeterminism"}
-    return frozenset(diff)
+    if "cast" in diff and fa["natural"] and fb["natural"]:
+        diff.discard("accumulator")
+    return frozenset(diff - {"natural"})
 
 
 _ROUNDING_BITS = {None: 0.4, "tf32": 3.3, "bfloat16": 3.3}
@@ -442,8 +498,9 @@ def factor_bits(op: str, factor: str, value, in_fmt: str) -> float:
     if factor in ("order", "tensor_core"):
         orders = ORDERS_BY_OP[order_op(op)]
         base = math.log2(sum(s.listed for s in orders.values()))
-        if factor == "tensor_core":
-            return base + math.log2(len(orders["tensor-core"].grid))
+        if factor == "tensor_core":  # (arch, the format it reads float32 data in)
+            arch_bits = math.log2(len(orders["tensor-core"].grid))
+            return base + arch_bits + _ROUNDING_BITS.get(value[1], 5.0)
         name, params = value
         if name in _CALL_NAMES:
             return 1.0
@@ -472,4 +529,4 @@ def cost(op: str, cfg: Config, in_fmt: str) -> float:
     """The prior cost of a configuration in bits: its description length (the order family,
     log2 of its parameter grid per parameter set, the seed, each setting)."""
     f = factors(cfg, in_fmt)
-    return sum(factor_bits(op, k, v, in_fmt) for k, v in f.items())
+    return sum(factor_bits(op, k, v, in_fmt) for k, v in f.items() if k != "natural")

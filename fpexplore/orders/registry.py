@@ -257,6 +257,8 @@ TREE_PARAMS = {
     "seed": (0, checks.seed),
 }
 _BLOCK_GRID = tuple((("block", b),) for b in BLOCKS)
+# a CPU loop's blocks may be a few SIMD lanes long (a GPU tree's block is a warp or more)
+_CPU_BLOCK_GRID = tuple((("block", b),) for b in (4, 8, 16)) + _BLOCK_GRID
 _TREE = dict(
     params=TREE_PARAMS,
     fma=True,
@@ -327,7 +329,7 @@ _DEFINED = [
         run=_run_blocked,
         matmul_code=3,
         depth=lambda n, p: p["block"] - 1 + math.ceil(n / p["block"]) - 1,
-        grid=_BLOCK_GRID,
+        grid=_CPU_BLOCK_GRID,
         gpu_kernel=True,
         kernel_calls=fixed_calls(("blocked", "S")),
         source=_SOURCE["blocked"],
