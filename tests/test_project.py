@@ -497,6 +497,19 @@ _OLD_NAMES = {
 }
 
 
+@pytest.mark.parametrize("sub", sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py")))
+def test_each_subpackage_map_is_true(sub):
+    """A subpackage's docstring names every module of it, and its list (``- ``name````)
+    names no module that does not exist."""
+    init = PACKAGE / sub / "__init__.py"
+    doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+    modules = {p.stem for p in (PACKAGE / sub).glob("*.py")} - {"__init__"}
+    listed = set(re.findall(r"^- ``(\w+)``", doc, re.M))
+    assert not listed - modules, f"{sub}/__init__.py lists modules that do not exist"
+    unnamed = sorted(m for m in modules if f"``{m}``" not in doc and f".{m}`" not in doc)
+    assert not unnamed, f"{sub}/__init__.py does not name {unnamed}"
+
+
 def test_shared_numerics_are_defined_once():
     """Each shared numeric primitive (error-free transformations, rounding to a precision,
     round to odd, the float32 flush, the ULP clamp, Ziv's decision step) has one definition,

@@ -9,10 +9,15 @@ package (nothing registers itself): adding an op is adding a module and its test
 - ``opspec``       what an op is to an experiment (OpSpec), the recordings made of it
 - ``variant``      what a variant is (a name, a description, its kind)
 - ``reductions``   sum, dot, matmul: their variants are the evaluation orders of ``orders/``
+- ``mean``         the mean: NumPy's and the textbook orders against the exact mean
 - ``linspace``     NumPy 1.x / 2.x and CuPy linspace semantics, lerp, fma, exact
 - ``elementwise``  exp, log, sin, tanh, sqrt, pow: library results vs correctly rounded
-- ``stats``        variance (two-pass, one-pass, Welford), softmax and logsumexp (naive, shifted)
-- ``ml``           cdist (expanded vs direct) and the Adam step (operation orders)
+- ``formula``      the formula arithmetic of the composite ops below (rounded once per
+                   operation to a storage format)
+- ``variance``     variance: two-pass, one-pass (textbook), Welford, np.var
+- ``softmax``      softmax and logsumexp (naive, shifted)
+- ``cdist``        cdist: the expanded formula against the direct one
+- ``adam``         the Adam step in its operation orders
 """
 
 import sys

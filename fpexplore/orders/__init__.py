@@ -16,6 +16,7 @@
                  OpenBLAS dot, einsum and LLVM loops
 - ``frameworks`` torch.sum / torch.dot (and MKL's sdot as probed), XLA's jnp.sum / jnp.dot
 - ``tensor_core`` ``mma``: D = C + A @ B as NVIDIA tensor cores compute it (V100, A100, H100)
+- ``trees``      accumulation trees as data: the ``revealed`` order's parameter
 """
 
 import sys

@@ -13,9 +13,10 @@ Pure: NumPy and fpexplore's core (no widgets, no figures); the widgets of
   float32, float64 and the FP8 roundings) apart, and give the pattern of a value.
 
 Modules: ``exercise`` (the Exercise class, the registry, what the exercise modules share),
-``lesson01_bits`` .. ``lesson05_gpu`` (each lesson's exercises; importing them registers them,
-in lesson order), ``numbers`` (typed numbers read exactly, values as text), ``bits`` (bit
-patterns), ``sum_trace`` (the traced sum).
+``lesson01_bits``, ``lesson02_sums``, ``lesson03_fma``, ``lesson04_tolerances``,
+``lesson05_gpu`` (each lesson's exercises; importing them registers them, in lesson order),
+``numbers`` (typed numbers read exactly, values as text), ``bits`` (bit patterns),
+``sum_trace`` (the traced sum).
 """
 
 from __future__ import annotations
