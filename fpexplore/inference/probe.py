@@ -19,7 +19,7 @@ from .. import checks
 from ..formats import format_info
 from ..spec import parse_spec
 from .evidence import PROBES, probes
-from .space import INPUT_ROUNDINGS, Config, Known, order_op, run
+from .space import TRIED_ROUNDINGS, Config, Known, order_op, run
 
 __all__ = ["REVEAL_MAX", "Probed", "probe"]
 
@@ -157,7 +157,7 @@ def _revealed(fn, op, arrays, result, tried, outs, in_fmt) -> list:
     except (ValueError, TypeError):
         return []
     base = parse_spec(rev.as_order(), order_op(op))
-    roundings = INPUT_ROUNDINGS if op != "sum" and in_fmt in ("float32", "float64") else (None,)
+    roundings = TRIED_ROUNDINGS if op != "sum" and in_fmt in ("float32", "float64") else (None,)
     cfgs = [Config(replace(base, input_rounding=r)) for r in roundings]
     matched = [c for c in cfgs if _reproduces(op, c, arrays, result)]
     return _computing(op, matched, tried, outs)

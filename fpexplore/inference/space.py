@@ -54,7 +54,8 @@ __all__ = [
 
 SEEDS = tuple(range(8))  # the seeds of the atomic (run-to-run) orders tried
 SAMPLE = 8  # a matmul is screened on its first SAMPLE x SAMPLE elements, then confirmed
-INPUT_ROUNDINGS = (None, "tf32", "bfloat16")  # what a CPU or GPU order may read its inputs as
+# the input roundings (of formats.INPUT_ROUNDINGS) tried with a CPU or GPU order
+TRIED_ROUNDINGS = (None, "tf32", "bfloat16")
 # the tensor cores read float32 data in one of these formats (FP8: Hopper)
 HARDWARE_ROUNDINGS = ("tf32", "bfloat16", "float8_e4m3", "float8_e5m2")
 # the real NumPy calls tried where no emulated order is the function (np.sum is the "numpy"
@@ -124,7 +125,7 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
     accs = [None] + [f for f in ("float32", "float64") if format_info(f).precision > info.precision]
     hardware = HARDWARE_ROUNDINGS if roundings is None else tuple(r for r in roundings if r)
     if roundings is None:
-        roundings = INPUT_ROUNDINGS if op != "sum" and fmt in ("float32", "float64") else (None,)
+        roundings = TRIED_ROUNDINGS if op != "sum" and fmt in ("float32", "float64") else (None,)
     out = []
     for order, spec in ORDERS_BY_OP[op].items():
         if not spec.listed or fmt not in spec.formats + spec.rounded_formats:
@@ -170,7 +171,7 @@ def _calls(op: str, fmt: str) -> list[Config]:
     if op not in _TRIED_CALLS:
         return []
     name = CALLS[op][0]
-    rs = INPUT_ROUNDINGS if op == "matmul" and fmt in ("float32", "float64") else (None,)
+    rs = TRIED_ROUNDINGS if op == "matmul" and fmt in ("float32", "float64") else (None,)
     wide = [None] + (["float64"] if op == "matmul" and fmt != "float64" else [])
     return [Config(VariantSpec(name, (), False, r, a)) for r in rs for a in wide]
 
