@@ -16,7 +16,7 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .formats import as_format, format_info, ulp_distance
-from .inference.space import evaluate
+from .inference.space import evaluate, reduction
 from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
 
@@ -161,11 +161,12 @@ def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
     bad = set(factors) - set(FACTORS)
     if bad:
         raise ValueError(f"unknown factor(s) {sorted(bad)}; factors: {', '.join(FACTORS)}")
-    inputs = (inputs,) if op == "sum" and not isinstance(inputs, tuple) else tuple(inputs)
-    if len(inputs) != (1 if op == "sum" else 2):
+    products = reduction(op).products
+    inputs = tuple(inputs) if products or isinstance(inputs, tuple) else (inputs,)
+    if len(inputs) != 1 + products:
         raise ValueError(
             f"difference_budget({checks.shown(op)}) takes "
-            f"{'one array' if op == 'sum' else 'two arrays'} "
+            f"{'two arrays' if products else 'one array'} "
             f"as inputs, got {len(inputs)}"
         )
     return factors, inputs

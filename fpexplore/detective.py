@@ -18,7 +18,7 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .formats import coerce, refuse_masked
-from .inference.space import CALLS, Config, candidates, cost, distance, evaluate
+from .inference.space import CALLS, Config, candidates, cost, distance, evaluate, reduction
 from .ops.reductions import ARRAYS
 from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
@@ -45,7 +45,7 @@ def _as_observations(inputs, observed, op: str):
     if len(ins) != len(obs):
         raise ValueError(f"{len(ins)} inputs but {len(obs)} observations")
     out = []
-    arity = 1 if op == "sum" else 2
+    arity = 2 if reduction(op).products else 1
     for i, o in zip(ins, obs):
         i = (i,) if arity == 1 and not isinstance(i, tuple) else tuple(i)
         if len(i) != arity:
@@ -234,14 +234,14 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
     first = tuple(np.asarray(inputs[k]) for k in names)
     fmt = coerce(*first, what="explain_numpy")[1].name
     ins = [first]
-    if op != "matmul":
+    if not reduction(op).matrix:
         for s in range(probes):
             ins.append(
                 tuple(generate("wide", PROBE_SIZE, fmt, s + 99 * j) for j in range(len(names)))
             )
     with np.errstate(all="ignore"):
         obs = [func(*i) for i in ins]
-    arg = [i[0] for i in ins] if op == "sum" else ins
+    arg = ins if reduction(op).products else [i[0] for i in ins]
     df = match_orders(arg, obs, op, top=top)
     df.attrs["function"] = label
     return df

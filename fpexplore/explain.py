@@ -23,7 +23,7 @@ from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
 from .inference.scoring import DECIDED, RUN_TO_RUN, score
-from .inference.space import Config, order_op, reference
+from .inference.space import TRIED_ROUNDINGS, Config, order_op, reduction, reference
 from .metrics import summarize
 from .numerics import clamp_ulps
 from .ops.registry import get as get_op
@@ -120,12 +120,13 @@ def _arrays(op: str, inputs) -> tuple[tuple, str]:
         inputs = inputs.inputs
     given, fmt, _ = get_op(op).user_inputs(inputs, what="fpx.explain")
     arrays = tuple(np.asarray(v) for k, v in given.items() if k != "format")
-    if order_op(op) == "sum":
+    red = reduction(op)
+    if not red.products:
         return (np.ravel(arrays[0]),), fmt
     a, b = arrays
-    ok = a.ndim == 1 and a.shape == b.shape if op == "dot" else a.ndim == b.ndim == 2
-    if not ok or (op == "matmul" and a.shape[1] != b.shape[0]):
-        what = "two 1-D arrays of equal length" if op == "dot" else "(m, k) and (k, n) arrays"
+    ok = a.ndim == b.ndim == 2 if red.matrix else a.ndim == 1 and a.shape == b.shape
+    if not ok or (red.matrix and a.shape[1] != b.shape[0]):
+        what = "(m, k) and (k, n) arrays" if red.matrix else "two 1-D arrays of equal length"
         raise ValueError(f"{op} takes {what}, got {a.shape} and {b.shape}")
     return arrays, fmt
 
@@ -190,7 +191,7 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
     require("pandas", "fpx.explain")
     checks.choice("op", op, EXPLAINED_OPS)
     arrays, in_fmt = _arrays(op, inputs)
-    shape = (arrays[0].shape[0], arrays[1].shape[1]) if op == "matmul" else ()
+    shape = (arrays[0].shape[0], arrays[1].shape[1]) if reduction(op).matrix else ()
     observed = _observed(results, shape)
     if fn is not None and not callable(fn):
         raise TypeError(f"fn must be callable, got {checks.shown(fn)}")
@@ -203,7 +204,7 @@ class _Explaining:
     def __init__(self, op: str, arrays: tuple, in_fmt: str, observed: dict):
         self.op, self.arrays, self.in_fmt, self.observed = op, arrays, in_fmt, observed
         # a matmul element's error needs no correctly rounded float64 value
-        wide = op != "matmul"
+        wide = not reduction(op).matrix
         self.exact64 = reference(op, arrays, "float64") if wide else matmul64(*arrays)
         refs = {
             f: reference(op, arrays, f, self.exact64 if wide else None)
@@ -344,7 +345,7 @@ class _Explaining:
 
     def _beyond(self) -> dict:
         """label -> the elements no rounding explains, for results nothing reproduces."""
-        roundings = ("tf32", "bfloat16") if order_op(self.op) != "sum" else ()
+        roundings = TRIED_ROUNDINGS[1:] if reduction(self.op).products else ()
         roundings += tuple(sorted({o.dtype.name for o in self.observed.values()} - {self.in_fmt}))
         out = {}
         for k, ev in self.evidence.items():
@@ -507,7 +508,7 @@ def _verdict(ex, table, causes) -> str:
 
 def _closer_sentence(ex, table) -> str:
     near, far = ex.pair
-    what = "normwise relative error" if ex.op == "matmul" else "relative error"
+    what = "normwise relative error" if reduction(ex.op).matrix else "relative error"
     close = [k for k in table.index if table.loc[k, "closer"]]
     if len(close) == len(table):
         return (
@@ -543,10 +544,10 @@ def _what_decides(ex) -> str:
     tips = []
     if ex.probed is None:
         tips.append("give fn= (the function that made one result) to probe it")
-    if ex.op != "matmul":
-        tips.append("a larger size, or several inputs of the same code (fpx.match_orders)")
-    else:
+    if reduction(ex.op).matrix:
         tips.append("larger matrices")
+    else:
+        tips.append("a larger size, or several inputs of the same code (fpx.match_orders)")
     return "What would decide it: " + "; or ".join(tips) + "."
 
 

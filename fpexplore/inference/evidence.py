@@ -19,9 +19,9 @@ import numpy as np
 
 from ..formats import as_format, ulp_distance
 from ..numerics import clamp_ulps
-from .space import SAMPLE, Config, Known, configs, cost, distance, run, siblings
+from .space import SAMPLE, Config, Known, configs, cost, distance, reduction, run, siblings
 
-__all__ = ["Evidence", "probes", "search", "signature"]
+__all__ = ["Evidence", "probes", "screened", "search", "signature"]
 
 PROBES = 3  # inputs each matching configuration is run on, to group the same computations
 KEEP = 3  # nearest configurations kept for a result nothing reproduces
@@ -71,12 +71,13 @@ def probes(op: str, arrays: tuple, count: int = PROBES) -> list:
     """``count`` inputs like ``arrays``: their terms permuted along the summed axis (the first
     as they are signed, the others with random signs), seeded (the same on every machine)."""
     rng = np.random.default_rng(20_261_125)
-    n = arrays[0].shape[-1] if op == "matmul" else arrays[0].shape[0]
+    matrix = reduction(op).matrix
+    n = reduction(op).length(arrays)
     out = []
     for i in range(count):
         perm = rng.permutation(n)
         flip = rng.integers(0, 2, n).astype(bool) if i else np.zeros(n, bool)
-        if op == "matmul":
+        if matrix:
             A, B = arrays[0][:, perm], arrays[1][perm, :]
             out.append((np.where(flip[None, :], -A, A), B))
         else:
@@ -156,8 +157,10 @@ class _Spread:
         return float(chance), float(np.sum(np.log2((self.draws + 1) / (self.drawn + 1))))
 
 
-def _sample(op: str, arrays: tuple, observed: dict):
-    if op != "matmul":
+def screened(op: str, arrays: tuple, observed: dict):
+    """The inputs and results a matmul is screened on (its first SAMPLE x SAMPLE elements);
+    other ops' as they are."""
+    if not reduction(op).matrix:
         return arrays, observed
     r, c = min(SAMPLE, arrays[0].shape[0]), min(SAMPLE, arrays[1].shape[1])
     return (arrays[0][:r], arrays[1][:, :c]), {k: v[:r, :c] for k, v in observed.items()}
@@ -167,13 +170,13 @@ def search(op: str, arrays: tuple, observed: dict, in_fmt: str, *, skip=()) -> d
     """label -> :class:`Evidence` for every result in ``observed`` (labels in ``skip``: only
     the chance of a match, their configuration being known otherwise)."""
     tried = configs(op, in_fmt, {o.dtype.name for o in observed.values()})
-    sample, obs_sample = _sample(op, arrays, observed)
+    sample, obs_sample = screened(op, arrays, observed)
     known = Known(op, sample)
     full: dict = {}  # a matmul's real call runs on the whole matrices (BLAS blocks by shape)
     scores = {k: [] for k in observed}  # label -> [(max ulps, mean ulps, cfg)]
     spreads = {k: _Spread(v) for k, v in obs_sample.items()}
     for cfg in tried:
-        if op == "matmul" and cfg.call:
+        if reduction(op).matrix and cfg.call:
             full[cfg] = run(op, cfg, arrays)
             got = (
                 None if full[cfg] is None else full[cfg][: sample[0].shape[0], : sample[1].shape[1]]
@@ -207,9 +210,9 @@ def _found(op, arrays, obs, sc: list, ev: Evidence, in_fmt: str, full: dict) -> 
     if not sc:
         return
     matched = [t[2] for t in sc if t[0] == 0]
-    sample = _sample(op, arrays, {})[0]
+    sample = screened(op, arrays, {})[0]
     groups = _grouped(op, matched, sample, in_fmt)
-    if op == "matmul":  # each group confirmed on every element by its first member that holds
+    if reduction(op).matrix:  # each group confirmed on every element by its first that holds
         groups = [g for g in (_confirmed(op, g, arrays, obs, full) for g in groups) if g]
     if not groups:  # nearly reproduced: the same with ties of its input rounding otherwise
         near = [t[2] for t in sc[:KEEP]] + matched[:KEEP]
@@ -220,7 +223,7 @@ def _found(op, arrays, obs, sc: list, ev: Evidence, in_fmt: str, full: dict) -> 
         ev.groups, ev.ulps = groups, 0.0
         return
     near = [t for t in sc if t[0] > 0][:KEEP]
-    if op == "matmul":
+    if reduction(op).matrix:
         near = []
         for _, _, cfg in sc[:KEEP]:
             d = _full_distance(op, cfg, arrays, obs, full)

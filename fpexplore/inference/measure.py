@@ -20,7 +20,7 @@ from ..formats import as_format, format_info
 from ..metrics import gamma
 from ..orders.products import matmul64
 from ..orders.registry import ORDERS_BY_OP
-from .space import Config, factors, order_op, reference
+from .space import Config, factors, order_op, reduction, reference
 
 __all__ = ["beyond_rounding", "bound", "closer", "deviation", "errors", "magnitude"]
 
@@ -38,16 +38,17 @@ def deviation(op: str, arrays: tuple, result, exact64) -> np.ndarray:
     NaN), else inf; a non-finite result of a finite exact result: inf."""
     r = np.asarray(result).astype(np.float64)
     x = np.asarray(exact64, dtype=np.float64)
+    red = reduction(op)
     with np.errstate(all="ignore"):
-        if op == "matmul":
+        if red.matrix:
             dev = x - r
         else:
             w = _wide(arrays)
             a = np.append(w[0].ravel(), r)
-            b = np.ones_like(a) if op != "dot" else np.append(w[1].ravel(), 0.0)
-            b[-1] = -float(a.size - 1) if op == "mean" else -1.0
+            b = np.append(w[1].ravel(), 0.0) if red.products else np.ones_like(a)
+            b[-1] = -float(a.size - 1) if red.divides else -1.0
             dev = np.asarray(exact_dot(a, b), np.float64)
-            dev = dev / (a.size - 1) if op == "mean" else dev
+            dev = dev / (a.size - 1) if red.divides else dev
         same = (r == x) | (np.isnan(r) & np.isnan(x))
         special = ~np.isfinite(x) | ~np.isfinite(r)
         return np.where(special, np.where(same, 0.0, np.inf), dev)
@@ -55,13 +56,13 @@ def deviation(op: str, arrays: tuple, result, exact64) -> np.ndarray:
 
 def magnitude(op: str, arrays: tuple) -> np.ndarray:
     """sum |terms| per element in float64 (the scale of rounding errors)."""
-    w = _wide(arrays)
+    w, red = _wide(arrays), reduction(op)
     with np.errstate(all="ignore"):
-        if op == "matmul":
+        if red.matrix:
             return np.abs(w[0]) @ np.abs(w[1])
-        terms = np.abs(w[0] * w[1]) if op == "dot" else np.abs(w[0])
+        terms = np.abs(w[0] * w[1]) if red.products else np.abs(w[0])
         s = np.asarray(exact_sum(terms.ravel()), np.float64)
-        return s / terms.size if op == "mean" else s
+        return s / terms.size if red.divides else s
 
 
 def errors(devs: dict, exact64) -> dict:
@@ -79,14 +80,14 @@ def errors(devs: dict, exact64) -> dict:
 
 def _exact_abs(op: str, arrays: tuple, r) -> Fraction:
     """|exact - r| as a Fraction (a scalar result: sum, mean, dot)."""
-    w = _wide(arrays)
-    if op == "dot":
+    w, red = _wide(arrays), reduction(op)
+    if red.products:
         s = sum(
             (Fraction(u) * Fraction(v) for u, v in zip(w[0].tolist(), w[1].tolist())), Fraction(0)
         )
     else:
         s = sum(map(Fraction, w[0].ravel().tolist()), Fraction(0))
-        s = s / w[0].size if op == "mean" else s
+        s = s / w[0].size if red.divides else s
     return abs(s - Fraction(float(r)))
 
 
@@ -124,8 +125,8 @@ def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> n
     a sequential evaluation in the result's format): Higham's gamma_d S (d the order's
     registry depth, S the sum of |terms|), each rounding of the inputs, and the final
     rounding of the result and of the exact reference."""
-    n = arrays[0].shape[1] if op == "matmul" else arrays[0].size
-    products = order_op(op) != "sum"
+    red = reduction(op)
+    n, products = red.length(arrays), red.products
     u_out = format_info(out_fmt).unit_roundoff
     in_fmt = arrays[0].dtype.name
     if cfg is None:
@@ -146,7 +147,7 @@ def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> n
         if cfg.where == "before":
             err += 1.01 * u_out * S * (2 if products else 1)
     err = np.asarray(err, dtype=np.float64)
-    if op == "mean":
+    if red.divides:
         err = err / n
     return err + 2 * u_out * np.abs(np.asarray(ref, dtype=np.float64))
 
@@ -158,8 +159,8 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
     or rounded to each of ``roundings`` (or cast to the result's format first)."""
     r = np.asarray(result)
     out_fmt, in_fmt = r.dtype.name, arrays[0].dtype.name
-    n = arrays[0].shape[1] if op == "matmul" else arrays[0].size
-    products = order_op(op) != "sum"
+    red = reduction(op)
+    n, products = red.length(arrays), red.products
     outside = None
     for rounding in (None, *roundings):
         rounded = (
@@ -169,7 +170,7 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
         )
         acc = min((in_fmt, out_fmt), key=lambda f: format_info(f).precision)
         S = magnitude(op, rounded)
-        if op == "matmul":  # within the slack of the exact product
+        if red.matrix:  # within the slack of the exact product
             exact = matmul64(*rounded)
         else:
             exact = np.asarray(reference(op, rounded, "float64"), np.float64)

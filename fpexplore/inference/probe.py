@@ -18,8 +18,8 @@ import numpy as np
 from .. import checks
 from ..formats import format_info
 from ..spec import parse_spec
-from .evidence import PROBES, probes
-from .space import TRIED_ROUNDINGS, Config, Known, order_op, run
+from .evidence import PROBES, probes, screened
+from .space import TRIED_ROUNDINGS, Config, Known, order_op, reduction, run
 
 __all__ = ["REVEAL_MAX", "Probed", "probe"]
 
@@ -116,10 +116,8 @@ def _wide(arrays: tuple, count: int) -> list:
 
 def _corner(op: str, arrays: tuple, out: np.ndarray):
     """A matmul's probe screened on its corner (as the search screens the inputs)."""
-    if op != "matmul":
-        return arrays, out
-    r, c = min(8, arrays[0].shape[0]), min(8, arrays[1].shape[1])
-    return (arrays[0][:r], arrays[1][:, :c]), out[:r, :c]
+    small, observed = screened(op, arrays, {"fn": out})
+    return small, observed["fn"]
 
 
 def _computing(op: str, cfgs: list, tried: list, outs: list) -> list:
@@ -147,9 +145,9 @@ def _revealed(fn, op, arrays, result, tried, outs, in_fmt) -> list:
     tree of additions, a mean)."""
     from ..reveal import reveal
 
-    if op == "mean":
+    if reduction(op).divides:
         return []
-    n = arrays[0].shape[1] if op == "matmul" else arrays[0].size
+    n = reduction(op).length(arrays)
     if n > REVEAL_MAX or n < 2:
         return []
     try:
@@ -157,7 +155,8 @@ def _revealed(fn, op, arrays, result, tried, outs, in_fmt) -> list:
     except (ValueError, TypeError):
         return []
     base = parse_spec(rev.as_order(), order_op(op))
-    roundings = TRIED_ROUNDINGS if op != "sum" and in_fmt in ("float32", "float64") else (None,)
+    products = reduction(op).products
+    roundings = TRIED_ROUNDINGS if products and in_fmt in ("float32", "float64") else (None,)
     cfgs = [Config(replace(base, input_rounding=r)) for r in roundings]
     matched = [c for c in cfgs if _reproduces(op, c, arrays, result)]
     return _computing(op, matched, tried, outs)

@@ -18,12 +18,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import cache
 
 import numpy as np
 
 from ..formats import as_format, format_info, next_down, next_up, ulp_distance
 from ..numerics import clamp_ulps
 from ..ops.mean import mean as fmean
+from ..ops.opspec import Reduction
+from ..ops.registry import get
 from ..orders import dot as fdot
 from ..orders import exact_matmul
 from ..orders import matmul as fmatmul
@@ -47,6 +50,7 @@ __all__ = [
     "factor_bits",
     "factors",
     "order_op",
+    "reduction",
     "reference",
     "run",
     "siblings",
@@ -70,9 +74,16 @@ _TRIED_CALLS = ("mean", "matmul")
 FIXED = "fixed"  # a library call's own accumulator and fusing: no setting, never a difference
 
 
+@cache
+def reduction(op: str) -> Reduction:
+    """What the engine knows of ``op`` (sum, dot, matmul, mean): its OpSpec's
+    :class:`~fpexplore.ops.opspec.Reduction`."""
+    return get(op).reduction
+
+
 def order_op(op: str) -> str:
     """The op whose orders compute ``op`` (a mean is a sum, then a division)."""
-    return "sum" if op == "mean" else op
+    return reduction(op).orders
 
 
 @dataclass(frozen=True)
@@ -125,7 +136,8 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
     accs = [None] + [f for f in ("float32", "float64") if format_info(f).precision > info.precision]
     hardware = HARDWARE_ROUNDINGS if roundings is None else tuple(r for r in roundings if r)
     if roundings is None:
-        roundings = TRIED_ROUNDINGS if op != "sum" and fmt in ("float32", "float64") else (None,)
+        products = reduction(op).products
+        roundings = TRIED_ROUNDINGS if products and fmt in ("float32", "float64") else (None,)
     out = []
     for order, spec in ORDERS_BY_OP[op].items():
         if not spec.listed or fmt not in spec.formats + spec.rounded_formats:
@@ -135,7 +147,7 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
         if spec.takes_rounding:  # the format it reads: the data's own, or a rounding's
             rs = hardware if fmt in spec.rounded_formats else (None,)
         for params in spec.grid:
-            for f in fma if (op != "sum" and spec.fma) else (False,):
+            for f in fma if (reduction(op).products and spec.fma) else (False,):
                 for acc in accs if not fixed else (None,):
                     for r in rs:
                         out.append(VariantSpec(order, params, f, r, acc))
@@ -171,8 +183,9 @@ def _calls(op: str, fmt: str) -> list[Config]:
     if op not in _TRIED_CALLS:
         return []
     name = CALLS[op][0]
-    rs = TRIED_ROUNDINGS if op == "matmul" and fmt in ("float32", "float64") else (None,)
-    wide = [None] + (["float64"] if op == "matmul" and fmt != "float64" else [])
+    matrix = reduction(op).matrix
+    rs = TRIED_ROUNDINGS if matrix and fmt in ("float32", "float64") else (None,)
+    wide = [None] + (["float64"] if matrix and fmt != "float64" else [])
     return [Config(VariantSpec(name, (), False, r, a)) for r in rs for a in wide]
 
 
@@ -182,7 +195,7 @@ def configs(op: str, in_fmt: str, out_fmts) -> list[Config]:
     result format both places of the cast."""
     base_op = order_op(op)
     base = [Config(c) for c in candidates(base_op, in_fmt)] + _calls(op, in_fmt)
-    if base_op in ("sum", "dot"):
+    if not reduction(op).matrix:
         base += _seeded(base_op)
     out = list(base)
     s_info = format_info(in_fmt)
@@ -223,7 +236,7 @@ def _call(op: str, spec: VariantSpec, inputs: tuple):
 def _finished(op: str, cfg: Config, out, n: int, fmt: str):
     """An order's result made the op's: a mean's s / n rounded once to ``fmt`` (unless the
     call already divided), then the cast after, if any."""
-    if op == "mean" and not cfg.call:
+    if reduction(op).divides and not cfg.call:
         f = float(out)
         out = out if f == 0 or not math.isfinite(f) else as_format(Fraction(f) / n, fmt)
         out = np.asarray(out).astype(format_info(fmt).dtype)
@@ -248,7 +261,9 @@ def run(op: str, cfg: Config, arrays, known: Known | None = None):
     known = Known(op, arrays) if known is None else known
     inputs = known.inputs(cfg)
     n, fmt = arrays[0].size, inputs[0].dtype.name
-    wide_mean = op == "mean" and not cfg.call and (cfg.spec.accumulate or cfg.spec.name == "exact")
+    wide_mean = (
+        reduction(op).divides and not cfg.call and (cfg.spec.accumulate or cfg.spec.name == "exact")
+    )
     out = None if wide_mean else known.result(cfg)
     if out is None:
         spec = cfg.spec
@@ -313,7 +328,7 @@ class Known:
         """The order's result of ``cfg`` (before a mean's division and a cast after it) where
         it is known without running, else None."""
         spec, op = cfg.spec, order_op(self.op)
-        if op == "matmul" or cfg.call:
+        if reduction(op).matrix or cfg.call:
             return None
         order = ORDERS_BY_OP[op][spec.name]
         if spec.name != "exact" and (spec.accumulate != "float64" or op not in order.wide_once):
@@ -338,7 +353,7 @@ class Known:
         # NumPy has no bfloat16 loop: ml_dtypes adds in turn
         plain = order.depth is None or (spec.name, fmt) == ("numpy", "bfloat16") or n < 2
         d = n - 1 if plain else min(order.depth(n, p), n - 1)
-        return d + (order_op(self.op) == "dot")
+        return d + reduction(self.op).products
 
     def _exact64(self, arrays, rounding) -> tuple:
         """(the exact result rounded to float64, the sum of |terms| rounded to float64, the
@@ -348,7 +363,7 @@ class Known:
         else:
             arrays = tuple(a.astype(np.float64) for a in arrays)
         with np.errstate(all="ignore"):  # (inf * 0 is NaN: no prediction, no warning)
-            terms = arrays[0] * arrays[1] if order_op(self.op) == "dot" else arrays[0]
+            terms = arrays[0] * arrays[1] if reduction(self.op).products else arrays[0]
         n = terms.size
         if n * 2.0**-53 > 1e-3 or not np.all(np.isfinite(terms)):
             return None, None, n
@@ -379,9 +394,10 @@ def _rounds_to(total: float, bound: float, fmt: str):
 def _exact(op, arrays, fmt: str):
     """The correctly rounded result in ``fmt`` (the inputs' or a wider one: widened exactly)."""
     arrays = tuple(np.asarray(as_format(a, fmt)) if a.dtype.name != fmt else a for a in arrays)
-    if op == "mean":
+    red = reduction(op)
+    if red.divides:
         return fmean(arrays[0], variant="exact")
-    if op == "matmul":
+    if red.matrix:
         return exact_matmul(*arrays)
     return evaluate(op, VariantSpec("exact"), arrays)
 
@@ -389,10 +405,11 @@ def _exact(op, arrays, fmt: str):
 def _exact_fraction(op, arrays, index=None) -> Fraction:
     """The exact result (of element ``index`` of a matmul) as a Fraction: slow, for the few
     elements where rounding the correctly rounded result again could go wrong."""
-    if op in ("sum", "mean"):
+    red = reduction(op)
+    if not red.products:
         s = sum((Fraction(float(v)) for v in arrays[0]), Fraction(0))
-        return s / arrays[0].size if op == "mean" else s
-    a, b = arrays if op == "dot" else (arrays[0][index[0]], arrays[1][:, index[1]])
+        return s / arrays[0].size if red.divides else s
+    a, b = (arrays[0][index[0]], arrays[1][:, index[1]]) if red.matrix else arrays
     return sum((Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a, b)), Fraction(0))
 
 
@@ -414,7 +431,7 @@ def reference(op: str, arrays, fmt: str, wide=None):
         mid = np.isfinite(o64) & np.isfinite(other) & (2 * (w64 - o64) == other - o64)
         mid &= w64 != o64
     for idx in zip(*np.nonzero(np.atleast_1d(mid))):
-        exact = _exact_fraction(op, arrays, idx if op == "matmul" else None)
+        exact = _exact_fraction(op, arrays, idx if reduction(op).matrix else None)
         value = np.asarray(as_format(exact, fmt))[()]
         if out.ndim:
             out[idx] = value

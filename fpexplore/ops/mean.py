@@ -36,7 +36,7 @@ from ..exact import ExactAccumulator, exact_sum
 from ..formats import FormatInfo, as_format, coerce
 from ..numerics import round_rational
 from ..orders import sum as fsum
-from .opspec import OpSpec, OpTable
+from .opspec import OpSpec, OpTable, Reduction
 from .variant import EXACT, FORMULA, LIBRARY, Variant
 
 __all__ = ["OP_TABLE", "mean"]
@@ -146,5 +146,6 @@ OP_TABLE = OpTable(
         default_variants=("numpy", "sequential", "pairwise", "kahan"),
         bytes_per_element=24.0,
         rank=30,
+        reduction=Reduction("sum", divides=True),
     ),
 )

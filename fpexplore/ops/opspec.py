@@ -25,7 +25,7 @@ from .. import checks, machine
 from ..formats import as_format, coerce, format_info
 from .variant import Variant
 
-__all__ = ["OpSpec", "OpTable", "Params", "Recording", "pick"]
+__all__ = ["OpSpec", "OpTable", "Params", "Recording", "Reduction", "pick"]
 
 MAX_BYTES_FRACTION = 0.5  # check_size: use at most half of the available memory
 
@@ -91,6 +91,26 @@ def _none(*args):
     return None
 
 
+@dataclass(frozen=True)
+class Reduction:
+    """An op that adds terms, as fpexplore.inference (explain's engine) sees it.
+
+    orders : the op whose evaluation orders compute it ("sum" for the mean)
+    products : each term is the product of two inputs (dot, matmul)
+    matrix : the result is a matrix of such sums, over A's columns and B's rows (matmul)
+    divides : the sum is divided by the number of terms (mean)
+    """
+
+    orders: str
+    products: bool = False
+    matrix: bool = False
+    divides: bool = False
+
+    def length(self, arrays) -> int:
+        """The number of terms each result element adds."""
+        return arrays[0].shape[1] if self.matrix else arrays[0].size
+
+
 @dataclass(frozen=True, eq=False)
 class OpSpec:
     """Everything an experiment needs about one op.
@@ -150,6 +170,7 @@ class OpSpec:
     rank: int = 100
     settings: Mapping = field(default_factory=dict)  # variant -> Settings (its spec's parts)
     kernels: Callable | None = None  # (name, settings, info) -> compiled kernels it calls
+    reduction: Reduction | None = None  # an op that adds terms: what explain's engine needs
 
     def __post_init__(self):
         if not isinstance(self.variants, dict):  # a list of Variant

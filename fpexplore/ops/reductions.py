@@ -16,7 +16,7 @@ from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
 from ..orders.arith import PRODUCT_OPS, fma_applies, split_k_applies
 from ..orders.registry import ORDERS_BY_OP, kernel_needs, orders_for
-from .opspec import OpSpec, OpTable, Recording, pick
+from .opspec import OpSpec, OpTable, Recording, Reduction, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
 __all__ = ["OP_TABLE", "RECORDED_SUM_SIZES", "dot_second_distribution"]
@@ -171,6 +171,7 @@ OP_TABLE = OpTable(
         kernels=_kernels_of("sum"),
         orders=True,
         rank=0,
+        reduction=Reduction("sum"),
     ),
     OpSpec(
         "dot",
@@ -202,6 +203,7 @@ OP_TABLE = OpTable(
         kernels=_kernels_of("dot"),
         orders=True,
         rank=0,
+        reduction=Reduction("dot", products=True),
     ),
     OpSpec(
         "matmul",
@@ -236,5 +238,6 @@ OP_TABLE = OpTable(
         kernels=_kernels_of("matmul"),
         orders=True,
         rank=0,
+        reduction=Reduction("matmul", products=True, matrix=True),
     ),
 )
