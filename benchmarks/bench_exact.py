@@ -6,7 +6,7 @@
 Prints a Markdown table (median of repeats, wall-clock ms) with the ratios measured in this
 one run; NumPy's BLAS (np.dot) runs on one thread (threadpoolctl). fma runs on one thread;
 exact_sum and exact_dot cut large arrays into parts summed on ``fpx.exact.threads_for(n)``
-threads (the CPUs this process may use; FPX_EXACT_THREADS=1: one thread). The README quotes
+threads (the CPUs this process may use; FPX_EXACT_THREADS=1: one thread). docs/performance.md quotes
 its output. Targets (issue 28, 2 cores): fma <= 2.5x a*b+c, exact_sum <= 8x np.sum,
 exact_dot <= 20x np.dot, float32 and float64, n = 10^6.
 """

@@ -4,7 +4,7 @@ numba compiles each kernel for the argument types it first meets and, since ever
 declared with ``cache=True``, writes the machine code to its on-disk cache; later processes
 load it from there instead of compiling again. Without a warm cache the first
 ``compare("sum", format="float32", n=10**6)`` of a process waits seconds for the compiler (the
-README's Cold start section has the numbers), and the explorer looks frozen meanwhile.
+docs/performance.md, Cold start, has the numbers), and the explorer looks frozen meanwhile.
 :func:`warmup` runs every op the explorer offers in every format, with every variant, on a few
 elements, so that everything is compiled and cached; ``binder/postBuild`` runs it when the
 Binder image is built. A second run loads everything from the cache and compiles nothing.

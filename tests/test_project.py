@@ -124,10 +124,10 @@ def test_the_functions_do_not_shadow_the_subpackages():
         fpx.orders("cdist")
 
 
-def test_readme_layout_matches_the_tree():
-    """Every file and folder the README's Layout section names exists, and every module and
-    subpackage of fpexplore is named there."""
-    readme = (ROOT / "README.md").read_text()
+def test_the_layout_matches_the_tree():
+    """Every file and folder the Layout section of docs/architecture.md names exists, and
+    every module and subpackage of fpexplore is named there."""
+    readme = (ROOT / "docs" / "architecture.md").read_text()
     block = readme[readme.index("## Layout") :]
     block = block[block.index("```") + 3 :]
     block = block[: block.index("```")]
@@ -145,9 +145,24 @@ def test_readme_layout_matches_the_tree():
     assert "op modules" in block and "registry.py" in block
     package -= {f"{m}.py" for m in op_modules()}
     missing = sorted(package - named)
-    assert not missing, f"README Layout does not name: {missing}"
+    assert not missing, f"the Layout does not name: {missing}"
     stale = sorted(n for n in named if n.endswith(".py") and not list(PACKAGE.rglob(n)))
-    assert not stale, f"README Layout names files that do not exist: {stale}"
+    assert not stale, f"the Layout names files that do not exist: {stale}"
+
+
+def test_readme_is_a_front_door():
+    """The README stays short (<= 150 lines): the two commands, the three doors (teach,
+    explore, debug my arrays), the status; every link into docs/ leads to a file there."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 150
+    heads = re.findall(r"^#+ (.+)$", readme, re.M)
+    assert heads[1:2] == ["Quick start"], heads
+    assert {"Teach", "Explore", "Debug my arrays", "Status"} <= set(heads), heads
+    for target in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (ROOT / target).exists(), target
+    index = (ROOT / "docs" / "README.md").read_text()
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")} - {"README.md"}
+    assert pages <= set(re.findall(r"\]\(([\w]+\.md)\)", index)), "docs/README.md misses a page"
 
 
 def test_readme_quick_start_matches_makefile_and_ci():

@@ -63,7 +63,7 @@ is the correctly rounded result, otherwise the element is recomputed more accura
    power) and rounds it exactly.
 
 float64 is the slow format of ``exact``: about one element in ten needs mpmath, and every one
-does where there is no extended long double (the README's Performance section has the
+does where there is no extended long double (docs/performance.md has the
 timings).
 """
 

@@ -24,7 +24,7 @@ assumed < 2**-90), add the terms exactly, and round each ``t / s`` (or ``M + log
 mpmath) where the error interval decides it; the rest goes through Ziv's loop in mpmath, with
 every term recomputed at rising precision. Exact results that could be midpoints (all finite
 elements equal: ``1/k``; one finite element: ``M``) are handled first (timings: the
-README's Performance section).
+docs/performance.md).
 """
 
 from __future__ import annotations
