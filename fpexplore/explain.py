@@ -22,7 +22,7 @@ from .formats import as_format, format_info, ulp_distance
 from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
-from .inference.scoring import DECIDED, RUN_TO_RUN, score
+from .inference.scoring import CHANCE, DECIDED, RUN_TO_RUN, score
 from .inference.space import TRIED_ROUNDINGS, Config, order_op, reduction, reference
 from .metrics import summarize
 from .numerics import clamp_ulps
@@ -404,10 +404,27 @@ class _Explaining:
                     if decided
                     else cause.posterior,
                     "evidence": _evidence(f, cause.a, cause.b, a, b, self.in_fmt)
-                    + ("" if cause.exact else " (nearest configurations: no exact match)"),
+                    + ("" if cause.exact else " (nearest configurations: no exact match)")
+                    + (self._examples() if f == "order" and cause.exact else ""),
                 }
             )
         return rows
+
+    def _examples(self) -> str:
+        """Where a named order is one possibility among several for its result: say so (the
+        cause may be decided while the exact orders are not)."""
+        notes = []
+        for k in self.pair:
+            ev = self.evidence[k]
+            if ev.fact:
+                continue
+            if len(ev.groups) > 1:
+                notes.append(f"{len(ev.groups)} computations tried give the value of {k}")
+            elif ev.chance_bits < CHANCE:
+                notes.append(f"an order not tried could give the value of {k} too")
+        if not notes:
+            return ""
+        return f" (the orders named are examples: {'; '.join(notes)})"
 
     def _run_to_run_row(self, cause, decided: bool) -> dict:
         if self.probed is not None and self.probed.runs_differ:
@@ -534,6 +551,15 @@ def _cause_sentence(ex, causes) -> str:
     if bool(main["decided"]):
         return f"The main cause is {main['factor'].replace('_', ' ')}: {main['evidence']}."
     names = " or ".join(dict.fromkeys(f.replace("_", " ") for f in rest["factor"]))
+    listed = [c for c in ex.scores.causes if c.posterior >= 0.02]
+    if listed and not any(c.exact and c.factors for c in listed):  # guesses only
+        unmatched = [k for k, ev in ex.evidence.items() if not ev.groups]
+        return (
+            f"Cannot tell the cause: no configuration tried reproduces "
+            f"{' or '.join(unmatched)}; the nearest ones differ in {names}, a guess rather "
+            f"than evidence (an order, block size or setting not tried here). "
+            f"{_what_decides(ex)}"
+        )
     return (
         f"Cannot tell the cause: {names} fit the evidence (the likeliest at "
         f"{main['posterior']:.0%}, {DECIDED:.0%} decides). {_what_decides(ex)}"

@@ -279,6 +279,34 @@ def test_fn_decides_which_order():
         fpx.explain("sum", x, res, fn=3)
 
 
+def _in_blocks_of_100(x):
+    """Blocks of 100 summed in turn, then the block sums in turn (no order fpexplore tries
+    has blocks of 100)."""
+    return _loop(np.array([_loop(b, np.float32) for b in x.reshape(-1, 100)]), np.float32)
+
+
+def test_a_named_order_is_an_example_or_a_guess_and_says_so():
+    """The cause of two sums (a loop, and blocks of 100) is the order, but which orders is not
+    decided: the verdict names its orders as examples where several computations give the
+    value, and where nothing tried gives it, that the nearest ones are a guess."""
+    seen = set()
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        x = (rng.standard_normal(3000) * np.exp(rng.uniform(-8, 8, 3000))).astype(np.float32)
+        res = {"loop": _loop(x, np.float32), "blocks": _in_blocks_of_100(x)}
+        e = fpx.explain("sum", x, res, fn=lambda v: _loop(v, np.float32))
+        assert e.table.loc["loop", "reproduced_by"] == "sequential"  # fn probed: a fact
+        if e.table.loc["blocks", "reproduced_by"] != e.table.loc["blocks", "reproduced_by"]:
+            assert e.ambiguous and "no configuration tried reproduces blocks" in e.verdict
+            assert "a guess rather than evidence" in e.verdict
+            seen.add("guess")
+        elif bool(e.causes["decided"].iloc[0]):
+            assert e.causes["factor"].iloc[0] == "order"
+            assert "the orders named are examples" in e.verdict
+            seen.add("examples")
+    assert seen == {"guess", "examples"}
+
+
 def test_results_in_formats_that_do_not_hold_each_other():
     """A float16 sum that overflowed and a bfloat16 sum (101714.76 exactly): each is measured
     in float64, the overflow is infinitely far; a Python float is a float64. float16 cannot

@@ -25,6 +25,7 @@ __all__ = ["Evidence", "probes", "screened", "search", "signature"]
 
 PROBES = 3  # inputs each matching configuration is run on, to group the same computations
 KEEP = 3  # nearest configurations kept for a result nothing reproduces
+SMOOTH = 2.0  # draws of all random orders a family's own count is smoothed with
 
 
 @dataclass
@@ -35,7 +36,9 @@ class Evidence:
     (max |ulps|), ``chance_bits`` (-log2 of the chance that an unknown configuration gives
     its value: a bit-exact match is that much evidence), ``fact`` (measured by probing the
     function that made it), ``draw_bits`` (-log2 of how often the configurations give its
-    value: the bits of a run-to-run order drawing it)."""
+    value: the bits of a run-to-run order drawing it) and ``family_bits`` (the same per
+    family of random orders: one order with its seed left open, say ``tree(block=256,
+    combine=atomic)``)."""
 
     label: str
     groups: list = field(default_factory=list)
@@ -44,6 +47,7 @@ class Evidence:
     chance_bits: float = 0.0
     fact: bool = False
     draw_bits: float = 0.0
+    family_bits: dict = field(default_factory=dict)
 
     @property
     def matched(self) -> list:
@@ -126,8 +130,9 @@ class _Spread:
         self.n = 0
         self.drawn = np.zeros(observed.shape)  # the same for the seeded (random) orders
         self.draws = 0
+        self.families: dict = {}  # a random order's family -> [drawn, draws]
 
-    def add(self, values: np.ndarray, seeded: bool) -> None:
+    def add(self, values: np.ndarray, cfg: Config) -> None:
         if values.dtype != self.observed.dtype:
             values = np.asarray(as_format(values, self.observed.dtype.name))
         v = values.astype(np.float64)
@@ -138,23 +143,32 @@ class _Spread:
         same = distance(self.observed, values) == 0
         self.count += same
         self.n += 1
-        if seeded:
+        if cfg.seeded:
             self.drawn += same
             self.draws += 1
+            fam = self.families.setdefault((cfg.spec.name, cfg.seedless(), cfg.cast), [0, 0])
+            fam[0] = fam[0] + same
+            fam[1] += 1
 
     def bits(self) -> tuple:
         """(-log2 of the chance that some unknown configuration gives the observed value,
         -log2 of the chance that a run-to-run order draws it: the same among the seeded
-        orders, which are random ones), each summed over the elements."""
+        orders, which are random ones; the same per family of seeded orders, its few draws
+        smoothed with ``SMOOTH`` draws of all of them), each summed over the elements."""
         if self.lo is None:
-            return 0.0, 0.0
+            return 0.0, 0.0, {}
         fmt = self.observed.dtype.name
         lo, hi = (np.asarray(as_format(v, fmt)) for v in (self.lo, self.hi))
         span = clamp_ulps(ulp_distance(lo, hi, nan="sentinel"), fill=0.0) + 1
         chance = np.sum(np.log2((self.n + span) / (self.count + 1)))
         if not self.draws:  # no random orders tried (a matmul): the configurations' spread
-            return float(chance), float(chance)
-        return float(chance), float(np.sum(np.log2((self.draws + 1) / (self.drawn + 1))))
+            return float(chance), float(chance), {}
+        pool = (self.drawn + 1) / (self.draws + 1)
+        fams = {
+            f: float(-np.sum(np.log2((drawn + SMOOTH * pool) / (draws + SMOOTH))))
+            for f, (drawn, draws) in self.families.items()
+        }
+        return float(chance), float(-np.sum(np.log2(pool))), fams
 
 
 def screened(op: str, arrays: tuple, observed: dict):
@@ -192,11 +206,11 @@ def search(op: str, arrays: tuple, observed: dict, in_fmt: str, *, skip=()) -> d
                 continue
             scores[label].append((float(np.max(d)), float(np.mean(d)), cfg))
             if plain:
-                spreads[label].add(got, cfg.seeded)
+                spreads[label].add(got, cfg)
     out = {}
     for label, sc in scores.items():
-        chance, draw = spreads[label].bits()
-        ev = Evidence(label, chance_bits=chance, draw_bits=draw)
+        chance, draw, fams = spreads[label].bits()
+        ev = Evidence(label, chance_bits=chance, draw_bits=draw, family_bits=fams)
         if label not in skip:
             _found(op, arrays, observed[label], sc, ev, in_fmt, full)
         out[label] = ev
@@ -259,4 +273,4 @@ def with_fact(ev: Evidence, cfgs: list, op: str, in_fmt: str) -> Evidence:
     """``ev`` with its configuration measured (probing the function that made it): one group."""
     cfgs = [c for c in cfgs if not c.seeded] or cfgs  # fn gave one result twice
     group = sorted(cfgs, key=lambda c: (c.call, cost(op, c, in_fmt)))
-    return Evidence(ev.label, [group], [], 0.0, ev.chance_bits, True, ev.draw_bits)
+    return Evidence(ev.label, [group], [], 0.0, ev.chance_bits, True, ev.draw_bits, ev.family_bits)

@@ -35,7 +35,7 @@ CHANGE = {
     "cast": 1.0,
 }
 UNKNOWN_BITS = 5.0  # naming "a configuration none of those tried"
-RUN_TO_RUN_BITS = 4.0  # naming "the same code, another result on each run"
+RUN_TO_RUN_BITS = 2.0  # naming "the same code, another result on each run"
 OTHER_BITS = 3.0  # a third (fourth, ...) configuration of one computation
 CHANCE = 10.0  # bits a match needs to be more than chance (1 in 1024)
 DECIDED = 0.9  # the posterior a decided cause reaches (odds of 9 to 1 against all others)
@@ -192,12 +192,27 @@ def score(op: str, evidence: dict, pair: tuple, in_fmt: str, *, runs_differ=None
         w[1] += others
     positive = runs = False
     if runs_differ is None and _all_differ(evidence):  # (fn ran twice alike: deterministic)
-        draws = sum(ev.draw_bits for ev in evidence.values())
-        add(RUN_TO_RUN, RUN_TO_RUN_BITS + draws, None, None)
+        add(RUN_TO_RUN, RUN_TO_RUN_BITS + _draws(evidence), None, None)
         chance = [ev for ev in evidence.values() if not _reproduced(ev)]
         positive = len(evidence) >= 3 and len(chance) == len(evidence)
         runs = len(evidence) >= 3 and bool(chance)
     return _ranked(weights, positive, runs)
+
+
+def _draws(evidence: dict) -> float:
+    """-log2 of the chance that one random order (a family of seeded orders, each as likely)
+    drew every result: each family's chance of each value, multiplied; where no family was
+    tried, each value's chance among all configurations."""
+    evs = list(evidence.values())
+    fams = set(evs[0].family_bits)
+    for ev in evs[1:]:
+        fams &= set(ev.family_bits)
+    if not fams:
+        return sum(ev.draw_bits for ev in evs)
+    total = math.inf
+    for f in fams:
+        total = _plus(total, sum(ev.family_bits[f] for ev in evs))
+    return total + math.log2(len(fams))
 
 
 def _all_differ(evidence: dict) -> bool:
