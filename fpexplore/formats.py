@@ -591,8 +591,9 @@ def ulp_distance(a, b, *, nan: str = "raise"):
     with np.errstate(over="ignore"):
         d = kb - ka
     overflow = ((ka < 0) != (kb < 0)) & ((d < 0) != (kb < 0))
+    big = np.int64(np.iinfo(np.int64).max)
+    overflow |= d == -big - 1  # exactly -2**63 (2.0 to -2.0): no overflow, but the sentinel
     if overflow.any():
-        big = np.int64(np.iinfo(np.int64).max)
         d = np.where(overflow, np.where(kb < 0, -big, big), d)
     if any_nan.any():
         d = np.where(any_nan, np.where(na & nb_, 0, ULP_NAN), d)

@@ -231,7 +231,7 @@ class Diff:
             f"Diff: {self.b} against {self.a} ({self.format}): {s['bitwise_equal']:,} of "
             f"{s['elements']:,} elements bitwise equal ({100 * s['equal_share']:.4g}%), "
             f"largest difference {s['max_abs_ulp']:,} ulps, mean {s['mean_abs_ulp']:.3g}"
-            + (f", {s['nan_mismatches']} NaN mismatches" if s["nan_mismatches"] else "")
+            + _uncounted(s)
         )
 
     def _repr_html_(self) -> str:
@@ -240,9 +240,22 @@ class Diff:
             f"<p><b>{html.escape(self.b)}</b> against <b>{html.escape(self.a)}</b> "
             f"({self.format}): {s['bitwise_equal']:,} of {s['elements']:,} elements bitwise "
             f"equal ({100 * s['equal_share']:.4g}%), largest difference "
-            f"{s['max_abs_ulp']:,} ulps</p>"
+            f"{s['max_abs_ulp']:,} ulps{html.escape(_uncounted(s))}</p>"
         )
         return head + self.table.to_html(index=False, border=0, classes="fpx-diff")
+
+
+def _uncounted(s: dict) -> str:
+    """The elements the largest and mean differences leave out, in words."""
+    out = ""
+    if s["saturated"]:
+        out += (
+            f", {s['saturated']:,} element(s) 2**62 or more ulps apart (opposite signs far "
+            "from zero) not counted in these"
+        )
+    if s["nan_mismatches"]:
+        out += f", {s['nan_mismatches']} NaN mismatches"
+    return out
 
 
 def diff(a, b, *, top: int = 10) -> Diff:

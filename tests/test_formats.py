@@ -305,6 +305,27 @@ def test_ulp_distance_rules():
         fpx.ulp_distance(1.0, 2.0, nan="ignore")
 
 
+def test_ulp_distance_of_exactly_2_to_the_63_saturates():
+    """Opposite signs whose ordinals differ by exactly 2**63 (2.0 to -2.0, 3.0 to -1.5): the
+    int64 difference is -2**63 without overflowing, which is the NaN sentinel; it saturates
+    at -(2**63 - 1) like every distance beyond, in both directions (oracle: Python ints)."""
+    rng = np.random.default_rng(11)
+    keys = rng.integers(2**62, 2**63 - 2**52, 500, dtype=np.int64)  # finite values >= 2.0
+    x = keys.view(np.float64)
+    y = (np.int64(2**62) - (keys - np.int64(2**62))).view(np.float64)  # ordinals sum to 2**63
+    pairs = [(2.0, -2.0), (3.0, -1.5)] + list(zip(x.tolist(), (-y).tolist()))
+    big = 2**63 - 1
+    for p, q in pairs:
+        want = oracle.ordinal(q, "float64") - oracle.ordinal(p, "float64")
+        assert abs(want) == 2**63, (p, q)
+        assert fpx.ulp_distance(p, q) == -big and fpx.ulp_distance(q, p) == big, (p, q)
+    got = fpx.ulp_distance(x, -y, nan="sentinel")
+    assert not np.any(got == fpx.ULP_NAN) and np.all(got == -big)
+    d = fpx.diff(np.array([2.0, 3.0]), np.array([-2.0, 3.0]))
+    assert d.summary["nan_mismatches"] == 0 and d.summary["saturated"] == 1
+    assert "NaN" not in repr(d) and "1 element(s) 2**62 or more ulps apart" in repr(d)
+
+
 def test_ulp_tf32():
     x = np.array([1.0, 3.0, 1e-38], dtype=np.float32)
     assert fpx.ulp(x, "tf32").tolist() == [2.0**-10, 2.0**-9, 2.0**-136]
