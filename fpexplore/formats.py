@@ -392,6 +392,7 @@ class BitFields(NamedTuple):
 def _float_array(x) -> tuple[np.ndarray, FormatInfo]:
     refuse_masked(x, "fpexplore")
     arr = np.asarray(x)
+    _refuse_rounded_ints(x, arr, "fpexplore")
     if arr.dtype in _BY_DTYPE:
         return arr, _BY_DTYPE[arr.dtype]
     raise _unsupported_dtype(arr.dtype)
@@ -618,6 +619,19 @@ def _weak_array(x) -> np.ndarray | None:
     return None
 
 
+def _refuse_rounded_ints(x, arr: np.ndarray, what: str) -> None:
+    """TypeError where NumPy rounded a Python int of the list ``x`` (ints among floats) to
+    make the float64 array ``arr``."""
+    if not isinstance(x, (list, tuple)) or arr.dtype != np.float64:
+        return
+    for v in np.asarray(x, dtype=object).reshape(-1):
+        if isinstance(v, int) and not isinstance(v, bool) and int(float(v)) != v:
+            raise TypeError(
+                f"{what}: the integer {v} in the list is not exactly a float64 (NumPy would "
+                "round it); pass an array of a format that holds it, or a float"
+            )
+
+
 def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], FormatInfo]:
     """Bring inputs to one format without changing any value.
 
@@ -631,6 +645,7 @@ def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], F
         refuse_masked(x, what)
         weak = _weak_array(x)
         if weak is not None:
+            _refuse_rounded_ints(x, weak, what)
             if (
                 weak.dtype.kind in "iu"
                 and weak.size

@@ -326,6 +326,33 @@ def test_ulp_distance_of_exactly_2_to_the_63_saturates():
     assert "NaN" not in repr(d) and "1 element(s) 2**62 or more ulps apart" in repr(d)
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: fpx.exact_sum(L),
+        lambda L: fpx.exact_dot(L, [1.0] * len(L)),
+        lambda L: fpx.fma(L, 1.0, 0.0),
+        lambda L: fpx.sum(L, "sequential"),
+        lambda L: fpx.ulp_distance(L, [0.0] * len(L)),
+        lambda L: fpx.diff(L, [0.0] * len(L)),
+        lambda L: fpx.ulp(L),
+        lambda L: fpx.next_up(L),
+    ],
+)
+def test_python_ints_among_floats_are_never_rounded_on_the_way_in(call):
+    """[2**53 + 1, 0.5]: NumPy makes it a float64 array, rounding 2**53 + 1 to 2**53, so
+    exact_sum gave 2**53 where the exact sum 2**53 + 1.5 rounds to 2**53 + 2 (Fraction).
+    Such a list is refused, naming the integer; ints that float64 holds are taken as they are
+    (their sum checked against Fraction)."""
+    with pytest.raises(TypeError, match="the integer 9007199254740993 in the list"):
+        call([2**53 + 1, 0.5])
+    with pytest.raises(TypeError, match="the integer -9007199254740995 in the list"):
+        call([0.5, -(2**53 + 3)])
+    held = [2**53, 0.5, 3, -(2**60), 2**60, 1.25]  # every int exactly a float64
+    want = float(sum(Fraction(v) for v in held))  # correctly rounded: 2**53 + 4
+    assert fpx.exact_sum(held) == want == 2.0**53 + 4
+
+
 def test_ulp_tf32():
     x = np.array([1.0, 3.0, 1e-38], dtype=np.float32)
     assert fpx.ulp(x, "tf32").tolist() == [2.0**-10, 2.0**-9, 2.0**-136]
