@@ -405,26 +405,10 @@ class _Explaining:
                     else cause.posterior,
                     "evidence": _evidence(f, cause.a, cause.b, a, b, self.in_fmt)
                     + ("" if cause.exact else " (nearest configurations: no exact match)")
-                    + (self._examples() if f == "order" and cause.exact else ""),
+                    + (_examples(self.pair, self.evidence) if f == "order" and cause.exact else ""),
                 }
             )
         return rows
-
-    def _examples(self) -> str:
-        """Where a named order is one possibility among several for its result: say so (the
-        cause may be decided while the exact orders are not)."""
-        notes = []
-        for k in self.pair:
-            ev = self.evidence[k]
-            if ev.fact:
-                continue
-            if len(ev.groups) > 1:
-                notes.append(f"{len(ev.groups)} computations tried give the value of {k}")
-            elif ev.chance_bits < CHANCE:
-                notes.append(f"an order not tried could give the value of {k} too")
-        if not notes:
-            return ""
-        return f" (the orders named are examples: {'; '.join(notes)})"
 
     def _run_to_run_row(self, cause, decided: bool) -> dict:
         if self.probed is not None and self.probed.runs_differ:
@@ -646,6 +630,23 @@ def _evidence(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str
             "on every run"
         )
     return ""
+
+
+def _examples(pair: tuple, evidence: dict) -> str:
+    """Where a named order is one possibility among several for its result: say so (the
+    cause may be decided while the exact orders are not)."""
+    notes = []
+    for k in pair:
+        ev = evidence[k]
+        if ev.fact:
+            continue
+        if len(ev.groups) > 1:
+            notes.append(f"{len(ev.groups)} computations tried give the value of {k}")
+        elif ev.chance_bits < CHANCE:
+            notes.append(f"an order not tried could give the value of {k} too")
+    if not notes:
+        return ""
+    return f" (the orders named are examples: {'; '.join(notes)})"
 
 
 def _cast_text(cfg: Config, label: str, in_fmt: str) -> str:
