@@ -57,6 +57,7 @@ def _wrong(ex) -> list:
 def test_each_exercise_accepts_its_answer_and_refuses_wrong_ones(id, seed):
     ex = teaching.get(id, seed)
     assert ex.check(ex.answer_text()), (ex.question, ex.answer_text(), ex.grade(ex.answer_text()))
+    assert ex.check(ex.answer()), (ex.question, ex.answer(), ex.grade(ex.answer()))  # both forms
     if ex.kind == "choice":
         assert ex.answer() in ex.choices
     for wrong in _wrong(ex):
@@ -68,6 +69,21 @@ def test_each_exercise_accepts_its_answer_and_refuses_wrong_ones(id, seed):
     assert ex.answer_text() in ex.explanation
     spec = ex.figure()
     assert spec is None or spec["kind"] in ("bars", "curve", "numberline", "bits")
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_absurd_numbers_get_the_lessons_words_at_once(id):
+    """Typed numbers far out of range: an answer in the lesson's words within a second, never
+    an exception, Python's int-digits message or minutes of building 10**99999999."""
+    import time
+
+    ex = teaching.get(id)
+    for typed in ("1e400", "-1e400", "1e19999", "1e99999999", "1e-99999999", "9" * 400):
+        t0 = time.perf_counter()
+        ok, message = ex.grade(typed)
+        assert time.perf_counter() - t0 < 5, (id, typed)  # (a hang took minutes)
+        assert not ok and message and "digits" not in message, (id, typed, message)
+        assert "Exceeds" not in message and "OverflowError" not in message, (id, typed)
 
 
 def test_answers_are_computed_by_the_library():

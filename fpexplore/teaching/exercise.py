@@ -157,9 +157,10 @@ class Exercise:
             if isinstance(v, float) or v.denominator != 1:
                 raise ValueError(f"{checks.shown(given, 40)} is not a whole number")
             ok = int(v) == int(a)
+            shown = str(int(v)) if abs(v) < 10**30 else _short(v)
             return (
                 ok,
-                "Correct!" if ok else f"Not yet: {int(v)} is too {'low' if v < a else 'high'}.",
+                "Correct!" if ok else f"Not yet: {shown} is too {'low' if v < a else 'high'}.",
             )
         v = parse_number(given)
         if self.kind == "approx":
@@ -169,7 +170,7 @@ class Exercise:
             ok = abs(v - ref) <= Fraction(self.tolerance) * abs(ref)
             if ok:
                 return True, f"Correct! (within {self.tolerance:.0%}; the answer is {float(a):.4g})"
-            return False, f"Not yet: {float(v):.3g} is too {'low' if v < ref else 'high'}."
+            return False, f"Not yet: {_short(v)} is too {'low' if v < ref else 'high'}."
         mine = rounded(v, self.fmt)
         if self.kind == "exact":
             if (
@@ -195,6 +196,8 @@ class Exercise:
         return f"Not yet: that is {abs(d)} {self.fmt} ulp{'s' * (abs(d) != 1)} {where} the answer."
 
     def _grade_hex(self, given, a) -> tuple[bool, str]:
+        if isinstance(given, np.generic) and given.dtype == np.asarray(a).dtype:
+            given = hex_string(given)  # the answer as a value of the format: its bits
         text = str(given).strip().lower().replace(" ", "").replace("_", "") if given else ""
         if not text:
             raise ValueError("the box is empty: type the bits in hexadecimal, e.g. 0x3c00")
@@ -210,6 +213,14 @@ class Exercise:
 
     def __repr__(self) -> str:
         return f"Exercise({self.id!r}, lesson {self.lesson}: {self.title})"
+
+
+def _short(v) -> str:
+    """A typed number in a sentence: three digits, however large it is."""
+    try:
+        return f"{float(v):.3g}"
+    except OverflowError:
+        return "a number beyond 1.8e308" if v > 0 else "a number below -1.8e308"
 
 
 _DEFS: dict[str, tuple[str, object]] = {}

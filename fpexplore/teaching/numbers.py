@@ -19,7 +19,9 @@ __all__ = ["exact_text", "parse_number", "rounded", "same", "text_of"]
 _POWER = re.compile(
     r"^([+-]?)\s*(?:(\d+(?:\.\d*)?|\.\d+)\s*\*\s*)?2\s*(?:\*\*|\^)\s*\(?\s*([+-]?\d+)\s*\)?$"
 )
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
 _NUMBER_HELP = "type e.g. 0.1, 1e-3, 3/4 or 2**-20"
+MAX_EXPONENT = 20000  # of a typed 2**e or 1e..., far past every format's range
 
 
 def parse_number(text) -> Fraction | float:
@@ -33,8 +35,8 @@ def parse_number(text) -> Fraction | float:
         raise ValueError(f"{checks.shown(text)} is not a number: {_NUMBER_HELP}")
     if isinstance(text, (int, np.integer)):
         return Fraction(int(text))
-    if isinstance(text, (float, np.floating)):
-        v = float(text)
+    if isinstance(text, (float, np.floating, np.generic)) and not isinstance(text, np.str_):
+        v = float(text)  # a NumPy scalar of any format (ml_dtypes' bfloat16 too)
         return Fraction(v) if math.isfinite(v) else v
     if isinstance(text, (Fraction, Decimal)):
         return Fraction(text)
@@ -51,7 +53,7 @@ def parse_number(text) -> Fraction | float:
     m = _POWER.match(s)
     if m:
         sign, mult, exp = m.groups()
-        if abs(int(exp)) > 20000:
+        if abs(int(exp)) > MAX_EXPONENT:
             raise ValueError("that exponent is too large")
         v = Fraction(mult or 1) * Fraction(2) ** int(exp)
         return -v if sign == "-" else v
@@ -60,6 +62,9 @@ def parse_number(text) -> Fraction | float:
             return Fraction(float.fromhex(s))
         except (ValueError, OverflowError):
             pass
+    e = _EXPONENT.search(s)
+    if e and abs(int(e.group(1))) > MAX_EXPONENT:  # Fraction would build 10**exponent
+        raise ValueError("that exponent is too large")
     try:
         return Fraction(s.replace(" ", ""))
     except (ValueError, ZeroDivisionError):
