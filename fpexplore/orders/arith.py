@@ -16,7 +16,7 @@ Which setting applies where is judged here, each rule by one function, whoever a
 :func:`fpexplore.spec.parse_spec` (which passes ``written=`` the setting as a spec writes it,
 ``"+fma"``, so the message names what the user wrote): :func:`check_fma`,
 :func:`check_combine` (matmul combines tree blocks in order), :func:`check_split_k`,
-:func:`check_input_rounding`, :func:`check_accumulate`; and, as booleans,
+:func:`check_input_rounding`, :func:`check_library_accumulate`; and, as booleans,
 :func:`fma_applies`, :func:`split_k_applies`, ``op in PRODUCT_OPS`` (input rounding).
 """
 
@@ -47,7 +47,7 @@ __all__ = [
     "check_combine",
     "check_fma",
     "check_input_rounding",
-    "check_accumulate",
+    "check_library_accumulate",
     "check_split_k",
     "cub_config",
     "fma_applies",
@@ -239,15 +239,9 @@ def check_input_rounding(rounding, op: str | None = None, *, written: str = ""):
     return rounding
 
 
-def check_accumulate(spec, accumulate, written: str = "accumulate") -> None:
-    """``accumulate`` refused where it is no setting: the exact order (correctly rounded)
-    and a library's own loop (``spec.library``, its own accumulators). ``written``: the
-    setting as the caller wrote it (``"@float32"``)."""
-    if accumulate is not None and spec.kind == "exact":
-        raise ValueError(
-            f"{written} does not apply to the exact order: it is correctly rounded, with no "
-            "accumulator"
-        )
+def check_library_accumulate(spec, accumulate, written: str = "accumulate") -> None:
+    """A library's own loop (``spec.library``) has its own accumulators: ``accumulate`` is
+    refused there. ``written``: the setting as the caller wrote it (``"@float32"``)."""
     if accumulate is not None and spec.library is not None:
         raise ValueError(
             f"{written} does not apply to order {spec.name!r}: it "
