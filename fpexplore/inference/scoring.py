@@ -6,8 +6,9 @@ first result's configuration (:func:`.space.cost`), then each factor in which th
 differs (``CHANGE`` bits to say which factor, and the bits of its new value). A result no
 configuration reproduces is explained by an unknown configuration: ``UNKNOWN_BITS`` plus the
 bits of its value among the values the configurations spread over (a bit-exact match is only
-that much evidence). Run-to-run nondeterminism explains three or more results as draws of one
-code (``RUN_TO_RUN_BITS`` plus each value's bits). Each hypothesis weighs 2^-bits; a cause's
+that much evidence). Run-to-run nondeterminism explains results that all differ as draws of
+one code: ``RUN_TO_RUN_BITS`` plus the bits of one family of random orders (an order with its
+seed left open) drawing every value. Each hypothesis weighs 2^-bits; a cause's
 posterior is the weight of the hypotheses naming it over all. A cause is decided when its
 posterior reaches ``DECIDED`` and only exact matches name it (never a nearest configuration);
 run-to-run nondeterminism also needs positive evidence (the function called twice differs,
