@@ -269,6 +269,14 @@ def test_with_fn_never_wrong_and_decided_where_the_other_result_fits_one_cause(g
     assert share >= 0.90, _report(f"with fn: decided and right {share:.1%}", open_, len(given_fn))
 
 
+def test_the_mechanisms_are_explains_causes():
+    """explain_cases.py names its mechanisms without importing fpexplore (the cases stay
+    independent of the code under test); they are explain's vocabulary of causes."""
+    from fpexplore.explain import CAUSES
+
+    assert ec.FACTORS == CAUSES
+
+
 def test_identical_results_have_no_cause(plain, given_fn):
     same = [o for o in plain + given_fn if o.case.mechanism == "identical"]
     bad = [o for o in same if o.factors or o.error or "identical" not in o.verdict.lower()]
