@@ -18,8 +18,8 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .formats import coerce, refuse_masked
-from .inference.space import CALLS, Config, candidates, cost, distance, evaluate, reduction
-from .ops.reductions import ARRAYS
+from .inference.space import Config, candidates, cost, distance, evaluate, reduction
+from .ops.registry import get
 from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
 
@@ -221,8 +221,8 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
         raise ValueError(
             f"explain_numpy explains {', '.join(ORDERS_BY_OP)}; got {checks.shown(op)}"
         )
-    label, func = CALLS[op]
-    names = ARRAYS[op]
+    spec = get(op)
+    label, names = spec.numpy_label, spec.input_names
     missing = [k for k in names if k not in inputs]
     if missing:
         raise ValueError(f"{op} needs inputs {', '.join(names)}; missing {', '.join(missing)}")
@@ -240,7 +240,7 @@ def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
                 tuple(generate("wide", PROBE_SIZE, fmt, s + 99 * j) for j in range(len(names)))
             )
     with np.errstate(all="ignore"):
-        obs = [func(*i) for i in ins]
+        obs = [spec.numpy_of(i) for i in ins]
     arg = ins if reduction(op).products else [i[0] for i in ins]
     df = match_orders(arg, obs, op, top=top)
     df.attrs["function"] = label

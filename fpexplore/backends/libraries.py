@@ -87,9 +87,9 @@ def results(job: Job, step: str) -> list[Result]:
     if call is None:
         job.messages.append(f"{name} backend: {job.op} has no {name} function here")
         return []
-    from ..ops.reductions import ARRAYS
+    from ..ops.registry import get
 
-    arrays = [job.inputs[k] for k in ARRAYS[job.op]]
+    arrays = [job.inputs[k] for k in get(job.op).input_names]
     if job.threads is not None and not LIBRARIES[name].threads:
         job.messages.append(
             f"{name}: threads={job.threads} is not applied (its thread pool is fixed when "

@@ -20,7 +20,6 @@ from .evidence import Evidence, search
 from .probe import Probed, probe
 from .scoring import Cause, Scores, score
 from .space import (
-    CALLS,
     Config,
     Known,
     candidates,
@@ -35,7 +34,6 @@ from .space import (
 )
 
 __all__ = [
-    "CALLS",
     "Cause",
     "Config",
     "Evidence",

@@ -26,7 +26,7 @@ from ..formats import as_format, format_info, next_down, next_up, ulp_distance
 from ..numerics import clamp_ulps
 from ..ops.mean import mean as fmean
 from ..ops.opspec import Reduction
-from ..ops.registry import get
+from ..ops.registry import OP_SPECS, get
 from ..orders import dot as fdot
 from ..orders import exact_matmul
 from ..orders import matmul as fmatmul
@@ -36,7 +36,6 @@ from ..orders.registry import BLOCKS, ORDERS_BY_OP
 from ..spec import VariantSpec
 
 __all__ = [
-    "CALLS",
     "SAMPLE",
     "SEEDS",
     "Config",
@@ -62,14 +61,9 @@ SAMPLE = 8  # a matmul is screened on its first SAMPLE x SAMPLE elements, then c
 TRIED_ROUNDINGS = (None, "tf32", "bfloat16")
 # the tensor cores read float32 data in one of these formats (FP8: Hopper)
 HARDWARE_ROUNDINGS = ("tf32", "bfloat16", "float8_e4m3", "float8_e5m2")
-# the real NumPy calls tried where no emulated order is the function (np.sum is the "numpy"
-# order on every machine; np.mean divides its sum in float64; BLAS's sgemm is not emulated)
-CALLS = {
-    "sum": ("np.sum", np.sum),
-    "dot": ("np.dot", np.dot),
-    "matmul": ("np.matmul", np.matmul),
-    "mean": ("np.mean", np.mean),
-}
+# the ops whose real NumPy call (their OpSpec's ``numpy``) is tried, where no emulated order
+# is the function (np.sum is the "numpy" order on every machine; np.mean divides its sum in
+# float64; BLAS's sgemm is not emulated)
 _TRIED_CALLS = ("mean", "matmul")
 FIXED = "fixed"  # a library call's own accumulator and fusing: no setting, never a difference
 
@@ -120,7 +114,8 @@ class Config:
         return "seed" in dict(self.spec.params)
 
 
-_CALL_NAMES = {label for label, _ in CALLS.values()}
+# a real call's label (its OpSpec's ``numpy_label``) -> its op
+_CALL_NAMES = {s.numpy_label: s.name for s in OP_SPECS.values() if s.reduction is not None}
 
 
 # ----------------------------------------------------------------------------- the space
@@ -182,7 +177,7 @@ def _seeded(op: str) -> list[Config]:
 def _calls(op: str, fmt: str) -> list[Config]:
     if op not in _TRIED_CALLS:
         return []
-    name = CALLS[op][0]
+    name = get(op).numpy_label
     matrix = reduction(op).matrix
     rs = TRIED_ROUNDINGS if matrix and fmt in ("float32", "float64") else (None,)
     wide = [None] + (["float64"] if matrix and fmt != "float64" else [])
@@ -227,9 +222,8 @@ def _call(op: str, spec: VariantSpec, inputs: tuple):
         inputs = tuple(np.asarray(as_format(a, spec.input_rounding)) for a in inputs)
     if spec.accumulate:
         inputs = tuple(np.asarray(as_format(a, spec.accumulate)) for a in inputs)
-    func = next(f for label, f in CALLS.values() if label == spec.name)
     with np.errstate(all="ignore"):
-        out = np.asarray(func(*inputs))
+        out = np.asarray(get(_CALL_NAMES[spec.name]).numpy_of(inputs))
     return np.asarray(as_format(out, fmt)) if out.dtype.name != fmt else out
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -208,6 +209,15 @@ class OpSpec:
                 f"{budget / 2**30:.1f} GiB may be used here; the limit is about n={max_n}"
             )
 
+    @cached_property
+    def input_names(self) -> tuple:
+        """The names of the op's inputs, in order (the keys its ``inputs`` generates)."""
+        return tuple(k for k in self.inputs(4, "float32", "uniform", 0, Params()) if k != "format")
+
+    def numpy_of(self, arrays: tuple):
+        """NumPy's own function (``numpy``) on the op's input arrays given in order."""
+        return self.numpy(dict(zip(self.input_names, arrays)), Params())
+
     def user_inputs(self, inputs, *, what: str) -> tuple[dict, str, int]:
         """``(inputs dict, format name, n)`` of the user's own inputs for this op: an array
         (one-input ops), a tuple or list in the op's input order, or a dict of its input
@@ -215,7 +225,7 @@ class OpSpec:
         copy, no change); masked arrays, mixed formats, missing or unknown names are
         refused."""
         probe = self.inputs(4, "float32", "uniform", 0, Params())
-        names = [k for k in probe if k != "format"]
+        names = self.input_names
         if isinstance(inputs, dict):
             given = {k: v for k, v in inputs.items() if k != "format"}
             missing = [k for k in names if k not in given]

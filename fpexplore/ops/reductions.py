@@ -24,10 +24,6 @@ __all__ = ["OP_TABLE", "RECORDED_SUM_SIZES", "dot_second_distribution"]
 _KIND = {"definition": FORMULA, "library": LIBRARY, "hypothesis": HYPOTHESIS, "exact": EXACT}
 
 
-#: the inputs of each order op, by name, in the order its functions take them
-ARRAYS = {"sum": ("x",), "dot": ("a", "b"), "matmul": ("A", "B")}
-
-
 def _orders(op: str) -> list[Variant]:
     """The op's orders as variants (kind "definition" is a formula)."""
     return [
