@@ -11,6 +11,7 @@ ranked causes (``decided`` or not) and a verdict in words. docs/explain.md says 
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -167,13 +168,16 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
     results : a dict label -> observed result (a scalar, or an (m, n) array for matmul), two
         or more; each in any format (a float16 sum of float64 data, a float32 tensor-core
         product of float16 matrices; a Python float is a float64)
-    fn : callable, optional
+    fn : callable, or a dict label -> callable, optional
         The function that produced one of the results (sum and mean: ``fn(x)``, dot:
         ``fn(a, b)``, matmul: ``fn(A, B)``). explain checks which result ``fn(*inputs)``
         gives, calls it twice (two results: run-to-run nondeterminism, decided), then probes
         it on inputs of its own: its order, fused products, accumulator and input rounding
         become facts (where nothing tried computes it, its tree is revealed:
-        :func:`fpexplore.reveal`).
+        :func:`fpexplore.reveal`, or beyond 4096 terms its block size measured). A dict
+        gives the function of each result it names (``{"cpu": np.sum, "gpu": gpu_sum}``):
+        every one is probed, so the cause is a fact where the one function alone leaves the
+        other result two explanations.
 
     Returns
     -------
@@ -193,9 +197,26 @@ def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
     arrays, in_fmt = _arrays(op, inputs)
     shape = (arrays[0].shape[0], arrays[1].shape[1]) if reduction(op).matrix else ()
     observed = _observed(results, shape)
-    if fn is not None and not callable(fn):
-        raise TypeError(f"fn must be callable, got {checks.shown(fn)}")
-    return _Explaining(op, arrays, in_fmt, observed).explained(fn)
+    return _Explaining(op, arrays, in_fmt, observed).explained(_functions(fn, observed))
+
+
+def _functions(fn, observed: dict) -> list:
+    """``fn=`` as (label or None, function) pairs (None: whichever result it gives)."""
+    if fn is None:
+        return []
+    if callable(fn):
+        return [(None, fn)]
+    if not isinstance(fn, dict) or not fn:
+        raise TypeError(f"fn must be callable, or a dict label -> callable, got {checks.shown(fn)}")
+    out = []
+    for label, f in fn.items():
+        if str(label) not in observed:
+            shown = ", ".join(map(repr, observed))
+            raise ValueError(f"fn names the result {label!r}; the results are {shown}")
+        if not callable(f):
+            raise TypeError(f"fn[{label!r}] must be callable, got {checks.shown(f)}")
+        out.append((str(label), f))
+    return out
 
 
 class _Explaining:
@@ -216,7 +237,7 @@ class _Explaining:
         self.closer = measure.closer(op, arrays, observed, self.devs, self.errors)
         self.S = measure.magnitude(op, arrays)
 
-    def explained(self, fn) -> Explanation:
+    def explained(self, fns: list) -> Explanation:
         labels = list(self.observed)
         near = next(k for k in labels if k in self.closer)
         far = max((k for k in labels if k != near), key=lambda k: self.errors[k])
@@ -224,18 +245,17 @@ class _Explaining:
         if _identical(self.observed):
             return self._done({}, [], _identical_verdict(self), False)
         evidence = search(self.op, self.arrays, self.observed, self.in_fmt)
-        probed = None
-        if fn is not None:
-            probed = probe(fn, self.op, self.arrays, self.observed, evidence, self.in_fmt)
-            if probed.configs:
-                evidence[probed.label] = with_fact(
-                    evidence[probed.label], probed.configs, self.op, self.in_fmt
-                )
-        runs = None if probed is None else probed.runs_differ
+        probed = []
+        for label, fn in fns:
+            p = probe(fn, self.op, self.arrays, self.observed, evidence, self.in_fmt, label)
+            probed.append(p)
+            if p.configs:
+                evidence[p.label] = with_fact(evidence[p.label], p.configs, self.op, self.in_fmt)
+        runs = any(p.runs_differ for p in probed) if probed else None
         scores = score(self.op, evidence, self.pair, self.in_fmt, runs_differ=runs)
         self.evidence, self.scores, self.probed = evidence, scores, probed
         beyond = self._beyond()
-        rows = self._overflow()
+        rows = self._overflow(beyond)
         if beyond:
             return self._done(evidence, rows, _bug_verdict(self, beyond), False, beyond)
         rows += self._cause_rows()
@@ -315,9 +335,10 @@ class _Explaining:
         with np.errstate(all="ignore"):
             return ~np.isfinite(self.observed[label].astype(np.float64)) & ref_finite
 
-    def _overflow(self) -> list:
-        """An overflow row: a result infinite (or NaN) where the exact result is finite."""
-        blown = {k: self._blown(k) for k in self.observed}
+    def _overflow(self, beyond: dict) -> list:
+        """An overflow row: a result infinite (or NaN) where the exact result is finite (and
+        some partial result may overflow: not one of the results ``beyond`` rounding)."""
+        blown = {k: self._blown(k) for k in self.observed if k not in beyond}
         over = [k for k, v in blown.items() if np.any(v)]
         if not over:
             return []
@@ -343,13 +364,31 @@ class _Explaining:
             }
         ]
 
+    def _may_overflow(self) -> bool:
+        """Some partial result may exceed the largest value of the narrowest format in play
+        (the inputs' or a result's): sum |terms| grown by every rounding, (1 + u)^n <= e^(nu),
+        reaches it."""
+        infos = [
+            format_info(f) for f in {self.in_fmt} | {o.dtype.name for o in self.observed.values()}
+        ]
+        red = reduction(self.op)
+        n = red.length(self.arrays)
+        reach = float(np.max(self.S)) * (n if red.divides else 1)
+        top = min(float(i.max) for i in infos)
+        u = max(float(i.unit_roundoff) for i in infos)
+        return not reach * math.exp(min(n * u, 700.0)) < top
+
     def _beyond(self) -> dict:
         """label -> the elements no rounding explains, for results nothing reproduces."""
         roundings = TRIED_ROUNDINGS[1:] if reduction(self.op).products else ()
         roundings += tuple(sorted({o.dtype.name for o in self.observed.values()} - {self.in_fmt}))
         out = {}
         for k, ev in self.evidence.items():
-            if ev.groups or self._blown(k).any():
+            blown = self._blown(k)
+            if ev.groups or (blown.any() and self._may_overflow()):
+                continue
+            if blown.any():  # inf or NaN where no partial result can overflow
+                out[k] = np.argwhere(np.atleast_1d(blown))
                 continue
             far = measure.beyond_rounding(self.op, self.arrays, self.observed[k], roundings)
             if np.any(far):
@@ -411,7 +450,7 @@ class _Explaining:
         return rows
 
     def _run_to_run_row(self, cause, decided: bool) -> dict:
-        if self.probed is not None and self.probed.runs_differ:
+        if any(p.runs_differ for p in self.probed):
             text = (
                 "fn gave two different results on the same inputs: the same code gives "
                 "another result on each run"
@@ -552,8 +591,12 @@ def _cause_sentence(ex, causes) -> str:
 
 def _what_decides(ex) -> str:
     tips = []
-    if ex.probed is None:
+    if not ex.probed:
         tips.append("give fn= (the function that made one result) to probe it")
+    else:
+        left = [k for k in ex.pair if k not in {p.label for p in ex.probed}]
+        if left:
+            tips.append(f"give fn={{{left[0]!r}: the function that made it}} too")
     if reduction(ex.op).matrix:
         tips.append("larger matrices")
     else:

@@ -79,7 +79,8 @@ def summarize(value, reference) -> dict:
     Keys: ``n`` (elements), ``exact_share`` (share bit-equal to the reference, NaN == NaN),
     ``max_abs_ulp``, ``mean_abs_ulp`` (``ULP_NAN`` elements count as infinite), ``ulp``
     (the signed error of a scalar result, else the one of largest magnitude), ``max_bits``,
-    ``max_rel`` (largest exact relative error).
+    ``max_rel`` (largest exact relative error; an element NaN where the reference is not, or
+    the reverse, counts as infinite).
     """
     v = np.asarray(value)
     r = np.asarray(reference)
@@ -92,7 +93,9 @@ def summarize(value, reference) -> dict:
     # same format are within one float64 rounding), then computed exactly for that element
     rel = _rel_fast(v, r) if n else np.zeros(0)
     max_rel = 0.0
-    if n and not np.all(np.isnan(rel)):
+    if n and np.any(np.isnan(rel)):  # NaN against a number: no relative error is smaller
+        max_rel = math.inf
+    elif n:
         k = int(np.nanargmax(rel))
         max_rel = float(rel_error(v.reshape(-1)[k], r.reshape(-1)[k]))
     return {

@@ -109,8 +109,8 @@ class Comparison:
                     "backend": r["backend"],
                     "value": r["value_repr"] if scalar else f"array {self._shape(r)}",
                     "hex": r["value_hex"] if scalar else "",
-                    "ulp_error": _int_text(r["ulp_error"]),
-                    "max_abs_ulp": _int_text(r["max_abs_ulp"]),
+                    "ulp_error": int_text(r["ulp_error"]),
+                    "max_abs_ulp": int_text(r["max_abs_ulp"]),
                     "mean_abs_ulp": _num_text(r["mean_abs_ulp"], 3),
                     "exact_share": _num_text(r["exact_share"], 4),
                     "rel_error": _num_text(r["rel_error"], 3),
@@ -331,8 +331,12 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
     return Diff(label_a, label_b, fmt, ulps, equal, (va, vb), summary, table)
 
 
-def _int_text(v) -> str:
-    return str(int(v)) if v == v and abs(v) != np.inf else str(v)  # NaN / inf as they are
+def int_text(v) -> str:
+    """An ulp count as a table shows it: NaN and inf as they are, the NaN sentinel
+    (``ULP_NAN``: one of result and reference is NaN) as "nan", never as -2^63."""
+    if v == ULP_NAN:
+        return "nan"
+    return str(int(v)) if v == v and abs(v) != np.inf else str(v)
 
 
 def _num_text(v, digits: int) -> str:

@@ -75,6 +75,7 @@ class Case:
     mechanism: str  # one of MECHANISMS
     fn: Callable | None = None  # a function of the inputs that produced one of the results
     fn_label: str | None = None  # the label fn produced (None: a nondeterministic fn)
+    fns: dict = field(default_factory=dict)  # label -> the function that made it, where known
     closer: set = field(default_factory=set)  # labels nearest the exact answer (ties: all)
     uses_blas: bool = False  # a result came from np.dot / np.matmul (the host's BLAS)
     note: str = ""  # how the results were made
@@ -848,11 +849,14 @@ def build_case(spec: Spec, seed: int = 0) -> Case:
     )
     if spec.with_fn and "nondet_fn" in got:
         case.fn = got["nondet_fn"]
+        case.fns = {label: case.fn for label in labels}  # the same code made every run
     elif spec.with_fn:
         sides = [i for i, f in enumerate(got["fns"]) if f is not None]
         i = sides[rng.integers(len(sides))]
         case.fn, case.fn_label = got["fns"][i], labels[i]
-        assert _key(case.fn(*args)) == _key(results[i]), spec.name  # fn gives that result
+        case.fns = {labels[j]: got["fns"][j] for j in sides}
+        for j in sides:  # each function gives its result
+            assert _key(got["fns"][j](*args)) == _key(results[j]), spec.name
     case.closer = closer_labels(spec.op, case.inputs, case.results, got.get("exact"))
     return case
 

@@ -275,8 +275,56 @@ def test_fn_decides_which_order():
     assert e.table.loc["mine", "reproduced_by"].startswith("revealed(tree=")
     with pytest.raises(ValueError, match="none of the results"):
         fpx.explain("sum", x, res, fn=lambda v: np.float32(0))
-    with pytest.raises(TypeError, match="fn must be callable"):
+    with pytest.raises(TypeError, match="fn must be callable, or a dict label -> callable"):
         fpx.explain("sum", x, res, fn=3)
+
+
+def test_the_function_of_each_result_decides_what_one_leaves_open():
+    """A float16 sum of ten numbers added in turn in float16, against the same loop in a
+    float32 accumulator rounded once: probing the loop alone leaves the other result two
+    explanations (a float32 accumulator, or another float16 order that lands on the same
+    value), so explain cannot tell and says which function would decide; given both
+    functions (fn={label: function}) the accumulator is decided, in every draw."""
+
+    def loop16(v):
+        return _loop(v, np.float16)
+
+    def wide(v):
+        return np.float16(_loop(v.astype(np.float32), np.float32))
+
+    open_ = 0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        x = (rng.standard_normal(10) * np.exp(rng.uniform(-3, 3, 10))).astype(np.float16)
+        res = {"loop": loop16(x), "wide": wide(x)}
+        if res["loop"] == res["wide"]:
+            continue
+        one = fpx.explain("sum", x, res, fn=loop16)
+        assert not (
+            bool(one.causes["decided"].iloc[0]) and one.causes["factor"].iloc[0] != "accumulator"
+        )
+        if one.ambiguous:
+            open_ += 1
+            assert "give fn={'wide': the function that made it} too" in one.verdict
+        both = fpx.explain("sum", x, res, fn={"loop": loop16, "wide": wide})
+        assert not both.ambiguous and list(both.causes["factor"]) == ["accumulator"]
+        assert bool(both.causes["decided"].iloc[0])
+        assert both.table.loc["wide", "reproduced_by"] == "sequential@float32"
+    assert open_ >= 3
+
+
+def test_fn_as_a_dict_is_checked():
+    x = np.random.default_rng(3).standard_normal(100).astype(np.float32)
+    res = {"wide": np.float32(np.sum(x, dtype=np.float64)), "loop": _loop(x, np.float32)}
+    assert res["wide"] != res["loop"]
+    with pytest.raises(ValueError, match="fn names the result 'gpu'; the results are"):
+        fpx.explain("sum", x, res, fn={"gpu": np.sum})
+    with pytest.raises(TypeError, match=r"fn\['loop'\] must be callable"):
+        fpx.explain("sum", x, res, fn={"loop": 3})
+    with pytest.raises(TypeError, match="fn must be callable, or a dict"):
+        fpx.explain("sum", x, res, fn={})
+    with pytest.raises(ValueError, match=r"fn\['loop'\]\(\*inputs\) gives .*not the result 'loop'"):
+        fpx.explain("sum", x, res, fn={"loop": lambda v: np.float32(0)})
 
 
 def _in_blocks_of_100(x):

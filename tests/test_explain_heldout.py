@@ -12,7 +12,11 @@ The acceptance criteria (docs/explain.md describes explain's answers):
   other result fits one cause (at least 90% of the cases); where it fits two or more (a
   float32 sum of ten numbers that both the reversed order and a float64 accumulator give:
   the function is probed, the other result cannot be), undecided with the mechanism listed
-  and at least two causes resting on exact matches in ``e.hypotheses``;
+  and at least two causes resting on exact matches in ``e.hypotheses``, or with a verdict
+  saying that nothing tried reproduces the other result;
+- with the function of every result that has one (fn={label: function}): decided and right
+  in every case, nondeterminism included (a bug's wrong result has no function: the correct
+  one is probed);
 - identical results: no cause;
 - the result(s) named closer are the ones nearest the exact answer, in every case.
 
@@ -56,7 +60,7 @@ class Outcome:
     """What explain said about one case (one call)."""
 
     case: ec.Case
-    with_fn: bool
+    with_fn: bool | str  # False, True (fn: one result's function) or "every" (case.fns)
     factors: list = field(default_factory=list)  # the cause rows' factors, best first
     decided: list = field(default_factory=list)  # per row (all True without the column)
     ambiguous: bool = False
@@ -114,6 +118,15 @@ class Outcome:
         return not self.error and self.top_decided and self.top == self.case.mechanism
 
     @property
+    def open_for_the_other_result(self) -> bool:
+        """With one result's function: undecided because of the result not probed, which
+        two or more causes fit on exact matches, or which nothing tried reproduces (the
+        verdict says so); the mechanism listed."""
+        return self.right and (
+            self.competing >= 2 or "no configuration tried reproduces" in self.verdict
+        )
+
+    @property
     def category(self) -> str:
         decided = self.case.mechanism in ("identical", "bug") or not self.undecided
         if self.case.mechanism == "bug" and not self.right:
@@ -124,12 +137,15 @@ class Outcome:
         c = self.case
         what = f"error={self.error}" if self.error else f"verdict={self.verdict[:300]!r}"
         return (
-            f"{c.name} [{c.mechanism}{', fn' if self.with_fn else ''}]: top={self.top} "
+            f"{c.name} [{c.mechanism}{_MODE[self.with_fn]}]: top={self.top} "
             f"decided={self.top_decided} ambiguous={self.ambiguous} "
             f"undecided={self.undecided_rows} closer={sorted(self.closer)} "
             f"want_closer={sorted(c.closer)} {self.seconds:.2f} s"
             f"{f' fn_calls={self.fn_calls}' if self.with_fn else ''} {what}"
         )
+
+
+_MODE = {False: "", True: ", fn", "every": ", every fn"}
 
 
 class _Timeout(Exception):
@@ -151,13 +167,19 @@ def _counted(fn, out: Outcome):
     return wrapper
 
 
-def run_explain(case: ec.Case, with_fn: bool = False) -> Outcome:
-    """explain on one case; an exception, or a call longer than TIMEOUT seconds (where
-    SIGALRM works: the main thread on Unix), is recorded as the case's error."""
+def run_explain(case: ec.Case, with_fn: bool | str = False) -> Outcome:
+    """explain on one case (``with_fn``: False, True: fn= the function of one result,
+    "every": fn= a dict of every result's function); an exception, or a call longer than
+    TIMEOUT seconds (where SIGALRM works: the main thread on Unix), is recorded as the case's
+    error."""
     import fpexplore as fpx
 
     out = Outcome(case, with_fn)
-    fn = _counted(case.fn, out) if with_fn else None
+    fn = None
+    if with_fn == "every":
+        fn = {label: _counted(f, out) for label, f in case.fns.items()}
+    elif with_fn:
+        fn = _counted(case.fn, out)
     alarm = hasattr(signal, "SIGALRM") and threading.current_thread() is threading.main_thread()
     if alarm:
         previous = signal.signal(signal.SIGALRM, _alarm)
@@ -201,7 +223,9 @@ def cases(kind: str = KIND, seed: int = SEED) -> list[ec.Case]:
     return _CACHE["cases", kind, seed]
 
 
-def outcomes(with_fn: bool, kind: str = KIND, seed: int = SEED, progress=False) -> list[Outcome]:
+def outcomes(
+    with_fn: bool | str, kind: str = KIND, seed: int = SEED, progress=False
+) -> list[Outcome]:
     key = ("runs", with_fn, kind, seed)
     if key not in _CACHE:
         todo = [c for c in cases(kind, seed) if c.fn is not None or not with_fn]
@@ -225,6 +249,11 @@ def plain():
 @pytest.fixture(scope="module")
 def given_fn():
     return outcomes(True)
+
+
+@pytest.fixture(scope="module")
+def given_every_fn():
+    return outcomes("every")
 
 
 def _report(title: str, bad: list[Outcome], total: int) -> str:
@@ -261,12 +290,17 @@ def test_with_fn_never_wrong_and_decided_where_the_other_result_fits_one_cause(g
     wrong = [o for o in given_fn if o.confidently_wrong or o.error]
     assert not wrong, _report("with fn: wrong", wrong, len(given_fn))
     open_ = [o for o in given_fn if not o.right_decided]
-    unexplained = [o for o in open_ if not (o.right and o.competing >= 2)]
+    unexplained = [o for o in open_ if not o.open_for_the_other_result]
     assert not unexplained, _report(
         "with fn: undecided, one cause fits", unexplained, len(given_fn)
     )
     share = 1 - len(open_) / len(given_fn)
     assert share >= 0.90, _report(f"with fn: decided and right {share:.1%}", open_, len(given_fn))
+
+
+def test_with_every_results_function_decided_and_right(given_every_fn):
+    bad = [o for o in given_every_fn if not o.right_decided]
+    assert not bad, _report("with every fn: not decided and right", bad, len(given_every_fn))
 
 
 def test_the_mechanisms_are_explains_causes():
@@ -277,14 +311,14 @@ def test_the_mechanisms_are_explains_causes():
     assert ec.FACTORS == CAUSES
 
 
-def test_identical_results_have_no_cause(plain, given_fn):
-    same = [o for o in plain + given_fn if o.case.mechanism == "identical"]
+def test_identical_results_have_no_cause(plain, given_fn, given_every_fn):
+    same = [o for o in plain + given_fn + given_every_fn if o.case.mechanism == "identical"]
     bad = [o for o in same if o.factors or o.error or "identical" not in o.verdict.lower()]
     assert not bad, _report("identical results with a cause", bad, len(same))
 
 
-def test_closer_is_right(plain, given_fn):
-    runs = plain + given_fn
+def test_closer_is_right(plain, given_fn, given_every_fn):
+    runs = plain + given_fn + given_every_fn
     bad = [o for o in runs if o.error or o.closer != o.case.closer]
     assert not bad, _report("closer wrong", bad, len(runs))
 
@@ -604,9 +638,10 @@ def _table(runs: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def _summary(plain: list[Outcome], given: list[Outcome]) -> str:
+def _summary(plain: list[Outcome], given: list[Outcome], every: list[Outcome]) -> str:
     factor = [o for o in plain if o.case.mechanism in ec.FACTORS]
-    same = [o for o in plain + given if o.case.mechanism == "identical"]
+    everything = plain + given + every
+    same = [o for o in everything if o.case.mechanism == "identical"]
     lines = [
         f"confidently wrong (results only): {sum(o.confidently_wrong for o in plain)} of "
         f"{len(plain)} (must be 0)",
@@ -618,13 +653,15 @@ def _summary(plain: list[Outcome], given: list[Outcome]) -> str:
         f"with fn decided and right: {sum(o.right_decided for o in given)} of {len(given)} "
         "(must be >= 90%)",
         f"with fn undecided where one cause fits, or wrong: "
-        f"{sum(not o.right_decided and not (o.right and o.competing >= 2) for o in given)} "
+        f"{sum(not o.right_decided and not o.open_for_the_other_result for o in given)} "
         "(must be 0)",
+        f"with every fn decided and right: {sum(o.right_decided for o in every)} of "
+        f"{len(every)} (must be all)",
         f"identical without a cause: {sum(not o.factors and not o.error for o in same)} of "
         f"{len(same)} (must be all)",
-        f"closer right: {sum(o.closer == o.case.closer and not o.error for o in plain + given)} "
-        f"of {len(plain) + len(given)} (must be all)",
-        f"errors: {sum(bool(o.error) for o in plain + given)}",
+        f"closer right: {sum(o.closer == o.case.closer and not o.error for o in everything)} "
+        f"of {len(everything)} (must be all)",
+        f"errors: {sum(bool(o.error) for o in everything)}",
     ]
     return "\n".join(lines)
 
@@ -638,16 +675,23 @@ def main(argv: list[str]) -> None:
     t0 = time.perf_counter()
     plain = outcomes(False, kind, SEED, progress=True)
     given = outcomes(True, kind, SEED, progress=True)
-    print(f"explain ran {len(plain) + len(given)} times in {time.perf_counter() - t0:.1f} s\n")
+    every = outcomes("every", kind, SEED, progress=True)
+    runs = len(plain) + len(given) + len(every)
+    print(f"explain ran {runs} times in {time.perf_counter() - t0:.1f} s\n")
     print("results only:\n" + _table(plain) + "\n")
     print("with fn:\n" + _table(given) + "\n")
-    print(_summary(plain, given))
+    print("with every fn:\n" + _table(every) + "\n")
+    print(_summary(plain, given, every))
     if verbose:
         print("\nfailing (results only):")
         print("\n".join(o.line() for o in plain if not o.right or o.closer != o.case.closer))
         print("\nfailing (with fn):")
         print(
             "\n".join(o.line() for o in given if not o.right_decided or o.closer != o.case.closer)
+        )
+        print("\nfailing (with every fn):")
+        print(
+            "\n".join(o.line() for o in every if not o.right_decided or o.closer != o.case.closer)
         )
 
 

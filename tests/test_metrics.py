@@ -46,6 +46,34 @@ def test_summarize():
     assert one["ulp"] == 0 and one["exact_share"] == 1.0
 
 
+def test_a_nan_against_a_number_is_the_largest_error_never_zero():
+    """A result NaN where the reference is a number (or the reverse) has no relative error
+    smaller than any other: max_rel is inf (it was 0.0, the NaN skipped), like max_abs_ulp;
+    NaN against NaN is exact."""
+    for v, r in ((np.float32("nan"), np.float32(1.5)), (np.float32(1.5), np.float32("nan"))):
+        s = metrics.summarize(v, r)
+        assert s["max_rel"] == math.inf and s["max_abs_ulp"] == math.inf
+    s = metrics.summarize(np.array([1, np.nan], np.float32), np.array([1, 2], np.float32))
+    assert s["max_rel"] == math.inf and s["exact_share"] == 0.5
+    s = metrics.summarize(np.float32("nan"), np.float32("nan"))
+    assert s["max_rel"] == 0.0 and s["exact_share"] == 1.0
+
+
+def test_a_nan_result_in_the_table_and_the_one_line_answer():
+    """float16 [6e4, 6e4, -6e4, -6e4, 1] x 3 summed pairwise gives inf + -inf = NaN; the
+    exact sum is 3. The table says "nan" ulps and "inf" relative error for it (not the
+    sentinel -9223372036854775808 and 0), and the one-line answer says it is NaN."""
+    from fpexplore.app.render import verdict
+
+    x = np.array([60000, 60000, -60000, -60000, 1] * 3, np.float16)
+    cmp = fpx.compare("sum", inputs=x, variants=["pairwise", "sequential"])
+    rows = cmp.formatted().set_index("variant")
+    assert rows.loc["pairwise", "value"] == "nan"
+    assert (rows.loc["pairwise", "ulp_error"], rows.loc["pairwise", "rel_error"]) == ("nan", "inf")
+    assert rows.loc["sequential", "value"] == "inf"  # 6e4 + 6e4 overflows first
+    assert "pairwise is NaN where the exact sum is not" in verdict(cmp)
+
+
 # the orders defined in docs/orders.md (library loops have no accumulator setting or depth;
 # the unlisted 'revealed' order is whatever tree it is given)
 DEFINED = [o for o, s in SUM_ORDERS.items() if s.library is None and o != "exact" and s.listed]

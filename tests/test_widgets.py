@@ -750,3 +750,27 @@ def test_observed_results_are_in_the_csv_and_in_a_and_b():
     # without observed results, the CSV is the comparison's table
     find(app, W.SelectMultiple, description="observed").value = ()
     assert len(app.export("CSV").decode().splitlines()) == 1 + len(app.comparison.table)
+
+
+def test_a_nan_observed_result_is_shown_as_nan_and_called_a_likely_bug():
+    """A GPU result that went NaN (what people bring): the table shows its row (ulp error
+    "nan", relative error "inf", never the sentinel -2^63 or 0), the figure is drawn, and the
+    explanation says no rounding gives NaN here: the float32 sum of 2000 values in [0, 1)
+    cannot reach float32's largest value in any order."""
+    import ipywidgets as W
+
+    xs = np.random.default_rng(8).random(2000, dtype=np.float32)
+    ns = {"xs": xs, "gpu": np.float32("nan")}
+    app = fpx.explorer(namespace=ns, n=1000, variants=["sequential", "pairwise"])
+    find(app, W.Dropdown, description="data from").value = "arrays"
+    find(app, W.Dropdown, description="input x").value = "xs"
+    find(app, W.SelectMultiple, description="observed").value = ("gpu",)
+    assert app.message.value == ""
+    shown = _html_table(app.table.value).set_index("variant")
+    assert shown.loc["gpu", "value"] == "nan"
+    assert (shown.loc["gpu", "ulp_error"], shown.loc["gpu", "rel_error"]) == ("nan", "inf")
+    assert app.figure.axes and app.figure.axes[0].patches  # the error bars are drawn
+    said = [w.value for w in displayed(app) if isinstance(w, W.HTML) and "fpx-explain" in w.value]
+    assert len(said) == 1 and "likely bug" in said[0] and "overflow" not in said[0].lower()
+    e = fpx.explain("sum", xs, {"gpu": np.float32("nan"), "numpy": np.sum(xs)})
+    assert len(e.causes) == 0 and "Not explained by rounding: a likely bug" in e.verdict

@@ -7,10 +7,11 @@ from __future__ import annotations
 import html
 import io
 import json
+import math
 
 import numpy as np
 
-from ..formats import format_info
+from ..formats import ULP_NAN, format_info
 from ..results import EXACT_LABEL, diff_values
 from .state import OBSERVED, ORDER_OPS, State, sweep_arguments
 
@@ -69,18 +70,28 @@ def verdict(cmp) -> str:
         r = cmp.table[(cmp.table["variant"] == v) & (cmp.table["backend"] == b)].iloc[0]
         unit = f" of {fmts[v, b]}" if mixed else ""
         name = v if names.count(v) == 1 else f"{v} ({b})"
-        if np.ndim(out) == 0:
+        if np.ndim(out) == 0 and int(r["ulp_error"]) == ULP_NAN:
+            k = math.inf
+            text = (
+                f"is NaN where the exact {cmp.op} is not"
+                if np.isnan(out)
+                else f"is a number where the exact {cmp.op} is NaN"
+            )
+        elif np.ndim(out) == 0:
             k = int(r["ulp_error"])
             side = "below" if k < 0 else "above"
             text = "is exact" if k == 0 else f"is {ulps(abs(k))}{unit} {side} the exact {cmp.op}"
         else:
-            k = int(r["max_abs_ulp"])
+            k = float(r["max_abs_ulp"])  # inf: an element NaN where the exact one is not
             share = 100 * float(r["exact_share"])
-            text = (
-                "is exact everywhere"
-                if k == 0
-                else f"is up to {ulps(k)}{unit} off ({share:.3g}% exact)"
-            )
+            if k == 0:
+                text = "is exact everywhere"
+            elif k == math.inf:
+                text = (
+                    f"has NaN where the exact result has none, or the reverse ({share:.3g}% exact)"
+                )
+            else:
+                text = f"is up to {ulps(int(k))}{unit} off ({share:.3g}% exact)"
         rows.append((abs(k), f"{name} {text}"))
     if not rows:
         return ""

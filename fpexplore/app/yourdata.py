@@ -11,6 +11,7 @@ import numpy as np
 
 from ..explain import EXPLAINED_OPS
 from ..formats import FORMATS, format_info, hex_string, shortest_repr
+from ..results import int_text
 from .state import OBSERVED
 
 UPLOADS = ".npy,.npz,.csv"
@@ -198,8 +199,8 @@ def _measured(cmp, name: str, v, ref) -> tuple[dict, dict]:
         "backend": OBSERVED,
         "value": shortest_repr(v) if scalar else f"array {v.shape}",
         "hex": hex_string(v) if scalar else "",
-        "ulp_error": f"{numbers['ulp_error']}",
-        "max_abs_ulp": f"{int(numbers['max_abs_ulp'])}",
+        "ulp_error": int_text(numbers["ulp_error"]),
+        "max_abs_ulp": int_text(numbers["max_abs_ulp"]),
         "mean_abs_ulp": f"{numbers['mean_abs_ulp']:.3g}",
         "exact_share": f"{numbers['exact_share']:.4g}",
         "rel_error": f"{numbers['rel_error']:.3g}",

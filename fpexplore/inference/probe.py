@@ -6,7 +6,9 @@ summed axis, with random signs, and inputs spread over many binades; each probe 
 keeps the configurations that reproduce
 that result and compute what ``fn`` computes on every probe: its order, fused products,
 accumulator and input rounding, measured. Where none does, ``fn``'s accumulation tree is
-revealed (:func:`fpexplore.reveal`, FPRev's masks) and tried with each input rounding.
+revealed (:func:`fpexplore.reveal`, FPRev's masks) and tried with each input rounding; where
+it is too long to reveal (more than ``REVEAL_MAX`` terms), its block size is measured on a
+probe of ``SCAN_N`` terms (every order the search tries with a block size, every size).
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ import numpy as np
 
 from .. import checks
 from ..formats import format_info
-from ..spec import parse_spec
+from ..orders.registry import ORDERS_BY_OP
+from ..spec import VariantSpec, parse_spec
 from .evidence import PROBES, probes, screened
 from .space import TRIED_ROUNDINGS, Config, Known, order_op, reduction, run
 
 __all__ = ["REVEAL_MAX", "Probed", "probe"]
 
 REVEAL_MAX = 4096  # the largest n (a matmul: k) whose tree is revealed where nothing matches
+SCAN_N = 1024  # the terms of the probe on which a block size is scanned (2 .. SCAN_N - 1)
 
 
 @dataclass
@@ -63,24 +67,37 @@ def _same(x: np.ndarray, y: np.ndarray) -> bool:
     return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
 
 
-def probe(fn, op: str, arrays: tuple, observed: dict, evidence: dict, in_fmt: str) -> Probed:
+def probe(
+    fn, op: str, arrays: tuple, observed: dict, evidence: dict, in_fmt: str, label=None
+) -> Probed:
     """What ``fn`` computes (see the module docstring); ``evidence``: label ->
-    :class:`~.evidence.Evidence` of the search (its matches are the configurations tried)."""
+    :class:`~.evidence.Evidence` of the search (its matches are the configurations tried);
+    ``label``: the result ``fn`` made (None: whichever result it gives)."""
     call = _Caller(fn)
     first = call(arrays)
     runs = [first, call(arrays)]
-    label = next((k for k, v in observed.items() if _same(v, first)), None)
-    if label is None:  # a nondeterministic fn may give another value each run
+    want = observed if label is None else {label: observed[label]}
+    made = next((k for k, v in want.items() if _same(v, first)), None)
+    if made is None:  # a nondeterministic fn may give another value each run
         runs += [call(arrays), call(arrays)]
     if any(not _same(first, r) for r in runs[1:]):
         return Probed(None, True, calls=call.calls)
-    if label is None:
+    if made is None:
+        gives = (
+            f"gives {checks.shown(first[()] if first.ndim == 0 else first)} "
+            f"({first.dtype.name}{'' if first.ndim == 0 else ', shape ' + str(first.shape)})"
+        )
+        if label is not None:
+            raise ValueError(
+                f"fn[{label!r}](*inputs) {gives}, not the result {label!r} "
+                f"({checks.shown(observed[label])}): give the function that made it"
+            )
         shown = ", ".join(map(checks.shown, observed))
         raise ValueError(
-            f"fn(*inputs) gives {checks.shown(first[()] if first.ndim == 0 else first)} "
-            f"({first.dtype.name}{'' if first.ndim == 0 else ', shape ' + str(first.shape)}), "
-            f"none of the results {shown}: give the function that made one of them"
+            f"fn(*inputs) {gives}, none of the results {shown}: give the function that "
+            "made one of them"
         )
+    label = made
     tried = probes(op, arrays, PROBES) + _wide(arrays, PROBES)
     outs = []
     for p in tried:
@@ -92,7 +109,10 @@ def probe(fn, op: str, arrays: tuple, observed: dict, evidence: dict, in_fmt: st
     if found:
         return Probed(label, False, found, "probes", call.calls)
     revealed = _revealed(fn, op, arrays, observed[label], tried, outs, in_fmt)
-    return Probed(label, False, revealed, "reveal" if revealed else "", call.calls)
+    if revealed:
+        return Probed(label, False, revealed, "reveal", call.calls)
+    scanned = _scanned(call, op, arrays, observed[label], tried, outs, in_fmt)
+    return Probed(label, False, scanned, "scan" if scanned else "", call.calls)
 
 
 def _wide(arrays: tuple, count: int) -> list:
@@ -165,3 +185,53 @@ def _revealed(fn, op, arrays, result, tried, outs, in_fmt) -> list:
 def _reproduces(op: str, cfg: Config, arrays: tuple, result) -> bool:
     got = run(op, cfg, arrays)
     return got is not None and _same(np.asarray(got), np.asarray(result))
+
+
+def _shorter(op: str, arrays: tuple, k: int) -> tuple:
+    """``arrays`` cut to their first ``k`` terms along the summed axis."""
+    if reduction(op).matrix:
+        return arrays[0][:, :k], arrays[1][:k, :]
+    return tuple(a[:k] for a in arrays)
+
+
+def _scans(op: str, fmt: str, k: int) -> list:
+    """Each order whose grid the search tries for a block size (an integer parameter the
+    grid varies), with every value from 2 to ``k - 1`` in its place, the other settings as
+    the grid has them (fma off and on where products are added)."""
+    base = order_op(op)
+    fmas = (False, True) if reduction(op).products else (False,)
+    out = []
+    for name, spec in ORDERS_BY_OP[base].items():
+        if not spec.listed or fmt not in spec.formats or spec.library is not None:
+            continue
+        for key in spec.params:
+            values = {dict(g).get(key) for g in spec.grid}
+            if len({v for v in values if type(v) is int}) < 2:
+                continue
+            rests = dict.fromkeys(tuple(kv for kv in g if kv[0] != key) for g in spec.grid)
+            for rest in rests:
+                for v in range(2, k):
+                    params = tuple(sorted(rest + ((key, v),)))
+                    for f in fmas if spec.fma else (False,):
+                        out.append(Config(VariantSpec(name, params, f)))
+    return out
+
+
+def _scanned(call, op, arrays, result, tried, outs, in_fmt) -> list:
+    """For a function nothing tried computes and too long to reveal: its block size
+    measured. Every order that has one (:func:`_scans`) is run on a short probe of
+    ``SCAN_N`` terms and kept where it gives ``fn``'s value; those that then reproduce the
+    result and every probe are returned."""
+    k = min(reduction(op).length(arrays), SCAN_N)
+    if k < 3:
+        return []
+    probe = _shorter(op, _wide(arrays, 1)[0], k)
+    want = call(probe)
+    known = Known(op, probe)
+    cfgs = [c for c in _scans(op, in_fmt, k) if _same_or_none(run(op, c, probe, known), want)]
+    matched = [c for c in cfgs if _reproduces(op, c, arrays, result)]
+    return _computing(op, matched, tried, outs)
+
+
+def _same_or_none(got, want) -> bool:
+    return got is not None and _same(np.asarray(got), np.asarray(want))

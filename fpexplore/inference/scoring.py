@@ -8,7 +8,10 @@ configuration reproduces is explained by an unknown configuration: ``UNKNOWN_BIT
 bits of its value among the values the configurations spread over (a bit-exact match is only
 that much evidence). Run-to-run nondeterminism explains results that all differ as draws of
 one code: ``RUN_TO_RUN_BITS`` plus the bits of one family of random orders (an order with its
-seed left open) drawing every value. Each hypothesis weighs 2^-bits; a cause's
+seed left open) drawing every value. Configurations that give the same results are one
+computation: its weight is shared among the causes its shortest descriptions name (as bits
+of each), unless both results were measured by probing their functions (the pair is then a
+fact, named by its shortest description alone). Each hypothesis weighs 2^-bits; a cause's
 posterior is the weight of the hypotheses naming it over all. A cause is decided when its
 posterior reaches ``DECIDED`` and only exact matches name it (never a nearest configuration);
 run-to-run nondeterminism also needs positive evidence (the function called twice differs,
@@ -205,9 +208,8 @@ def _draws(evidence: dict) -> float:
     drew every result: each family's chance of each value, multiplied; where no family was
     tried, each value's chance among all configurations."""
     evs = list(evidence.values())
-    fams = set(evs[0].family_bits)
-    for ev in evs[1:]:
-        fams &= set(ev.family_bits)
+    # in the search's order (a set's would change the sum's last bits from run to run)
+    fams = [f for f in evs[0].family_bits if all(f in ev.family_bits for ev in evs[1:])]
     if not fams:
         return sum(ev.draw_bits for ev in evs)
     total = math.inf
@@ -250,6 +252,8 @@ def _deterministic(op: str, a: Evidence, b: Evidence, in_fmt: str, add) -> None:
                     named[diff] = (bits, ca, cb)
             # a description that adds factors to another one's names no other cause
             named = {d: v for d, v in named.items() if not any(o < d for o in named)}
+            if a.fact and b.fact:  # both computations measured: one pair, its shortest name
+                named = dict([min(named.items(), key=lambda kv: kv[1][0])])
             top = min(v[0] for v in named.values())
             total = math.inf
             for v in named.values():
