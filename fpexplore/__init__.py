@@ -6,9 +6,9 @@ list against the code). ``import fpexplore`` loads NumPy and ml_dtypes, nothing 
 loads on the first call of an order; pandas, matplotlib and ipywidgets when a function needs
 them.
 
-- ``widgets``      fpx.explorer() and the explorer's names, where they always were (app/'s)
-- ``app/``         the ipywidgets explorer app, state, view and render apart: state (a frozen
-                   State: compare's arguments, the data source, the view and the A/B picks;
+- ``app/``         fpx.explorer(), the ipywidgets explorer app, state, view and render
+                   apart: state (a frozen State: compare's arguments, the data source, the
+                   view and the A/B picks;
                    pure transitions), yourdata (your arrays, uploads, observed results),
                    render (verdict, table, figure, code), controls (the widgets, their layout,
                    set from a state), running (compare in a thread: progress, cancel),
@@ -161,20 +161,20 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     # the widget app needs ipywidgets, plots need matplotlib: load them only when asked for
-    if name in ("explorer", "widgets", "exercise", "lessons"):
+    if name in ("explorer", "app", "exercise", "lessons"):
         from ._optional import require
 
-        who = "fpx.explorer" if name in ("explorer", "widgets") else f"fpx.{name}"
+        who = "fpx.explorer" if name in ("explorer", "app") else f"fpx.{name}"
         require("ipywidgets", who)  # a clear error where the extra is missing
     if name == "explorer":
-        from .widgets import explorer
+        from .app import explorer
 
         return explorer
     if name == "exercise":
         from .lessons import exercise
 
         return exercise
-    if name in ("plots", "presentation", "widgets", "record", "lessons"):
+    if name in ("plots", "presentation", "app", "record", "lessons"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -11,7 +11,6 @@ ranked causes (``decided`` or not) and a verdict in words. docs/explain.md says 
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -364,20 +363,6 @@ class _Explaining:
             }
         ]
 
-    def _may_overflow(self) -> bool:
-        """Some partial result may exceed the largest value of the narrowest format in play
-        (the inputs' or a result's): sum |terms| grown by every rounding, (1 + u)^n <= e^(nu),
-        reaches it."""
-        infos = [
-            format_info(f) for f in {self.in_fmt} | {o.dtype.name for o in self.observed.values()}
-        ]
-        red = reduction(self.op)
-        n = red.length(self.arrays)
-        reach = float(np.max(self.S)) * (n if red.divides else 1)
-        top = min(float(i.max) for i in infos)
-        u = max(float(i.unit_roundoff) for i in infos)
-        return not reach * math.exp(min(n * u, 700.0)) < top
-
     def _beyond(self) -> dict:
         """label -> the elements no rounding explains, for results nothing reproduces."""
         roundings = TRIED_ROUNDINGS[1:] if reduction(self.op).products else ()
@@ -385,7 +370,8 @@ class _Explaining:
         out = {}
         for k, ev in self.evidence.items():
             blown = self._blown(k)
-            if ev.groups or (blown.any() and self._may_overflow()):
+            fmts = {self.in_fmt} | {o.dtype.name for o in self.observed.values()}
+            if ev.groups or (blown.any() and measure.may_overflow(self.op, self.arrays, fmts)):
                 continue
             if blown.any():  # inf or NaN where no partial result can overflow
                 out[k] = np.argwhere(np.atleast_1d(blown))

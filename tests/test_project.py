@@ -381,7 +381,7 @@ def test_no_import_cycles_lazy_imports_included():
 
 
 def _layers() -> list[str]:
-    """The package docstring's map, top layer first: ``widgets``, ..., ``orders/``, ..."""
+    """The package docstring's map, top layer first: ``app/``, ..., ``orders/``, ..."""
     doc = fpx.__doc__
     return re.findall(r"^- ``([\w/]+)``", doc[doc.index("Architecture") :], re.MULTILINE)
 
@@ -398,7 +398,7 @@ def test_the_package_map_is_true():
     """Every module of fpexplore is on the package docstring's map, and imports only modules
     listed below its own entry (imports inside one subpackage aside)."""
     layers = _layers()
-    assert layers[0] == "widgets" and layers[-1] == "_optional" and "orders/" in layers
+    assert layers[0] == "app/" and layers[-1] == "_optional" and "orders/" in layers
     graph = _import_graph()
     unlisted = sorted({_layer_of(m, layers) for m in graph} - set(layers) - {None, "__main__"})
     assert not unlisted, f"modules missing from the map in fpexplore/__init__.py: {unlisted}"

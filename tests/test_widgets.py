@@ -698,7 +698,9 @@ def test_an_uploaded_file_is_your_data():
     )
     assert _same_table(app.comparison.table, direct.table)
     assert "inputs = {'A': np.load('m.npz')['A'], 'B': np.load('m.npz')['B']}" in app.snippet.value
-    csv = fpx.widgets.read_upload("v.csv", b"x\n1.5\n2.25\n")
+    from fpexplore.app.yourdata import read_upload
+
+    csv = read_upload("v.csv", b"x\n1.5\n2.25\n")
     assert csv["v.csv"][0].tolist() == [1.5, 2.25]
 
 

@@ -1,7 +1,8 @@
 """Each result against the exact answer: how far (:func:`errors`, one stated measure), which
 is closer (:func:`closer`, ties as ties), and whether rounding can explain it at all
 (:func:`bound` of a configuration, :func:`beyond_rounding`: the elements outside the
-worst-case bound of every evaluation order, accumulator and input rounding).
+worst-case bound of every evaluation order, accumulator and input rounding;
+:func:`may_overflow`: whether any partial result can reach a format's largest value).
 
 The measure is the normwise relative error ``||R - X|| / ||X||`` (Frobenius norm; a scalar:
 ``|r - x| / |x|``), X the exact result, R measured in float64 (every format widens exactly):
@@ -11,6 +12,7 @@ exactly: two results equally far from the exact value (it lies halfway between t
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -63,6 +65,17 @@ def magnitude(op: str, arrays: tuple) -> np.ndarray:
         terms = np.abs(w[0] * w[1]) if red.products else np.abs(w[0])
         s = np.asarray(exact_sum(terms.ravel()), np.float64)
         return s / terms.size if red.divides else s
+
+
+def may_overflow(op: str, arrays: tuple, formats) -> bool:
+    """Some partial result of ``op`` may exceed the largest value of the narrowest of
+    ``formats``: sum |terms|, grown by every rounding ((1 + u)^n <= e^(nu)), reaches it."""
+    infos = [format_info(f) for f in formats]
+    red = reduction(op)
+    n = red.length(arrays)
+    reach = float(np.max(magnitude(op, arrays))) * (n if red.divides else 1)
+    u = max(float(i.unit_roundoff) for i in infos)
+    return not reach * math.exp(min(n * u, 700.0)) < min(float(i.max) for i in infos)
 
 
 def errors(devs: dict, exact64) -> dict:
