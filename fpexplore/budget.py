@@ -17,6 +17,7 @@ from . import checks
 from ._optional import require
 from .formats import as_format, format_info, ulp_distance
 from .inference.space import evaluate, reduction
+from .orders.arith import check_fma, check_library_accumulate
 from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
 
@@ -130,7 +131,7 @@ def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -
     cfg = {**defaults, **_as_config(start, op)}
     target = {**defaults, **_as_config(end, op)}
     needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
-    configs = _switched(cfg, target, factors, needs_rounding)
+    configs = _switched(op, cfg, target, factors, needs_rounding)
     results = [_config_result(op, inputs, c) for _, c in configs]
     results = _common_format(results)
     rows, steps = [], []
@@ -172,9 +173,11 @@ def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
     return factors, inputs
 
 
-def _switched(cfg: dict, target: dict, factors: list, needs_rounding: bool) -> list:
+def _switched(op: str, cfg: dict, target: dict, factors: list, needs_rounding: bool) -> list:
     """[(step, configuration)]: ``cfg`` ("start"), then each factor switched to ``target``'s
-    value in turn (a factor that changes nothing makes no step)."""
+    value in turn (a factor that changes nothing makes no step). A step that would leave a
+    setting the order does not have (fma on NumPy's dot, an accumulator on a library's loop)
+    switches the fewest other factors with it that make it one."""
     # the tensor cores: switching to (or from) them is the factor tensor_core where it is
     # one of the factors, else part of order. They have no accumulator or fma setting, and
     # read float32 data only through an input rounding: switching to them switches those
@@ -209,8 +212,48 @@ def _switched(cfg: dict, target: dict, factors: list, needs_rounding: bool) -> l
             continue
         for k in keys:
             cfg[k] = target[k]
+        if switch is None and not _valid(op, cfg):
+            for extra in _carried(op, cfg, target, [g for g in todo if g in _CARRIED]):
+                todo = [g for g in todo if g not in extra]
+                for g in extra:
+                    for k in ("order", "params") if g == "order" else (g,):
+                        cfg[k] = target[k]
         configs.append((f, dict(cfg)))
     return configs
+
+
+_CARRIED = ("order", "fma", "accumulate")  # the factors a setting may need switched with it
+
+
+def _valid(op: str, cfg: dict) -> bool:
+    """The configuration is a setting of its order: fma where a product feeds an
+    accumulator, an accumulator where the order is not a library's own loop."""
+    spec = ORDERS_BY_OP[reduction(op).orders].get(cfg["order"])
+    if spec is None:
+        return True  # (an unknown order: evaluating it says so)
+    try:
+        if cfg["fma"]:
+            check_fma(spec, True, op)
+        check_library_accumulate(spec, cfg["accumulate"])
+    except ValueError:
+        return False
+    return True
+
+
+def _carried(op: str, cfg: dict, target: dict, left: list) -> list:
+    """The fewest of the factors ``left`` (as one list in a one-item list; none: []) whose
+    switch to ``target`` makes ``cfg`` a valid setting."""
+    from itertools import combinations
+
+    for size in range(1, len(left) + 1):
+        for extra in combinations(left, size):
+            trial = dict(cfg)
+            for g in extra:
+                for k in ("order", "params") if g == "order" else (g,):
+                    trial[k] = target[k]
+            if _valid(op, trial):
+                return [list(extra)]
+    return []
 
 
 def _common_format(results: list) -> list:

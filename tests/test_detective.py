@@ -139,6 +139,34 @@ def test_difference_budget_adds_up():
         budget.difference_budget((a, b), start, end, "dot", factors=("colour",))
 
 
+def test_difference_budget_works_both_ways_where_a_setting_leaves_with_its_order():
+    """sequential+fma -> numpy (and kahan+fma -> pairwise): NumPy's order has no fma, so
+    fma switches with the order in one step (it raised on numpy+fma, a setting the budget
+    built itself); the other way round each factor is a step. Start and end are the slow
+    oracles' (Fraction fma chain; NumPy's blocked pairwise of rounded products)."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(300).astype(np.float32)
+    b = rng.standard_normal(300).astype(np.float32)
+    ar = so.Arith("float32")
+    chain = ar.mul(a[0], b[0])
+    for k in range(1, 300):
+        chain = ar.fma(a[k], b[k], chain)
+    numpy_order = so.numpy_pairwise([ar.mul(x, y) for x, y in zip(a, b)], ar)
+    forth = budget.difference_budget((a, b), "sequential+fma", "numpy", "dot")
+    assert list(forth.table["step"]) == ["start", "order"]
+    assert list(forth.table["config"]) == ["sequential+fma", "numpy"]
+    assert (float(forth.start), float(forth.end)) == (float(chain), float(numpy_order))
+    back = budget.difference_budget((a, b), "numpy", "sequential+fma", "dot")
+    assert list(back.table["step"]) == ["start", "order", "fma"]
+    assert -back.total_ulp == forth.total_ulp == fpx.ulp_distance(chain, numpy_order) != 0
+    for start, end in (("kahan+fma", "pairwise"), ("tree+fma", "cub"), ("einsum", "kahan@float64")):
+        for s, e in ((start, end), (end, start)):
+            bud = budget.difference_budget((a, b), s, e, "dot")
+            assert int(bud.table["delta_ulp"].sum()) == bud.total_ulp
+            spec = fpx.parse_spec(e, "dot")
+            assert bud.end == fpx.dot(a, b, spec.name, **spec.kwargs()), (s, e)
+
+
 def _run_script(tmp_path, script: str):
     path = tmp_path / "repro.py"
     path.write_text(script)
