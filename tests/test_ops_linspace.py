@@ -200,3 +200,32 @@ def test_linspace_errors():
         assert fpx.linspace(0.0, 1.0, 0, variant=v).shape == (0,)
         assert fpx.linspace(0.5, 1.0, 1, variant=v).tolist() == [0.5]
     assert math.isnan(float(fpx.linspace(-np.inf, np.inf, 3, variant="exact")[1]))
+
+
+def test_compare_takes_your_start_and_stop_in_every_form():
+    """compare("linspace", inputs=...) with Python floats, NumPy scalars, 0-d arrays or a
+    tuple (it always failed: "cupy-scalar: start and stop must both be scalars", the 0-d
+    arrays reaching CuPy's scalar path); every form gives one table, its reference the
+    correctly rounded start + i (stop - start) / (num - 1) (Fraction), np.linspace's row
+    np.linspace itself; an array where a scalar belongs is refused by name."""
+    start, stop, num = np.float32(0.1), np.float32(7.3), 9
+    forms = [
+        {"start": start, "stop": stop, "num": num},
+        {"start": np.array(start), "stop": np.array(stop), "num": num},
+        (start, stop, num),
+    ]
+    tables = [fpx.compare("linspace", inputs=f) for f in forms]
+    step = (Fraction(float(stop)) - Fraction(float(start))) / (num - 1)
+    want = [oracle.round_fraction(Fraction(float(start)) + i * step, "float32") for i in range(num)]
+    for cmp in tables:
+        assert cmp.format == "float32" and cmp.n == num
+        assert [float(v) for v in cmp.reference] == want
+        np_row = cmp.results[("np.linspace", "numpy")]
+        assert np_row.tobytes() == np.linspace(start, stop, num).tobytes()
+        assert cmp.table.drop(columns=["time_ms", "compile_ms"]).equals(
+            tables[0].table.drop(columns=["time_ms", "compile_ms"])
+        )
+    py = fpx.compare("linspace", inputs={"start": 0.0, "stop": 1.0, "num": 5})
+    assert py.format == "float64" and list(py.reference) == [0.0, 0.25, 0.5, 0.75, 1.0]
+    with pytest.raises(ValueError, match="linspace's input start is a scalar, got shape"):
+        fpx.compare("linspace", inputs={"start": [0.0, 1.0], "stop": 1.0, "num": 5})

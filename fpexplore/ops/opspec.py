@@ -259,6 +259,12 @@ class OpSpec:
                 raise ValueError(
                     f"{what}: {self.name}'s input {k} is {probe[k].ndim}-D, got shape {arr.shape}"
                 )
+            if isinstance(probe[k], np.generic):  # a scalar input (linspace's start, stop)
+                if arr.ndim:
+                    raise ValueError(
+                        f"{what}: {self.name}'s input {k} is a scalar, got shape {arr.shape}"
+                    )
+                arr = arr[()]
             out[k] = arr
         first = out[numeric[0]] if numeric else None
         if self.name == "matmul":
