@@ -32,7 +32,7 @@ TENSOR_CORE_ROUNDED = ORDERS_BY_OP["matmul"][TENSOR_CORE].rounded_formats
 @dataclass(repr=False)
 class Budget:
     """The result of :func:`difference_budget`: ``table`` (one row per step: the factor
-    switched, its configuration, the result, the change in ulps and absolutely), ``total``
+    switched, its configuration, the result, the change in ulps and absolutely), ``total_ulp``
     (ulps from start to end; the steps' ``delta_ulp`` add up to it) and ``plot()`` (a
     waterfall). For a matmul, ``delta_ulp``, ``delta_abs`` and ``total_ulp`` are *signed sums
     over all elements* of the result (element differences of opposite signs cancel in

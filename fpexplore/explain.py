@@ -18,7 +18,7 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .budget import difference_budget
-from .formats import as_format, format_info, ulp_distance
+from .formats import FORMATS, as_format, format_info, native, ulp_distance
 from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
@@ -143,8 +143,12 @@ def _observed(results, shape) -> dict:
                 "fpx.explain: masked arrays are not supported (the masked values "
                 "would be used); pass x.compressed() or x.filled(value)"
             )
-        arr = np.asarray(r)  # a Python float is a float64
-        format_info(arr.dtype)  # one of FORMATS (TypeError otherwise)
+        arr = native(np.asarray(r))  # a Python float is a float64
+        if arr.dtype.name not in FORMATS:
+            raise TypeError(
+                f"result {checks.shown(label)} is {checks.shown(r)} ({arr.dtype}): give it in "
+                f"one of {', '.join(FORMATS)} (a Python float is a float64)"
+            )
         if arr.shape != shape:
             raise ValueError(
                 f"result {checks.shown(label)} has shape {arr.shape}; the op gives {shape}"

@@ -206,11 +206,19 @@ def refuse_masked(x, what: str) -> None:
         )
 
 
+def native(arr: np.ndarray) -> np.ndarray:
+    """``arr`` in this machine's byte order: a big-endian array (``>f4``, from a file written
+    elsewhere) as the same values in native order (a copy); any other array as it is."""
+    if arr.dtype.kind == "f" and not arr.dtype.isnative:
+        return arr.astype(arr.dtype.newbyteorder("="))
+    return arr
+
+
 def format_of(x) -> str:
     """Name of the format of a NumPy array or scalar (TypeError for other dtypes)."""
     refuse_masked(x, "format_of")
     dt = np.asarray(x).dtype
-    info = _BY_DTYPE.get(dt)
+    info = _BY_DTYPE.get(dt.newbyteorder("=") if dt.kind == "f" else dt)
     if info is None:
         raise _unsupported_dtype(dt)
     return info.name
@@ -391,7 +399,7 @@ class BitFields(NamedTuple):
 
 def _float_array(x) -> tuple[np.ndarray, FormatInfo]:
     refuse_masked(x, "fpexplore")
-    arr = np.asarray(x)
+    arr = native(np.asarray(x))
     _refuse_rounded_ints(x, arr, "fpexplore")
     if arr.dtype in _BY_DTYPE:
         return arr, _BY_DTYPE[arr.dtype]
@@ -656,7 +664,7 @@ def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], F
                 raise TypeError(f"{what}: unsupported input {checks.shown(x)}")
             prepared.append((weak, True))
             continue
-        arr = np.asarray(x)
+        arr = native(np.asarray(x))
         info = _BY_DTYPE.get(arr.dtype)
         if info is None:
             raise TypeError(f"{what}: {_unsupported_dtype(arr.dtype)}")

@@ -15,6 +15,8 @@ from . import checks
 from .data import draw, wide_span
 from .formats import format_info
 from .ops.reductions import dot_second_distribution
+from .orders.registry import ORDERS_BY_OP
+from .spec import parse_spec
 from .tolerance import suggest_tolerance
 
 __all__ = ["reproducer"]
@@ -50,14 +52,14 @@ def reproducer(comparison, variant: str | None = None) -> str:
     sequential, reverse, pairwise, blocked and tree (the ones a few lines of Python can state
     exactly), on every distribution.
     """
-    cmp, key, numpy_key, sources = _chosen(comparison, variant)
+    cmp, key, numpy_key, source = _chosen(comparison, variant)
     got, expected = cmp.results[key], cmp.results[numpy_key]
     tol = rtol = None
     if np.isfinite(float(got)) and np.isfinite(float(expected)):
         tol = suggest_tolerance(np.asarray([got]), np.asarray([expected]), margin=4.0)
         rtol = max(tol.rtol, 4 * format_info(cmp.format).eps)
     lines = _preamble(cmp, key, numpy_key, got, expected)
-    lines += sources[key[0]].format(block=cmp.params.get("block", 128)).splitlines()
+    lines += source.splitlines()
     lines += _ending(cmp, key, got, expected)
     if tol is None:
         lines += [
@@ -75,8 +77,10 @@ def reproducer(comparison, variant: str | None = None) -> str:
 
 
 def _chosen(comparison, variant) -> tuple:
-    """(the comparison, the emulated variant's key, NumPy's key, the orders' sources), the
-    comparison checked."""
+    """(the comparison, the emulated variant's key, NumPy's key, its order's source with its
+    block size), the comparison checked. A variant qualifies where its order has a source and
+    its spec sets nothing but the block size ("tree(block=256)"); ``variant`` names it by its
+    spec or by its order ("tree")."""
     if not hasattr(comparison, "results") or not hasattr(comparison, "op"):
         raise TypeError(
             f"reproducer needs a Comparison from fpx.compare, got {type(comparison).__name__}"
@@ -93,18 +97,38 @@ def _chosen(comparison, variant) -> tuple:
     if extra:
         raise ValueError(f"reproducer: comparisons with {', '.join(extra)} are not supported")
     sources = _sources()
-    emulated = [k for k in cmp.results if k[1] == "emulated" and k[0] in sources]
+    specs = {k: parse_spec(k[0], cmp.op) for k in cmp.results if k[1] == "emulated"}
+    emulated = [
+        k
+        for k, s in specs.items()
+        if s.name in sources
+        and not (s.fma or s.accumulate or s.input_rounding)
+        and set(dict(s.params)) <= {"block"}
+    ]
     if variant is not None:
-        emulated = [k for k in emulated if k[0] == variant]
+        named = [k for k in emulated if k[0] == variant]
+        emulated = named or [k for k in emulated if specs[k].name == variant]
+        if len(emulated) > 1:
+            raise ValueError(
+                f"several variants of order {variant!r} in this comparison: "
+                f"{', '.join(k[0] for k in emulated)}; name one"
+            )
     if not emulated:
         raise ValueError(
-            f"no emulated variant among {', '.join(sources)} in this comparison"
+            f"no emulated variant of the orders {', '.join(sources)} (with no setting but "
+            f"the block size) in this comparison"
             + (f" named {variant!r}" if variant else "")
+            + f"; its emulated variants: {', '.join(k[0] for k in specs) or 'none'}"
         )
     numpy_key = next((k for k in cmp.results if k[1] == "numpy"), None)
     if numpy_key is None:
         raise ValueError("the comparison has no numpy backend result to compare with")
-    return cmp, emulated[0], numpy_key, sources
+    key = emulated[0]
+    order = ORDERS_BY_OP[cmp.op][specs[key].name]
+    block = dict(specs[key].params).get("block", cmp.params.get("block"))
+    if block is None and "block" in order.params:
+        block = order.params["block"][0]
+    return cmp, key, numpy_key, sources[specs[key].name].format(block=block)
 
 
 def _preamble(cmp, key, numpy_key, got, expected) -> list[str]:

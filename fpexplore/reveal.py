@@ -122,13 +122,15 @@ class _Caller:
             args = (np.tile(a, (self.n, 1)), np.tile(b[:, None], (1, self.n)))
         self.calls += 1
         with np.errstate(all="ignore"):
-            r = np.asarray(self.fn(*args))
+            got = self.fn(*args)
+        r = np.asarray(got)
         if r.ndim == 2 and self.op == "matmul":
             r = r[0, 0]
         if r.ndim != 0 or r.dtype.kind not in "fiu" and r.dtype.name not in FORMATS:
             raise TypeError(
-                f"fn must return a number (matmul: also the product matrix, whose element "
-                f"[0, 0] is read), got {type(r).__name__} of shape {np.shape(r)}"
+                "fn must return a number (matmul: also the product matrix, whose element "
+                "[0, 0] is read), got "
+                + (f"an array of shape {np.shape(got)}" if np.ndim(got) else checks.shown(got))
             )
         return float(r)
 

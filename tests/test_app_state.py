@@ -103,6 +103,41 @@ def test_presets():
         S.apply_preset(s, "x")
 
 
+def test_a_preset_keeps_the_format_of_your_arrays():
+    """Your float16 matrices chosen, the preset "tensor cores vs CPU" (float32 by itself)
+    keeps float16, the arrays' format (it set float32 over them), and offers only what
+    float16 has; switching op through a preset follows the new op's arrays, not a stale
+    format."""
+    formats = {"A": "float16", "B": "float16", "x": "float64"}
+    s = S.set_source(S.initial(op="matmul", n=10), "arrays", formats)
+    s = S.set_input(S.set_input(s, "A", "A", formats), "B", "B", formats)
+    assert s.format == "float16"
+    p = S.apply_preset(s, "tensor cores vs CPU", formats)
+    assert (p.op, p.format) == ("matmul", "float16")
+    assert set(p.variants) <= set(S.variant_options(p))
+    q = S.apply_preset(p, "CPU library vs GPU orders", formats)  # matmul -> sum: x, float64
+    assert (q.op, q.inputs, q.format) == ("sum", (("x", "x"),), "float64")
+
+
+def test_set_control_checks_every_value():
+    """n=-5 or backends ('g', 'p', 'u') (a string spelled out) were stored as they came."""
+    s = S.initial()
+    for kw, msg in (
+        ({"n": -5}, "n must be >= 1, got -5"),
+        ({"n": 10**9}, "the largest size the app offers"),
+        ({"backends": ("g", "p", "u")}, "unknown backend 'g'"),
+        ({"seed": -1}, "seed must be from 0"),
+        ({"threads": -2}, "threads must be >= 0"),
+        ({"sweep_unit": "metres"}, "unknown sweep_unit 'metres'; valid: ulps, abs"),
+        ({"view": "table"}, "unknown view 'table'"),
+        ({"distribution": "cauchy"}, "unknown distribution 'cauchy'"),
+    ):
+        with pytest.raises(ValueError, match=msg):
+            S.set_control(s, **kw)
+    t = S.set_control(s, n=1000, backends=["emulated"], threads=2, sweep_unit="abs")
+    assert (t.n, t.backends, t.threads, t.sweep_unit) == (1000, ("emulated",), 2, "abs")
+
+
 def test_picks_are_result_keys():
     keys = [("np.sum", "numpy"), ("sequential", "emulated"), ("gpu", S.OBSERVED)]
     s = S.settle_picks(S.initial(), keys)

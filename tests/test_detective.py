@@ -243,6 +243,32 @@ def test_reproducer_runs_standalone(tmp_path):
         reproduce.reproducer(fpx.compare("matmul", n=10))
 
 
+def test_reproducer_takes_a_variant_with_its_block_size(tmp_path):
+    """ "tree(block=256)" in a comparison: reproducer(cmp, "tree(block=256)") and
+    reproducer(cmp, "tree") give its script with BLOCK = 256 (it said "no emulated variant
+    among ... tree"), whose run computes the comparison's value of that variant; a variant
+    with another setting (+fma) or two of one order are refused by name."""
+    cmp = fpx.compare(
+        "dot",
+        format="float32",
+        n=5000,
+        variants=["tree(block=256)", "tree", "pairwise", "sequential+fma"],
+        seed=4,
+    )
+    script = reproduce.reproducer(cmp, "tree(block=256)")
+    assert "BLOCK = 256" in script
+    out = _run_script(tmp_path, script)
+    assert out.returncode == 0, out.stderr
+    assert repr(float(cmp.results[("tree(block=256)", "emulated")])) in out.stdout
+    assert "BLOCK = 128" in reproduce.reproducer(cmp, "tree")  # the spec named exactly
+    with pytest.raises(ValueError, match="no emulated variant of the orders .* named "):
+        reproduce.reproducer(cmp, "sequential+fma")
+    two = fpx.compare("sum", n=1000, variants=["tree(block=256)", "tree(block=64)"])
+    with pytest.raises(ValueError, match="several variants of order 'tree'"):
+        reproduce.reproducer(two, "tree")
+    assert "BLOCK = 64" in reproduce.reproducer(two, "tree(block=64)")
+
+
 def test_budget_refuses_misspelled_configuration_keys():
     a, b = fpx.generate("normal", 100, "float32", 1), fpx.generate("normal", 100, "float32", 2)
     for bad in ({"oder": "tree"}, {"order": "tree", "parms": {"block": 64}}):

@@ -196,13 +196,11 @@ def initial(
     error: nothing clamped to a control's range."""
     checks.choice("op", op, list(op_names()))
     checks.choice("format", format, FORMATS)
-    checks.choice("distribution", distribution, list(DISTRIBUTIONS))
-    seed = checks.seed(seed)
-    if n is not None and checks.integer("n", n, 1) > SIZES[-1]:
-        raise ValueError(f"n={n}: the largest size the app offers is {SIZES[-1]:,}")
-    backends = checks.name_list("backends", backends)
-    for b in backends:
-        checks.choice("backend", b, BACKEND_CHOICES + tuple(installed))
+    distribution = _checked("distribution", distribution)
+    seed = _checked("seed", seed)
+    if n is not None:
+        n = _checked("n", n)
+    backends = _checked("backends", backends, BACKEND_CHOICES + tuple(installed))
     if variants is not None:
         variants = checks.name_list("variants", variants)
     state = State(
@@ -211,20 +209,41 @@ def initial(
         n=int(n if n is not None else get_op(op).default_n),  # the op's own first size
         distribution=distribution,
         seed=seed,
-        backends=tuple(backends),
+        backends=backends,
         op_params=tuple(op_params),
     )
     return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
 
 
+SWEEP_UNITS = ("ulps", "abs")
+
+
+def _checked(name: str, value, backends=BACKEND_NAMES):
+    """A control's value as the state keeps it, or a clear error naming it (never clamped)."""
+    if name == "n":
+        if checks.integer("n", value, 1) > SIZES[-1]:
+            raise ValueError(f"n={value}: the largest size the app offers is {SIZES[-1]:,}")
+        return int(value)
+    if name == "backends":
+        names = checks.name_list("backends", value)
+        for b in names:
+            checks.choice("backend", b, tuple(backends))
+        return tuple(names)
+    if name == "seed":
+        return checks.seed(value)
+    if name == "threads":
+        return checks.integer("threads", value, 0)
+    choices = {"distribution": DISTRIBUTIONS, "view": VIEWS, "sweep_unit": SWEEP_UNITS}[name]
+    checks.choice(name, value, list(choices))
+    return value
+
+
 def set_control(state: State, **values) -> State:
-    """A control that maps onto one field as it is (n, distribution, seed, backends, threads,
-    the view, the sweep's unit)."""
+    """A control that maps onto one field (n, distribution, seed, backends, threads, the
+    view, the sweep's unit), its value checked."""
     allowed = {"n", "distribution", "seed", "backends", "threads", "view", "sweep_unit"}
     checks.refuse_unknown("set_control", values, allowed)
-    if "view" in values:
-        checks.choice("view", values["view"], VIEWS)
-    return replace(state, **values)
+    return replace(state, **{k: _checked(k, v) for k, v in values.items()})
 
 
 def set_op(state: State, op, formats=None) -> State:
@@ -269,14 +288,18 @@ def remove_variants(state: State, specs) -> State:
 
 
 def apply_preset(state: State, label: str, formats=None) -> State:
-    """One of PRESETS: the op it needs (kept if it fits), the format it needs, its variants
-    (those the op offers), NumPy's row where it asks for it, its view, and its A/B pair."""
+    """One of PRESETS: the op it needs (kept if it fits), the format it needs (unless your
+    arrays are chosen: the format is theirs), its variants (those the op offers), NumPy's
+    row where it asks for it, its view, and its A/B pair."""
     if label not in PRESETS:
         raise ValueError(f"unknown preset {checks.shown(label)}; presets: {', '.join(PRESETS)}")
     preset = PRESETS[label]
     if state.op not in preset.ops:
         state = _reset_for_op(state, preset.op, formats or {})
-    if preset.format:
+    theirs = _data_format(state, formats or {})
+    if theirs is not None:
+        state = replace(state, format=theirs)
+    elif preset.format:
         state = replace(state, format=preset.format)
     offered = {v for _, v in builder_names(state.op, state.format)}
     specs = [parse_spec(v, state.op) for v in preset.variants]

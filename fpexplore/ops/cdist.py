@@ -112,11 +112,7 @@ def cdist(
     """
     OP_TABLE.lookup("cdist", variant)
     (x, y), info = coerce(x, y, what="cdist")
-    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1]:
-        raise ValueError(
-            "cdist takes 2-D arrays (m, d) and (n, d) with the same number of columns d, got "
-            f"shapes {x.shape} and {y.shape}"
-        )
+    _check_shapes(x, y)
     fma = checks.boolean("fma", fma)
     clamp = checks.boolean("clamp", clamp)
     if variant == "exact":
@@ -280,8 +276,17 @@ def _cdist_call(name, settings, inputs, params):
     return cdist(inputs["x"], inputs["y"], variant=name, **kw)
 
 
+def _check_shapes(x, y) -> None:
+    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1]:
+        raise ValueError(
+            "cdist takes 2-D arrays (m, d) and (n, d) with the same number of columns d, got "
+            f"shapes {x.shape} and {y.shape}"
+        )
+
+
 def _cdist_numpy(inputs, params):
     x, y = inputs["x"], inputs["y"]
+    _check_shapes(x, y)  # (your own arrays reach NumPy's row first)
     with np.errstate(all="ignore"):
         return np.sqrt(((x[:, None, :] - y[None, :, :]) ** 2).sum(-1))
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
 from .. import checks
@@ -139,11 +140,20 @@ def _check_formats(a: Arch, inputs: str, output: str) -> tuple[int, int]:
     return a.inputs[inputs]
 
 
+def _ml_float(dt: np.dtype) -> bool:
+    """An ml_dtypes floating-point type (bfloat16, the FP8 types: real FP8 arrays)."""
+    try:
+        ml_dtypes.finfo(dt)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 def _exact_in(x, fmt: str, what: str) -> np.ndarray:
     """x as float64, every value exactly representable in fmt (ValueError otherwise)."""
     refuse_masked(x, what)
     arr = np.asarray(x)
-    if arr.dtype.kind not in "f" and arr.dtype.name != "bfloat16":
+    if arr.dtype.kind not in "f" and not _ml_float(arr.dtype):
         if arr.dtype.kind in "iu" and arr.size and np.max(np.abs(arr)) < 2**53:
             arr = arr.astype(np.float64)
         else:
