@@ -10,6 +10,7 @@ Its figure is :func:`fpexplore.plots.budget_waterfall` (``Budget.plot()``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,11 @@ from .inference.space import evaluate, reduction
 from .orders.arith import check_fma, check_library_accumulate
 from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["FACTORS", "Budget", "difference_budget"]
 
@@ -95,7 +101,14 @@ def _config_result(op, inputs, cfg):
     return evaluate(op, _setting(cfg), inputs)
 
 
-def difference_budget(inputs, start, end, op: str = "dot", *, factors=FACTORS) -> Budget:
+def difference_budget(
+    inputs: ArrayLike | tuple,
+    start: str | VariantSpec | dict,
+    end: str | VariantSpec | dict,
+    op: str = "dot",
+    *,
+    factors: str | Iterable[str] = FACTORS,
+) -> Budget:
     """Split the difference between the results of two configurations into its causes.
 
     ``start`` and ``end`` are variant specs (``"numpy"``, ``"tree(block=256)+tf32"``, see

@@ -3,10 +3,15 @@ distribution, each correctly rounded to the format, the same on every machine.""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import checks
 from .formats import as_format, format_info
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["DISTRIBUTIONS", "check_choice", "draw", "generate", "wide_span"]
 
@@ -23,7 +28,14 @@ def check_choice(name: str, value, valid) -> None:
     checks.choice(name, value, valid)
 
 
-def generate(distribution: str, n: int, fmt: str = "float32", seed: int = 0, *, shape=None):
+def generate(
+    distribution: str,
+    n: int,
+    fmt: str = "float32",
+    seed: int = 0,
+    *,
+    shape: Sequence[int] | None = None,
+) -> np.ndarray:
     """``n`` values (or an array of ``shape``) of format ``fmt`` drawn from ``distribution``,
     each correctly rounded to the format. Deterministic for a given seed.
 

@@ -13,6 +13,8 @@ script reproducing a divergence is :mod:`fpexplore.reproduce`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import checks
@@ -22,6 +24,14 @@ from .inference.space import Config, candidates, cost, distance, evaluate, reduc
 from .ops.registry import get
 from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import pandas as pd
+    from numpy.typing import ArrayLike
+
+    from .results import Comparison
 
 __all__ = ["candidates", "evaluate", "explain_numpy", "match_orders"]
 
@@ -62,7 +72,14 @@ def _as_observations(inputs, observed, op: str):
     return out, info
 
 
-def match_orders(inputs, observed, op: str = "sum", candidates_=None, *, top: int | None = 20):
+def match_orders(
+    inputs: ArrayLike | tuple | list,
+    observed: ArrayLike,
+    op: str = "sum",
+    candidates_: str | VariantSpec | Iterable[str | VariantSpec] | None = None,
+    *,
+    top: int | None = 20,
+) -> pd.DataFrame:
     """Which evaluation order reproduces ``observed``? A ranked pandas DataFrame.
 
     Parameters
@@ -185,7 +202,9 @@ PROBE_SIZE = 20_011
 MAX_PROBES = 1000  # explain_numpy's extra inputs: more is refused before any work
 
 
-def explain_numpy(op: str, inputs, *, probes: int = 5, top: int | None = 5):
+def explain_numpy(
+    op: str, inputs: dict | Comparison, *, probes: int = 5, top: int | None = 5
+) -> pd.DataFrame:
     """Which order did NumPy's own function use? :func:`match_orders` on NumPy's results.
 
     Runs ``np.sum`` / ``np.dot`` / ``np.matmul`` (on this machine, with its BLAS) on

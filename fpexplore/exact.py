@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import threading
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,6 +50,9 @@ from .numerics import (
     two_product_safe,
     two_sum,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["NUMPY_ONLY", "exact_dot", "exact_sum", "fma"]
 
@@ -71,7 +75,7 @@ def _fma_rational(a: float, b: float, c: float, info: FormatInfo) -> float:
     return round_rational(q.numerator, q.denominator, info.precision, info.emin, info.emax)
 
 
-def fma(a, b, c):
+def fma(a: ArrayLike, b: ArrayLike, c: ArrayLike) -> np.ndarray | np.generic:
     """Fused multiply-add ``a*b + c`` with a single rounding, elementwise with broadcasting.
 
     Inputs must share one of ``FORMATS`` (Python scalars adopt it when exactly representable);
@@ -284,7 +288,7 @@ def _finish(N: int, K: int, info: FormatInfo, all_negative_zero: bool):
     return np.asarray(value, dtype=np.float64).astype(info.dtype)[()]
 
 
-def exact_sum(x):
+def exact_sum(x: ArrayLike) -> np.generic:
     """Correctly rounded sum of all elements of ``x``, in x's format.
 
     Exact for any size and dynamic range (no intermediate rounding at all). IEEE rules: any
@@ -311,7 +315,7 @@ def exact_sum(x):
     return _finish(N, K, info, all_neg_zero)
 
 
-def exact_dot(a, b):
+def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
     """Correctly rounded dot product ``sum(a[i] * b[i])`` of two 1-D arrays, in their format.
 
     The exact real value, rounded once: no product or partial sum is rounded. IEEE rules:

@@ -14,6 +14,7 @@ timing in :mod:`fpexplore.timing`, the machine columns from
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,7 +29,12 @@ from .metrics import summarize
 from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .results import USER_DATA, Comparison, Sweep
-from .spec import parse_spec
+from .spec import VariantSpec, parse_spec
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["compare", "resolve_variants", "sweep"]
 
@@ -76,13 +82,13 @@ def compare(
     *,
     format: str | None = None,  # noqa: A002  (the design's public name)
     n: int | None = None,
-    variants=None,
+    variants: str | VariantSpec | Iterable[str | VariantSpec] | None = None,
     distribution: str = Default("uniform"),
     seed: int = Default(0),
-    backends=("numpy", "emulated"),
+    backends: str | Iterable[str] = ("numpy", "emulated"),
     threads: int | None = None,
-    inputs=None,
-    progress=None,
+    inputs: ArrayLike | tuple | dict | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
     **op_params,
 ) -> Comparison:
     """Run ``op`` on ``n`` generated values (or on your own ``inputs``) in each variant and
@@ -268,12 +274,12 @@ def sweep(
     op: str,
     *,
     format: str = "float32",  # noqa: A002
-    sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000),
-    variants=None,
+    sizes: int | Iterable[int] = (10, 100, 1_000, 10_000, 100_000, 1_000_000),
+    variants: str | VariantSpec | Iterable[str | VariantSpec] | None = None,
     distribution: str = "uniform",
     seed: int = 0,
-    seeds=5,
-    backends=("numpy", "emulated"),
+    seeds: int | Iterable[int] = 5,
+    backends: str | Iterable[str] = ("numpy", "emulated"),
     progress: bool = True,
     **op_params,
 ) -> Sweep:

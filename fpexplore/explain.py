@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,7 +29,12 @@ from .metrics import summarize
 from .numerics import clamp_ulps
 from .ops.registry import get as get_op
 from .orders.products import matmul64
-from .results import diff_values
+from .results import Comparison, diff_values
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["CAUSES", "EXPLAINED_OPS", "Explanation", "explain"]
 
@@ -160,7 +166,13 @@ def _observed(results, shape) -> dict:
 # ----------------------------------------------------------------------------- explain
 
 
-def explain(op: str, inputs, results: dict, *, fn=None) -> Explanation:
+def explain(
+    op: str,
+    inputs: ArrayLike | tuple | dict | Comparison,
+    results: dict,
+    *,
+    fn: Callable | dict | None = None,
+) -> Explanation:
     """Why do these results of one computation differ, which is closer, and is it expected?
 
     Parameters

@@ -30,13 +30,18 @@ import math
 import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import ml_dtypes
 import numpy as np
 
 from . import checks
 from .numerics import odd_f64_to_f32, round_rational
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "FORMATS",
@@ -153,7 +158,7 @@ _FP8 = {
 _BY_DTYPE = {_INFO[name].dtype: _INFO[name] for name in FORMATS}
 
 
-def format_info(fmt) -> FormatInfo:
+def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
     """Return the :class:`FormatInfo` for a format name, a NumPy dtype or a FormatInfo.
 
     Raises ValueError listing the valid names for anything else.
@@ -214,7 +219,7 @@ def native(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def format_of(x) -> str:
+def format_of(x: ArrayLike) -> str:
     """Name of the format of a NumPy array or scalar (TypeError for other dtypes)."""
     refuse_masked(x, "format_of")
     dt = np.asarray(x).dtype
@@ -342,7 +347,9 @@ def _round_exact_scalar(v, info: FormatInfo) -> float:
     return round_rational(num, den, info.precision, info.emin, info.emax)
 
 
-def as_format(x, fmt):
+def as_format(
+    x: ArrayLike | Fraction | Decimal, fmt: DTypeLike | FormatInfo
+) -> np.ndarray | np.generic:
     """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``), nearest-even unless the
     rounding says otherwise (``"tf32"``: ties away from zero; ``"tf32-truncate"``: toward
     zero; see the module docstring).
@@ -411,13 +418,13 @@ def _bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     return np.array(arr, dtype=info.dtype, order="C", copy=True).view(info.uint)
 
 
-def to_bits(x):
+def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
     """The bit patterns of ``x`` as unsigned integers of the format's width."""
     arr, info = _float_array(x)
     return scalar_out(_bits(arr, info))
 
 
-def from_bits(bits, fmt):
+def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.generic:
     """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`)."""
     refuse_masked(bits, "from_bits")
     info = format_info(fmt)
@@ -431,7 +438,7 @@ def from_bits(bits, fmt):
     return scalar_out(b.astype(info.uint).view(info.dtype))
 
 
-def fields(x) -> BitFields:
+def fields(x: ArrayLike) -> BitFields:
     """Split ``x`` into (sign, biased exponent, fraction) integer fields."""
     arr, info = _float_array(x)
     b = np.asarray(to_bits(arr)).astype(np.uint64)
@@ -442,7 +449,7 @@ def fields(x) -> BitFields:
     return BitFields(scalar_out(sign), scalar_out(expo), scalar_out(frac))
 
 
-def bit_string(x, sep: str = " "):
+def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
     """Bit pattern as ``"s eeeeeeee ffff..."`` (a str for scalars, an array of str otherwise);
     ``sep`` (a string) separates sign, exponent and fraction."""
     if not isinstance(sep, str):
@@ -461,7 +468,7 @@ def bit_string(x, sep: str = " "):
     return np.array(out, dtype=object).reshape(arr.shape)
 
 
-def hex_string(x):
+def hex_string(x: ArrayLike) -> str | np.ndarray:
     """Bit pattern in hexadecimal, e.g. ``"0x3dcccccd"`` for float32 0.1 (a str for scalars,
     an array of str otherwise)."""
     arr, info = _float_array(x)
@@ -470,7 +477,7 @@ def hex_string(x):
     return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
 
 
-def shortest_repr(x):
+def shortest_repr(x: ArrayLike) -> str | np.ndarray:
     """The shortest decimal that reads back as the same value *in the value's own format*.
 
     Two different values of a format always get different strings (``49957.387`` and
@@ -512,7 +519,7 @@ def _shortest_by_search(v: float, info: FormatInfo) -> str:
 # ----------------------------------------------------------------------------- ulps
 
 
-def ulp(x, fmt=None):
+def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray | np.generic:
     """Unit in the last place of ``x``: the quantum ``2**(max(e, emin) - precision + 1)``.
 
     ``e = floor(log2|x|)``; zeros and subnormals get the smallest subnormal; ``ulp(±inf) =
@@ -556,13 +563,13 @@ def _step_impl(x, direction: int):
     return scalar_out(out.astype(info.dtype))
 
 
-def next_up(x):
+def next_up(x: ArrayLike) -> np.ndarray | np.generic:
     """The least value of the format greater than ``x`` (IEEE nextUp; ``next_up(-0.0)`` is the
     smallest positive subnormal, ``next_up(max) = inf``, ``next_up(inf) = inf``, NaN stays)."""
     return _step(x, +1)
 
 
-def next_down(x):
+def next_down(x: ArrayLike) -> np.ndarray | np.generic:
     """The greatest value of the format less than ``x`` (IEEE nextDown)."""
     return _step(x, -1)
 
@@ -575,7 +582,7 @@ def _ordered_key(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     return np.where((b & sign_bit) != 0, -mag, mag)
 
 
-def ulp_distance(a, b, *, nan: str = "raise"):
+def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarray | np.generic:
     """Signed number of representable values from ``a`` to ``b`` (int64).
 
     ``ulp_distance(a, next_up(a)) == 1``; ``-0.0`` and ``+0.0`` are 0 apart; ``±inf`` count as

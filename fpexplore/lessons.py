@@ -194,7 +194,7 @@ class ExerciseWidget(W.VBox):
             self.figure.layout.display = None
 
 
-def exercise(id: str, seed=None) -> ExerciseWidget:
+def exercise(id: str, seed: int | None = None) -> ExerciseWidget:
     """The exercise ``id`` (one of ``[e.id for e in fpx.exercises()]``) as a widget.
 
     ``seed=None`` asks with the lesson's own numbers; ``seed=k`` a variant with other numbers

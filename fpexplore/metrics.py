@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import checks
 from .formats import ULP_NAN, coerce, format_info, ulp_distance
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "pass_rate",
@@ -189,7 +193,7 @@ def dot_bound(a, b, fmt=None) -> float:
     return gamma(a.size, fmt) * s
 
 
-def pass_rate(a, b) -> float:
+def pass_rate(a: ArrayLike, b: ArrayLike) -> float:
     """Share of elements of ``a`` and ``b`` that are bit-for-bit equal (any NaN equals any NaN;
     ``-0.0`` and ``+0.0`` differ), as the Ascend article's "pass rate". Same shape and format
     required; NaN for empty arrays."""

@@ -8,6 +8,7 @@ asserts they agree within a tolerance calibrated by :func:`fpexplore.suggest_tol
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from .ops.reductions import dot_second_distribution
 from .orders.registry import ORDERS_BY_OP
 from .spec import parse_spec
 from .tolerance import suggest_tolerance
+
+if TYPE_CHECKING:
+    from .results import Comparison
 
 __all__ = ["reproducer"]
 
@@ -37,7 +41,7 @@ def _literal(value) -> str:
     return repr(v)
 
 
-def reproducer(comparison, variant: str | None = None) -> str:
+def reproducer(comparison: Comparison, variant: str | None = None) -> str:
     """A standalone Python script that reproduces a divergence found by ``compare``.
 
     The script needs only NumPy: it draws the same inputs (with a copy of

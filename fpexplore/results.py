@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from .formats import (
 )
 from .numerics import clamp_ulps
 from .timing import TIMING_NOTE
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["EXACT_LABEL", "USER_DATA", "Comparison", "Diff", "Sweep", "diff", "diff_values"]
 
@@ -258,7 +262,7 @@ def _uncounted(s: dict) -> str:
     return out
 
 
-def diff(a, b, *, top: int = 10) -> Diff:
+def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
     """Two results of one computation against each other, element by element, in ulps.
 
     Parameters

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from .orders import sum as fsum
 from .orders import trees
 from .orders.arith import ORDER_OPS
 from .spec import VariantSpec, parse_spec
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["Reveal", "reveal"]
 MAX_N = 100_000
@@ -263,7 +267,7 @@ def _reproduces(call, rev: Reveal, info, seed: int = 12345) -> bool:
 # ----------------------------------------------------------------------------- reveal
 
 
-def reveal(fn, n, *, op: str = "sum", format: str = "float32") -> Reveal:  # noqa: A002
+def reveal(fn: Callable, n: int, *, op: str = "sum", format: str = "float32") -> Reveal:  # noqa: A002
     """The accumulation tree of a black-box ``fn`` on ``n`` terms (FPRev's method, plus FMA
     and accumulator probes).
 

@@ -356,7 +356,7 @@ def _parse(text: str) -> VariantSpec:
     return VariantSpec(name, tuple(params), "fma" in mods, rounding[0] if rounding else None, acc)
 
 
-def parse_spec(text, op: str | None = None) -> VariantSpec:
+def parse_spec(text: str | VariantSpec, op: str | None = None) -> VariantSpec:
     """Read a variant spec (``ORDER[(k=v, ...)][+fma][+tf32|+bfloat16][@ACCUMULATOR]``).
 
     Parameters

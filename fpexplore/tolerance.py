@@ -20,12 +20,16 @@ data around 1e-10 an atol of 1e-8 accepts results that are wrong by a factor of 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import checks
 from .formats import coerce, ulp_distance
 from .numerics import clamp_ulps
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["DEFAULTS", "Tolerance", "suggest_tolerance"]
 
@@ -110,7 +114,9 @@ class Tolerance:
         return tolerance_html(self)
 
 
-def suggest_tolerance(actual, desired, *, coverage: float = 1.0, margin: float = 2.0) -> Tolerance:
+def suggest_tolerance(
+    actual: ArrayLike, desired: ArrayLike, *, coverage: float = 1.0, margin: float = 2.0
+) -> Tolerance:
     """Recommend tolerances under which ``actual`` matches ``desired``.
 
     Parameters

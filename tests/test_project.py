@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
+import inspect
 import json
 import re
 import subprocess
@@ -90,6 +92,36 @@ def test_public_api_names():
     for name in ("FORMATS", "fma", "exact_sum", "exact_dot", "ulp_distance", "as_format"):
         assert name in fpx.__all__ and hasattr(fpx, name)
     assert set(fpx.__all__) <= set(dir(fpx))
+
+
+def test_the_public_functions_are_annotated_and_typed():
+    """Every public function (``fpx.exercise`` and ``fpx.explorer``, loaded lazily, too) has
+    an annotation on each named parameter and on its return, and the package says so to type
+    checkers: the PEP 561 marker fpexplore/py.typed exists and is in the wheel's package
+    data."""
+    names = set(fpx.__all__) | {"exercise", "explorer"}
+    if importlib.util.find_spec("ipywidgets") is None:  # (they need it to load)
+        names -= {"exercise", "explorer"}
+    functions = {n: getattr(fpx, n) for n in sorted(names)}
+    functions = {n: f for n, f in functions.items() if inspect.isfunction(f)}
+    assert {"sum", "compare", "explain", "as_format"} <= set(functions)
+    missing = []
+    for name, f in functions.items():
+        sig = inspect.signature(f)
+        bare = [
+            p.name
+            for p in sig.parameters.values()
+            if p.annotation is inspect.Parameter.empty
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+        if sig.return_annotation is inspect.Signature.empty:
+            bare.append("return")
+        if bare:
+            missing.append(f"fpx.{name}: {', '.join(bare)}")
+    assert not missing, "public functions without annotations:\n" + "\n".join(missing)
+    assert (ROOT / "fpexplore" / "py.typed").is_file(), "the PEP 561 marker is missing"
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "py.typed" in setuptools.get("package-data", {}).get("fpexplore", [])
 
 
 def test_every_op_is_a_root_function_and_in_the_readme():

@@ -19,9 +19,13 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from typing import TYPE_CHECKING
 
 from ..libspec import backend_libraries
 from .job import Job, Result
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["backends", "has_gpu", "on_gpu", "run_step", "status", "steps"]
 
@@ -83,7 +87,7 @@ def has_gpu() -> bool:
 _KERNEL_PARAMS = {"fma", "block", "combine"}
 
 
-def on_gpu(op: str, *args, order: str | None = None, **kwargs):
+def on_gpu(op: str, *args, order: str | None = None, **kwargs) -> np.ndarray | np.generic:
     """Run ``op`` on the real GPU through CuPy; the result as NumPy (measured, never emulated).
 
     ``order=None`` calls CuPy's own function: sum -> ``cupy.sum``, dot -> ``cupy.dot``,

@@ -41,10 +41,11 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -63,6 +64,9 @@ from ..numerics import (
 from .formula import RoundedArith
 from .opspec import OpSpec, OpTable, pick
 from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "ADAM_MOMENTS",
@@ -213,21 +217,21 @@ def _adam_arrays(param, grad, m, v):
 
 
 def adam_step(
-    param,
-    grad,
-    m,
-    v,
-    step,
+    param: ArrayLike,
+    grad: ArrayLike,
+    m: ArrayLike,
+    v: ArrayLike,
+    step: int,
     *,
-    lr,
-    beta1,
-    beta2,
-    eps,
-    weight_decay=0.0,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float = 0.0,
     variant: str = "div-then-mul",
     moments: str | None = None,
-    sqrt="ieee",
-):
+    sqrt: str | Callable = "ieee",
+) -> tuple:
     """One Adam step; returns ``(param, m, v)`` in the inputs' format F.
 
     Parameters
@@ -614,21 +618,21 @@ def _iv_of(iv, q: Fraction):
 
 
 def adam_run(
-    param,
+    param: ArrayLike,
     grads: Iterable,
     *,
-    lr,
-    beta1,
-    beta2,
-    eps,
-    weight_decay=0.0,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float = 0.0,
     variant: str = "div-then-mul",
     moments: str | None = None,
-    sqrt="ieee",
-    m=None,
-    v=None,
+    sqrt: str | Callable = "ieee",
+    m: ArrayLike | None = None,
+    v: ArrayLike | None = None,
     first_step: int = 1,
-):
+) -> Iterator[tuple]:
     """Run Adam over a sequence of gradients: an iterator of ``(step, param, m, v)`` after
     each step (arguments are checked at the call, before any step runs).
 
@@ -657,19 +661,19 @@ def _adam_steps(p, m, v, grads, h: AdamHyper, variant, moments, sqrt):
 
 
 def adam_pass_rates(
-    param,
+    param: ArrayLike,
     grads: Iterable,
     *,
-    lr,
-    beta1,
-    beta2,
-    eps,
-    weight_decay=0.0,
-    a="div-then-mul",
-    b="mul-then-div",
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float = 0.0,
+    a: str | dict = "div-then-mul",
+    b: str | dict = "mul-then-div",
     moments: str | None = None,
-    m=None,
-    v=None,
+    m: ArrayLike | None = None,
+    v: ArrayLike | None = None,
     first_step: int = 1,
 ) -> np.ndarray:
     """Per-step pass rate of ``param`` between two Adam variants run side by side.

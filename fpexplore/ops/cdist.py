@@ -13,6 +13,7 @@ near-duplicate points).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from ..orders.arith import accumulator_format
 from .formula import RoundedArith
 from .opspec import OpSpec, OpTable, pick
 from .variant import EXACT, FORMULA, Settings, Variant, check_order, order_of
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["OP_TABLE", "cdist"]
 
@@ -45,16 +49,16 @@ _CDIST_VARIANTS = (
 
 
 def cdist(
-    x,
-    y,
+    x: ArrayLike,
+    y: ArrayLike,
     *,
     variant: str = "expanded",
     order: str = "sequential",
-    accumulate=None,
+    accumulate: str | None = None,
     fma: bool = False,
     clamp: bool = True,
     **order_params,
-):
+) -> np.ndarray:
     """Pairwise Euclidean distances ``out[i, j] = ||x[i] - y[j]||`` in an exact evaluation order.
 
     Parameters

@@ -70,6 +70,7 @@ timings).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -79,6 +80,11 @@ from ..formats import FormatInfo, as_format, coerce, format_info, scalar_out, ul
 from ..numerics import ZIV_SLACK, round_rational, round_scaled_int, ziv_decide
 from .opspec import OpSpec, OpTable, Recording
 from .variant import EXACT, FORMULA, LIBRARY, Variant
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["FUNCTIONS", "OP_TABLE", "exp", "log", "pow", "sin", "sqrt", "tanh", "ulp_error"]
 
@@ -133,7 +139,7 @@ _MAX_PREC = 1 << 16
 # ----------------------------------------------------------------------------- public API
 
 
-def exp(x, *, variant: str = "numpy"):
+def exp(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
     """``e**x`` elementwise, in x's format.
 
     Parameters
@@ -150,7 +156,7 @@ def exp(x, *, variant: str = "numpy"):
     return _apply("exp", (x,), variant)
 
 
-def log(x, *, variant: str = "numpy"):
+def log(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
     """Natural logarithm elementwise, in x's format (``log(±0) = -inf``, ``log(x<0) = nan``).
 
     Parameters and variants as in :func:`exp`.
@@ -158,7 +164,7 @@ def log(x, *, variant: str = "numpy"):
     return _apply("log", (x,), variant)
 
 
-def sin(x, *, variant: str = "numpy"):
+def sin(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
     """Sine (radians) elementwise, in x's format; ``exact`` is correctly rounded for every
     argument, including huge ones (mpmath reduces modulo pi with enough bits).
 
@@ -167,7 +173,7 @@ def sin(x, *, variant: str = "numpy"):
     return _apply("sin", (x,), variant)
 
 
-def tanh(x, *, variant: str = "numpy"):
+def tanh(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
     """Hyperbolic tangent elementwise, in x's format.
 
     Parameters and variants as in :func:`exp`.
@@ -175,7 +181,7 @@ def tanh(x, *, variant: str = "numpy"):
     return _apply("tanh", (x,), variant)
 
 
-def sqrt(x, *, variant: str = "numpy"):
+def sqrt(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
     """Square root elementwise, in x's format (``sqrt(-0) = -0``, ``sqrt(x<0) = nan``).
 
     IEEE 754 requires sqrt to be correctly rounded, so ``numpy`` and ``exact`` agree wherever
@@ -185,7 +191,9 @@ def sqrt(x, *, variant: str = "numpy"):
     return _apply("sqrt", (x,), variant)
 
 
-def pow(x, y, *, variant: str = "numpy"):  # noqa: A001  (like math.pow)
+def pow(  # noqa: A001  (like math.pow)
+    x: ArrayLike, y: ArrayLike, *, variant: str = "numpy"
+) -> np.ndarray | np.generic:
     """``x**y`` elementwise with broadcasting, in the common format of x and y.
 
     Both must have the same format (Python floats adopt the array's format if exact).
@@ -196,7 +204,9 @@ def pow(x, y, *, variant: str = "numpy"):  # noqa: A001  (like math.pow)
     return _apply("pow", (x, y), variant)
 
 
-def ulp_error(func, x, y=None, *, variant: str = "numpy"):
+def ulp_error(
+    func: str | Callable, x: ArrayLike, y: ArrayLike | None = None, *, variant: str = "numpy"
+) -> np.ndarray | np.generic:
     """Signed ULP error of a variant of an elementwise function against the exact result.
 
     Parameters

@@ -34,6 +34,7 @@ import math
 import operator
 from fractions import Fraction
 from functools import reduce
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,6 +45,9 @@ from ..formats import as_format, format_info
 from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
 from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = ["OP_TABLE", "linspace"]
 
@@ -440,15 +444,15 @@ def exact_column(s: float, e: float, num: int, div: int, dt) -> np.ndarray:
 
 
 def linspace(
-    start,
-    stop,
+    start: ArrayLike,
+    stop: ArrayLike,
     num: int = 50,
     *,
     variant: str = "numpy2",
-    dtype=None,
+    dtype: DTypeLike | None = None,
     endpoint: bool = True,
     axis: int = 0,
-):
+) -> np.ndarray:
     """``num`` evenly spaced values from ``start`` to ``stop`` as a given library computes them.
 
     Parameters

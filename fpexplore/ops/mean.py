@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from ..numerics import round_rational
 from ..orders import sum as fsum
 from .opspec import OpSpec, OpTable, Reduction
 from .variant import EXACT, FORMULA, LIBRARY, Variant
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["OP_TABLE", "mean"]
 
@@ -53,7 +57,7 @@ _VARIANTS = (
 _BLOCK = 1 << 20  # elements fed to the exact accumulator at a time
 
 
-def mean(x, *, variant: str = "numpy"):
+def mean(x: ArrayLike, *, variant: str = "numpy") -> np.generic:
     """The mean of all elements of ``x`` (any shape, one of ``fpx.FORMATS``) as ``variant``
     computes it (see the module docstring); a NumPy scalar of x's format."""
     OP_TABLE.lookup("mean", variant)

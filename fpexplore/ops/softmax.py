@@ -30,6 +30,7 @@ docs/performance.md).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -65,6 +66,9 @@ from .formula import (
 from .opspec import OpSpec, OpTable
 from .variant import EXACT, FORMULA, Variant
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["OP_TABLE", "logsumexp", "softmax"]
 
 _SOFTMAX_VARIANTS = (
@@ -84,7 +88,13 @@ _F64 = np.dtype(np.float64)
 # ----------------------------------------------------------------------------- softmax
 
 
-def softmax(x, *, variant: str = "shifted", order: str = "sequential", accumulate=None):
+def softmax(
+    x: ArrayLike,
+    *,
+    variant: str = "shifted",
+    order: str = "sequential",
+    accumulate: str | None = None,
+) -> np.ndarray | np.generic:
     """``exp(x) / sum(exp(x))`` over all elements of ``x`` (shape kept).
 
     Parameters
@@ -127,7 +137,13 @@ def softmax(x, *, variant: str = "shifted", order: str = "sequential", accumulat
     return scalar_out(out.reshape(shape))
 
 
-def logsumexp(x, *, variant: str = "shifted", order: str = "sequential", accumulate=None):
+def logsumexp(
+    x: ArrayLike,
+    *,
+    variant: str = "shifted",
+    order: str = "sequential",
+    accumulate: str | None = None,
+) -> np.generic:
     """``log(sum(exp(x)))`` over all elements of ``x``.
 
     Parameters

@@ -6,6 +6,7 @@ The arithmetic model is the one of :mod:`fpexplore.ops.softmax`'s module docstri
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from .formula import (
 from .opspec import OpSpec, OpTable
 from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["OP_TABLE", "variance"]
 
 _F64 = np.dtype(np.float64)
@@ -54,7 +58,14 @@ _VARIANCE_VARIANTS = (
 # ----------------------------------------------------------------------------- variance
 
 
-def variance(x, *, variant: str = "numpy", ddof: int = 0, accumulate=None, order=None):
+def variance(
+    x: ArrayLike,
+    *,
+    variant: str = "numpy",
+    ddof: int = 0,
+    accumulate: str | None = None,
+    order: str | None = None,
+) -> np.generic:
     """Variance of all elements of ``x``: ``sum((x - mean)**2) / (n - ddof)``.
 
     Parameters

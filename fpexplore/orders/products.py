@@ -12,6 +12,7 @@ are rounded in the inputs' format.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from .arith import (
     to_storage,
 )
 from .registry import fusable, lookup
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["dot", "matmul", "matmul64"]
 
@@ -54,15 +58,15 @@ def round_inputs(input_rounding, info, *arrays) -> tuple:
 
 
 def dot(
-    a,
-    b,
+    a: ArrayLike,
+    b: ArrayLike,
     order: str = "sequential",
     *,
     fma: bool = False,
-    accumulate=None,
-    input_rounding=None,
+    accumulate: str | None = None,
+    input_rounding: str | None = None,
     **params,
-):
+) -> np.generic:
     """Dot product of two 1-D arrays in the given evaluation ``order``.
 
     Parameters are as for :func:`fpexplore.sum`; ``fma=True`` fuses each product into the
@@ -96,16 +100,16 @@ def dot(
 
 
 def matmul(
-    A,
-    B,
+    A: ArrayLike,
+    B: ArrayLike,
     order: str = "sequential",
     *,
     fma: bool = False,
-    accumulate=None,
-    input_rounding=None,
-    split_k=None,
+    accumulate: str | None = None,
+    input_rounding: str | None = None,
+    split_k: int | None = None,
     **params,
-):
+) -> np.ndarray:
     """Matrix product ``A @ B`` with every output computed by the given order over k.
 
     Parameters
@@ -175,7 +179,7 @@ def _by_row_blocks(X, Yt, *args):
         return np.concatenate(list(parts))
 
 
-def exact_matmul(A, B):
+def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     """Correctly rounded ``A @ B``: each element is the exact dot product rounded once.
 
     Fast path: Dot2 interval bounds per element (see _kernels.dot2_bounds); elements whose

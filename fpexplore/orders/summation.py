@@ -10,6 +10,8 @@ end, as ``np.sum`` does for float16.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..exact import exact_sum
@@ -17,10 +19,20 @@ from ..formats import coerce
 from .arith import accumulator, arith, check_fma, finish, to_storage
 from .registry import fusable, lookup
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["sum"]
 
 
-def sum(x, order: str = "sequential", *, fma: bool = False, accumulate=None, **params):  # noqa: A001
+def sum(  # noqa: A001
+    x: ArrayLike,
+    order: str = "sequential",
+    *,
+    fma: bool = False,
+    accumulate: str | None = None,
+    **params,
+) -> np.generic:
     """Sum all elements of ``x`` (flattened in C order) in the given evaluation ``order``.
 
     Parameters

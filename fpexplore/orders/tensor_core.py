@@ -33,12 +33,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import ml_dtypes
 import numpy as np
 
 from .. import checks
 from ..formats import as_format, format_info, refuse_masked
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "ARCHS",
@@ -333,7 +337,9 @@ def _fp8_float16(A3, B3, C3, block, a: Arch) -> np.ndarray:
     return d
 
 
-def mma(A, B, C, *, arch, inputs, output="float32"):
+def mma(
+    A: ArrayLike, B: ArrayLike, C: ArrayLike, *, arch: str, inputs: str, output: str = "float32"
+) -> np.ndarray:
     """D = C + A @ B as the tensor cores of ``arch`` compute it, bit for bit.
 
     Parameters

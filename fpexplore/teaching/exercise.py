@@ -251,7 +251,7 @@ def get(id: str, seed=None) -> Exercise:
     return ex
 
 
-def exercises(lesson=None, seed=None) -> list[Exercise]:
+def exercises(lesson: str | int | None = None, seed: int | None = None) -> list[Exercise]:
     """The lessons' exercises as a list of :class:`Exercise` (id, lesson, question, hint,
     choices, answer(), check(answer), explanation), in lesson order.
 
