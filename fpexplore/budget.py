@@ -16,7 +16,7 @@ import numpy as np
 
 from . import checks
 from ._optional import require
-from .formats import as_format, format_info, ulp_distance
+from .formats import as_format, format_info, holding, ulp_distance
 from .inference.space import evaluate, reduction
 from .orders.arith import check_fma, check_library_accumulate
 from .orders.registry import ORDERS_BY_OP
@@ -270,10 +270,11 @@ def _carried(op: str, cfg: dict, target: dict, left: list) -> list:
 
 
 def _common_format(results: list) -> list:
-    """The results in one format, the widest of theirs (widening is exact): the tensor cores'
-    float32 result of float16 inputs next to float16 results, counted in float32 ulps."""
+    """The results in one format, the narrowest holding all of theirs (widening is exact): the
+    tensor cores' float32 result of float16 inputs next to float16 results, counted in
+    float32 ulps."""
     infos = [format_info(np.asarray(r).dtype) for r in results]
-    wide = max(infos, key=lambda i: (i.precision, i.emax))
+    wide = holding(*infos)
     if all(i.name == wide.name for i in infos):
         return results
     return [r if i.name == wide.name else as_format(r, wide.name) for r, i in zip(results, infos)]

@@ -19,7 +19,7 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .budget import difference_budget
-from .formats import FORMATS, as_format, format_info, native, ulp_distance
+from .formats import FORMATS, as_format, format_info, holding, native, ulp_distance
 from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
@@ -712,12 +712,12 @@ def _as_read(rounding) -> str:
 
 
 def _abs_ulps(a, b) -> float:
-    """Sum over elements of |ulps| from a to b (in the wider format; saturated: counted big)."""
+    """Sum over elements of |ulps| from a to b (in a format holding both; saturated: counted
+    big)."""
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != b.dtype:
-        fa, fb = format_info(a.dtype), format_info(b.dtype)
-        wide = fa if fa.precision >= fb.precision else fb
-        a, b = (np.asarray(as_format(v, wide.name)) for v in (a, b))
+        wide = holding(a.dtype, b.dtype).name
+        a, b = (np.asarray(as_format(v, wide)) for v in (a, b))
     u = clamp_ulps(ulp_distance(a, b, nan="sentinel"))
     u = np.where(np.isfinite(u), u, 1e18)  # NaN against a number, or saturated: very far
     return float(np.sum(u))

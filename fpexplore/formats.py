@@ -54,6 +54,7 @@ __all__ = [
     "fields",
     "format_info",
     "format_of",
+    "holding",
     "from_bits",
     "refuse_masked",
     "hex_string",
@@ -209,6 +210,20 @@ def refuse_masked(x, what: str) -> None:
             f"{what}: masked arrays are not supported (the masked values would be used); "
             "pass x.compressed() for the unmasked values, or x.filled(value)"
         )
+
+
+def holding(*fmts) -> FormatInfo:
+    """The narrowest of ``FORMATS`` that holds every value of each format in ``fmts``
+    (float16 and bfloat16: float32; a format and a narrower one: the format itself), in
+    which results of different formats are compared exactly."""
+    infos = [format_info(f) for f in fmts]
+    for name in sorted(FORMATS, key=lambda f: _INFO[f].bits):
+        i = _INFO[name]
+        if all(
+            i.precision >= j.precision and i.emax >= j.emax and i.emin <= j.emin for j in infos
+        ):
+            return i
+    raise ValueError(f"no format holds {', '.join(j.name for j in infos)}")
 
 
 def native(arr: np.ndarray) -> np.ndarray:

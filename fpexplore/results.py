@@ -23,6 +23,7 @@ from .formats import (
     coerce,
     format_info,
     hex_string,
+    holding,
     shortest_repr,
     to_bits,
     ulp_distance,
@@ -267,9 +268,9 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
 
     Parameters
     ----------
-    a, b : arrays (or scalars) of the same shape and format (say the CPU's and the GPU's
-        result); another format is a TypeError saying how to convert, another shape a
-        ValueError
+    a, b : arrays (or scalars) of the same shape (say the CPU's and the GPU's result), each
+        in one of ``fpx.FORMATS``; two formats are compared in the narrowest one holding
+        both (bfloat16 and float16: float32), exactly; another shape is a ValueError
     top : how many of the largest differences ``table`` lists
 
     Returns
@@ -282,7 +283,11 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
     display. The same object as :meth:`Comparison.diff` gives for two results it holds.
     """
     top = checks.integer("top", top, 0)
-    (va, vb), _ = coerce(a, b, what="fpx.diff")
+    arrays = [isinstance(v, (np.ndarray, np.generic)) for v in (a, b)]
+    if all(arrays) and np.asarray(a).dtype != np.asarray(b).dtype:  # two formats
+        va, vb = ((coerce(v, what="fpx.diff")[0][0]) for v in (a, b))
+    else:
+        (va, vb), _ = coerce(a, b, what="fpx.diff")
     if va.shape != vb.shape:
         raise ValueError(f"fpx.diff: a has shape {va.shape} and b {vb.shape}: not comparable")
     return diff_values("a", va, "b", vb, top=top)
@@ -295,10 +300,9 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
     va, vb = np.asarray(va), np.asarray(vb)
     if va.shape != vb.shape:
         raise ValueError(f"{label_a} has shape {va.shape} and {label_b} {vb.shape}: not comparable")
-    fa, fb = format_info(va.dtype), format_info(vb.dtype)
-    if fa.name != fb.name:  # e.g. np.matmul of bfloat16 gives float32: compare in the wider
-        wide = fa if fa.precision >= fb.precision else fb
-        va, vb = (np.asarray(as_format(v, wide.name)) for v in (va, vb))
+    if va.dtype != vb.dtype:  # np.matmul of bfloat16 gives float32: compared in one holding both
+        wide = holding(va.dtype, vb.dtype).name
+        va, vb = (np.asarray(as_format(v, wide)) for v in (va, vb))
     fmt = format_info(va.dtype).name
     ulps = np.asarray(ulp_distance(va, vb, nan="sentinel"), dtype=np.int64)
     equal = np.asarray(to_bits(va) == to_bits(vb))

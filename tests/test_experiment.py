@@ -549,7 +549,29 @@ def test_diff_of_two_arrays():
     assert fpx.diff(x, y).summary == cmp.diff("sequential", "sequential+fma").summary
     with pytest.raises(ValueError, match=r"shape \(1000,\) and b \(10,\)"):
         fpx.diff(a, b[:10])
-    with pytest.raises(TypeError, match="float32"):
-        fpx.diff(a, b.astype(np.float64))
+    wide = fpx.diff(a, b.astype(np.float64))  # two formats: in the one holding both
+    assert wide.format == "float64" and wide.summary["bitwise_equal"] == 987
     with pytest.raises(TypeError, match="masked arrays are not supported"):
         fpx.diff(np.ma.masked_array(a), b)
+
+
+def test_diff_of_two_formats_is_in_one_holding_both():
+    """bfloat16 101888 (the sum rounded to bfloat16) against float16's inf (the same sum
+    overflowed): different, in float32 (it rounded bfloat16 to float16 and called them
+    bitwise equal); small bfloat16 values no longer become float16 zeros; float32 against
+    float64 is counted in float64. The ulps are float32's, counted from the bits."""
+    import ml_dtypes
+
+    from fpexplore.formats import holding
+
+    a = np.array([101888.0, 2.0**-30, 3.0], ml_dtypes.bfloat16)
+    b = np.array([np.inf, 0.0, 3.0], np.float16)
+    d = fpx.diff(a, b)
+    assert d.format == "float32" and d.summary["bitwise_equal"] == 1
+    bits = [int(np.float32(v).view(np.uint32)) for v in (101888.0, np.inf, 2.0**-30, 0.0)]
+    assert list(d.ulps) == [bits[1] - bits[0], bits[3] - bits[2], 0]
+    assert holding("bfloat16", "float16").name == "float32"
+    assert holding("float16", "float32").name == "float32"
+    assert holding("float64", "bfloat16").name == "float64"
+    wide = fpx.diff(np.float32(0.1), np.float64(0.1))
+    assert wide.format == "float64" and wide.ulps[()] != 0
