@@ -49,7 +49,8 @@ class Reveal:
     (True, False, or None where products cannot show it: a sum, or products exact in the
     accumulator), ``accumulator`` (the narrowest format whose precision holds the
     accumulator's, or None where the data cannot tell), ``reproduces`` (the tree gives fn's
-    result bit for bit on random inputs), ``queries`` (calls of fn). ``str()``: the tree as
+    result bit for bit on random inputs: always True, as :func:`reveal` refuses a tree
+    that does not), ``queries`` (calls of fn). ``str()``: the tree as
     text; ``plot()``; ``as_order()``: a variant spec computing the tree; ``code``: its
     portable encoding."""
 
@@ -245,7 +246,8 @@ def _fused(call, tree, info, acc: str, n: int):
 
 
 def _reproduces(call, rev: Reveal, info, seed: int = 12345) -> bool:
-    """The tree's result equals fn's, bit for bit, on CHECKS random inputs."""
+    """The tree's result equals fn's, bit for bit, on CHECKS random inputs (else a
+    ValueError: fn is not that tree of additions)."""
     rng = np.random.default_rng(seed)
     s = parse_spec(rev.as_order(), rev.op)
     for _ in range(CHECKS):
@@ -260,7 +262,13 @@ def _reproduces(call, rev: Reveal, info, seed: int = 12345) -> bool:
             else:
                 mine = fmatmul(a[None, :], b[:, None], s.name, **s.kwargs())[0, 0]
         if not (got == float(mine) or (math.isnan(got) and math.isnan(float(mine)))):
-            return False
+            shown = str(rev) if len(str(rev)) <= 80 else str(rev)[:70] + "..."
+            raise ValueError(
+                f"fn is not a tree of rounded additions: the tree its masks suggest, {shown}, "
+                f"gives {float(mine)!r} on random data where fn gives {got!r} (fn may return "
+                "a constant, sort or otherwise reorder by value, or compensate its rounding "
+                "errors)"
+            )
     return True
 
 
@@ -291,7 +299,9 @@ def reveal(fn: Callable, n: int, *, op: str = "sum", format: str = "float32") ->
     -------
     Reveal: ``str()`` the tree as ``((0+1)+(2+3))``, ``tree``, ``fused``, ``fma``,
     ``accumulator``, ``reproduces``, ``queries``, ``plot()``, ``as_order()``, ``code``.
-    ValueError where fn's results are not those of a tree of additions.
+    ValueError where fn's results are not those of a tree of additions, or where the tree
+    they suggest does not compute fn on random inputs (a function returning a constant, one
+    that sorts first, a compensated sum): no invented tree is returned.
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable (e.g. np.sum), got {checks.shown(fn)}")
