@@ -18,7 +18,7 @@ from . import checks
 from ._optional import require
 from .formats import as_format, format_info, holding, ulp_distance
 from .inference.space import evaluate, reduction
-from .orders.arith import check_fma, check_library_accumulate
+from .orders.arith import check_accumulate, check_fma
 from .orders.registry import ORDERS_BY_OP
 from .spec import VariantSpec, parse_spec
 
@@ -247,7 +247,7 @@ def _valid(op: str, cfg: dict) -> bool:
     try:
         if cfg["fma"]:
             check_fma(spec, True, op)
-        check_library_accumulate(spec, cfg["accumulate"])
+        check_accumulate(spec, cfg["accumulate"])
     except ValueError:
         return False
     return True

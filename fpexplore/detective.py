@@ -68,7 +68,17 @@ def _as_observations(inputs, observed, op: str):
             if o_info.precision < info.precision or o_info.emax < info.emax:
                 raise
             arrays = [*arrays, o]
-        out.append((tuple(arrays[:-1]), arrays[-1]))
+        ins_, o = tuple(arrays[:-1]), arrays[-1]
+        red = reduction(op)
+        want = (ins_[0].shape[0], ins_[1].shape[1]) if red.matrix and ins_[0].ndim == 2 else ()
+        if red.matrix and ins_[0].ndim == ins_[1].ndim == 2 and o.shape != want:
+            raise ValueError(f"observed has shape {o.shape}; {op} of these inputs gives {want}")
+        if not red.matrix and o.ndim:
+            raise ValueError(
+                f"observed must be one {op} result (a scalar), got shape {o.shape}; for several "
+                "runs give a list of inputs and a list of results, one per run"
+            )
+        out.append((ins_, o))
     return out, info
 
 

@@ -70,10 +70,10 @@ from . import checks
 from .formats import FORMATS
 from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
 from .orders.arith import (
+    check_accumulate,
     check_combine,
     check_fma,
     check_input_rounding,
-    check_library_accumulate,
     check_split_k,
     split_k_applies,
 )
@@ -440,12 +440,7 @@ def _check_order(spec: VariantSpec, op: str) -> None:
     check_combine(op, spec.param_dict.get("combine", "sequential"), f"{str(spec)!r}: ")
     check_fma(order, spec.fma, op, fusable(op), written="+fma")
     check_input_rounding(spec.input_rounding, op, written=f"+{spec.input_rounding}")
-    if spec.accumulate and spec.name == "exact":
-        raise ValueError(
-            f"an accumulator (@{spec.accumulate}) does not apply to the exact order: it is "
-            "correctly rounded, with no accumulator"
-        )
-    check_library_accumulate(order, spec.accumulate, f"an accumulator (@{spec.accumulate})")
+    check_accumulate(order, spec.accumulate, f"an accumulator (@{spec.accumulate})")
 
 
 # ----------------------------------------------------------------------------- formula variants

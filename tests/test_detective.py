@@ -108,6 +108,18 @@ def test_detective_dot_with_fma_and_matmul():
     assert df.iloc[0]["variant"] == "sequential+fma"
 
 
+def test_an_observation_has_the_shape_of_one_result():
+    """match_orders(x, x, "sum") took the 100 values of x as "observations" of one sum."""
+    x = np.random.default_rng(3).standard_normal(100).astype(np.float32)
+    with pytest.raises(ValueError, match=r"observed must be one sum result \(a scalar\)"):
+        detective.match_orders(x, x, "sum")
+    A = x.reshape(10, 10)
+    with pytest.raises(ValueError, match=r"observed has shape \(3, 3\); matmul of these"):
+        detective.match_orders((A, A), np.ones((3, 3), np.float32), "matmul")
+    df = detective.match_orders(x, np.cumsum(x)[-1], "sum")
+    assert bool(df.iloc[0]["exact"])
+
+
 def test_detective_ranks_near_misses_and_checks_input():
     x = np.random.default_rng(1).uniform(0, 1, 5000).astype(np.float32)
     observed = fpx.next_up(fpx.sum(x, "sequential"))  # nobody computes this

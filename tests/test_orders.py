@@ -683,3 +683,38 @@ def test_matmul_bits_do_not_depend_on_the_threads(monkeypatch):
         monkeypatch.setattr(products.os, "sched_getaffinity", lambda pid, c=cores: set(range(c)))
         results.append(fpx.to_bits(fpx.matmul(A, B, "pairwise")))
     assert np.array_equal(results[0], results[1]) and np.array_equal(results[0], results[2])
+
+
+def test_the_exact_order_refuses_an_accumulator_it_would_ignore():
+    """fpx.sum(x, "exact", accumulate="float16") returned the exact sum as if float16 had
+    been used: an argument nobody uses is refused, as the spec "exact@float16" is."""
+    x = np.float32([1.0, 2.0**-30, -1.0])
+    for call in (
+        lambda: fpx.sum(x, "exact", accumulate="float16"),
+        lambda: fpx.dot(x, x, "exact", accumulate="float64"),
+        lambda: fpx.matmul(x.reshape(3, 1), x.reshape(1, 3), "exact", accumulate="float64"),
+    ):
+        with pytest.raises(ValueError, match="accumulate does not apply to the exact order"):
+            call()
+    assert fpx.sum(x, "exact") == np.float32(2.0**-30)  # the exact sum, by hand
+
+
+def test_an_op_wide_accumulator_is_kept_by_the_variants_that_take_it():
+    """compare(..., accumulate="float32") with the exact order among the variants: the exact
+    one takes none (correctly rounded) and gives the exact result; the others use float32.
+    A spec that names one for the exact order is refused."""
+    x = fpx.generate("normal", 300, "float16", 5)
+    cmp = fpx.compare(
+        "sum",
+        inputs=x,
+        variants=["exact", "sequential"],
+        accumulate="float32",
+        backends=["emulated"],
+    )
+    assert cmp.results[("exact", "emulated")] == cmp.reference
+    seq32 = np.float16(np.cumsum(x.astype(np.float32), dtype=np.float32)[-1])  # by hand
+    assert cmp.results[("sequential", "emulated")] == seq32
+    with pytest.raises(ValueError, match="does not apply to the exact order"):
+        fpx.compare("sum", inputs=x, variants=["exact@float32"])
+    with pytest.raises(ValueError, match="does not apply to the exact order"):
+        fpx.cdist(x[:12].reshape(4, 3), x[:12].reshape(4, 3), order="exact", accumulate="float32")

@@ -25,7 +25,7 @@ from ..numerics import (
 )
 from ..orders.arith import accumulator_format
 from .formula import RoundedArith
-from .opspec import OpSpec, OpTable, pick
+from .opspec import OpSpec, OpTable, pick, with_settings
 from .variant import EXACT, FORMULA, Settings, Variant, check_order, order_of
 
 if TYPE_CHECKING:
@@ -276,7 +276,7 @@ def _cdist_call(name, settings, inputs, params):
     if name != "expanded":
         kw.pop("clamp", None)
         kw.pop("fma", None)
-    kw.update(settings)  # the spec's own settings win
+    kw = with_settings(kw, settings, "matmul")  # the spec's own settings win
     return cdist(inputs["x"], inputs["y"], variant=name, **kw)
 
 

@@ -16,7 +16,7 @@ from ..data import generate
 from ..formats import FormatInfo, as_format, round_f64
 from ..numerics import round_rational
 from ..orders.arith import accumulator_format
-from .opspec import pick
+from .opspec import pick, with_settings
 from .variant import Settings, order_of
 
 __all__ = [
@@ -154,8 +154,7 @@ def caller(function, keys: tuple, fixed_order: tuple = ()):
         kw = pick(params, keys)
         if name in fixed_order:
             kw.pop("order", None)  # their order is part of the variant
-        kw.update(settings)
-        return function(inputs["x"], variant=name, **kw)
+        return function(inputs["x"], variant=name, **with_settings(kw, settings, "sum"))
 
     return call
 

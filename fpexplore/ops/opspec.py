@@ -56,6 +56,20 @@ class Params(dict):
         return sorted(set(self) - self.taken)
 
 
+def with_settings(kw: dict, settings: dict, orders_of: str) -> dict:
+    """The op-wide keyword arguments ``kw``, then a spec's ``settings`` (they win); an
+    op-wide ``accumulate`` left out where the order (of ``orders_of``'s orders) takes none
+    (the exact order), as each variant keeps the op-wide arguments it takes."""
+    from ..orders.arith import accumulate_applies
+    from ..orders.registry import ORDERS_BY_OP
+
+    kw = {**kw, **settings}
+    order = ORDERS_BY_OP[orders_of].get(kw.get("order"))
+    if "accumulate" not in settings and order is not None and not accumulate_applies(order):
+        kw.pop("accumulate", None)
+    return kw
+
+
 def pick(params: Mapping, keys) -> dict:
     """The items of ``params`` whose key is one of ``keys`` (taken, where ``params`` is a
     :class:`Params`)."""

@@ -14,7 +14,7 @@ from ..exact import kernel_needs as exact_kernel_needs
 from ..metrics import sum_bound
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
-from ..orders.arith import PRODUCT_OPS, fma_applies, split_k_applies
+from ..orders.arith import PRODUCT_OPS, accumulate_applies, fma_applies, split_k_applies
 from ..orders.registry import ORDERS_BY_OP, kernel_needs, orders_for
 from .opspec import OpSpec, OpTable, Recording, Reduction, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
@@ -34,7 +34,7 @@ def _orders(op: str) -> list[Variant]:
 def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:
     """The op-wide params the order takes, then the spec's settings (they win)."""
     spec = ORDERS_BY_OP[op][order]
-    keep = set(spec.params) | ({"accumulate"} if spec.library is None else set())
+    keep = set(spec.params) | ({"accumulate"} if accumulate_applies(spec) else set())
     if fma_applies(op, spec):
         keep.add("fma")
     if op in PRODUCT_OPS:

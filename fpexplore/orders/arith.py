@@ -16,7 +16,7 @@ Which setting applies where is judged here, each rule by one function, whoever a
 :func:`fpexplore.spec.parse_spec` (which passes ``written=`` the setting as a spec writes it,
 ``"+fma"``, so the message names what the user wrote): :func:`check_fma`,
 :func:`check_combine` (matmul combines tree blocks in order), :func:`check_split_k`,
-:func:`check_input_rounding`, :func:`check_library_accumulate`; and, as booleans,
+:func:`check_input_rounding`, :func:`check_accumulate`; and, as booleans,
 :func:`fma_applies`, :func:`split_k_applies`, ``op in PRODUCT_OPS`` (input rounding).
 """
 
@@ -47,9 +47,10 @@ __all__ = [
     "check_combine",
     "check_fma",
     "check_input_rounding",
-    "check_library_accumulate",
+    "check_accumulate",
     "check_split_k",
     "cub_config",
+    "accumulate_applies",
     "fma_applies",
     "split_k_applies",
     "finish",
@@ -149,6 +150,12 @@ def cub_config(params: dict, acc: FormatInfo) -> tuple:
 # ----------------------------------------------------------------------------- the rules
 
 
+def accumulate_applies(spec) -> bool:
+    """Whether ``accumulate`` is a setting of order ``spec``: not of the exact order
+    (correctly rounded) nor of a library's own loop (its own accumulators)."""
+    return spec.kind != "exact" and spec.library is None
+
+
 def fma_applies(op: str, spec) -> bool:
     """Whether ``fma=True`` changes order ``spec`` of ``op``: a product feeds an accumulator."""
     return op in PRODUCT_OPS and spec.library is None and spec.fma
@@ -239,9 +246,15 @@ def check_input_rounding(rounding, op: str | None = None, *, written: str = ""):
     return rounding
 
 
-def check_library_accumulate(spec, accumulate, written: str = "accumulate") -> None:
-    """A library's own loop (``spec.library``) has its own accumulators: ``accumulate`` is
-    refused there. ``written``: the setting as the caller wrote it (``"@float32"``)."""
+def check_accumulate(spec, accumulate, written: str = "accumulate") -> None:
+    """``accumulate`` refused where it is no setting: the exact order (correctly rounded)
+    and a library's own loop (``spec.library``, its own accumulators). ``written``: the
+    setting as the caller wrote it (``"@float32"``)."""
+    if accumulate is not None and spec.kind == "exact":
+        raise ValueError(
+            f"{written} does not apply to the exact order: it is correctly rounded, with no "
+            "accumulator"
+        )
     if accumulate is not None and spec.library is not None:
         raise ValueError(
             f"{written} does not apply to order {spec.name!r}: it "

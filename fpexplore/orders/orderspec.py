@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import checks
-from .arith import check_library_accumulate
+from .arith import check_accumulate
 
 __all__ = ["DEFINITION", "EXACT", "HYPOTHESIS", "LIBRARY", "OrderSpec", "fixed_calls"]
 
@@ -68,7 +68,7 @@ class OrderSpec:
     def run_library(self, x, y, params: dict, accumulate=None, input_rounding=None):
         """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``
         and ``y`` for a matmul), their values already rounded to ``input_rounding``."""
-        check_library_accumulate(self, accumulate)
+        check_accumulate(self, accumulate)
         fmt = x.dtype.name
         if fmt not in self.formats + self.rounded_formats:
             taken = ", ".join(self.formats)

@@ -22,6 +22,7 @@ from ..numerics import flush_subnormals
 from .arith import (
     accumulator,
     arith,
+    check_accumulate,
     check_combine,
     check_fma,
     check_input_rounding,
@@ -87,6 +88,7 @@ def dot(
     a, b = round_inputs(input_rounding, info, a, b)
     fused = check_fma(spec, fma, "dot", fusable("dot"))
     p = spec.validate(params)
+    check_accumulate(spec, accumulate)
     if spec.name == "exact":
         return exact_dot(a, b)
     if spec.library is not None:
@@ -139,6 +141,7 @@ def matmul(
     check_combine("matmul", p.get("combine", "sequential"))
     A, B = round_inputs(input_rounding, info, A, B)
     split_k = check_split_k("matmul", spec, split_k, A.shape[1])
+    check_accumulate(spec, accumulate)
     if spec.name == "exact":
         return exact_matmul(A, B)
     if spec.library is not None:  # the tensor cores

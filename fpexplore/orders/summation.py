@@ -16,7 +16,7 @@ import numpy as np
 
 from ..exact import exact_sum
 from ..formats import coerce
-from .arith import accumulator, arith, check_fma, finish, to_storage
+from .arith import accumulator, arith, check_accumulate, check_fma, finish, to_storage
 from .registry import fusable, lookup
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ def sum(  # noqa: A001
     check_fma(spec, fma, "sum", fusable("sum"))
     p = spec.validate(params)
     x = np.ravel(x)
+    check_accumulate(spec, accumulate)
     if spec.name == "exact":
         return exact_sum(x)
     if spec.library is not None:
