@@ -718,3 +718,26 @@ def test_an_op_wide_accumulator_is_kept_by_the_variants_that_take_it():
         fpx.compare("sum", inputs=x, variants=["exact@float32"])
     with pytest.raises(ValueError, match="does not apply to the exact order"):
         fpx.cdist(x[:12].reshape(4, 3), x[:12].reshape(4, 3), order="exact", accumulate="float32")
+
+
+def test_layouts_are_read_as_the_library_reads_them_or_refused():
+    """np.sum of a Fortran-order or transposed array adds in memory order: the "numpy" order
+    does too (it raveled in index order: 1 ulp off np.sum here); the definitions add the terms
+    in index order whatever the layout; a layout emulated nowhere (a 2-D strided view for
+    NumPy's reduction; strided or Fortran data for a library's loop: np.dot of strided
+    views takes OpenBLAS's strided kernel) is a ValueError saying so."""
+    rng = np.random.default_rng(0)
+    C = rng.standard_normal((300, 70)).astype(np.float32)
+    F = np.asfortranarray(C)
+    for arr in (F, C.T, np.asfortranarray(C.astype(np.float16))):
+        assert fpx.to_bits(fpx.sum(arr, "numpy")) == fpx.to_bits(np.sum(arr))
+    assert fpx.sum(F, "sequential") == np.cumsum(F.ravel(), dtype=np.float32)[-1]
+    x = C[:, 0]  # a strided 1-D view: NumPy's pairwise is the same over any stride
+    assert fpx.to_bits(fpx.sum(x, "numpy")) == fpx.to_bits(np.sum(x))
+    with pytest.raises(ValueError, match="order 'numpy' is NumPy's reduction.*not emulated"):
+        fpx.sum(C[:, ::2], "numpy")
+    with pytest.raises(ValueError, match="order 'einsum' is a library's loop.*ascontiguousarray"):
+        fpx.sum(F, "einsum")
+    with pytest.raises(ValueError, match="order 'openblas' is a library's loop"):
+        fpx.dot(C[0, ::2], C[1, ::2], "openblas")
+    fpx.dot(np.ascontiguousarray(C[0, ::2]), np.ascontiguousarray(C[1, ::2]), "openblas")

@@ -368,6 +368,7 @@ LIBRARY_ORDERS = [
         grid=tuple((("kernel", k),) for k in _KERNELS)
         + tuple((("kernel", k), ("threads", 2)) for k in _KERNELS),
         verified="OpenBLAS 0.3.31 in NumPy 2.4.6, AMD EPYC Zen 4, each OPENBLAS_CORETYPE",
+        layout="contiguous",
     ),
     OrderSpec(
         "einsum",
@@ -377,6 +378,7 @@ LIBRARY_ORDERS = [
         library=_EINSUM,
         kernel_calls=_SIMD_CALLS,
         verified="NumPy 2.4.6 x86-64 wheel, AMD EPYC Zen 4 (the loops are not CPU-dispatched)",
+        layout="contiguous",
     ),
     OrderSpec(
         "polars",
@@ -387,6 +389,7 @@ LIBRARY_ORDERS = [
         library=_POLARS,
         kernel_calls=_SIMD_CALLS,
         verified="polars 2.1.0, AMD EPYC Zen 4",
+        layout="contiguous",
     ),
     OrderSpec(
         "llvm-fastmath",
@@ -399,6 +402,7 @@ LIBRARY_ORDERS = [
         kernel_calls=_SIMD_CALLS,
         grid=((), (("target", "avx512"),)),
         verified="numba 0.68 (LLVM 22), AMD EPYC Zen 4 (znver4; haswell for avx2)",
+        layout="contiguous",
     ),
     OrderSpec(
         "numba-prange",
@@ -411,6 +415,7 @@ LIBRARY_ORDERS = [
         kernel_calls=_SIMD_CALLS,
         grid=((), (("threads", 4),)),
         verified="numba 0.68, NUMBA_NUM_THREADS=2, AMD EPYC Zen 4",
+        layout="contiguous",
     ),
     OrderSpec(
         "torch",
@@ -422,6 +427,7 @@ LIBRARY_ORDERS = [
         kernel_calls=fixed_calls(("frameworks._row_sum_jit", "A"), ("frameworks._finish_jit", "A")),
         grid=_ONE_TWO,
         verified="torch 2.14.1 CPU (AVX2 kernels), 1 and 2 threads, AMD EPYC Zen 4",
+        layout="contiguous",
     ),
     OrderSpec(
         "torch",
@@ -434,6 +440,7 @@ LIBRARY_ORDERS = [
         library=_framework(None, "torch_dot"),
         grid=_ONE_TWO,
         verified="torch 2.14.1 CPU (AVX2 kernels; MKL 2024 on AMD), AMD EPYC Zen 4",
+        layout="contiguous",
     ),
     OrderSpec(
         "xla",
@@ -445,6 +452,7 @@ LIBRARY_ORDERS = [
         library=_framework("xla_sum", "xla_dot"),
         grid=((), (("ynn", False),)),
         verified="jax/jaxlib 0.10.2, AMD EPYC Zen 4",
+        layout="contiguous",
     ),
 ]
 

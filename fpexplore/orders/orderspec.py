@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .. import checks
 from .arith import check_accumulate
 
@@ -64,6 +66,34 @@ class OrderSpec:
     wide_once: tuple = ("sum", "dot")
     # the bits beyond its family's that naming it costs fpexplore.explain (rare in libraries)
     prior_bits: float = 0.0
+    # how it reads an array (see laid_out): "index" (the terms in index order, any layout),
+    # "memory" (NumPy's reduction: C- or Fortran-contiguous in memory order, 1-D views of any
+    # stride), "contiguous" (a library's loop as emulated: C-contiguous data only)
+    layout: str = "index"
+
+    def laid_out(self, arrays: tuple, what: str) -> tuple:
+        """The arrays' terms, 1-D, in the order this order reads them; a layout its library
+        reads another way than emulated (a Fortran array's np.dot, a strided view's
+        OpenBLAS kernel) is a ValueError that says so, never a quiet other answer."""
+        if self.layout == "index" or all(a.ndim <= 1 and a.flags.c_contiguous for a in arrays):
+            return tuple(np.ravel(a) for a in arrays)
+        if self.layout == "memory":
+            if all(a.ndim <= 1 or a.flags.c_contiguous for a in arrays):
+                return tuple(np.ravel(a) for a in arrays)
+            if all(a.flags.f_contiguous for a in arrays):
+                return tuple(np.ravel(a, order="F") for a in arrays)  # memory order
+        elif all(a.flags.c_contiguous for a in arrays):
+            return tuple(np.ravel(a) for a in arrays)
+        shown = ", ".join(f"shape {a.shape}, strides {a.strides}" for a in arrays)
+        how = (
+            "NumPy's reduction, emulated on C- or Fortran-contiguous arrays and 1-D views"
+            if self.layout == "memory"
+            else "a library's loop, emulated on C-contiguous data"
+        )
+        raise ValueError(
+            f"{what}: order {self.name!r} is {how}; this input ({shown}) takes another path "
+            f"there, not emulated: pass np.ascontiguousarray(...) (and give the library that)"
+        )
 
     def run_library(self, x, y, params: dict, accumulate=None, input_rounding=None):
         """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``

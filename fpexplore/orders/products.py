@@ -85,6 +85,7 @@ def dot(
     (a, b), info = coerce(a, b, what="dot")
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
+    a, b = spec.laid_out((a, b), "dot")
     a, b = round_inputs(input_rounding, info, a, b)
     fused = check_fma(spec, fma, "dot", fusable("dot"))
     p = spec.validate(params)

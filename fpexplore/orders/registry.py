@@ -309,6 +309,7 @@ _DEFINED = [
         depth=_numpy_depth,
         kernel_calls=_numpy_calls,
         wide_once=("sum",),  # its dot rounds each product to the data's format
+        layout="memory",
     ),
     OrderSpec(
         "numpy-chunked",
@@ -320,6 +321,7 @@ _DEFINED = [
         depth=_numpy_depth,
         kernel_calls=_numpy_calls,
         wide_once=(),  # each chunk's sum is rounded
+        layout="memory",
     ),
     OrderSpec(
         "blocked",

@@ -59,7 +59,7 @@ def sum(  # noqa: A001
     (x,), info = coerce(x, what="sum")
     check_fma(spec, fma, "sum", fusable("sum"))
     p = spec.validate(params)
-    x = np.ravel(x)
+    (x,) = spec.laid_out((x,), "sum")
     check_accumulate(spec, accumulate)
     if spec.name == "exact":
         return exact_sum(x)
