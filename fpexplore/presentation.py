@@ -8,6 +8,8 @@ Nothing here measures anything. (Figures are :mod:`fpexplore.plots`.)
 from __future__ import annotations
 
 import html
+import math
+from decimal import ROUND_CEILING, Decimal
 
 from ._optional import require
 
@@ -34,25 +36,85 @@ def tolerance_table(t):
     return pd.DataFrame(rows)
 
 
+def _up(x: float, digits: int = 3) -> str:
+    """``x`` (>= 0) printed with ``digits`` significant digits, never below it: as ``:.3g``
+    prints it where that reads back >= ``x`` (1e-05, 0.5, 0), else rounded up (0.000732421875
+    prints as 0.000733, not 0.000732, a tolerance tighter than the one computed)."""
+    text = f"{x:.{digits}g}"
+    if x == 0 or not math.isfinite(x) or float(text) >= x:
+        return text
+    exact = Decimal(x)
+    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    text = f"{float(exact.quantize(step, rounding=ROUND_CEILING)):.{digits}g}"
+    return text if float(text) >= x else repr(x)
+
+
+def _max_ulps(t) -> str | None:
+    """``t.max_ulp`` as the integer a ULP check prints (None: no count of ulps bounds it)."""
+    return None if math.isinf(t.max_ulp) else str(math.ceil(t.max_ulp))
+
+
 def tolerance_snippets(t) -> dict:
-    """Ready-to-paste assertions with the suggested tolerances, by library (and "ulp")."""
-    rtol, atol = f"rtol={t.rtol:.3g}", f"atol={t.atol:.3g}"
+    """Ready-to-paste assertions with the suggested tolerances, by library (and "ulp").
+
+    Each passes the data the suggestion was measured on wherever ``t.coverage`` is 1.0: the
+    numbers are rounded up, and the comparison is the measured one, in float64. NumPy (and
+    CuPy, which calls it) compare float32 or float16 arrays in their own format, with rtol and
+    atol rounded to it, so those snippets convert to float64 first; torch.testing.assert_close
+    converts to float64 by itself (and needs ``equal_nan=True`` where NaN meets NaN)."""
+    tols = f"rtol={_up(t.rtol)}, atol={_up(t.atol)}"
+    if t.format == "float64":
+        args, cupy_args = "actual, desired", "actual, desired"
+    else:
+        args = "np.asarray(actual, np.float64), np.asarray(desired, np.float64)"
+        cupy_args = "cupy.asarray(actual, cupy.float64), cupy.asarray(desired, cupy.float64)"
+    nan = ", equal_nan=True" if t.both_nan else ""
+    bound = _max_ulps(t)
+    if bound is None:
+        ulp = (
+            "# no ULP bound: elements 2**62 or more ulps apart (opposite signs or far apart) "
+            "or NaN against a number; check with rtol/atol"
+        )
+    elif t.both_nan:  # NaN against NaN counts 0 ulps; against a number, ULP_NAN fails
+        ulp = (
+            'assert np.abs(fpx.ulp_distance(desired, actual, nan="sentinel").astype(float))'
+            f".max() <= {bound}"
+        )
+    else:
+        ulp = f"assert np.abs(fpx.ulp_distance(desired, actual)).max() <= {bound}"
     return {
-        "numpy": f"np.testing.assert_allclose(actual, desired, {rtol}, {atol})",
-        "cupy": f"cupy.testing.assert_allclose(actual, desired, {rtol}, {atol})",
-        "torch": f"torch.testing.assert_close(actual, desired, {rtol}, {atol})",
-        "ulp": f"assert np.abs(fpx.ulp_distance(desired, actual)).max() <= {t.max_ulp:.0f}",
+        "numpy": f"np.testing.assert_allclose({args}, {tols})",
+        "cupy": f"cupy.testing.assert_allclose({cupy_args}, {tols})",
+        "torch": f"torch.testing.assert_close(actual, desired, {tols}{nan})",
+        "ulp": ulp,
     }
+
+
+def _share(x: float) -> str:
+    """A share as a percentage with 4 decimals that never reads 100% while something fails,
+    nor 0% while something is rejected (0.9999996 is 99.9999%, 4e-7 is 0.0001%)."""
+    text = f"{x:.4%}"
+    if text == "100.0000%" and x < 1:
+        return "99.9999%"
+    if text == "0.0000%" and x > 0:
+        return "0.0001%"
+    return text
 
 
 def tolerance_notes(t) -> list[str]:
     """The advice in sentences: what was measured, the suggestion, whether np.allclose's
     fixed atol matters at this scale, and which library defaults reject elements."""
+    bound = _max_ulps(t)
+    ulps = (
+        f"or at most {bound} ulps apart"
+        if bound is not None
+        else "no count of ulps bounds them (2**62 or more ulps apart, or NaN against a number)"
+    )
     notes = [
         f"{t.n} elements ({t.format}); the largest difference is {t.max_abs_diff:.3g} "
         f"and the largest relative difference {t.max_rel_diff:.3g}.",
-        f"Suggested: rtol={t.rtol:.3g}, atol={t.atol:.3g} (x{t.margin:g} margin), passing "
-        f"{t.coverage:.4%} of the elements; or at most {t.max_ulp:.0f} ulps apart.",
+        f"Suggested: rtol={_up(t.rtol)}, atol={_up(t.atol)} (x{t.margin:g} margin), passing "
+        f"{_share(t.coverage)} of the elements; {ulps}.",
     ]
     mag = t.median_abs_desired
     if mag > 0:
@@ -68,8 +130,8 @@ def tolerance_notes(t) -> list[str]:
         share = t.rejected[lib]
         if share > 0:
             notes.append(
-                f"{lib} with its defaults (rtol={r:g}, atol={a:g}) rejects {share:.4%} "
-                "of the elements."
+                f"{lib} with its defaults (rtol={r:g}, atol={a:g}) rejects "
+                f"{_share(share)} of the elements."
             )
     return notes
 

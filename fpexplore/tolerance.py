@@ -15,10 +15,16 @@ The closeness test all three use is ``|actual - desired| <= atol + rtol * |desir
 (asymmetric: ``desired`` scales the relative part). A fixed ``atol`` is an *absolute*
 length: for data around 1e6 an atol of 1e-8 is irrelevant and only rtol counts, while for
 data around 1e-10 an atol of 1e-8 accepts results that are wrong by a factor of 100.
+
+NumPy (and CuPy, which calls it) evaluates that test in the arrays' own format: float32 or
+float16 arrays are compared with rtol, atol and every step rounded to float32 or float16,
+torch in float64. The suggestion is measured in float64, and its NumPy and CuPy snippets
+convert to float64 before comparing, so that what they check is what was measured.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +42,9 @@ __all__ = ["DEFAULTS", "Tolerance", "suggest_tolerance"]
 #: (rtol, atol) each library uses when none is given. numpy.testing.assert_allclose:
 #: rtol=1e-7, atol=0; np.allclose: 1e-5, 1e-8; cupy.testing.assert_allclose: as NumPy's;
 #: torch.testing.assert_close: per dtype (torch/testing/_comparison.py, default_tolerances).
+#: The share each rejects is measured as each checks: NumPy's and CuPy's in the arrays' own
+#: format (np.allclose without equal_nan), torch's in float64 (it converts before comparing;
+#: equal_nan=False by default).
 DEFAULTS = {
     "np.testing.assert_allclose": {"any": (1e-7, 0.0)},
     "np.allclose": {"any": (1e-5, 1e-8)},
@@ -49,13 +58,43 @@ DEFAULTS = {
 }
 
 
-def _failures(actual, desired, rtol, atol) -> np.ndarray:
-    a = actual.astype(np.float64)
-    d = desired.astype(np.float64)
+def _close(actual, desired, rtol, atol, *, in_float64=True, equal_nan=True) -> np.ndarray:
+    """Which elements pass ``np.isclose(actual, desired, rtol, atol)``: the test
+    ``np.testing.assert_allclose`` applies element by element (``|actual - desired| <= atol +
+    rtol * |desired|`` where ``desired`` is finite, equal values, and NaN against NaN with
+    ``equal_nan``), with NumPy's own arithmetic. ``in_float64``: on the values converted to
+    float64, as the suggested snippets do and as ``torch.testing.assert_close`` does itself;
+    otherwise in the arrays' own format, as a plain ``np.testing.assert_allclose(actual,
+    desired)`` of float32 or float16 arrays does (NumPy rounds rtol, atol and every step to
+    that format)."""
+    if in_float64:
+        actual, desired = actual.astype(np.float64), desired.astype(np.float64)
     with np.errstate(all="ignore"):
-        ok = np.abs(a - d) <= atol + rtol * np.abs(d)
-    ok |= (a == d) | (np.isnan(a) & np.isnan(d))
-    return ~ok
+        return np.isclose(actual, desired, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def _atol(diff, scale, rtol, same, passable, keep) -> float:
+    """The atol (before the margin) that lets ``keep`` elements pass with ``rtol``: the
+    keep-th smallest ``diff - rtol * scale``, each one step up where rounding left it short
+    (``atol + rtol * scale < diff``). Where the requested share is out of reach of any
+    finite atol (NaN against a number, an infinite difference), every element one passes."""
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0, inf - inf
+        allowed = rtol * scale
+        excess = diff - allowed
+        excess = np.where(excess + allowed < diff, np.nextafter(excess, np.inf), excess)
+    need = np.maximum(np.where(same, 0.0, np.where(passable, excess, np.inf)), 0.0)
+    needed = np.partition(need, keep - 1)[keep - 1]
+    if not np.isfinite(needed):
+        needed = need[passable].max(initial=0.0)
+    return float(needed)
+
+
+def _max_ulp(desired, actual, keep) -> float:
+    """The keep-th smallest ULP distance as a float64 no smaller than it (float64 rounds
+    counts above 2**53 to nearest); inf where no count of ulps applies (:func:`clamp_ulps`)."""
+    ulps = np.partition(clamp_ulps(ulp_distance(desired, actual, nan="sentinel")), keep - 1)
+    kth = float(ulps[keep - 1])
+    return kth if kth < 2**53 else math.nextafter(kth, math.inf)
 
 
 @dataclass
@@ -63,11 +102,14 @@ class Tolerance:
     """The advice, as numbers.
 
     ``rtol``, ``atol`` (the suggestion, margin included), ``max_ulp`` (for a ULP-based
-    check), ``coverage`` (share of elements the suggestion passes), ``n``, ``format``,
-    ``margin``; what was measured: ``max_abs_diff``, ``max_rel_diff`` (largest absolute and
-    relative difference), ``median_abs_desired`` (typical magnitude of ``desired``);
-    ``defaults`` (each library's default (rtol, atol) for this format) and ``rejected`` (the
-    share of elements each library's defaults, and ``"suggested"``, reject).
+    check; inf where no count of ulps bounds the covered elements), ``coverage`` (share of
+    elements the suggestion passes: ``np.isclose`` on the values in float64, as the snippets
+    check), ``n``, ``format``, ``margin``; what was measured: ``max_abs_diff``,
+    ``max_rel_diff`` (largest absolute and relative difference), ``median_abs_desired``
+    (typical magnitude of ``desired``); ``defaults`` (each library's default (rtol, atol) for
+    this format) and ``rejected`` (the share of elements each library's defaults, and
+    ``"suggested"``, reject); ``both_nan`` (elements NaN in both: they pass, as in
+    ``np.testing.assert_allclose``'s default ``equal_nan=True``).
 
     Presented by :mod:`fpexplore.presentation`: ``table`` (pandas: each library's default and
     the suggestion, with the share rejected), ``snippets`` (ready-to-paste calls),
@@ -86,6 +128,7 @@ class Tolerance:
     median_abs_desired: float
     defaults: dict
     rejected: dict
+    both_nan: int = 0
 
     @property
     def table(self):
@@ -130,6 +173,11 @@ def suggest_tolerance(
     tiny (times ``margin``), and then the smallest atol that lets the remaining elements pass
     (times ``margin``; 0 when none is needed). ``max_ulp`` is the largest ULP distance among
     the covered elements.
+
+    ``coverage`` is measured the way the snippets check: ``np.isclose`` on the values
+    converted to float64 (the NumPy and CuPy snippets of float16 / float32 / bfloat16 data
+    convert first; ``torch.testing.assert_close`` converts by itself), and the snippets print
+    each number rounded up, so at coverage 1.0 every snippet passes the data it came from.
     """
     if not 0 < coverage <= 1:
         raise ValueError(f"coverage must be in (0, 1], got {checks.shown(coverage)}")
@@ -144,10 +192,12 @@ def suggest_tolerance(
         raise ValueError("suggest_tolerance needs at least one element")
     a64, d64 = a.astype(np.float64), d.astype(np.float64)
     both_nan = np.isnan(a64) & np.isnan(d64)
-    with np.errstate(invalid="ignore"):  # inf - inf
-        diff = np.where((a64 == d64) | both_nan, 0.0, np.abs(a64 - d64))
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, max - (-max)
+        same = (a64 == d64) | both_nan
+        diff = np.where(same, 0.0, np.abs(a64 - d64))
     scale = np.abs(d64)
-    finite = np.isfinite(diff)
+    # no finite tolerance passes a NaN, an infinite difference or an unequal infinite desired
+    passable = same | (np.isfinite(diff) & np.isfinite(d64))
     keep = max(1, int(np.ceil(coverage * n)))
     # rtol from the elements whose desired value is not tiny (relative error is meaningful)
     tiny = info.smallest_normal * 2**info.precision
@@ -157,20 +207,17 @@ def suggest_tolerance(
     rtol = 0.0
     if rel_ok.size:
         rtol = float(np.quantile(rel_ok, min(1.0, keep / n), method="higher")) * margin
-    # atol for what is left: elements failing rtol alone, at the requested coverage
-    with np.errstate(invalid="ignore"):  # inf * 0 where desired is infinite
-        excess = np.where(finite, diff - rtol * scale, np.inf)
-    need = np.sort(np.maximum(excess, 0.0))
-    atol = float(need[keep - 1]) * margin if keep <= need.size else 0.0
+    atol = _atol(diff, scale, rtol, same, passable, keep) * margin
     atol = 0.0 if atol == 0 else atol
-    ulps = clamp_ulps(ulp_distance(d, a, nan="sentinel"))
-    max_ulp = float(np.sort(ulps)[keep - 1])
-    passed = 1.0 - float(np.mean(_failures(a, d, rtol, atol)))
+    max_ulp = _max_ulp(d, a, keep)
+    passed = 1.0 - float(np.mean(~_close(a, d, rtol, atol)))
     defaults, rejected = {}, {}
     for lib, per_fmt in DEFAULTS.items():
         r, t = per_fmt.get(info.name, per_fmt.get("any"))
         defaults[lib] = (r, t)
-        rejected[lib] = float(np.mean(_failures(a, d, r, t)))
+        torch = lib == "torch.testing.assert_close"
+        ok = _close(a, d, r, t, in_float64=torch, equal_nan=lib.endswith("assert_allclose"))
+        rejected[lib] = float(np.mean(~ok))
     rejected["suggested"] = 1.0 - passed
     return Tolerance(
         rtol,
@@ -185,4 +232,5 @@ def suggest_tolerance(
         median_abs_desired=float(np.median(scale)) if n else 0.0,
         defaults=defaults,
         rejected=rejected,
+        both_nan=int(both_nan.sum()),
     )

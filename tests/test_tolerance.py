@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import re
+import types
+
 import numpy as np
 import pytest
 
@@ -35,7 +39,11 @@ def test_suggestion_passes_at_full_coverage():
     tab = t.table.set_index("check")
     assert tab.loc["np.testing.assert_allclose", "rejected"] > 0.5  # rtol=1e-7 < 1 ulp
     assert tab.loc["suggested", "rejected"] == 0.0
-    assert "np.testing.assert_allclose(actual, desired, rtol=" in t.snippets["numpy"]
+    # float32 data: compared in float64, as the coverage is measured (NumPy would use float32)
+    assert t.snippets["numpy"].startswith(
+        "np.testing.assert_allclose(np.asarray(actual, np.float64), "
+        "np.asarray(desired, np.float64), rtol="
+    )
 
 
 @pytest.mark.blas
@@ -72,3 +80,124 @@ def test_torch_defaults_by_format_and_errors():
         fpx.suggest_tolerance(a, d, coverage=0)
     with pytest.raises(TypeError, match="mixed formats"):
         fpx.suggest_tolerance(a, d.astype(np.float64))
+
+
+def _snippet_cases():
+    """(name, actual, desired) pairs made with plain NumPy, nothing of fpexplore: float16,
+    float32 and float64; 1 to 3000 elements; a sum in sequential order (np.cumsum) against
+    the float64-accumulated sum rounded once, of normal and of positive terms; few-ulp
+    relative perturbations over 12 binades; sums that cancel to near zero; exact zeros in
+    ``desired`` against subnormals, one-ulp neighbours elsewhere; NaN and inf in both."""
+    rng = np.random.default_rng(20240605)
+    cases = []
+    for dt in (np.float16, np.float32, np.float64):
+        fi = np.finfo(dt)
+        k = 8 if dt is np.float16 else 64
+        for n in (1, 7, 300, 3000):
+            tag = f"{dt.__name__} n={n}"
+            for kind, x in (
+                ("normal", rng.standard_normal((n, k))),
+                ("positive", rng.uniform(0, 1, (n, k))),
+            ):
+                x = x.astype(dt)
+                desired = x.sum(axis=1, dtype=np.float64).astype(dt)
+                cases.append((f"cumsum {kind} {tag}", np.cumsum(x, 1, dtype=dt)[:, -1], desired))
+            d = (rng.standard_normal(n) * np.exp2(rng.uniform(-6, 6, n))).astype(dt)
+            a = (d.astype(np.float64) * (1 + rng.integers(-4, 5, n) * fi.eps / 2)).astype(dt)
+            cases.append((f"ulps {tag}", a, d))
+            x = rng.standard_normal((n, k)).astype(dt)
+            x[:, -1] = -x[:, :-1].sum(axis=1, dtype=np.float64).astype(dt)
+            desired = x.sum(axis=1, dtype=np.float64).astype(dt)
+            cases.append((f"cancel {tag}", np.cumsum(x, 1, dtype=dt)[:, -1], desired))
+            d = rng.uniform(-1, 1, n).astype(dt)
+            a = np.nextafter(d, np.where(rng.random(n) < 0.5, -np.inf, np.inf).astype(dt))
+            d[::3] = 0
+            a[::3] = fi.smallest_subnormal * rng.integers(1, 4, a[::3].size).astype(dt)
+            cases.append((f"zeros {tag}", a, d))
+        d = rng.standard_normal(50).astype(dt)
+        a = np.nextafter(d, np.asarray(np.inf, dt))
+        d[[3, 9]] = a[[3, 9]] = np.nan
+        d[5] = a[5] = np.inf
+        cases.append((f"nan {dt.__name__}", a, d))
+    return cases
+
+
+_CUPY = types.SimpleNamespace(  # cupy.testing.assert_allclose is NumPy's, after asnumpy
+    asarray=np.asarray,
+    float64=np.float64,
+    testing=types.SimpleNamespace(
+        assert_allclose=lambda actual, desired, rtol=1e-7, atol=0: np.testing.assert_allclose(
+            np.asarray(actual), np.asarray(desired), rtol=rtol, atol=atol
+        )
+    ),
+)
+
+
+def test_every_snippet_passes_its_own_data():
+    """At coverage 1.0 every printed snippet passes the data it was computed from (its
+    numbers rounded up, compared the way the coverage was measured), and the numbers it
+    prints are never below the suggestion's own."""
+    torch = importlib.import_module("torch") if importlib.util.find_spec("torch") else None
+    cases = _snippet_cases()
+    assert len(cases) >= 40
+    failed, low, checked = [], [], 0
+    runs = {"numpy": {}, "cupy": {"cupy": _CUPY}, "ulp": {}}
+    if torch is not None:
+        runs["torch"] = {"torch": torch}
+    for name, actual, desired in cases:
+        for margin in (1, None):
+            t = fpx.suggest_tolerance(
+                actual, desired, **({} if margin is None else {"margin": margin})
+            )
+            where = f"{name} margin={margin or 'default'}"
+            if t.coverage != 1.0:  # asked for all: every element passes
+                failed.append(f"{where}: coverage {t.coverage}")
+            snippets = t.snippets
+            for lib in ("numpy", "cupy", "torch"):
+                rtol = float(re.search(r"rtol=([^,)]+)", snippets[lib]).group(1))
+                atol = float(re.search(r"atol=([^,)]+)", snippets[lib]).group(1))
+                if rtol < t.rtol or atol < t.atol:
+                    low.append(f"{where}: {snippets[lib]} (rtol={t.rtol!r}, atol={t.atol!r})")
+            bound = re.search(r"<= (\d+)$", snippets["ulp"])
+            if np.isinf(t.max_ulp):  # no count of ulps bounds it: no check to print
+                ok = snippets["ulp"].startswith("#")
+            else:
+                ok = bound is not None and int(bound.group(1)) >= t.max_ulp
+            if not ok:
+                low.append(f"{where}: {snippets['ulp']} (max_ulp={t.max_ulp!r})")
+            for lib, extra in runs.items():
+                env = {"np": np, "fpx": fpx, "actual": actual, "desired": desired, **extra}
+                if lib == "torch":
+                    env["actual"], env["desired"] = torch.tensor(actual), torch.tensor(desired)
+                checked += 1
+                try:
+                    exec(snippets[lib], env)
+                except Exception as e:  # a NameError (an "inf" printed) fails it as well
+                    failed.append(f"{where}: {snippets[lib]} ({type(e).__name__})")
+    assert not failed and not low, (
+        f"{len(failed)} of {checked} snippets fail, {len(low)} printed numbers are below the "
+        "suggestion's:\n" + "\n".join(failed + low)
+    )
+
+
+def test_numbers_print_rounded_up_and_compared_in_float64():
+    """The two ways a snippet failed its own data: a number printed rounded to nearest (an
+    atol of 0.000732421875 printed as 0.000732), and float16 data that NumPy compares in
+    float16 (rtol and rtol * |desired| rounded to float16) while the coverage is float64's."""
+    d = np.zeros(4, np.float16)
+    a = np.array([0, 0, 0, 0.000732421875], np.float16)
+    t = fpx.suggest_tolerance(a, d, margin=1)
+    assert (t.rtol, t.atol, t.coverage) == (0.0, 0.000732421875, 1.0)
+    assert "atol=0.000733)" in t.snippets["numpy"] and "atol=0.000733 " in t.explain()
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(a, d, rtol=0, atol=0.000732)
+    d = np.array([0.4705], np.float16)
+    a = np.nextafter(d, np.float16(np.inf))  # one ulp: 0.4707
+    t = fpx.suggest_tolerance(a, d, margin=1)
+    assert t.coverage == 1.0 and "rtol=0.000519," in t.snippets["numpy"]
+    with pytest.raises(AssertionError):  # in float16: 0.4705 * 0.000519 rounds below the ulp
+        np.testing.assert_allclose(a, d, rtol=0.000519, atol=0)
+    exec(t.snippets["numpy"], {"np": np, "actual": a, "desired": d})  # converts to float64
+    # inf against a finite value passes no tolerance (NumPy's isclose): the coverage says so
+    t = fpx.suggest_tolerance(np.array([1.0, np.inf]), np.array([1.0, 2.0]))
+    assert t.coverage == 0.5 and t.atol == 0.0
