@@ -219,9 +219,7 @@ def holding(*fmts) -> FormatInfo:
     infos = [format_info(f) for f in fmts]
     for name in sorted(FORMATS, key=lambda f: _INFO[f].bits):
         i = _INFO[name]
-        if all(
-            i.precision >= j.precision and i.emax >= j.emax and i.emin <= j.emin for j in infos
-        ):
+        if all(i.precision >= j.precision and i.emax >= j.emax and i.emin <= j.emin for j in infos):
             return i
     raise ValueError(f"no format holds {', '.join(j.name for j in infos)}")
 
