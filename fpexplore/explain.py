@@ -19,7 +19,7 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .budget import difference_budget
-from .formats import FORMATS, as_format, format_info, holding, native, ulp_distance
+from .formats import FORMATS, as_format, format_info, holding, native, to_bits, ulp_distance
 from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
@@ -322,7 +322,8 @@ class _Explaining:
         cfg = self._chosen(label, ev)
         if cfg is not None:
             b = measure.bound(self.op, self.arrays, cfg, obs.dtype.name, ref, self.S)
-            within = bool(np.all(np.abs(self.devs[label]) <= b))
+            dev = np.abs(self.devs[label])
+            within = bool(np.all((dev <= b) | (dev == 0)))  # (an inf or NaN bound: exact only)
         else:
             within = label not in beyond and not self._blown(label).any()
         cancelled = np.abs(np.asarray(self.exact64, np.float64)) < measure.CANCELLED * self.S
@@ -343,6 +344,14 @@ class _Explaining:
         }
 
     # ------------------------------------------------------------------------- causes
+
+    def _not_special(self, label: str) -> np.ndarray:
+        """The elements where the exact result is inf or NaN (inputs holding inf or NaN) and
+        the result is not the same (NaN: any NaN): no rounding turns inf + 1 into 1."""
+        x = np.asarray(self.exact64, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            r = self.observed[label].astype(np.float64)
+            return ~np.isfinite(x) & ~((r == x) | (np.isnan(r) & np.isnan(x)))
 
     def _blown(self, label: str) -> np.ndarray:
         """The elements of a result that are inf or NaN where the exact result is finite."""
@@ -385,6 +394,10 @@ class _Explaining:
         roundings += tuple(sorted({o.dtype.name for o in self.observed.values()} - {self.in_fmt}))
         out = {}
         for k, ev in self.evidence.items():
+            wrong = self._not_special(k)
+            if wrong.any():  # the exact result is inf or NaN, and this one is not that
+                out[k] = np.argwhere(np.atleast_1d(wrong))
+                continue
             blown = self._blown(k)
             fmts = {self.in_fmt} | {o.dtype.name for o in self.observed.values()}
             if ev.groups or (blown.any() and measure.may_overflow(self.op, self.arrays, fmts)):
@@ -508,6 +521,13 @@ def _hypotheses(ex, pd):
 
 def _identical_verdict(ex) -> str:
     e = next(iter(ex.errors.values()))
+    vals = list(ex.observed.values())
+    if any(v.tobytes() != vals[0].tobytes() for v in vals):
+        return (
+            "The results are identical but for the sign or payload of NaN (a NaN is a NaN, "
+            f"whatever its bits): there is no difference to explain (relative error {e:.3g} "
+            "against the exact answer)."
+        )
     return (
         f"The results are bitwise identical: there is no difference to explain "
         f"(relative error {e:.3g} against the exact answer)."
@@ -538,9 +558,14 @@ def _verdict(ex, table, causes) -> str:
     if over:
         first = "The difference is not expected of rounding alone: a result overflowed."
     elif table["within_bound"].all():
+        alone = [str(k) for k, r in table.iterrows() if not isinstance(r["reproduced_by"], str)]
         first = (
             "The difference is expected: every result is within the worst-case error "
             "bound of the configuration that reproduces it."
+            if not alone
+            else "The difference is within rounding: every result is within the worst-case "
+            f"error bound of an evaluation, though no configuration tried reproduces "
+            f"{' or '.join(alone)}."
         )
     else:
         out = ", ".join(k for k, r in table.iterrows() if not r["within_bound"])
@@ -624,8 +649,14 @@ _PRIORITY = {
 
 
 def _identical(observed: dict) -> bool:
+    """The same values: bitwise, but for the sign or payload of NaN (-0.0 is not +0.0)."""
     vals = list(observed.values())
-    return all(v.dtype == vals[0].dtype and v.tobytes() == vals[0].tobytes() for v in vals)
+
+    def same(v, w) -> bool:
+        both_nan = np.isnan(v.astype(np.float64)) & np.isnan(w.astype(np.float64))
+        return bool(np.all(both_nan | (to_bits(v) == to_bits(w))))
+
+    return all(v.dtype == vals[0].dtype and same(v, vals[0]) for v in vals)
 
 
 def _ne(a, b):

@@ -5,6 +5,7 @@ fractions or the exact references) is the one named closer."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -395,3 +396,50 @@ def test_a_matrix_is_closer_by_its_normwise_error():
     assert set(e.table.index[e.table["closer"]]) == {min(norm, key=norm.get)}
     assert "normwise relative error" in e.verdict
     assert {"decided", "posterior"} <= set(e.causes.columns) and isinstance(e.ambiguous, bool)
+
+
+def test_float64_matmul_errors_are_measured_against_the_exact_product():
+    """float64 products: the deviation from the exact product rounded to float64 hid the
+    differences below its ulp (both results "tied" at 1.658e-16 where one is 1.06e-16 away).
+    The normwise errors and "closer" against a Fraction oracle, on several draws."""
+    rng = np.random.default_rng(21)
+    for _ in range(6):
+        A, B = rng.standard_normal((3, 5)), rng.standard_normal((5, 2))
+        res = {"seq": fpx.matmul(A, B, "sequential"), "rev": fpx.matmul(A, B, "reverse")}
+        X = [
+            [sum(Fraction(A[i, k]) * Fraction(B[k, j]) for k in range(5)) for j in range(2)]
+            for i in range(3)
+        ]
+        norm = math.sqrt(float(sum(x * x for row in X for x in row)))
+        want = {}
+        for k, R in res.items():
+            d2 = sum((Fraction(R[i, j]) - X[i][j]) ** 2 for i in range(3) for j in range(2))
+            want[k] = math.sqrt(float(d2)) / norm
+        e = fpx.explain("matmul", (A, B), res)
+        for k in res:
+            assert e.table.loc[k, "rel_error"] == pytest.approx(want[k], rel=1e-9, abs=1e-300)
+        best = min(want.values())
+        assert {k for k in res if bool(e.table.loc[k, "closer"])} == {
+            k for k, v in want.items() if v == best
+        }
+
+
+def test_inputs_holding_inf_or_nan_and_results_that_are_nan():
+    """IEEE: inf + 1 is inf, NaN + 1 is NaN, inf + -inf is NaN (its sign and payload are
+    the CPU's choice). A finite result there is no rounding: a likely bug (it was "expected",
+    or the NaN result, the right one, "exceeded its bound"); two NaNs that differ in sign
+    are the same value (it raised Python's "cannot convert Infinity to integer ratio");
+    -0.0, which no order gives for -0.0 + 0.0, is not said to be reproduced."""
+    with np.errstate(invalid="ignore"):
+        cpu = np.sum(np.array([np.inf, -np.inf]))
+    e = fpx.explain("sum", np.array([np.inf, -np.inf]), {"cpu": cpu, "gpu": -cpu})
+    assert len(e.causes) == 0 and "but for the sign or payload of NaN" in e.verdict
+    for special in (np.inf, np.nan):
+        x = np.array([special, 1.0])
+        e = fpx.explain("sum", x, {"a": np.float64(special), "b": np.float64(1.0)})
+        assert "Not explained by rounding: a likely bug" in e.verdict and len(e.causes) == 0
+        assert bool(e.table.loc["a", "within_bound"]) and not bool(e.table.loc["b", "within_bound"])
+    e = fpx.explain("sum", np.array([-0.0, 0.0]), {"a": np.float64(-0.0), "b": np.float64(0.0)})
+    assert "no configuration tried reproduces a" in e.verdict
+    assert not isinstance(e.table.loc["a", "reproduced_by"], str)
+    assert "the configuration that reproduces it" not in e.verdict

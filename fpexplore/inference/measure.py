@@ -20,7 +20,7 @@ import numpy as np
 from ..exact import exact_dot, exact_sum
 from ..formats import as_format, format_info
 from ..metrics import gamma
-from ..orders.products import matmul64
+from ..orders.products import exact_matmul, matmul64
 from ..orders.registry import ORDERS_BY_OP
 from .space import Config, factors, order_op, reduction, reference
 
@@ -36,13 +36,21 @@ def _wide(arrays) -> tuple:
 def deviation(op: str, arrays: tuple, result, exact64) -> np.ndarray:
     """exact - result per element in float64: for a sum, mean or dot rounded once from the
     exact value (its sign and order exact); a matmul's from the exact product rounded to
-    float64. Where the exact result is not finite: 0 where the result is the same (NaN for
-    NaN), else inf; a non-finite result of a finite exact result: inf."""
+    float64 (a float64 result's rounded once from the exact difference: the exact product
+    rounded to float64 would hide differences below its ulp). Where the exact result is not
+    finite: 0 where the result is the same (NaN for NaN), else inf; a non-finite result of a
+    finite exact result: inf."""
     r = np.asarray(result).astype(np.float64)
     x = np.asarray(exact64, dtype=np.float64)
     red = reduction(op)
     with np.errstate(all="ignore"):
-        if red.matrix:
+        if red.matrix and np.asarray(result).dtype == np.float64:
+            A, B = _wide(arrays)
+            dev = np.empty(r.shape)
+            for j in range(r.shape[1]):  # column j: [A | -r_j] @ [B_j; 1], exactly rounded
+                aug = np.concatenate([A, -r[:, j : j + 1]], axis=1)
+                dev[:, j] = exact_matmul(aug, np.append(B[:, j], 1.0)[:, None])[:, 0]
+        elif red.matrix:
             dev = x - r
         else:
             w = _wide(arrays)
@@ -112,7 +120,10 @@ def closer(op: str, arrays: tuple, observed: dict, devs: dict, errs: dict) -> se
     if len(near) <= 1 or np.ndim(observed[near[0]]) or not np.isfinite(best):
         return set(near)
     values = {k: float(observed[k]) for k in near}
-    if len(set(values.values())) == 1:
+    finite = all(np.all(np.isfinite(a)) for a in arrays) and all(
+        map(math.isfinite, values.values())
+    )
+    if not finite or len(set(values.values())) == 1:  # (NaN and -NaN: as far, no exact value)
         return set(near)
     exact = {k: _exact_abs(op, arrays, v) for k, v in values.items()}
     low = min(exact.values())
