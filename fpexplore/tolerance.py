@@ -179,10 +179,13 @@ def suggest_tolerance(
     convert first; ``torch.testing.assert_close`` converts by itself), and the snippets print
     each number rounded up, so at coverage 1.0 every snippet passes the data it came from.
     """
+    for name, v in (("coverage", coverage), ("margin", margin)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be a number, got {checks.shown(v)}")
     if not 0 < coverage <= 1:
         raise ValueError(f"coverage must be in (0, 1], got {checks.shown(coverage)}")
-    if margin < 1:
-        raise ValueError(f"margin must be >= 1, got {checks.shown(margin)}")
+    if not 1 <= margin < math.inf:  # (NaN fails this too)
+        raise ValueError(f"margin must be >= 1 and finite, got {checks.shown(margin)}")
     (a, d), info = coerce(actual, desired, what="suggest_tolerance", broadcast=True)
     a, d = np.broadcast_arrays(a, d)
     a = a.reshape(-1)
@@ -205,8 +208,9 @@ def suggest_tolerance(
         rel = np.where(scale > tiny, diff / scale, np.nan)
     rel_ok = rel[np.isfinite(rel)]
     rtol = 0.0
-    if rel_ok.size:
-        rtol = float(np.quantile(rel_ok, min(1.0, keep / n), method="higher")) * margin
+    if rel_ok.size:  # the k-th smallest, k the same share of these elements as keep of all
+        k = min(rel_ok.size, max(1, int(np.ceil(keep / n * rel_ok.size))))
+        rtol = float(np.partition(rel_ok, k - 1)[k - 1]) * margin
     atol = _atol(diff, scale, rtol, same, passable, keep) * margin
     atol = 0.0 if atol == 0 else atol
     max_ulp = _max_ulp(d, a, keep)

@@ -201,3 +201,20 @@ def test_numbers_print_rounded_up_and_compared_in_float64():
     # inf against a finite value passes no tolerance (NumPy's isclose): the coverage says so
     t = fpx.suggest_tolerance(np.array([1.0, np.inf]), np.array([1.0, 2.0]))
     assert t.coverage == 0.5 and t.atol == 0.0
+
+
+def test_coverage_covers_that_share_and_no_more():
+    """Nine of ten elements one ulp apart and one outlier: coverage=0.9 covers the nine (it
+    covered all ten: rtol 98, while max_ulp said 1); margin NaN and coverage 'all' are
+    refused by name."""
+    d = np.linspace(1, 2, 10).astype(np.float32)
+    a = np.nextafter(d, np.float32(3))
+    a[9] = 100.0
+    one_ulp = max(float(np.spacing(v)) / float(v) for v in d[:9])  # by hand, per element
+    t = fpx.suggest_tolerance(a, d, coverage=0.9, margin=1)
+    assert t.rtol == pytest.approx(one_ulp, rel=1e-6) and t.max_ulp == 1 and t.coverage == 0.9
+    assert fpx.suggest_tolerance(a, d, margin=1).rtol == pytest.approx(49.0)  # (100 - 2) / 2
+    with pytest.raises(ValueError, match="margin must be >= 1 and finite, got nan"):
+        fpx.suggest_tolerance(a, d, margin=float("nan"))
+    with pytest.raises(TypeError, match="coverage must be a number, got 'all'"):
+        fpx.suggest_tolerance(a, d, coverage="all")
