@@ -343,7 +343,10 @@ def _as_ratio(v) -> tuple[int, int] | float:
         try:
             return v.as_integer_ratio()
         except (OverflowError, ValueError):
-            return float(v)  # inf or nan
+            try:
+                return float(v)  # inf or nan
+            except ValueError:  # Decimal("sNaN"): a signalling NaN
+                return math.nan
     raise TypeError(f"cannot round {type(v).__name__} value {checks.shown(v)} to a binary format")
 
 
@@ -353,8 +356,9 @@ def _round_exact_scalar(v, info: FormatInfo) -> float:
         return r
     num, den = r
     if num == 0:
-        # keep the sign of a float zero (-0.0), integers and rationals give +0
-        return math.copysign(0.0, v) if isinstance(v, (float, np.floating)) else 0.0
+        # keep the sign of a signed zero (-0.0, Decimal("-0")), integers and rationals give +0
+        signed = isinstance(v, (float, np.floating)) or type(v).__name__ == "Decimal"
+        return math.copysign(0.0, float(v)) if signed else 0.0
     if not info.storage:
         return _round_rational_mode(num, den, info)
     return round_rational(num, den, info.precision, info.emin, info.emax)

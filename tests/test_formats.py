@@ -498,3 +498,15 @@ def test_float8_formats_as_ml_dtypes():
         57344.0,
         np.inf,
     ]
+
+
+def test_a_decimal_keeps_the_sign_of_zero():
+    """float(Decimal("-0")) is -0.0; as_format gave +0.0. Decimal("sNaN") is a NaN (it
+    raised Python's "cannot convert signaling NaN to float")."""
+    from decimal import Decimal
+
+    for fmt in ("float16", "bfloat16", "float32", "float64"):
+        got = fpx.as_format(Decimal("-0"), fmt)
+        assert got == 0 and np.signbit(got), fmt
+        assert not np.signbit(fpx.as_format(Decimal("0"), fmt))
+        assert np.isnan(fpx.as_format(Decimal("sNaN"), fmt))
