@@ -325,7 +325,7 @@ class _Explaining:
             dev = np.abs(self.devs[label])
             within = bool(np.all((dev <= b) | (dev == 0)))  # (an inf or NaN bound: exact only)
         else:
-            within = label not in beyond and not self._blown(label).any()
+            within = label not in beyond and not _blown(self, label).any()
         cancelled = np.abs(np.asarray(self.exact64, np.float64)) < measure.CANCELLED * self.S
         keep = ~cancelled if obs.ndim else np.ones((), bool)
         s = summarize(obs[keep] if obs.ndim else obs, ref[keep] if obs.ndim else ref)
@@ -345,24 +345,10 @@ class _Explaining:
 
     # ------------------------------------------------------------------------- causes
 
-    def _not_special(self, label: str) -> np.ndarray:
-        """The elements where the exact result is inf or NaN (inputs holding inf or NaN) and
-        the result is not the same (NaN: any NaN): no rounding turns inf + 1 into 1."""
-        x = np.asarray(self.exact64, dtype=np.float64)
-        with np.errstate(all="ignore"):
-            r = self.observed[label].astype(np.float64)
-            return ~np.isfinite(x) & ~((r == x) | (np.isnan(r) & np.isnan(x)))
-
-    def _blown(self, label: str) -> np.ndarray:
-        """The elements of a result that are inf or NaN where the exact result is finite."""
-        ref_finite = np.isfinite(np.asarray(self.refs[label], dtype=np.float64))
-        with np.errstate(all="ignore"):
-            return ~np.isfinite(self.observed[label].astype(np.float64)) & ref_finite
-
     def _overflow(self, beyond: dict) -> list:
         """An overflow row: a result infinite (or NaN) where the exact result is finite (and
         some partial result may overflow: not one of the results ``beyond`` rounding)."""
-        blown = {k: self._blown(k) for k in self.observed if k not in beyond}
+        blown = {k: _blown(self, k) for k in self.observed if k not in beyond}
         over = [k for k, v in blown.items() if np.any(v)]
         if not over:
             return []
@@ -394,11 +380,11 @@ class _Explaining:
         roundings += tuple(sorted({o.dtype.name for o in self.observed.values()} - {self.in_fmt}))
         out = {}
         for k, ev in self.evidence.items():
-            wrong = self._not_special(k)
+            wrong = _not_special(self, k)
             if wrong.any():  # the exact result is inf or NaN, and this one is not that
                 out[k] = np.argwhere(np.atleast_1d(wrong))
                 continue
-            blown = self._blown(k)
+            blown = _blown(self, k)
             fmts = {self.in_fmt} | {o.dtype.name for o in self.observed.values()}
             if ev.groups or (blown.any() and measure.may_overflow(self.op, self.arrays, fmts)):
                 continue
@@ -517,6 +503,22 @@ def _hypotheses(ex, pd):
         for c in ex.scores.causes[:10]
     ]
     return pd.DataFrame(rows)
+
+
+def _not_special(ex, label: str) -> np.ndarray:
+    """The elements where the exact result is inf or NaN (inputs holding inf or NaN) and
+    the result is not the same (NaN: any NaN): no rounding turns inf + 1 into 1."""
+    x = np.asarray(ex.exact64, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        r = ex.observed[label].astype(np.float64)
+        return ~np.isfinite(x) & ~((r == x) | (np.isnan(r) & np.isnan(x)))
+
+
+def _blown(ex, label: str) -> np.ndarray:
+    """The elements of a result that are inf or NaN where the exact result is finite."""
+    ref_finite = np.isfinite(np.asarray(ex.refs[label], dtype=np.float64))
+    with np.errstate(all="ignore"):
+        return ~np.isfinite(ex.observed[label].astype(np.float64)) & ref_finite
 
 
 def _identical_verdict(ex) -> str:
