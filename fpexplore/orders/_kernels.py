@@ -715,7 +715,9 @@ def _kahan4(x, Bt, j, fused, z, rp, out, i):
 def matmul(A, Bt, code, fused, z, rp, block, split):
     """out[i, j] = order over k of A[i, k] * Bt[j, k]; with split > 1 the k range is cut into
     `split` contiguous slices whose results are added in slice order (split-K). The
-    sequential and Kahan orders compute four columns in step (_sequential4, _kahan4)."""
+    sequential and Kahan orders compute four columns in step (_sequential4, _kahan4).
+    fpx.matmul calls it for float32 and float64 accumulators; float16 and bfloat16 ones run
+    matmul_columns (the same bits, on SIMD lanes)."""
     m = A.shape[0]
     n = Bt.shape[0]
     k = A.shape[1]

@@ -28,6 +28,7 @@ from .arith import (
     check_split_k,
     finish,
     kernels,
+    matmul_by_columns,
     to_storage,
 )
 from .registry import fusable, lookup
@@ -145,6 +146,19 @@ def matmul(
         return spec.run_library(A, B, p, accumulate, input_rounding)
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(A, ar)
+    if matmul_by_columns(spec, ar):  # a 16-bit accumulator: rows against tiles of columns
+        out = _by_row_blocks(
+            matmul_kernels().matmul_columns,
+            X,
+            to_storage(np.ascontiguousarray(B), ar),
+            spec.matmul_code,
+            fused,
+            ar.z,
+            ar.rp,
+            p.get("block", 1),
+            split_k or 1,
+        )
+        return np.asarray(as_format(out, info.name))
     Yt = to_storage(np.ascontiguousarray(B.T), ar)
     if spec.matmul_code is None:  # a revealed tree: its runner on each element
         out = np.empty((X.shape[0], Yt.shape[0]), dtype=type(ar.z))
@@ -153,30 +167,49 @@ def matmul(
                 out[i, j] = spec.run(X[i], Yt[j], fused, ar, p, info)
         return np.asarray(as_format(out.astype(np.float64), info.name))
     out = _by_row_blocks(
-        X, Yt, spec.matmul_code, fused, ar.z, ar.rp, p.get("block", 1), split_k or 1
+        kernels().matmul,
+        X,
+        Yt,
+        spec.matmul_code,
+        fused,
+        ar.z,
+        ar.rp,
+        p.get("block", 1),
+        split_k or 1,
     )
     return np.asarray(as_format(out.astype(np.float64), info.name))
 
 
-def _by_row_blocks(X, Yt, *args):
-    """The matmul kernel on blocks of rows, one thread each where the product is large (the
-    kernels release the GIL). Every element is computed by itself, as with one thread: the
-    bits do not depend on the number of threads."""
+def matmul_kernels():
+    """The compiled matrix-product kernels (matmul_columns; numba is imported on first use
+    only)."""
+    from . import _matmul_kernels
+
+    return _matmul_kernels
+
+
+def _by_row_blocks(kernel, X, Y, *args):
+    """``kernel(X, Y, *args)`` (a matmul kernel: X's rows against Y) on blocks of X's rows, one
+    thread each where the product is large (the kernels release the GIL), the results (an
+    array or a tuple of arrays, one row per row of X) stacked. Every element is computed by
+    itself, as with one thread: the bits do not depend on the number of threads."""
     m = X.shape[0]
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # (not Linux)
         cores = os.cpu_count() or 1
     threads = min(cores, 8, m)
-    if threads < 2 or m * Yt.shape[0] * max(X.shape[1], 1) < 1 << 22:
-        return kernels().matmul(X, Yt, *args)
+    if threads < 2 or m * Y.size < 1 << 22:  # m * n * k multiply-adds
+        return kernel(X, Y, *args)
     from concurrent.futures import ThreadPoolExecutor
 
     cuts = np.linspace(0, m, threads + 1).astype(int)
-    kernels().matmul(X[:1], Yt[:1], *args)  # compile (or load) once, before the threads
+    kernel(X[:1], Y, *args)  # compile (or load) once, before the threads
     with ThreadPoolExecutor(threads) as pool:
-        parts = pool.map(lambda lo, hi: kernels().matmul(X[lo:hi], Yt, *args), cuts[:-1], cuts[1:])
-        return np.concatenate(list(parts))
+        parts = list(pool.map(lambda lo, hi: kernel(X[lo:hi], Y, *args), cuts[:-1], cuts[1:]))
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate(p) for p in zip(*parts))
+    return np.concatenate(parts)
 
 
 def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
