@@ -782,6 +782,72 @@ def test_matmul_columns_kernel_equals_the_element_kernel(fmt):
     assert np.array_equal(empty.view(np.int64), np.zeros((3, 300), np.int64))
 
 
+def test_dot2_bounds_by_columns_equal_the_element_loop():
+    """dot2_bounds (a row against tiles of columns; the zero flags looked at only where
+    sum|p| is not positive) gives the interval ends and zero flags of the element-by-element
+    loop it replaced, with signed zeros, 0 * inf, NaN and infinities, odd or not."""
+    import numba as nb
+
+    from fpexplore._numba import hw_fma
+    from fpexplore.numerics import odd_add64_scalar, two_sum
+    from fpexplore.orders import _matmul_kernels as MK
+
+    @nb.njit
+    def element_loop(A, Bt, odd):  # the kernel as it was, one element at a time
+        m, n, k = A.shape[0], Bt.shape[0], A.shape[1]
+        lo_end, hi_end = np.empty((m, n)), np.empty((m, n))
+        zero = np.zeros((m, n), dtype=np.int8)
+        g = k * 2.0**-53 / (1.0 - k * 2.0**-53)
+        for i in range(m):
+            for j in range(n):
+                s = c = absum = 0.0
+                all_zero = all_neg_zero = True
+                for t in range(k):
+                    a, b = A[i, t], Bt[j, t]
+                    p = a * b
+                    e = hw_fma(a, b, -p)
+                    s, q = two_sum(s, p)
+                    c = c + (q + e)
+                    absum = absum + abs(p)
+                    if a == 0.0 or b == 0.0:
+                        if math.copysign(1.0, a) == math.copysign(1.0, b):
+                            all_neg_zero = False
+                    else:
+                        all_zero = all_neg_zero = False
+                if all_zero:
+                    zero[i, j] = 2 if (all_neg_zero and k > 0) else 1
+                err = 8.0 * g * g * absum + 4.0 * k * 5e-324
+                h, lo = two_sum(s, c)
+                if odd:
+                    lo_end[i, j] = odd_add64_scalar(h, lo - err)
+                    hi_end[i, j] = odd_add64_scalar(h, lo + err)
+                else:
+                    lo_end[i, j] = h + (lo - err)
+                    hi_end[i, j] = h + (lo + err)
+        return lo_end, hi_end, zero
+
+    rng = np.random.default_rng(33)
+    A = rng.standard_normal((6, 9)) * 2.0 ** rng.integers(-30, 30, (6, 9))
+    B = rng.standard_normal((9, 270))
+    A[0] = 0.0  # with B's -0 column: all -0 products
+    A[1] = -0.0
+    A[2, :4] = 0.0
+    B[:, 3] = -0.0
+    B[:, 4] = 0.0
+    B[:, 5] = np.inf  # 0 * inf: NaN products where A's row is zero
+    B[:5, 6] = np.nan
+    A[3, 2] = -np.inf
+    B[:, 7] = 1e-300  # products underflow to zero (nonzero factors)
+    A[4] = 1e-300
+    for odd in (False, True):
+        with np.errstate(all="ignore"):
+            got = MK.dot2_bounds(A, B, odd)
+            want = element_loop(A, np.ascontiguousarray(B.T), odd)
+        assert _same_or_both_nan(got[0], want[0]) and _same_or_both_nan(got[1], want[1])
+        assert np.array_equal(got[2], want[2])
+    assert got[2][0, 3] == 2 and got[2][1, 4] == 2 and got[2][0, 4] == 1 and got[2][0, 5] == 1
+
+
 def test_matmul_bits_do_not_depend_on_the_threads(monkeypatch):
     """A large matmul runs blocks of rows in threads: the same bits with 1, 2 or 8."""
     from fpexplore.orders import products
@@ -795,6 +861,8 @@ def test_matmul_bits_do_not_depend_on_the_threads(monkeypatch):
             [
                 fpx.to_bits(fpx.matmul(A, B, "pairwise")),
                 fpx.to_bits(fpx.matmul(A, B, "kahan", accumulate="float32")),
+                fpx.to_bits(fpx.exact_matmul(A, B)),
+                fpx.to_bits(products.matmul64(A, B)),
             ]
         )
     for got in results[1:]:

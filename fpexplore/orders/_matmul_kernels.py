@@ -1,7 +1,8 @@
 """Compiled (numba) kernels of the matrix product: ``matmul_columns``, fpx.matmul for float16
-and bfloat16 accumulators. Private: use fpexplore.orders.
+and bfloat16 accumulators, and ``dot2_bounds``, exact_matmul's interval bounds. Private: use
+fpexplore.orders.
 
-It runs a row of A against a tile of output columns at once (B comes as (k, n): row t of B
+Both run a row of A against a tile of output columns at once (B comes as (k, n): row t of B
 is contiguous across the columns), each step one loop over the tile's columns with no branch
 on the data, so the compiler runs the columns on SIMD lanes; every element's operations are
 those of the element alone, in the same order, so the bits are those of the element-by-element
@@ -17,8 +18,8 @@ import math
 import numba as nb
 import numpy as np
 
-from .._numba import bits_float, cached_njit, float_bits
-from ..numerics import two_sum
+from .._numba import bits_float, cached_njit, float_bits, hw_fma
+from ..numerics import odd_add64_scalar, two_sum
 from ._kernels import STACK, halving_step
 
 
@@ -350,3 +351,83 @@ def matmul_columns(A, B, code, fused, z, rp, block, split):
                         acc[j] = _rn_lanes(acc[j] + part[j], tiny, shift, vmax)
             out[i, j0 : j0 + w] = acc[:w]
     return out
+
+
+# ----------------------------------------------------------------------------- exact matmul
+
+
+@nb.njit
+def _dot2_finish(A, B, i, j, lane, S, C, AB, g, k, odd, lo_end, hi_end, zero):
+    """dot2_bounds' result for element (i, j) from its column's sums (lane of S, C, AB)."""
+    if not AB[lane] > 0.0:  # every product zero (or NaN, or underflowed): the zero flags
+        all_zero = all_neg_zero = True
+        for t in range(k):
+            a = A[i, t]
+            b = B[t, j]
+            if a == 0.0 or b == 0.0:
+                if math.copysign(1.0, a) == math.copysign(1.0, b):
+                    all_neg_zero = False
+            else:
+                all_zero = False
+                all_neg_zero = False
+        if all_zero:
+            zero[i, j] = 2 if (all_neg_zero and k > 0) else 1
+    err = 8.0 * g * g * AB[lane] + 4.0 * k * 5e-324
+    h, lo = two_sum(S[lane], C[lane])
+    if odd:
+        lo_end[i, j] = odd_add64_scalar(h, lo - err)
+        hi_end[i, j] = odd_add64_scalar(h, lo + err)
+    else:
+        lo_end[i, j] = h + (lo - err)
+        hi_end[i, j] = h + (lo + err)
+
+
+@_jit
+def dot2_bounds(A, B, odd):
+    """Interval ends for each exact dot product A[i] . B[:, j] (float64 inputs, B as (k, n)),
+    via Dot2.
+
+    Products are split error-free with a hardware fma (TwoProduct) and accumulated with TwoSum
+    into hi + lo (Ogita, Rump & Oishi, "Accurate sum and dot product", 2005). With
+    err = 8 * gamma_k**2 * sum|p| + 4k * 2**-1074 (a generous bound on |hi + lo - exact|,
+    including underflow of the product errors), the exact value lies in [lo_end, hi_end],
+    each end being the exact hi + lo -/+ err rounded to nearest in float64, or (odd=True) to odd
+    so that a further rounding to a narrower format is correct. Where both ends round to the
+    same value in the target format, that value is the correctly rounded result.
+    zero[i, j]: 1 if every product is exactly +/-0 with at least one +0 (result +0.0), 2 if all
+    are -0 (result -0.0), else 0. Non-finite inputs give non-finite ends: the caller falls back.
+
+    A row of A runs against COLUMNS columns at once, each step a loop over the columns without
+    a branch (SIMD lanes); each element's operations are those of one element alone, in order.
+    The zero flags are looked at only where sum|p| is not positive (a positive sum has a
+    product of two nonzero factors).
+    """
+    m, k = A.shape
+    n = B.shape[1]
+    lo_end = np.empty((m, n))
+    hi_end = np.empty((m, n))
+    zero = np.zeros((m, n), dtype=np.int8)
+    g = k * 2.0**-53 / (1.0 - k * 2.0**-53)
+    S = np.empty(COLUMNS)
+    C = np.empty(COLUMNS)
+    AB = np.empty(COLUMNS)
+    for j0 in range(0, n, COLUMNS):
+        w = min(COLUMNS, n - j0)
+        for i in range(m):
+            S[:w] = 0.0
+            C[:w] = 0.0
+            AB[:w] = 0.0
+            for t in range(k):
+                a = A[i, t]
+                row = B[t, j0 : j0 + w]
+                for j in range(w):
+                    b = row[j]
+                    p = a * b
+                    e = hw_fma(a, b, -p)
+                    s, q = two_sum(S[j], p)
+                    S[j] = s
+                    C[j] = C[j] + (q + e)
+                    AB[j] = AB[j] + abs(p)
+            for j in range(w):
+                _dot2_finish(A, B, i, j0 + j, j, S, C, AB, g, k, odd, lo_end, hi_end, zero)
+    return lo_end, hi_end, zero

@@ -181,8 +181,8 @@ def matmul(
 
 
 def matmul_kernels():
-    """The compiled matrix-product kernels (matmul_columns; numba is imported on first use
-    only)."""
+    """The compiled matrix-product kernels (matmul_columns, dot2_bounds; numba is imported on
+    first use only)."""
     from . import _matmul_kernels
 
     return _matmul_kernels
@@ -215,7 +215,7 @@ def _by_row_blocks(kernel, X, Y, *args):
 def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     """Correctly rounded ``A @ B``: each element is the exact dot product rounded once.
 
-    Fast path: Dot2 interval bounds per element (see _kernels.dot2_bounds); elements whose
+    Fast path: Dot2 interval bounds per element (see _matmul_kernels.dot2_bounds); elements whose
     interval does not round to one value (near ties, exact zeros of cancelling products,
     non-finite values) are computed with :func:`fpexplore.exact_dot`.
     """
@@ -224,12 +224,12 @@ def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
     m, n = A.shape[0], B.shape[1]
     A64 = np.ascontiguousarray(A, dtype=np.float64)
-    Bt64 = np.ascontiguousarray(B.T, dtype=np.float64)
+    B64 = np.ascontiguousarray(B, dtype=np.float64)
     wide = info.name == "float64"
     # float64 inputs: TwoProduct must not overflow or underflow for the bound to hold
-    safe = bool(np.isfinite(A64).all() and np.isfinite(Bt64).all())
+    safe = bool(np.isfinite(A64).all() and np.isfinite(B64).all())
     if wide and safe:
-        mags = np.abs(np.concatenate([A64.ravel(), Bt64.ravel()]))
+        mags = np.abs(np.concatenate([A64.ravel(), B64.ravel()]))
         nz = mags[mags > 0]
         safe = nz.size == 0 or (nz.min() >= 2.0**-450 and nz.max() <= 2.0**450)
     out = np.empty((m, n), dtype=info.dtype)
@@ -238,7 +238,7 @@ def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
             for j in range(n):
                 out[i, j] = exact_dot(A[i], B[:, j])
         return out
-    lo_end, hi_end, zero = kernels().dot2_bounds(A64, Bt64, not wide)
+    lo_end, hi_end, zero = _by_row_blocks(matmul_kernels().dot2_bounds, A64, B64, not wide)
     r_lo = np.asarray(as_format(lo_end, info.name))
     r_hi = np.asarray(as_format(hi_end, info.name))
     # bitwise agreement (so -0.0 and +0.0 differ: an interval around 0 is not decided)
@@ -260,12 +260,12 @@ def matmul64(A, B) -> np.ndarray:
     result is not needed."""
     (A, B), _ = coerce(A, B, what="matmul64")
     A64 = np.ascontiguousarray(A, dtype=np.float64)
-    Bt64 = np.ascontiguousarray(B.T, dtype=np.float64)
-    lo_end, hi_end, zero = kernels().dot2_bounds(A64, Bt64, False)
+    B64 = np.ascontiguousarray(B, dtype=np.float64)
+    lo_end, hi_end, zero = _by_row_blocks(matmul_kernels().dot2_bounds, A64, B64, False)
     with np.errstate(all="ignore"):
         out = lo_end / 2 + hi_end / 2
         out[zero == 1], out[zero == 2] = 0.0, -0.0
         bad = ~np.isfinite(out) & (zero == 0)
         if bad.any():  # non-finite inputs: NumPy's float64 product says inf or NaN
-            out[bad] = (A64 @ Bt64.T)[bad]
+            out[bad] = (A64 @ B64)[bad]
     return out
