@@ -4,6 +4,7 @@ the `numpy` orders against real NumPy (live and recorded), and the order API's e
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import ml_dtypes
@@ -672,6 +673,181 @@ def test_matmul_four_columns_in_step_equal_the_dot_of_each_column(fmt, order, fm
             assert oracle.same(R[i, j], want), (i, j)  # (any NaN equals any NaN)
 
 
+def _same_or_both_nan(x, y) -> bool:
+    """Arrays of one float dtype equal bit for bit, except that any NaN equals any NaN (NaN
+    signs and payloads are not modelled: the compiler orders the operands of a NaN sum)."""
+    x, y = np.asarray(x), np.asarray(y)
+    u = oracle.UINT[x.dtype.itemsize * 8]
+    nan = np.isnan(x.astype(np.float64)) & np.isnan(y.astype(np.float64))
+    return x.shape == y.shape and np.array_equal(x.view(u)[~nan], y.view(u)[~nan])
+
+
+def _lane_values(rng, fmt: str) -> np.ndarray:
+    """float64 values for the 16-bit rounding: raw bit patterns over every exponent (float64
+    subnormals, huge values, inf, NaN among them), the format's midpoints and their float64
+    neighbours, the subnormal and overflow thresholds, 2**960 and their neighbours."""
+    dtype, p, emin, emax = SPECS[fmt]
+    raw = rng.integers(0, 2**63, size=200_000, dtype=np.int64).view(np.float64)
+    raw = np.concatenate([raw, -raw])
+    vals = np.asarray(random_values(rng, fmt, 30_000), dtype=np.float64)
+    finite = vals[np.isfinite(vals) & (vals != 0)]
+    ulp = np.ldexp(1.0, np.maximum(np.frexp(finite)[1] - 1, emin) - p + 1)
+    mids = np.concatenate([finite + ulp / 2, finite - ulp / 2, finite * (1 + 2.0**-30)])
+    edges = [0.0, 2.0**emin, 2.0 ** (emin - p + 1), 2.0 ** (emin - p), 1.5 * 2.0 ** (emin - p)]
+    vmax = fpx.format_info(fmt).max
+    edges += [vmax, vmax + 2.0 ** (emax - p), 2.0 ** (emax + 1), 2.0**960, 2.0**1023, 5e-324]
+    edges = np.array(edges + [2.0**-1022, np.inf, np.nan])
+    near = np.concatenate([edges, np.nextafter(edges, 0), np.nextafter(edges, np.inf)])
+    near = np.concatenate([near, -near, mids, -mids])
+    return np.concatenate([raw, vals, near])
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float16"])
+def test_lane_rounding_equals_round_to_precision(fmt):
+    """matmul_columns' branch-free rounding (_rn_lanes) and round to odd (_odd_add_lanes)
+    give round_to_precision's and odd_add64_scalar's bits on float64 values of every kind."""
+    import numba as nb
+
+    from fpexplore.orders import _kernels as K
+    from fpexplore.orders import _matmul_kernels as MK
+    from fpexplore.orders.arith import arith
+
+    rp = arith(fpx.format_info(fmt)).rp
+
+    @nb.njit
+    def both_roundings(v, rp):
+        tiny, shift = math.ldexp(1.0, rp[1]), ((53 - rp[0]) << 52) | (1 << 51)
+        lanes, scalar = np.empty_like(v), np.empty_like(v)
+        for i in range(v.shape[0]):
+            lanes[i] = MK._rn_lanes(v[i], tiny, shift, rp[2])
+            scalar[i] = K._round_rp(v[i], rp)
+        return lanes, scalar
+
+    @nb.njit
+    def both_odd_adds(a, b):
+        lanes, scalar = np.empty_like(a), np.empty_like(a)
+        for i in range(a.shape[0]):
+            lanes[i] = MK._odd_add_lanes(a[i], b[i])
+            scalar[i] = K.odd_add64_scalar(a[i], b[i])
+        return lanes, scalar
+
+    rng = np.random.default_rng(31)
+    v = _lane_values(rng, fmt)
+    lanes, scalar = both_roundings(v, rp)
+    assert np.array_equal(lanes.view(np.int64), scalar.view(np.int64))  # NaN: v itself
+    # round to odd: sums with a rounding error (odd and even last bits), exact sums, huge ones
+    a = np.concatenate([v, rng.standard_normal(100_000), np.full(1000, 1.0)])
+    b = np.concatenate(
+        [
+            rng.permutation(v),
+            rng.standard_normal(100_000) * 2.0**-60,
+            rng.integers(1, 2**12, 1000) * 2.0**-53,
+        ]
+    )
+    with np.errstate(all="ignore"):
+        lanes, scalar = both_odd_adds(a, b)
+    assert _same_or_both_nan(lanes, scalar)
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float16"])
+def test_matmul_columns_kernel_equals_the_element_kernel(fmt):
+    """The 16-bit accumulators' matmul kernel (a row against tiles of columns, SIMD lanes)
+    gives the bits of the element-by-element kernel, in every order, fused or not, with
+    split-K, across tile boundaries (300 columns: 256 + 44; a tree's tiles are narrower),
+    on data with zeros, subnormals, ties, overflow, infinities and NaN."""
+    from fpexplore.orders import _kernels as K
+    from fpexplore.orders import _matmul_kernels as MK
+    from fpexplore.orders.arith import arith, to_storage
+
+    rng = np.random.default_rng(32)
+    ar = arith(fpx.format_info(fmt))
+    A = random_values(rng, fmt, 3 * 37).reshape(3, 37)
+    B = random_values(rng, fmt, 37 * 300).reshape(37, 300)
+    A[1] = np.asarray(fpx.as_format(rng.standard_normal(37), fmt))  # mostly finite results
+    B[:, :150] = np.asarray(fpx.as_format(rng.standard_normal((37, 150)), fmt))
+    A[2, ::3] = 0.0
+    X, Y = to_storage(A, ar), to_storage(B, ar)
+    Yt = np.ascontiguousarray(Y.T)
+    cases = [(code, False, 4) for code in range(8)] + [(c, True, 4) for c in (0, 1, 3, 4, 5, 6)]
+    cases += [(4, False, 64), (5, True, 32), (3, True, 5)]
+    for code, fused, block in cases:
+        for split in (1, 3):
+            with np.errstate(all="ignore"):
+                want = K.matmul(X, Yt, code, fused, ar.z, ar.rp, block, split)
+                got = MK.matmul_columns(X, Y, code, fused, ar.z, ar.rp, block, split)
+            assert _same_or_both_nan(got, want), (code, fused, block, split)
+            assert np.isfinite(got[1, :150]).all() and not np.isnan(got).all()
+    with np.errstate(all="ignore"):  # k = 0: +0.0 everywhere
+        empty = MK.matmul_columns(X[:, :0], Y[:0], 0, False, ar.z, ar.rp, 1, 1)
+    assert np.array_equal(empty.view(np.int64), np.zeros((3, 300), np.int64))
+
+
+def test_dot2_bounds_by_columns_equal_the_element_loop():
+    """dot2_bounds (a row against tiles of columns; the zero flags looked at only where
+    sum|p| is not positive) gives the interval ends and zero flags of the element-by-element
+    loop it replaced, with signed zeros, 0 * inf, NaN and infinities, odd or not."""
+    import numba as nb
+
+    from fpexplore._numba import hw_fma
+    from fpexplore.numerics import odd_add64_scalar, two_sum
+    from fpexplore.orders import _matmul_kernels as MK
+
+    @nb.njit
+    def element_loop(A, Bt, odd):  # the kernel as it was, one element at a time
+        m, n, k = A.shape[0], Bt.shape[0], A.shape[1]
+        lo_end, hi_end = np.empty((m, n)), np.empty((m, n))
+        zero = np.zeros((m, n), dtype=np.int8)
+        g = k * 2.0**-53 / (1.0 - k * 2.0**-53)
+        for i in range(m):
+            for j in range(n):
+                s = c = absum = 0.0
+                all_zero = all_neg_zero = True
+                for t in range(k):
+                    a, b = A[i, t], Bt[j, t]
+                    p = a * b
+                    e = hw_fma(a, b, -p)
+                    s, q = two_sum(s, p)
+                    c = c + (q + e)
+                    absum = absum + abs(p)
+                    if a == 0.0 or b == 0.0:
+                        if math.copysign(1.0, a) == math.copysign(1.0, b):
+                            all_neg_zero = False
+                    else:
+                        all_zero = all_neg_zero = False
+                if all_zero:
+                    zero[i, j] = 2 if (all_neg_zero and k > 0) else 1
+                err = 8.0 * g * g * absum + 4.0 * k * 5e-324
+                h, lo = two_sum(s, c)
+                if odd:
+                    lo_end[i, j] = odd_add64_scalar(h, lo - err)
+                    hi_end[i, j] = odd_add64_scalar(h, lo + err)
+                else:
+                    lo_end[i, j] = h + (lo - err)
+                    hi_end[i, j] = h + (lo + err)
+        return lo_end, hi_end, zero
+
+    rng = np.random.default_rng(33)
+    A = rng.standard_normal((6, 9)) * 2.0 ** rng.integers(-30, 30, (6, 9))
+    B = rng.standard_normal((9, 270))
+    A[0] = 0.0  # with B's -0 column: all -0 products
+    A[1] = -0.0
+    A[2, :4] = 0.0
+    B[:, 3] = -0.0
+    B[:, 4] = 0.0
+    B[:, 5] = np.inf  # 0 * inf: NaN products where A's row is zero
+    B[:5, 6] = np.nan
+    A[3, 2] = -np.inf
+    B[:, 7] = 1e-300  # products underflow to zero (nonzero factors)
+    A[4] = 1e-300
+    for odd in (False, True):
+        with np.errstate(all="ignore"):
+            got = MK.dot2_bounds(A, B, odd)
+            want = element_loop(A, np.ascontiguousarray(B.T), odd)
+        assert _same_or_both_nan(got[0], want[0]) and _same_or_both_nan(got[1], want[1])
+        assert np.array_equal(got[2], want[2])
+    assert got[2][0, 3] == 2 and got[2][1, 4] == 2 and got[2][0, 4] == 1 and got[2][0, 5] == 1
+
+
 def test_matmul_bits_do_not_depend_on_the_threads(monkeypatch):
     """A large matmul runs blocks of rows in threads: the same bits with 1, 2 or 8."""
     from fpexplore.orders import products
@@ -681,8 +857,16 @@ def test_matmul_bits_do_not_depend_on_the_threads(monkeypatch):
     results = []
     for cores in (1, 2, 8):
         monkeypatch.setattr(products.os, "sched_getaffinity", lambda pid, c=cores: set(range(c)))
-        results.append(fpx.to_bits(fpx.matmul(A, B, "pairwise")))
-    assert np.array_equal(results[0], results[1]) and np.array_equal(results[0], results[2])
+        results.append(
+            [
+                fpx.to_bits(fpx.matmul(A, B, "pairwise")),
+                fpx.to_bits(fpx.matmul(A, B, "kahan", accumulate="float32")),
+                fpx.to_bits(fpx.exact_matmul(A, B)),
+                fpx.to_bits(products.matmul64(A, B)),
+            ]
+        )
+    for got in results[1:]:
+        assert all(np.array_equal(x, y) for x, y in zip(results[0], got))
 
 
 def test_the_exact_order_refuses_an_accumulator_it_would_ignore():

@@ -11,6 +11,8 @@
 - ``summation``  ``sum``
 - ``products``   ``dot``, ``matmul`` (fma, split-K, tf32/bfloat16 input rounding), ``exact_matmul``
 - ``_kernels``   the compiled loops (numba, imported on first use)
+- ``_matmul_kernels`` matmul's float16/bfloat16 orders and exact_matmul's bounds, a row
+                 against tiles of columns on SIMD lanes (numba, imported on first use)
 - ``simd``       the SIMD-accumulator family's numba kernel and simd_sum
 - ``simd_shapes`` its shapes, pure (no numba): Stage, SimdOrder, the builders of the
                  OpenBLAS dot, einsum and LLVM loops

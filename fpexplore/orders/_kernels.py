@@ -26,8 +26,6 @@ flush) are those of :mod:`fpexplore.numerics`, registered with numba by
 
 from __future__ import annotations
 
-import math
-
 import numba as nb
 import numpy as np
 from numba import types
@@ -38,7 +36,6 @@ from ..numerics import (
     flush_subnormals,
     odd_add64_scalar,
     round_to_precision,
-    two_sum,
 )
 
 
@@ -715,7 +712,9 @@ def _kahan4(x, Bt, j, fused, z, rp, out, i):
 def matmul(A, Bt, code, fused, z, rp, block, split):
     """out[i, j] = order over k of A[i, k] * Bt[j, k]; with split > 1 the k range is cut into
     `split` contiguous slices whose results are added in slice order (split-K). The
-    sequential and Kahan orders compute four columns in step (_sequential4, _kahan4)."""
+    sequential and Kahan orders compute four columns in step (_sequential4, _kahan4).
+    fpx.matmul calls it for float32 and float64 accumulators; float16 and bfloat16 ones run
+    matmul_columns (the same bits, on SIMD lanes)."""
     m = A.shape[0]
     n = Bt.shape[0]
     k = A.shape[1]
@@ -744,53 +743,3 @@ def matmul(A, Bt, code, fused, z, rp, block, split):
                     acc = part if s == 0 else _add(acc, part, rp)
                 out[i, j] = acc
     return out
-
-
-@_jit
-def dot2_bounds(A, Bt, odd):
-    """Interval ends for each exact dot product A[i] . Bt[j] (float64 inputs), via Dot2.
-
-    Products are split error-free with a hardware fma (TwoProduct) and accumulated with TwoSum
-    into hi + lo (Ogita, Rump & Oishi, "Accurate sum and dot product", 2005). With
-    err = 8 * gamma_k**2 * sum|p| + 4k * 2**-1074 (a generous bound on |hi + lo - exact|,
-    including underflow of the product errors), the exact value lies in [lo_end, hi_end],
-    each end being the exact hi + lo -/+ err rounded to nearest in float64, or (odd=True) to odd
-    so that a further rounding to a narrower format is correct. Where both ends round to the
-    same value in the target format, that value is the correctly rounded result.
-    zero[i, j]: 1 if every product is exactly +/-0 with at least one +0 (result +0.0), 2 if all
-    are -0 (result -0.0), else 0. Non-finite inputs give non-finite ends: the caller falls back.
-    """
-    m, n, k = A.shape[0], Bt.shape[0], A.shape[1]
-    lo_end = np.empty((m, n))
-    hi_end = np.empty((m, n))
-    zero = np.zeros((m, n), dtype=np.int8)
-    g = k * 2.0**-53 / (1.0 - k * 2.0**-53)
-    for i in range(m):
-        for j in range(n):
-            s = c = absum = 0.0
-            all_zero = all_neg_zero = True
-            for t in range(k):
-                a = A[i, t]
-                b = Bt[j, t]
-                p = a * b
-                e = hw_fma(a, b, -p)
-                s, q = two_sum(s, p)
-                c = c + (q + e)
-                absum = absum + abs(p)
-                if a == 0.0 or b == 0.0:
-                    if math.copysign(1.0, a) == math.copysign(1.0, b):
-                        all_neg_zero = False
-                else:
-                    all_zero = False
-                    all_neg_zero = False
-            if all_zero:
-                zero[i, j] = 2 if (all_neg_zero and k > 0) else 1
-            err = 8.0 * g * g * absum + 4.0 * k * 5e-324
-            h, lo = two_sum(s, c)
-            if odd:
-                lo_end[i, j] = odd_add64_scalar(h, lo - err)
-                hi_end[i, j] = odd_add64_scalar(h, lo + err)
-            else:
-                lo_end[i, j] = h + (lo - err)
-                hi_end[i, j] = h + (lo + err)
-    return lo_end, hi_end, zero

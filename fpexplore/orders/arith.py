@@ -55,6 +55,7 @@ __all__ = [
     "split_k_applies",
     "finish",
     "kernels",
+    "matmul_by_columns",
     "out_rp",
     "to_storage",
 ]
@@ -159,6 +160,14 @@ def accumulate_applies(spec) -> bool:
 def fma_applies(op: str, spec) -> bool:
     """Whether ``fma=True`` changes order ``spec`` of ``op``: a product feeds an accumulator."""
     return op in PRODUCT_OPS and spec.library is None and spec.fma
+
+
+def matmul_by_columns(spec, ar: Arith) -> bool:
+    """Whether matmul runs order ``spec`` in ``ar`` with the kernel that takes a row of A
+    against tiles of B's columns (``matmul_columns``: float16 and bfloat16 accumulators, the
+    orders of the matmul kernel) rather than element by element (``matmul``); the bits are
+    the same."""
+    return spec.matmul_code is not None and ar.rp[0] != 0
 
 
 def split_k_applies(op: str, spec) -> bool:

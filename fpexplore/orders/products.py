@@ -29,6 +29,7 @@ from .arith import (
     check_split_k,
     finish,
     kernels,
+    matmul_by_columns,
     to_storage,
 )
 from .registry import fusable, lookup
@@ -149,6 +150,19 @@ def matmul(
         return spec.run_library(A, B, p, accumulate, input_rounding)
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(A, ar)
+    if matmul_by_columns(spec, ar):  # a 16-bit accumulator: rows against tiles of columns
+        out = _by_row_blocks(
+            matmul_kernels().matmul_columns,
+            X,
+            to_storage(np.ascontiguousarray(B), ar),
+            spec.matmul_code,
+            fused,
+            ar.z,
+            ar.rp,
+            p.get("block", 1),
+            split_k or 1,
+        )
+        return np.asarray(as_format(out, info.name))
     Yt = to_storage(np.ascontiguousarray(B.T), ar)
     if spec.matmul_code is None:  # a revealed tree: its runner on each element
         out = np.empty((X.shape[0], Yt.shape[0]), dtype=type(ar.z))
@@ -157,36 +171,55 @@ def matmul(
                 out[i, j] = spec.run(X[i], Yt[j], fused, ar, p, info)
         return np.asarray(as_format(out.astype(np.float64), info.name))
     out = _by_row_blocks(
-        X, Yt, spec.matmul_code, fused, ar.z, ar.rp, p.get("block", 1), split_k or 1
+        kernels().matmul,
+        X,
+        Yt,
+        spec.matmul_code,
+        fused,
+        ar.z,
+        ar.rp,
+        p.get("block", 1),
+        split_k or 1,
     )
     return np.asarray(as_format(out.astype(np.float64), info.name))
 
 
-def _by_row_blocks(X, Yt, *args):
-    """The matmul kernel on blocks of rows, one thread each where the product is large (the
-    kernels release the GIL). Every element is computed by itself, as with one thread: the
-    bits do not depend on the number of threads."""
+def matmul_kernels():
+    """The compiled matrix-product kernels (matmul_columns, dot2_bounds; numba is imported on
+    first use only)."""
+    from . import _matmul_kernels
+
+    return _matmul_kernels
+
+
+def _by_row_blocks(kernel, X, Y, *args):
+    """``kernel(X, Y, *args)`` (a matmul kernel: X's rows against Y) on blocks of X's rows, one
+    thread each where the product is large (the kernels release the GIL), the results (an
+    array or a tuple of arrays, one row per row of X) stacked. Every element is computed by
+    itself, as with one thread: the bits do not depend on the number of threads."""
     m = X.shape[0]
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # (not Linux)
         cores = os.cpu_count() or 1
     threads = min(cores, 8, m)
-    if threads < 2 or m * Yt.shape[0] * max(X.shape[1], 1) < 1 << 22:
-        return kernels().matmul(X, Yt, *args)
+    if threads < 2 or m * Y.size < 1 << 22:  # m * n * k multiply-adds
+        return kernel(X, Y, *args)
     from concurrent.futures import ThreadPoolExecutor
 
     cuts = np.linspace(0, m, threads + 1).astype(int)
-    kernels().matmul(X[:1], Yt[:1], *args)  # compile (or load) once, before the threads
+    kernel(X[:1], Y, *args)  # compile (or load) once, before the threads
     with ThreadPoolExecutor(threads) as pool:
-        parts = pool.map(lambda lo, hi: kernels().matmul(X[lo:hi], Yt, *args), cuts[:-1], cuts[1:])
-        return np.concatenate(list(parts))
+        parts = list(pool.map(lambda lo, hi: kernel(X[lo:hi], Y, *args), cuts[:-1], cuts[1:]))
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate(p) for p in zip(*parts))
+    return np.concatenate(parts)
 
 
 def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     """Correctly rounded ``A @ B``: each element is the exact dot product rounded once.
 
-    Fast path: Dot2 interval bounds per element (see _kernels.dot2_bounds); elements whose
+    Fast path: Dot2 interval bounds per element (see _matmul_kernels.dot2_bounds); elements whose
     interval does not round to one value (near ties, exact zeros of cancelling products,
     non-finite values) are computed with :func:`fpexplore.exact_dot`.
     """
@@ -195,12 +228,12 @@ def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
     m, n = A.shape[0], B.shape[1]
     A64 = np.ascontiguousarray(A, dtype=np.float64)
-    Bt64 = np.ascontiguousarray(B.T, dtype=np.float64)
+    B64 = np.ascontiguousarray(B, dtype=np.float64)
     wide = info.name == "float64"
     # float64 inputs: TwoProduct must not overflow or underflow for the bound to hold
-    safe = bool(np.isfinite(A64).all() and np.isfinite(Bt64).all())
+    safe = bool(np.isfinite(A64).all() and np.isfinite(B64).all())
     if wide and safe:
-        mags = np.abs(np.concatenate([A64.ravel(), Bt64.ravel()]))
+        mags = np.abs(np.concatenate([A64.ravel(), B64.ravel()]))
         nz = mags[mags > 0]
         safe = nz.size == 0 or (nz.min() >= 2.0**-450 and nz.max() <= 2.0**450)
     out = np.empty((m, n), dtype=info.dtype)
@@ -209,7 +242,7 @@ def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
             for j in range(n):
                 out[i, j] = exact_dot(A[i], B[:, j])
         return out
-    lo_end, hi_end, zero = kernels().dot2_bounds(A64, Bt64, not wide)
+    lo_end, hi_end, zero = _by_row_blocks(matmul_kernels().dot2_bounds, A64, B64, not wide)
     r_lo = np.asarray(as_format(lo_end, info.name))
     r_hi = np.asarray(as_format(hi_end, info.name))
     # bitwise agreement (so -0.0 and +0.0 differ: an interval around 0 is not decided)
@@ -231,12 +264,12 @@ def matmul64(A, B) -> np.ndarray:
     result is not needed."""
     (A, B), _ = coerce(A, B, what="matmul64")
     A64 = np.ascontiguousarray(A, dtype=np.float64)
-    Bt64 = np.ascontiguousarray(B.T, dtype=np.float64)
-    lo_end, hi_end, zero = kernels().dot2_bounds(A64, Bt64, False)
+    B64 = np.ascontiguousarray(B, dtype=np.float64)
+    lo_end, hi_end, zero = _by_row_blocks(matmul_kernels().dot2_bounds, A64, B64, False)
     with np.errstate(all="ignore"):
         out = lo_end / 2 + hi_end / 2
         out[zero == 1], out[zero == 2] = 0.0, -0.0
         bad = ~np.isfinite(out) & (zero == 0)
         if bad.any():  # non-finite inputs: NumPy's float64 product says inf or NaN
-            out[bad] = (A64 @ Bt64.T)[bad]
+            out[bad] = (A64 @ B64)[bad]
     return out

@@ -490,7 +490,7 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     compute dtype or None)`` each, from the order's ``kernel_calls``. Empty for ``exact`` and
     for the library loops (their kernels are their modules' own). fpexplore.warmup uses it to
     tell whether a call would compile first."""
-    from .arith import accumulator, arith
+    from .arith import accumulator, arith, matmul_by_columns
 
     spec = lookup(op, order)
     if spec.library is not None:  # "X": the inputs' dtype; "A": ATen's float32/float64
@@ -503,7 +503,8 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     ar = arith(accumulator(accumulate, info, spec))
     compute = np.dtype(type(ar.z))
     if op == "matmul":
-        return [("matmul", ar.storage, compute)]
+        kernel = "matmul_columns" if matmul_by_columns(spec, ar) else "matmul"
+        return [(kernel, ar.storage, compute)]
     dtypes = {"S": ar.storage, "C": compute, None: None}
     has_y = op == "dot" and order not in ("numpy", "numpy-chunked", "cub")  # literal products
     calls = spec.kernel_calls(has_y, info.name, params or {})
