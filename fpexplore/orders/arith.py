@@ -17,7 +17,8 @@ Which setting applies where is judged here, each rule by one function, whoever a
 ``"+fma"``, so the message names what the user wrote): :func:`check_fma`,
 :func:`check_combine` (matmul combines tree blocks in order), :func:`check_split_k`,
 :func:`check_input_rounding`, :func:`check_accumulate`; and, as booleans,
-:func:`fma_applies`, :func:`split_k_applies`, ``op in PRODUCT_OPS`` (input rounding).
+:func:`accumulate_applies`, :func:`fma_applies`, :func:`split_k_applies`, ``op in PRODUCT_OPS``
+(input rounding).
 """
 
 from __future__ import annotations
