@@ -151,36 +151,17 @@ def matmul(
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(A, ar)
     if matmul_by_columns(spec, ar):  # a 16-bit accumulator: rows against tiles of columns
-        out = _by_row_blocks(
-            matmul_kernels().matmul_columns,
-            X,
-            to_storage(np.ascontiguousarray(B), ar),
-            spec.matmul_code,
-            fused,
-            ar.z,
-            ar.rp,
-            p.get("block", 1),
-            split_k or 1,
-        )
-        return np.asarray(as_format(out, info.name))
-    Yt = to_storage(np.ascontiguousarray(B.T), ar)
-    if spec.matmul_code is None:  # a revealed tree: its runner on each element
-        out = np.empty((X.shape[0], Yt.shape[0]), dtype=type(ar.z))
-        for i in range(X.shape[0]):
-            for j in range(Yt.shape[0]):
-                out[i, j] = spec.run(X[i], Yt[j], fused, ar, p, info)
-        return np.asarray(as_format(out.astype(np.float64), info.name))
-    out = _by_row_blocks(
-        kernels().matmul,
-        X,
-        Yt,
-        spec.matmul_code,
-        fused,
-        ar.z,
-        ar.rp,
-        p.get("block", 1),
-        split_k or 1,
-    )
+        kernel, Y = matmul_kernels().matmul_columns, to_storage(np.ascontiguousarray(B), ar)
+    else:
+        kernel, Y = kernels().matmul, to_storage(np.ascontiguousarray(B.T), ar)
+        if spec.matmul_code is None:  # a revealed tree: its runner on each element
+            out = np.empty((X.shape[0], Y.shape[0]), dtype=type(ar.z))
+            for i in range(X.shape[0]):
+                for j in range(Y.shape[0]):
+                    out[i, j] = spec.run(X[i], Y[j], fused, ar, p, info)
+            return np.asarray(as_format(out.astype(np.float64), info.name))
+    block, splits = p.get("block", 1), split_k or 1
+    out = _by_row_blocks(kernel, X, Y, spec.matmul_code, fused, ar.z, ar.rp, block, splits)
     return np.asarray(as_format(out.astype(np.float64), info.name))
 
 
