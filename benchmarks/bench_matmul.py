@@ -1,12 +1,20 @@
 """Benchmark the emulated matmul orders at n = 1000 (the explorer's largest matmul), per format:
-the time of each of compare's default variants [bfloat16 <= 15 s per variant on 2 cores].
+the time of each of compare's default variants, of the exact reference, and of a whole
+``compare`` with one variant and with its default variants [bfloat16 <= 15 s for a compare
+with one variant on 2 cores, issue "Never silently wrong, round two", item 14].
 
     python benchmarks/bench_matmul.py           # float32, bfloat16, float16 at n = 1000
     python benchmarks/bench_matmul.py 300       # another size
 
-16-bit formats round every operation in float64 (numerics.round_to_precision); the sequential
-and Kahan orders run four output columns in step, and large products run blocks of rows in
-threads (orders/products.py): the numbers depend on the core count, the bits do not.
+float16 and bfloat16 accumulators round every operation in float64 from the bits
+(orders/_kernels.py): a row of A runs against tiles of 256 output columns, each step of the
+order one branch-free loop over the columns (SIMD lanes), every element's operations those of
+the element alone; float32 runs sequential and Kahan four output columns in step. The exact
+reference (exact_matmul: Dot2 interval bounds) runs a row against tiles of columns too. Large
+products run blocks of rows in threads (orders/products.py): the numbers depend on the core
+count, the bits do not. A compare of float16 includes NumPy's own float16 np.matmul (no BLAS
+for float16: seconds at n = 1000); NumPy's bfloat16 np.matmul returns float32, so a bfloat16
+compare computes the exact reference twice (bfloat16 and float32).
 """
 
 from __future__ import annotations
@@ -23,19 +31,25 @@ import fpexplore as fpx
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"{platform.processor() or platform.machine()}, {cores} cores, n = {n}")
+    print(f"{platform.processor() or platform.machine()}, {cores} cores, n = {n}, median of 3 (s)")
     print()
-    print("| format | sequential | pairwise | tree | kahan | compare (all, s) |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| format | sequential | pairwise | tree | kahan | exact | compare (sequential) "
+        "| compare (defaults) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for fmt in ("float32", "bfloat16", "float16"):
         A = fpx.generate("uniform", n * n, fmt, 0).reshape(n, n)
         B = fpx.generate("uniform", n * n, fmt, 1).reshape(n, n)
         cells = []
-        for order in ("sequential", "pairwise", "tree", "kahan"):
-            ms = timeit(lambda o=order, A=A, B=B: fpx.matmul(A, B, o), repeat=1)
-            cells.append(f"{ms / 1e3:.1f} s")
-        total = timeit(lambda f=fmt: fpx.compare("matmul", format=f, n=n), repeat=1)
-        print(f"| {fmt} | {' | '.join(cells)} | {total / 1e3:.1f} |", flush=True)
+        for order in ("sequential", "pairwise", "tree", "kahan", "exact"):
+            ms = timeit(lambda o=order, A=A, B=B: fpx.matmul(A, B, o), repeat=3)
+            cells.append(f"{ms / 1e3:.2f}")
+        one = timeit(
+            lambda f=fmt: fpx.compare("matmul", format=f, n=n, variants=["sequential"]), repeat=3
+        )
+        total = timeit(lambda f=fmt: fpx.compare("matmul", format=f, n=n), repeat=3)
+        print(f"| {fmt} | {' | '.join(cells)} | {one / 1e3:.2f} | {total / 1e3:.2f} |", flush=True)
 
 
 if __name__ == "__main__":
