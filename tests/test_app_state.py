@@ -188,7 +188,8 @@ def test_compare_arguments_are_what_compare_takes():
     assert kw["sizes"] == [10, 100, 1000] and kw["seeds"] == 5
     assert S.computed_part(S.set_control(s, view="bits")) == S.computed_part(s)
     assert S.shown_part(S.set_control(s, view="bits")) != S.shown_part(s)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'op'"):
-        S.set_control(s, op="sum")
+    assert S.set_control(s, op="sum") == S.set_op(s, "sum")  # a row with its own transition
+    with pytest.raises(TypeError, match="unexpected keyword argument 'ops'"):
+        S.set_control(s, ops="sum")
     with pytest.raises(ValueError, match="valid: errors"):
         S.set_control(s, view="heatmap")

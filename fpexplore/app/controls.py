@@ -7,23 +7,18 @@ from types import SimpleNamespace
 
 import ipywidgets as W
 
-from .. import checks
-from ..data import DISTRIBUTIONS
 from ..formats import FORMATS
-from ..ops.registry import ops as op_names
 from ..orders.registry import BLOCKS
 from ..orders.tensor_core import ARCHS, verified
 from .render import label
 from .state import (
-    BACKEND_CHOICES,
+    CONTROLS,
+    PLACES,
     PRESETS,
-    SOURCES,
     TENSOR_CORE,
-    VIEWS,
     State,
     builder_names,
     input_names,
-    sizes,
     variant_options,
 )
 from .yourdata import UPLOADS, describe
@@ -83,38 +78,23 @@ def set_choices(widget, options, value) -> None:
         widget.value = value
 
 
-def compare_controls(state: State, installed: tuple) -> dict:
-    """One control per :func:`fpexplore.compare` argument."""
-    return dict(
-        op=W.Dropdown(options=list(op_names()), value=state.op, description="op"),
-        format=W.Dropdown(options=list(FORMATS), value=state.format, description="format"),
-        n=W.SelectionSlider(  # a size between the slider's steps joins them
-            options=sizes(state), value=state.n, description="n", continuous_update=False
-        ),
-        variants=W.SelectMultiple(description="variants", rows=8),
-        distribution=W.Dropdown(
-            options=list(DISTRIBUTIONS), value=state.distribution, description="data"
-        ),
-        seed=W.BoundedIntText(value=state.seed, min=0, max=checks.MAX_SEED, description="seed"),
-        backends=W.SelectMultiple(
-            options=BACKEND_CHOICES + installed,  # torch, jax, polars where installed
-            value=state.backends,
-            description="backend",
-            rows=4,
-        ),
-        threads=W.Dropdown(  # compare(threads=): the real CPU libraries' threads
-            options=[("default", 0), ("1", 1), ("2", 2), ("4", 4), ("8", 8)],
-            value=0,
-            description="threads",
-        ),
-    )
+def table_controls(state: State, installed: tuple) -> dict:
+    """One widget per row of :data:`~.state.CONTROLS`, showing the state's value; and the
+    variant list."""
+    made = {}
+    for name, row in CONTROLS.items():
+        kw = dict(row.widget_args, description=row.label)
+        if row.options is not None:
+            kw["options"] = row.options(state, installed)
+        made[name] = getattr(W, row.widget)(value=getattr(state, name), **kw)
+    made["variants"] = W.SelectMultiple(description="variants", rows=8)
+    return made
 
 
 def data_controls() -> dict:
     """The data source: generated (n, distribution, seed) or your arrays by variable name
     (the notebook's, or an uploaded file's), with observed results shown next to the rows."""
     c = dict(
-        source=W.Dropdown(options=SOURCES, value="generated", description="data from"),
         inputs_box=W.VBox(),
         observed=W.SelectMultiple(
             description="observed",
@@ -177,18 +157,8 @@ def view_controls() -> dict:
     table = W.HTML(layout=W.Layout(width="100%"))
     table.add_class("fpx-tablebox")
     return dict(
-        view=W.ToggleButtons(
-            options=VIEWS, value="errors", description="view", style={"button_width": "auto"}
-        ),
         pick_a=W.Dropdown(description="A", layout=picks),
         pick_b=W.Dropdown(description="B", layout=picks),
-        sweep_unit=W.ToggleButtons(  # the sweep's y axis
-            options=[("ulps", "ulps"), ("absolute error", "abs")],
-            value="ulps",
-            description="error in",
-            style={"button_width": "auto"},
-            layout=W.Layout(display="none"),
-        ),
         view_out=W.HTML(),
         explained=W.HTML(),  # fpx.explain's verdict on the observed results
         message=W.HTML(),
@@ -229,10 +199,13 @@ def arrange(c) -> list:
     """The app's children: every control in one column beside the figure (projector first),
     then the exports, the detective and the code."""
     wrap = W.Layout(flex_flow="row wrap", width="100%")
+    placed = {p: [getattr(c, k) for k, r in CONTROLS.items() if r.place == p] for p in PLACES}
+    side = placed["side"]
+    side.insert(side.index(c.source) + 1, c.arrays_box)  # your arrays under "data from"
     side = W.VBox(
         [
-            *(c.op, c.source, c.arrays_box, c.format, c.n, c.distribution, c.seed),
-            *(c.backends, c.threads, c.variants, c.b_name, c.b_arch),
+            *side,
+            *(c.variants, c.b_name, c.b_arch),
             W.HBox([c.b_block, c.b_fma], layout=wrap),
             W.HBox([c.b_rounding, c.b_acc], layout=wrap),
             W.HBox([c.b_add, c.b_remove], layout=wrap),
@@ -244,8 +217,8 @@ def arrange(c) -> list:
     side.add_class("fpx-side")
     main = W.VBox(
         [
-            W.HBox([c.view, c.large], layout=wrap),
-            W.HBox([c.pick_a, c.pick_b, c.sweep_unit], layout=wrap),
+            W.HBox([*placed["view"], c.large], layout=wrap),
+            W.HBox([c.pick_a, c.pick_b, *placed["picks"]], layout=wrap),
             *(c.verdict, c.explained, c.message),
             W.HBox([c.progress, c.cancel]),
             *(c.banner, c.canvas, c.view_out, c.table),
@@ -265,11 +238,12 @@ def arrange(c) -> list:
 def make_controls(state: State, installed: tuple) -> SimpleNamespace:
     """Every widget of the app by name, the figure and its canvas among them."""
     c = SimpleNamespace(
-        **compare_controls(state, installed),
+        **table_controls(state, installed),
         **data_controls(),
         **builder_controls(),
         **view_controls(),
         input_picks={},  # the op's input name -> its Dropdown ("input x")
+        installed=installed,  # the CPU libraries among the backends
     )
     c.figure, c.canvas = canvas()
     return c
@@ -278,30 +252,31 @@ def make_controls(state: State, installed: tuple) -> SimpleNamespace:
 def show_state(c, state: State, arrays: dict, *, on_input) -> None:
     """Set every control from ``state`` (``arrays``: the arrays offered by name; ``on_input``:
     the handler of a new input dropdown, which ``show_state`` makes when the op changes)."""
-    show_compare_controls(c, state)
+    show_table_controls(c, state)
     show_data_controls(c, state, arrays, on_input)
     names = builder_names(state.op, state.format)
     keep = c.b_name.value if c.b_name.value in [v for _, v in names] else names[0][1]
     set_choices(c.b_name, names, keep)
     builder_fits(c, state.format)
-    c.view.value, c.sweep_unit.value = state.view, state.sweep_unit
     # A and B: only where the view uses them
     show = "flex" if state.view in ("A vs B", "bits") else "none"
     c.pick_a.layout.display = show
     c.pick_b.layout.display = show if state.view == "A vs B" else "none"
-    c.sweep_unit.layout.display = "flex" if state.view == "sweep" else "none"
 
 
-def show_compare_controls(c, state: State) -> None:
-    c.op.value, c.format.value = state.op, state.format
-    if list(c.n.options) != sizes(state):
-        set_choices(c.n, sizes(state), state.n)
-    c.n.value = state.n
+def show_table_controls(c, state: State) -> None:
+    """Each row's widget shows the state's value (its options where they follow the state,
+    as n's do), where the row is shown."""
+    for name, row in CONTROLS.items():
+        w, value = getattr(c, name), getattr(state, name)
+        options = row.options(state, c.installed) if row.options is not None else None
+        if options is not None and list(w.options) != list(options):
+            set_choices(w, options, value)
+        w.value = value
+        w.layout.display = None if row.shown is None or row.shown(state) else "none"
     opts = variant_options(state)
     if list(c.variants.options) != opts or c.variants.value != state.variants:
         set_choices(c.variants, opts, state.variants)
-    c.distribution.value, c.seed.value = state.distribution, state.seed
-    c.backends.value, c.threads.value = state.backends, state.threads
 
 
 def show_data_controls(c, state: State, arrays: dict, on_input) -> None:
@@ -324,12 +299,9 @@ def show_data_controls(c, state: State, arrays: dict, on_input) -> None:
         else "<small>no arrays yet: define one in the notebook (then refresh names) or "
         "upload a .npy, .npz or .csv file</small>"
     )
-    c.source.value = state.source
     mine = state.source == "arrays"
     c.arrays_box.layout.display = None if mine else "none"
-    for w in (c.n, c.distribution, c.seed):
-        w.layout.display = "none" if mine else None
-    c.format.disabled = mine
+    c.format.disabled = mine  # the format is your arrays' own
 
 
 def show_picks(c, state: State, keys: list) -> None:

@@ -11,6 +11,7 @@ key, ``(variant spec, backend)``, an observed result by ``(name, "observed")``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -32,6 +33,8 @@ SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log sl
 # every backend but the CPU libraries, which join where installed (fpexplore.libspec)
 BACKEND_CHOICES = tuple(b for b in BACKEND_NAMES if b not in LIBRARY_NAMES)
 VIEWS = ("errors", "A vs B", "sweep", "bits")
+SWEEP_UNITS = (("ulps", "ulps"), ("absolute error", "abs"))
+PLACES = ("side", "view", "picks")  # where a control shows: its column, or above the figure
 SOURCES = (("generated", "generated"), ("your arrays", "arrays"))  # the data-source control
 OBSERVED = "observed"  # the backend of a result computed elsewhere (a key's second part)
 TENSOR_CORE = "tensor-core"
@@ -90,32 +93,93 @@ PRESETS = {
 }
 
 
+def _size(n) -> int:
+    """n as the state keeps it: a whole number from 1 to the slider's end (never clamped)."""
+    if checks.integer("n", n, 1) > SIZES[-1]:
+        raise ValueError(f"n={n}: the largest size the app offers is {SIZES[-1]:,}")
+    return int(n)
+
+
+def _backends(value) -> tuple:
+    names = checks.name_list("backends", value)
+    for b in names:
+        checks.choice("backend", b, tuple(BACKEND_NAMES))
+    return tuple(names)
+
+
+def _one_of(name: str, choices):
+    """A check that the value is one of ``choices`` (values or (label, value) pairs; a
+    function: the choices as it returns them when called)."""
+
+    def check(value):
+        found = choices() if callable(choices) else choices
+        checks.choice(name, value, [c[1] if isinstance(c, tuple) else c for c in found])
+        return value
+
+    return check
+
+
+@dataclass(frozen=True)
+class Control:
+    """One row of the app's control table, :data:`CONTROLS`: a value of the :class:`State`,
+    a keyword of :func:`fpexplore.explorer` and an attribute of the app, shown by one widget.
+
+    ``widget``: the ipywidgets class (by name) and its ``label``; ``options``: (state,
+    installed CPU libraries) -> its choices (None: the widget has none); ``check``: the value
+    as the state keeps it, or a ValueError naming it; ``recompute``: a change recomputes
+    ``compare()`` (else it redraws); ``compare``: passed to ``compare()`` under its name,
+    ``"always"`` or only with ``"generated"`` data (the widget hides with your arrays), ""
+    never; ``omit``: a value passed to ``compare()`` as nothing; ``transition``: (state,
+    value, formats) -> state where a change does more than set the value; ``place``: the
+    controls' column or above the figure (:data:`PLACES`); ``shown``: state -> whether the
+    widget shows (None: always); ``widget_args``: its other keyword arguments."""
+
+    name: str
+    default: object
+    widget: str
+    label: str
+    check: Callable
+    options: Callable | None = None
+    recompute: bool = True
+    compare: str = ""
+    omit: object = None
+    transition: Callable | None = None
+    place: str = "side"
+    shown: Callable | None = None
+    widget_args: tuple = ()
+
+
 @dataclass(frozen=True)
 class State:
-    """Everything the app shows, as values. ``variants``: the selection, canonical specs;
-    ``extra``: specs built or given beyond the op's own (newest first, on top of the list);
-    ``inputs``: (the op's input name, the variable chosen for it, "" for none) per input;
-    ``observed``: the observed results' variable names; ``pick_a``, ``pick_b``: result keys;
-    ``want_picks``: the pair a preset asks for, taken once its results exist."""
+    """Everything the app shows, as values. ``settings``: (name, value) per row of
+    :data:`CONTROLS` (read as attributes: ``state.n``); ``variants``: the selection,
+    canonical specs; ``extra``: specs built or given beyond the op's own (newest first, on
+    top of the list); ``inputs``: (the op's input name, the variable chosen for it, "" for
+    none) per input; ``observed``: the observed results' variable names; ``pick_a``,
+    ``pick_b``: result keys; ``want_picks``: the pair a preset asks for, taken once its
+    results exist."""
 
-    op: str = "sum"
-    format: str = "float32"
-    n: int = 100_000
+    settings: tuple = ()
     variants: tuple = ()
-    distribution: str = "uniform"
-    seed: int = 0
-    backends: tuple = ("numpy", "emulated")
-    threads: int = 0
     op_params: tuple = ()  # (name, value) pairs: compare's op parameters, as given
     extra: tuple = ()
-    source: str = "generated"
     inputs: tuple = ()
     observed: tuple = ()
-    view: str = "errors"
     pick_a: tuple | None = None
     pick_b: tuple | None = None
-    sweep_unit: str = "ulps"
     want_picks: tuple = ()
+
+    def __getattr__(self, name):
+        if name in CONTROLS:
+            return dict(self.settings).get(name, CONTROLS[name].default)
+        raise AttributeError(f"'State' object has no attribute {name!r}")
+
+    def set(self, **values) -> State:
+        """This state with these values (controls' and fields'), as given: unchecked."""
+        mine = {k: values.pop(k) for k in list(values) if k in CONTROLS}
+        settings = {**dict(self.settings), **mine}
+        kept = tuple((k, settings[k]) for k in CONTROLS if k in settings)
+        return replace(self, settings=kept, **values)
 
 
 def nearest_size(n: int) -> int:
@@ -173,77 +237,44 @@ def with_variants(state: State, selected=None) -> State:
         keep = [str(parse_spec(v, state.op)) for v in selected]
         extra = [t for t in reversed(keep) if t not in base and t not in extra] + extra
         selected = keep
-    state = replace(state, extra=tuple(dict.fromkeys(extra)))
+    state = state.set(extra=tuple(dict.fromkeys(extra)))
     opts = variant_options(state)
     if selected is None:
         selected = [v for v in state.variants if v in opts] or None
     chosen = resolve_variants(state.op, selected, state.format)
-    return replace(state, variants=tuple(v for v in chosen if v in opts))
+    return state.set(variants=tuple(v for v in chosen if v in opts))
 
 
-def initial(
-    op="sum",
-    format="float32",  # noqa: A002
-    n=None,
-    variants=None,
-    distribution="uniform",
-    seed=0,
-    backends=("numpy", "emulated"),
-    installed=(),
-    op_params=(),
-) -> State:
-    """The first state from :func:`fpexplore.explorer`'s arguments, each as given or a clear
-    error: nothing clamped to a control's range."""
-    checks.choice("op", op, list(op_names()))
-    checks.choice("format", format, FORMATS)
-    distribution = _checked("distribution", distribution)
-    seed = _checked("seed", seed)
-    if n is not None:
-        n = _checked("n", n)
-    backends = _checked("backends", backends, BACKEND_CHOICES + tuple(installed))
+def initial(variants=None, installed=(), op_params=(), **values) -> State:
+    """The first state from :func:`fpexplore.explorer`'s arguments: a value per row of
+    :data:`CONTROLS` (the rest at their defaults; n: the op's own first size), each as
+    given or a clear error (nothing clamped to a control's range); ``installed``: the CPU
+    libraries that join the backends."""
+    checks.refuse_unknown("fpx.explorer", values, set(CONTROLS))
+    given = {k: CONTROLS[k].check(v) for k, v in values.items() if k != "n" or v is not None}
+    for b in given.get("backends", ()):
+        checks.choice("backend", b, BACKEND_CHOICES + tuple(installed))
     if variants is not None:
         variants = checks.name_list("variants", variants)
-    state = State(
-        op=op,
-        format=format,
-        n=int(n if n is not None else get_op(op).default_n),  # the op's own first size
-        distribution=distribution,
-        seed=seed,
-        backends=backends,
-        op_params=tuple(op_params),
-    )
+    defaults = {k: row.default for k, row in CONTROLS.items()}
+    state = State(op_params=tuple(op_params)).set(**{**defaults, **given})
+    if "n" not in given:
+        state = state.set(n=int(get_op(state.op).default_n))  # the op's own first size
     return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
 
 
-SWEEP_UNITS = ("ulps", "abs")
-
-
-def _checked(name: str, value, backends=BACKEND_NAMES):
-    """A control's value as the state keeps it, or a clear error naming it (never clamped)."""
-    if name == "n":
-        if checks.integer("n", value, 1) > SIZES[-1]:
-            raise ValueError(f"n={value}: the largest size the app offers is {SIZES[-1]:,}")
-        return int(value)
-    if name == "backends":
-        names = checks.name_list("backends", value)
-        for b in names:
-            checks.choice("backend", b, tuple(backends))
-        return tuple(names)
-    if name == "seed":
-        return checks.seed(value)
-    if name == "threads":
-        return checks.integer("threads", value, 0)
-    choices = {"distribution": DISTRIBUTIONS, "view": VIEWS, "sweep_unit": SWEEP_UNITS}[name]
-    checks.choice(name, value, list(choices))
-    return value
-
-
-def set_control(state: State, **values) -> State:
-    """A control that maps onto one field (n, distribution, seed, backends, threads, the
-    view, the sweep's unit), its value checked."""
-    allowed = {"n", "distribution", "seed", "backends", "threads", "view", "sweep_unit"}
-    checks.refuse_unknown("set_control", values, allowed)
-    return replace(state, **{k: _checked(k, v) for k, v in values.items()})
+def set_control(state: State, formats: dict | None = None, **values) -> State:
+    """Rows of :data:`CONTROLS` set: each value checked, then its transition (a new op, a
+    new format, another data source: ``formats``, the arrays offered by name with their
+    formats) or the value kept."""
+    checks.refuse_unknown("set_control", values, set(CONTROLS))
+    for name, value in values.items():
+        row = CONTROLS[name]
+        if row.transition is not None:
+            state = row.transition(state, value, formats or {})
+        else:
+            state = state.set(**{name: row.check(value)})
+    return state
 
 
 def set_op(state: State, op, formats=None) -> State:
@@ -257,7 +288,7 @@ def set_op(state: State, op, formats=None) -> State:
 
 def _reset_for_op(state: State, op: str, formats: dict) -> State:
     n = nearest_size(get_op(op).default_n)
-    state = replace(state, op=op, variants=(), extra=(), n=n, inputs=())
+    state = state.set(op=op, variants=(), extra=(), n=n, inputs=())
     return list_names(state, formats, follow=False)
 
 
@@ -269,7 +300,7 @@ def set_format(state: State, fmt, formats: dict | None = None) -> State:
     theirs = _data_format(state, formats or {})
     if theirs is not None and fmt != theirs:
         raise ValueError(f"format {fmt}: your arrays are {theirs}, and the format is theirs")
-    return with_variants(replace(state, format=fmt), None)
+    return with_variants(state.set(format=fmt), None)
 
 
 def add_variant(state: State, spec: str) -> State:
@@ -277,13 +308,13 @@ def add_variant(state: State, spec: str) -> State:
     is a ValueError."""
     text = str(parse_spec(spec, state.op))
     extra = state.extra if text in variant_options(state) else (text, *state.extra)
-    return replace(state, extra=extra, variants=tuple(dict.fromkeys([*state.variants, text])))
+    return state.set(extra=extra, variants=tuple(dict.fromkeys([*state.variants, text])))
 
 
 def remove_variants(state: State, specs) -> State:
     """Take these variants out of the selection (built specs leave the list too)."""
     specs = set(specs)
-    state = replace(state, extra=tuple(e for e in state.extra if e not in specs))
+    state = state.set(extra=tuple(e for e in state.extra if e not in specs))
     return with_variants(state, [v for v in state.variants if v not in specs])
 
 
@@ -298,18 +329,18 @@ def apply_preset(state: State, label: str, formats=None) -> State:
         state = _reset_for_op(state, preset.op, formats or {})
     theirs = _data_format(state, formats or {})
     if theirs is not None:
-        state = replace(state, format=theirs)
+        state = state.set(format=theirs)
     elif preset.format:
-        state = replace(state, format=preset.format)
+        state = state.set(format=preset.format)
     offered = {v for _, v in builder_names(state.op, state.format)}
     specs = [parse_spec(v, state.op) for v in preset.variants]
     chosen = [str(sp) for sp in specs if sp.name in offered]
     if preset.numpy and "numpy" not in state.backends:
-        state = replace(state, backends=("numpy", *state.backends))
+        state = state.set(backends=("numpy", *state.backends))
     # two variants: show them against each other; more: their errors
     view = preset.view or ("A vs B" if len(chosen) == 2 else "errors")
-    state = with_variants(replace(state, view=view), chosen)
-    return replace(state, want_picks=tuple((v, "emulated") for v in chosen)[:2])
+    state = with_variants(state.set(view=view), chosen)
+    return state.set(want_picks=tuple((v, "emulated") for v in chosen)[:2])
 
 
 @functools.cache
@@ -333,25 +364,25 @@ def list_names(state: State, formats: dict, *, follow: bool = True) -> State:
         var = chosen.get(k, "")
         inputs.append((k, var if var in formats else (k if k in formats else "")))
     observed = tuple(v for v in state.observed if v in formats)
-    state = replace(state, inputs=tuple(inputs), observed=observed)
+    state = state.set(inputs=tuple(inputs), observed=observed)
     return follow_data_format(state, formats) if follow else state
 
 
 def set_source(state: State, source, formats: dict) -> State:
     """Generated data, or your arrays by name (the format then is theirs)."""
     checks.choice("source", source, [v for _, v in SOURCES])
-    return list_names(replace(state, source=source), formats)
+    return list_names(state.set(source=source), formats)
 
 
 def set_input(state: State, name: str, var: str, formats: dict) -> State:
     """The variable chosen for one input ("" for none); the format follows the arrays'."""
     inputs = tuple((k, var if k == name else v) for k, v in state.inputs)
-    return follow_data_format(replace(state, inputs=inputs), formats)
+    return follow_data_format(state.set(inputs=inputs), formats)
 
 
 def set_observed(state: State, names) -> State:
     """The observed results chosen by variable name (results computed elsewhere)."""
-    return replace(state, observed=tuple(names))
+    return state.set(observed=tuple(names))
 
 
 def follow_data_format(state: State, formats: dict) -> State:
@@ -360,7 +391,7 @@ def follow_data_format(state: State, formats: dict) -> State:
     fmt = _data_format(state, formats)
     if fmt is None or fmt == state.format:
         return state
-    return with_variants(replace(state, format=fmt), None)
+    return with_variants(state.set(format=fmt), None)
 
 
 def _data_format(state: State, formats: dict) -> str | None:
@@ -390,48 +421,35 @@ def settle_picks(state: State, keys: list) -> State:
     a = a if a in keys else keys[0]
     fallback = keys[1] if len(keys) > 1 else keys[0]
     b = b if b in keys and b != a else fallback
-    return replace(state, pick_a=a, pick_b=b, want_picks=())
-
-
-COMPUTED = ("op", "format", "n", "variants", "distribution", "seed", "backends", "threads")
-COMPUTED += ("op_params", "source", "inputs", "observed")
+    return state.set(pick_a=a, pick_b=b, want_picks=())
 
 
 def computed_part(state: State) -> tuple:
     """What the comparison depends on: a change here recomputes, elsewhere redraws."""
-    return tuple(getattr(state, f) for f in COMPUTED)
+    rows = tuple(getattr(state, k) for k, row in CONTROLS.items() if row.recompute)
+    return (*rows, state.variants, state.op_params, state.inputs, state.observed)
 
 
 def compare_arguments(state: State, inputs=None) -> dict:
     """The :func:`fpexplore.compare` keyword arguments of the state: with your arrays
     ``inputs=`` (given: the arrays chosen by name), no n, distribution or seed."""
-    threads = {"threads": int(state.threads)} if state.threads else {}
-    if state.source == "arrays":
-        return dict(
-            op=state.op,
-            inputs=inputs,
-            variants=list(state.variants),
-            backends=tuple(state.backends),
-            **threads,
-            **dict(state.op_params),
-        )
-    return dict(
-        op=state.op,
-        format=state.format,
-        n=int(state.n),
-        variants=list(state.variants),
-        distribution=state.distribution,
-        seed=int(state.seed),
-        backends=tuple(state.backends),
-        **threads,
-        **dict(state.op_params),
-    )
+    mine = state.source == "arrays"
+    kw = {
+        k: getattr(state, k)
+        for k, row in CONTROLS.items()
+        if (row.compare == "always" or (row.compare == "generated" and not mine))
+        and getattr(state, k) != row.omit
+    }
+    kw["variants"] = list(state.variants)
+    if mine:
+        kw["inputs"] = inputs
+    return {**kw, **dict(state.op_params)}
 
 
 def sweep_arguments(state: State) -> dict:
     """The :func:`fpexplore.sweep` keyword arguments of the sweep view: the state's compare()
     arguments, sizes by decades up to n, five seeds."""
-    kw = compare_arguments(replace(state, source="generated"))
+    kw = compare_arguments(state.set(source="generated"))
     n = kw.pop("n")
     kw["sizes"] = [10**k for k in range(1, 9) if 10**k < n] + [int(n)]
     kw["seeds"] = 5
@@ -440,11 +458,139 @@ def sweep_arguments(state: State) -> dict:
 
 def select_variants(state: State, specs) -> State:
     """The variants selected in the list (each one offered, so already canonical)."""
-    return replace(state, variants=tuple(specs))
+    return state.set(variants=tuple(specs))
 
 
 def shown_part(state: State) -> tuple:
     """What the view draws beyond the comparison: A and B where the view uses them, the
     sweep's unit in the sweep; a change here redraws without recomputing."""
     picks = (state.pick_a, state.pick_b) if state.view in ("A vs B", "bits") else ()
-    return (state.view, picks, state.sweep_unit if state.view == "sweep" else None)
+    rows = tuple(getattr(state, k) for k, row in CONTROLS.items() if not row.recompute)
+    return (*rows, picks)
+
+
+def _in_sweep(state: State) -> bool:
+    return state.view == "sweep"
+
+
+def _generated(state: State) -> bool:
+    return state.source == "generated"
+
+
+def _threads(value) -> int:
+    return checks.integer("threads", value, 0)
+
+
+def _named(*names):
+    return lambda state, installed=(): list(names)
+
+
+# The app's controls, one row each (:class:`Control`): adding a control is one row here.
+CONTROLS = {
+    row.name: row
+    for row in (
+        Control(
+            "op",
+            "sum",
+            "Dropdown",
+            "op",
+            _one_of("op", op_names),
+            lambda state, installed=(): list(op_names()),
+            compare="always",
+            transition=lambda state, v, formats: set_op(state, v, formats),
+        ),
+        Control(
+            "source",
+            "generated",
+            "Dropdown",
+            "data from",
+            _one_of("source", SOURCES),
+            lambda state, installed=(): list(SOURCES),
+            transition=lambda state, v, formats: set_source(state, v, formats),
+        ),
+        Control(
+            "format",
+            "float32",
+            "Dropdown",
+            "format",
+            _one_of("format", FORMATS),
+            lambda state, installed=(): list(FORMATS),
+            compare="generated",
+            transition=lambda state, v, formats: set_format(state, v, formats),
+        ),
+        Control(
+            "n",
+            100_000,
+            "SelectionSlider",
+            "n",
+            _size,
+            lambda state, installed=(): sizes(state),  # a size between the steps joins them
+            compare="generated",
+            shown=_generated,
+            widget_args=(("continuous_update", False),),
+        ),
+        Control(
+            "distribution",
+            "uniform",
+            "Dropdown",
+            "data",
+            _one_of("distribution", DISTRIBUTIONS),
+            _named(*DISTRIBUTIONS),
+            compare="generated",
+            shown=_generated,
+        ),
+        Control(
+            "seed",
+            0,
+            "BoundedIntText",
+            "seed",
+            checks.seed,
+            compare="generated",
+            shown=_generated,
+            widget_args=(("min", 0), ("max", checks.MAX_SEED)),
+        ),
+        Control(
+            "backends",
+            ("numpy", "emulated"),
+            "SelectMultiple",
+            "backend",
+            _backends,
+            lambda state, installed=(): list(BACKEND_CHOICES + tuple(installed)),
+            compare="always",
+            widget_args=(("rows", 4),),
+        ),
+        Control(  # compare(threads=): the real CPU libraries' threads (0: their defaults)
+            "threads",
+            0,
+            "Dropdown",
+            "threads",
+            _threads,
+            _named(("default", 0), ("1", 1), ("2", 2), ("4", 4), ("8", 8)),
+            compare="always",
+            omit=0,
+        ),
+        Control(
+            "view",
+            "errors",
+            "ToggleButtons",
+            "view",
+            _one_of("view", VIEWS),
+            _named(*VIEWS),
+            recompute=False,
+            place="view",
+            widget_args=(("style", {"button_width": "auto"}),),
+        ),
+        Control(  # the sweep's y axis
+            "sweep_unit",
+            "ulps",
+            "ToggleButtons",
+            "error in",
+            _one_of("sweep_unit", SWEEP_UNITS),
+            _named(*SWEEP_UNITS),
+            recompute=False,
+            place="picks",
+            shown=_in_sweep,
+            widget_args=(("style", {"button_width": "auto"}),),
+        ),
+    )
+}

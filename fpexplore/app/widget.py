@@ -20,6 +20,7 @@ from .controls import arrange, builder_fits, make_controls, show_state
 from .running import Running
 from .showing import Showing
 from .state import (
+    CONTROLS,
     PRESETS,
     SIZES,
     add_variant,
@@ -34,11 +35,8 @@ from .state import (
     remove_variants,
     select_variants,
     set_control,
-    set_format,
     set_input,
     set_observed,
-    set_op,
-    set_source,
     shown_part,
     sweep_arguments,
 )
@@ -52,8 +50,6 @@ from .yourdata import (
     user_namespace,
 )
 
-CONTROLS = ("n", "distribution", "seed", "backends", "threads", "view", "sweep_unit")
-
 
 class Explorer(Running, Showing, W.VBox):
     """The app. Attributes: one control per :func:`compare` argument (``op``, ``format``,
@@ -64,34 +60,17 @@ class Explorer(Running, Showing, W.VBox):
     (:func:`fpexplore.explain` of the observed results, or None), ``figure`` (the matplotlib
     Figure), ``table``, ``snippet``, ``message``."""
 
-    def __init__(
-        self,
-        op="sum",
-        format="float32",  # noqa: A002
-        n=None,
-        variants=None,
-        distribution="uniform",
-        seed=0,
-        backends=None,
-        namespace=None,
-        **op_params,
-    ):
+    def __init__(self, *, namespace=None, variants=None, **kwargs):
         from ..backends import has_gpu, libraries
 
         installed = tuple(b for b in libraries.NAMES if libraries.status(b)[0])
-        if backends is None:  # the real GPU side by side wherever there is one
-            backends = ("numpy", "emulated", "cupy") if has_gpu() else ("numpy", "emulated")
-        state = initial(
-            op,
-            format,
-            n,
-            variants,
-            distribution,
-            seed,
-            backends,
-            installed=installed,
-            op_params=tuple(op_params.items()),
-        )
+        values = {k: kwargs.pop(k) for k in list(kwargs) if k in CONTROLS}
+        op_params = kwargs  # the rest: compare()'s op parameters (block=, accumulate=)
+        if values.get("backends") is None:  # the real GPU side by side wherever there is one
+            values["backends"] = (
+                ("numpy", "emulated", "cupy") if has_gpu() else ("numpy", "emulated")
+            )
+        state = initial(variants, installed, tuple(op_params.items()), **values)
         if "inputs" in op_params:  # compare's own data argument: not an op parameter here
             raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
         if namespace is not None and not isinstance(namespace, dict):
@@ -99,8 +78,8 @@ class Explorer(Running, Showing, W.VBox):
                 f"namespace must be a dict of names to arrays, got {type(namespace).__name__}"
             )
         if op_params:  # refused now, as compare() would refuse them, not later in the app
-            probe = dict(format=format, n=min(SIZES), variants=variants, backends=("emulated",))
-            compare(op, **probe, **op_params)
+            probe = dict(format=state.format, n=min(SIZES), variants=variants)
+            compare(state.op, **probe, backends=("emulated",), **op_params)
         self._namespace = namespace  # None: IPython's user namespace, read when listed
         self._uploaded: dict = {}  # name -> (array, the code that loads it)
         self.op_params = dict(op_params)
@@ -108,7 +87,7 @@ class Explorer(Running, Showing, W.VBox):
         self.comparison, self.explanation, self._observed = None, None, Observed()
         self._c = make_controls(self.state, installed)
         for name, widget in vars(self._c).items():
-            if name != "input_picks":
+            if name not in ("input_picks", "installed"):
                 setattr(self, name, widget)
         super().__init__(arrange(self._c))
         self.add_class("fpx-explorer")
@@ -132,14 +111,11 @@ class Explorer(Running, Showing, W.VBox):
                 lambda ch: self._change(lambda s: transition(s, ch["new"])), names="value"
             )
 
-        on(c.op, lambda s, v: set_op(s, v, self._formats()))
-        on(c.format, lambda s, v: set_format(s, v, self._formats()))
         for name in CONTROLS:
-            on(getattr(c, name), lambda s, v, name=name: set_control(s, **{name: v}))
+            on(getattr(c, name), lambda s, v, k=name: set_control(s, self._formats(), **{k: v}))
         on(c.variants, select_variants)
         on(c.pick_a, lambda s, v: pick(s, a=v))
         on(c.pick_b, lambda s, v: pick(s, b=v))
-        on(c.source, lambda s, v: set_source(s, v, self._formats()))
         on(c.observed, set_observed)
         c.upload.observe(self._uploaded_files, names="value")
         c.refresh.on_click(lambda _b: self._relist())
