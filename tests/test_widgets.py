@@ -572,7 +572,7 @@ def test_the_app_shows_progress_per_result_and_cancel_keeps_the_last_view():
     assert app.progress.value == "" and app.comparison.table["seed"].iloc[0] == 1
     before = app.comparison
     # cancel: clicked while the third result is computed
-    original = app._compute
+    original = app._runner._compute
 
     def click_cancel(change):
         if "(3 of" in change["new"]:
@@ -585,11 +585,11 @@ def test_the_app_shows_progress_per_result_and_cancel_keeps_the_last_view():
         finally:
             app.progress.unobserve(click_cancel, names="value")
 
-    app._compute = cancel_during
+    app._runner._compute = cancel_during
     app.seed.value = 2
     assert "cancelled" in app.message.value and app.comparison is before
     assert app.progress.value == ""
-    app._compute = original
+    app._runner._compute = original
     app.seed.value = 3  # usable again
     assert app.message.value == "" and app.comparison.table["seed"].iloc[0] == 3
 

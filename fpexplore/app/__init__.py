@@ -5,8 +5,8 @@
 - ``yourdata``  your arrays by name, uploads, the observed results measured; no widgets
 - ``render``    verdict, table, figure, code and messages drawn from a comparison and a state
 - ``controls``  the widgets, their layout, and ``show_state`` (controls set from a state)
-- ``running``   compare() in a thread with progress and cancel (in a kernel), else at once
-- ``showing``   a finished comparison on the widgets; the exports and the detective
+- ``running``   Runner: compare() in a thread with progress and cancel (in a kernel), else at once
+- ``showing``   Output: a finished comparison on the widgets; the exports and the detective
 - ``widget``    :class:`Explorer`: one change handler (transition, show, recompute or redraw)
 """
 

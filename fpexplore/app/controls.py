@@ -18,6 +18,7 @@ from .state import (
     TENSOR_CORE,
     State,
     builder_names,
+    built_spec,
     input_names,
     variant_options,
 )
@@ -309,6 +310,18 @@ def show_picks(c, state: State, keys: list) -> None:
     options = [(label(k), k) for k in keys]
     set_choices(c.pick_a, options, state.pick_a)
     set_choices(c.pick_b, options, state.pick_b)
+
+
+def builder_spec(c) -> str:
+    """The variant spec the builder's controls describe, e.g. "tree(block=256)+tf32"."""
+    return built_spec(
+        c.b_name.value,
+        arch=c.b_arch.value,
+        block=c.b_block.value,
+        fma=c.b_fma.value,
+        rounding=c.b_rounding.value,
+        acc=c.b_acc.value,
+    )
 
 
 def builder_fits(c, fmt: str) -> None:

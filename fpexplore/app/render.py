@@ -276,6 +276,11 @@ def note_html(cls: str, color: str, background: str, text: str) -> str:
     )
 
 
+CANCELLED = note_html(
+    "fpx-cancelled", "#E69F00", "#fff3cd", "cancelled: the view shows the last finished result"
+)
+
+
 def banner_html(messages) -> str:
     return "".join(
         f'<div class="fpx-banner" style="background:#fff3cd;padding:4px 8px;'

@@ -1,7 +1,7 @@
 """How the explorer runs ``compare(...)``: in a kernel (a running event loop) in a thread that
 reports its progress, so that the cancel button works and a newer request replaces an older
-one; elsewhere (plain Python, the tests) here and now. The outcome is shown on the loop's
-thread by the app's ``_show_result``."""
+one; elsewhere (plain Python, the tests) here and now. The outcome goes to the app on the
+loop's thread."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import traceback
 
 from ..experiment import compare
 from . import render
-from .state import ORDER_OPS
-from .yourdata import Observed, observe
+from .yourdata import observe
 
 
 class Cancelled(Exception):
@@ -29,62 +28,65 @@ def running_loop():
         return None
 
 
-class Running:
-    """The explorer's computation: ``update()`` (recompute and redraw), progress, cancel.
-    Mixed into :class:`~.widget.Explorer`, whose widgets and state it uses."""
+class Runner:
+    """Runs ``compare(**args)`` for the explorer: in a kernel (a running event loop) in a
+    thread that writes its progress to ``c.progress`` (an HTML widget; ``c``: the app's
+    controls) and stops when ``c.cancel`` is clicked; elsewhere here and now. Cold kernels
+    are announced in ``c.message`` before they compile. ``done(cmp, error, log, extra)``
+    receives the outcome on the loop's thread, for the newest request only (``extra``: the
+    observed results measured, where ``args`` carries ``observed``)."""
 
-    def _start_running(self) -> None:
+    def __init__(self, c, op_params: dict, done) -> None:
+        self._progress_widget, self._cancel, self._message = c.progress, c.cancel, c.message
+        self._op_params, self._done = op_params, done
         self._generation = 0
         self._stop = threading.Event()
-        self.cancel.on_click(self._cancel_clicked)
+        c.cancel.on_click(lambda _b: self._stop.set())
 
-    def _first_update(self) -> None:
+    def _compiling(self, args: dict, fmt: str) -> bool:
+        """Show "compiling kernels..." where the kernels of ``args`` are cold; True if so."""
+        note = compiling_note(args, args.get("format", fmt), self._op_params)
+        self._message.value = note or self._message.value
+        return note is not None
+
+    def first(self, args: dict, fmt: str, update) -> None:
+        """The app's first computation, ``update()``: in a kernel with cold kernels once the
+        app is on screen, so that the "compiling kernels" note shows instead of a cell that
+        seems to hang."""
         loop = running_loop()
-        if loop is not None and self._announce_compiling(self.arguments()):
-            # in a kernel with cold kernels: compute once the app is on screen, so the
-            # "compiling kernels" note shows instead of a cell that seems to hang
-            loop.call_later(0.05, self.update)
+        if loop is not None and self._compiling(args, fmt):
+            loop.call_later(0.05, update)
         else:
-            self.update()
+            update()
 
-    def update(self):
-        """Recompute and redraw; any error becomes a message in the app. In a kernel (a running
-        event loop) the computation runs in a thread, reporting its progress, so that the
-        cancel button works and a newer request replaces an older one; elsewhere (plain
-        Python, the tests) it runs here and now."""
-        self._stop.set()  # a computation still running stops at its next step (dropped)
+    def start(self, args: dict | None, fmt: str = "", *, error=None, log: str = "") -> None:
+        """A new request, replacing any still running (it stops at its next step, dropped):
+        ``args`` computed (``fmt``: the format, where your arrays give it), or ``error``
+        reported at once (the request was invalid)."""
+        if error is None:
+            try:  # a trait change reaches the browser at once: the note shows during the compile
+                self._compiling(args, fmt)
+            except Exception as e:
+                error, log = e, traceback.format_exc()
+        self._stop.set()
         self._generation += 1
         generation, stop = self._generation, threading.Event()
         self._stop = stop
-        try:
-            args = self.arguments()
-            if "inputs" in args:  # the observed results travel with the request
-                args["observed"] = self.observed_results()
-            if not args["backends"]:
-                raise ValueError("choose at least one backend")
-            if "emulated" in args["backends"] and not args["variants"]:
-                raise ValueError("choose at least one variant")
-            # a trait change reaches the browser at once: the note shows during the compile,
-            # replaced below by "" (or by the error)
-            self._announce_compiling(args)
-        except Exception as e:  # shown in the app, never raised into the notebook
-            self._finish(generation, None, e, traceback.format_exc())
-            return
         loop = running_loop()
-        if loop is None:
-            self._compute(args, generation, stop, None)
+        if error is not None or loop is None:
+            if error is None:
+                self._compute(args, generation, stop, None)
+            else:
+                self._finish(generation, None, error, log)
             return
-        self.cancel.layout.display = None
+        self._cancel.layout.display = None
         threading.Thread(
             target=self._compute, args=(args, generation, stop, loop), daemon=True
         ).start()
 
-    def _cancel_clicked(self, _button=None) -> None:
-        self._stop.set()
-
     def _progress(self, generation: int, text: str) -> None:
         if generation == self._generation:
-            self.progress.value = f'<div class="fpx-progress">{text}</div>'
+            self._progress_widget.value = f'<div class="fpx-progress">{text}</div>'
 
     def _compute(self, args, generation: int, stop, loop) -> None:
         """compare(**args) with progress; the outcome goes to _finish (on the loop's thread)."""
@@ -119,53 +121,26 @@ class Running:
             loop.call_soon_threadsafe(self._finish, generation, *outcome)
 
     def _finish(self, generation: int, cmp, error, log, extra=None) -> None:
-        """Show a computation's outcome, unless a newer request replaced it; ``extra``: the
-        observed results measured (:func:`~.yourdata.observe`)."""
-        if generation != self._generation:
+        if generation != self._generation:  # a newer request replaced it
             return
-        self.progress.value = ""
-        self.cancel.layout.display = "none"
-        if isinstance(error, Cancelled):  # the last finished view stays on screen
-            self.message.value = render.note_html(
-                "fpx-cancelled",
-                "#E69F00",
-                "#fff3cd",
-                "cancelled: the view shows the last finished result",
-            )
-            return
-        if error is None:
-            try:
-                self.message.value = ""
-                self._show_result(cmp, extra if extra is not None else Observed())
-            except Exception as e:
-                error, log = e, traceback.format_exc()
-        if error is not None:  # shown in the app, never raised into the notebook
-            self.comparison = None
-            self.explanation = None
-            self.verdict.value = self.explained.value = ""
-            self.message.value = render.error_html(error)
-            self._log = log
-            return
-        self.export_out.value = ""
-        self.detect.disabled = not (
-            cmp.op in ORDER_OPS and any(b == "numpy" for _, b in cmp.results)
-        )
-        self.detect_out.value = ""
+        self._progress_widget.value = ""
+        self._cancel.layout.display = "none"
+        self._done(cmp, error, log, extra)
 
-    def _announce_compiling(self, args) -> bool:
-        """Show "compiling kernels for <format> (first use only)…" where the view's kernels are
-        neither compiled in this process nor in numba's disk cache; True if so."""
-        if "emulated" not in args["backends"]:
-            return False
-        from ..warmup import is_cold  # imports numba, as compare() does anyway
 
-        fmt = args.get("format", self.state.format)  # (your arrays: theirs)
-        if not is_cold(args["op"], fmt, args["variants"], self.op_params):
-            return False
-        self.message.value = render.note_html(
-            "fpx-compiling",
-            "#0072B2",
-            "#e8f1fa",
-            f"compiling kernels for {html.escape(fmt)} (first use only)…",
-        )
-        return True
+def compiling_note(args: dict, fmt: str, op_params: dict) -> str | None:
+    """ "compiling kernels for <format> (first use only)…" as HTML where the kernels of
+    ``compare(**args)`` are neither compiled in this process nor in numba's disk cache; else
+    None."""
+    if "emulated" not in args["backends"]:
+        return None
+    from ..warmup import is_cold  # imports numba, as compare() does anyway
+
+    if not is_cold(args["op"], fmt, args["variants"], op_params):
+        return None
+    return render.note_html(
+        "fpx-compiling",
+        "#0072B2",
+        "#e8f1fa",
+        f"compiling kernels for {html.escape(fmt)} (first use only)…",
+    )

@@ -1,7 +1,6 @@
 """What a finished comparison puts on the explorer's widgets: A and B among its results, the
 figure of the view, the verdict, the table, the reproducing code; and the buttons that read it
-(exports, the order detective). Mixed into :class:`~.widget.Explorer`; what is drawn comes
-from :mod:`.render`."""
+(exports, the order detective): :class:`Output`; what is drawn comes from :mod:`.render`."""
 
 from __future__ import annotations
 
@@ -13,74 +12,87 @@ import ipywidgets as W
 
 from .. import checks
 from . import render
-from .controls import EXPORTS, show_picks
-from .state import OBSERVED, settle_picks
+from .controls import EXPORTS
+from .state import ORDER_OPS
+from .yourdata import Observed
 
 
-class Showing:
-    """The explorer's output side: ``_show_result`` (a comparison on screen), ``_draw`` (the
-    view again), ``view_code``, ``export`` and the detective's button."""
+class Output:
+    """The explorer's output side, on its widgets (``c``: the app's controls): the last
+    ``comparison``, its ``observed`` results and their ``explanation``; ``show`` (a finished
+    comparison on screen), ``draw`` (the view again), ``fail`` (an error instead),
+    ``export`` and the detective's button. ``code_of``: the code of an array chosen by name
+    (its variable, or the load of an uploaded file); ``uploaded``: whether a name is an
+    uploaded file's."""
 
-    def view_code(self) -> str:
-        """The public-API line that draws the current view from ``cmp``."""
-        return render.view_code(self.state, self.comparison, self._code_of)
+    def __init__(self, c, code_of, uploaded) -> None:
+        self._c, self._code_of, self._uploaded = c, code_of, uploaded
+        self.comparison, self.explanation, self.observed = None, None, Observed()
 
-    def _show_result(self, cmp, observed) -> None:
-        """A finished comparison on screen: A and B among its results (and the observed
-        ones), the figure, the verdict, the table, the code."""
-        keys = list(cmp.results) + [(k, OBSERVED) for k in observed.values]
-        if not cmp.results:
-            raise ValueError(
-                "no results to show: " + ("; ".join(cmp.messages) or "choose a backend")
-            )
-        self.state = settle_picks(self.state, keys)
-        with self._quiet():
-            show_picks(self._c, self.state, keys)
-        self._observed, self.explanation = observed, observed.explanation
-        self._draw(cmp)
+    def show(self, cmp, observed, state) -> None:
+        """A finished comparison on screen (A and B already among its results): the figure,
+        the verdict, the table, the code."""
+        c = self._c
+        self.observed, self.explanation = observed, observed.explanation
         self.comparison = cmp
-        self.banner.value = render.banner_html(cmp.messages)
-        self.verdict.value = (
+        self.draw(state)
+        c.message.value = ""
+        c.banner.value = render.banner_html(cmp.messages)
+        c.verdict.value = (
             f'<div class="fpx-verdict"><b>{html.escape(render.verdict(cmp))}</b></div>'
         )
-        self.explained.value = (
+        c.explained.value = (
             ""
             if self.explanation is None
             else '<div class="fpx-explain"><b>fpx.explain:</b> '
             f"{html.escape(self.explanation.verdict)}</div>"
         )
-        self.table.value = render.table_html(cmp, observed)
-        self._show_snippet(cmp)
+        c.table.value = render.table_html(cmp, observed)
+        self.snippet(state)
+        c.export_out.value = ""
+        c.detect.disabled = not (cmp.op in ORDER_OPS and any(b == "numpy" for _, b in cmp.results))
+        c.detect_out.value = ""
 
-    def _draw(self, cmp) -> None:
-        self.view_out.value = render.draw(self.figure, cmp, self._observed, self.state)
-        if isinstance(self.canvas, W.Image):
-            self.canvas.value = render.png(self.figure)
+    def fail(self, error) -> None:
+        """An error in place of the view (no comparison)."""
+        self.comparison = self.explanation = None
+        self._c.verdict.value = self._c.explained.value = ""
+        self._c.message.value = render.error_html(error)
+
+    def draw(self, state) -> None:
+        """The view of the comparison shown, drawn again for ``state``."""
+        c = self._c
+        c.view_out.value = render.draw(c.figure, self.comparison, self.observed, state)
+        if isinstance(c.canvas, W.Image):
+            c.canvas.value = render.png(c.figure)
         else:
-            self.canvas.draw_idle()
+            c.canvas.draw_idle()
 
-    def _show_snippet(self, cmp) -> None:
+    def snippet(self, state) -> None:
+        """The code that reproduces the comparison shown and draws its view."""
+        cmp, c = self.comparison, self._c
         if cmp.params.get("inputs") is not None:
-            code = {k: self._code_of(var) for k, var in self.state.inputs}
-            numpy = any(var in self._uploaded for _, var in self.state.inputs)
-            text = render.user_snippet(cmp, self._observed, code, numpy, self._code_of)
+            code = {k: self._code_of(var) for k, var in state.inputs}
+            numpy = any(self._uploaded(var) for _, var in state.inputs)
+            text = render.user_snippet(cmp, self.observed, code, numpy, self._code_of)
         else:
             text = cmp.snippet()
-        code = text + "\n" + render.view_code(self.state, cmp, self._code_of)
-        self.snippet.value = code
-        self.snippet.rows = code.count("\n") + 2  # the whole snippet, no scrolling
-        self.copy.value = render.copy_button(code)
+        code = text + "\n" + render.view_code(state, cmp, self._code_of)
+        c.snippet.value = code
+        c.snippet.rows = code.count("\n") + 2  # the whole snippet, no scrolling
+        c.copy.value = render.copy_button(code)
 
     # ------------------------------------------------------------------ buttons
 
-    def _detect(self, _button=None):
+    def detect(self, _button=None):
         """The order detective on NumPy's own function: :func:`fpexplore.explain_numpy` on
         the inputs of the current view (plus its seeded probes for sum and dot)."""
+        out = self._c.detect_out
         try:
-            self.detect_out.value = "<p>searching the orders…</p>"
-            self.detect_out.value = render.detective_html(self.comparison)
+            out.value = "<p>searching the orders…</p>"
+            out.value = render.detective_html(self.comparison)
         except Exception as e:
-            self.detect_out.value = render.error_html(e)
+            out.value = render.error_html(e)
 
     def export(self, kind: str) -> bytes:
         """The current table (with the observed results' rows) as CSV, or the figure as PNG
@@ -94,19 +106,19 @@ class Showing:
             if cmp is None:
                 raise ValueError("nothing to export: the view has no result")
             if kind == "CSV":
-                data = render.csv_table(cmp, self._observed).to_csv(index=False).encode()
+                data = render.csv_table(cmp, self.observed).to_csv(index=False).encode()
                 mime = "text/csv"
             else:
                 buf = io.BytesIO()
-                self.figure.savefig(buf, format=kind.lower(), dpi=150)
+                self._c.figure.savefig(buf, format=kind.lower(), dpi=150)
                 data, mime = buf.getvalue(), "image/png" if kind == "PNG" else "image/svg+xml"
             name = f"fpexplore-{cmp.op}-{cmp.format}-n{cmp.n}.{kind.lower()}"
-            self.export_out.value = (
+            self._c.export_out.value = (
                 f'<a class="fpx-download" download="{name}" '
                 f'href="data:{mime};base64,{base64.b64encode(data).decode()}">'
                 f"download {html.escape(name)} ({len(data) / 1024:.0f} KiB)</a>"
             )
             return data
         except Exception as e:
-            self.export_out.value = render.error_html(e)
+            self._c.export_out.value = render.error_html(e)
             return b""

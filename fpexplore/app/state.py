@@ -263,6 +263,28 @@ def initial(variants=None, installed=(), op_params=(), **values) -> State:
     return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
 
 
+def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> State:
+    """The first state from :func:`fpexplore.explorer`'s keywords: the rows of
+    :data:`CONTROLS` (backends: numpy and emulated, and cupy where there is a ``gpu``), the
+    rest compare()'s op parameters (block=, accumulate=), kept in ``op_params``."""
+    values = {k: v for k, v in keywords.items() if k in CONTROLS}
+    op_params = {k: v for k, v in keywords.items() if k not in CONTROLS}
+    if "inputs" in op_params:  # compare's own data argument: not an op parameter here
+        raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
+    if values.get("backends") is None:  # the real GPU side by side wherever there is one
+        values["backends"] = ("numpy", "emulated", *(("cupy",) if gpu else ()))
+    return initial(variants, installed, tuple(op_params.items()), **values)
+
+
+def checked_request(args: dict) -> dict:
+    """compare()'s arguments as they are, or a ValueError saying what to choose."""
+    if not args["backends"]:
+        raise ValueError("choose at least one backend")
+    if "emulated" in args["backends"] and not args["variants"]:
+        raise ValueError("choose at least one variant")
+    return args
+
+
 def set_control(state: State, formats: dict | None = None, **values) -> State:
     """Rows of :data:`CONTROLS` set: each value checked, then its transition (a new op, a
     new format, another data source: ``formats``, the arrays offered by name with their

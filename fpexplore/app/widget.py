@@ -16,19 +16,20 @@ import ipywidgets as W
 from .. import checks
 from ..experiment import compare
 from . import render
-from .controls import arrange, builder_fits, make_controls, show_state
-from .running import Running
-from .showing import Showing
+from .controls import arrange, builder_fits, builder_spec, make_controls, show_picks, show_state
+from .running import Cancelled, Runner
+from .showing import Output
 from .state import (
     CONTROLS,
+    OBSERVED,
     PRESETS,
     SIZES,
     add_variant,
     apply_preset,
-    built_spec,
+    checked_request,
     compare_arguments,
     computed_part,
-    initial,
+    from_keywords,
     input_names,
     list_names,
     pick,
@@ -37,65 +38,54 @@ from .state import (
     set_control,
     set_input,
     set_observed,
+    settle_picks,
     shown_part,
     sweep_arguments,
 )
-from .yourdata import (
-    Observed,
-    check_user_arrays,
-    format_of,
-    is_array,
-    observed_values,
-    read_upload,
-    user_namespace,
-)
+from .yourdata import Observed, YourArrays
 
 
-class Explorer(Running, Showing, W.VBox):
-    """The app. Attributes: one control per :func:`compare` argument (``op``, ``format``,
-    ``n``, ``variants``, ``distribution``, ``seed``, ``backends``: numpy and emulated, plus
-    cupy where a GPU is usable), ``source`` ("generated" or "arrays": your arrays by name,
-    ``input_picks`` per input, ``observed`` results, ``upload``), ``state`` (a frozen
-    :class:`~fpexplore.app.state.State`), ``comparison`` (the last result), ``explanation``
-    (:func:`fpexplore.explain` of the observed results, or None), ``figure`` (the matplotlib
-    Figure), ``table``, ``snippet``, ``message``."""
+class Explorer(W.VBox):
+    """The app. Attributes: a widget per row of :data:`~.state.CONTROLS` (``op``, ``format``,
+    ``n``, ``backends``, ``source``...), ``variants``, ``input_picks``, ``observed``,
+    ``upload``, ``state`` (a frozen :class:`~.state.State`), ``comparison`` (the last
+    result), ``explanation`` (:func:`fpexplore.explain` of the observed results, or None),
+    ``figure`` (the matplotlib Figure), ``table``, ``snippet``, ``message``."""
 
     def __init__(self, *, namespace=None, variants=None, **kwargs):
         from ..backends import has_gpu, libraries
 
         installed = tuple(b for b in libraries.NAMES if libraries.status(b)[0])
-        values = {k: kwargs.pop(k) for k in list(kwargs) if k in CONTROLS}
-        op_params = kwargs  # the rest: compare()'s op parameters (block=, accumulate=)
-        if values.get("backends") is None:  # the real GPU side by side wherever there is one
-            values["backends"] = (
-                ("numpy", "emulated", "cupy") if has_gpu() else ("numpy", "emulated")
-            )
-        state = initial(variants, installed, tuple(op_params.items()), **values)
-        if "inputs" in op_params:  # compare's own data argument: not an op parameter here
-            raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
-        if namespace is not None and not isinstance(namespace, dict):
-            raise TypeError(
-                f"namespace must be a dict of names to arrays, got {type(namespace).__name__}"
-            )
+        state = from_keywords(kwargs, variants, installed, has_gpu())
+        op_params = dict(state.op_params)  # compare()'s op parameters (block=, accumulate=)
         if op_params:  # refused now, as compare() would refuse them, not later in the app
             probe = dict(format=state.format, n=min(SIZES), variants=variants)
             compare(state.op, **probe, backends=("emulated",), **op_params)
-        self._namespace = namespace  # None: IPython's user namespace, read when listed
-        self._uploaded: dict = {}  # name -> (array, the code that loads it)
-        self.op_params = dict(op_params)
+        self._arrays = YourArrays(namespace)
+        self.op_params = op_params
         self.state = list_names(state, self._formats(), follow=False)
-        self.comparison, self.explanation, self._observed = None, None, Observed()
         self._c = make_controls(self.state, installed)
+        self._out = Output(self._c, self._arrays.code_of, self._arrays.uploaded)
         for name, widget in vars(self._c).items():
             if name not in ("input_picks", "installed"):
                 setattr(self, name, widget)
         super().__init__(arrange(self._c))
         self.add_class("fpx-explorer")
         self._busy, self._log = False, ""
-        self._start_running()
+        self._runner = Runner(self._c, self.op_params, self._done)
         self._wire()
         self._show(self.state)
-        self._first_update()
+        self._runner.first(self.arguments(), self.state.format, self.update)
+
+    @property
+    def comparison(self):
+        """The comparison shown (None: none, or an error)."""
+        return self._out.comparison
+
+    @property
+    def explanation(self):
+        """:func:`fpexplore.explain` of the observed results shown, or None."""
+        return self._out.explanation
 
     @property
     def input_picks(self) -> dict:
@@ -126,7 +116,7 @@ class Explorer(Running, Showing, W.VBox):
         for w in (c.b_name, c.b_arch):
             w.observe(lambda _ch: builder_fits(c, self.state.format), names="value")
         c.large.observe(self._large_changed, names="value")
-        c.detect.on_click(self._detect)
+        c.detect.on_click(self._out.detect)
         for kind, button in c.exports.items():
             button.on_click(lambda _b, kind=kind: self.export(kind))
 
@@ -165,8 +155,8 @@ class Explorer(Running, Showing, W.VBox):
             self.update()
         elif shown_part(new) != shown_part(old) and self.comparison is not None:
             try:
-                self._draw(self.comparison)
-                self._show_snippet(self.comparison)
+                self._out.draw(new)
+                self._out.snippet(new)
             except Exception as e:  # shown in the app, never raised into the notebook
                 self.message.value = render.error_html(e)
 
@@ -180,8 +170,7 @@ class Explorer(Running, Showing, W.VBox):
     def _uploaded_files(self, change) -> None:
         """Uploaded .npy, .npz and .csv files: their arrays join the names offered."""
         try:
-            for f in self.upload.value:
-                self._uploaded.update(read_upload(f["name"], bytes(f["content"])))
+            self._arrays.upload(self.upload.value)
         except ValueError as e:
             self.message.value = render.error_html(e)
             return
@@ -195,15 +184,7 @@ class Explorer(Running, Showing, W.VBox):
 
     def built_spec(self) -> str:
         """The variant spec the builder's controls describe, e.g. "tree(block=256)+tf32"."""
-        c = self._c
-        return built_spec(
-            c.b_name.value,
-            arch=c.b_arch.value,
-            block=c.b_block.value,
-            fma=c.b_fma.value,
-            rounding=c.b_rounding.value,
-            acc=c.b_acc.value,
-        )
+        return builder_spec(self._c)
 
     def add_variant(self, spec: str) -> None:
         """Add a variant spec to the list and select it (an invalid one: the error shows);
@@ -227,36 +208,21 @@ class Explorer(Running, Showing, W.VBox):
     # ------------------------------------------------------------------ your arrays
 
     def names(self) -> dict:
-        """The arrays the app offers by name: the namespace's variables (IPython's user
-        namespace in a kernel, else the dict given as ``namespace``) that hold NumPy arrays
-        or scalars, then the uploaded files' arrays ("data.npz[x]")."""
-        ns = self._namespace if self._namespace is not None else user_namespace()
-        found = {k: v for k, v in ns.items() if not k.startswith("_") and is_array(v)}
-        found.update({k: a for k, (a, _code) in self._uploaded.items()})
-        return found
+        """The arrays offered by name (:meth:`~.yourdata.YourArrays.names`)."""
+        return self._arrays.names()
 
     def _formats(self) -> dict:
-        return {k: format_of(v) for k, v in self.names().items()}
+        return self._arrays.formats()
 
     def user_inputs(self) -> dict:
-        """The op's inputs from the arrays chosen by name, as ``compare(inputs=)`` takes
-        them; a ValueError that names the input and the variable where one is missing, not
-        in a floating-point format, or of the wrong shape."""
+        """The op's inputs from the arrays chosen by name, as ``compare(inputs=)`` takes them
+        (a ValueError naming the input and the variable where one does not fit)."""
         op = self.state.op
-        if not input_names(op):
-            raise ValueError(f"{op} takes numbers, not only arrays: choose generated data for it")
-        arrays = self.names()
-        chosen = {k: (var, arrays.get(var)) for k, var in self.state.inputs}
-        return check_user_arrays(op, input_names(op), chosen)
+        return self._arrays.inputs(op, input_names(op), self.state.inputs)
 
     def observed_results(self) -> dict:
         """The observed results chosen by name (results computed elsewhere: a GPU's)."""
-        return observed_values(self.names(), self.state.observed)
-
-    def _code_of(self, key) -> str:
-        """The code of an array chosen by name: its variable, or the load of an uploaded file."""
-        name = key[0] if isinstance(key, tuple) else key
-        return self._uploaded[name][1] if name in self._uploaded else name
+        return self._arrays.observed(self.state.observed)
 
     # ------------------------------------------------------------------ state -> compare()
 
@@ -269,6 +235,63 @@ class Explorer(Running, Showing, W.VBox):
     def sweep_arguments(self) -> dict:
         """The :func:`fpexplore.sweep` keyword arguments of the sweep view."""
         return sweep_arguments(self.state)
+
+    def view_code(self) -> str:
+        """The public-API line that draws the current view from ``cmp``."""
+        return render.view_code(self.state, self.comparison, self._arrays.code_of)
+
+    def export(self, kind: str) -> bytes:
+        """The current table (with the observed results' rows) as CSV, or the figure as PNG
+        or SVG: returns the file's bytes and shows a download link for it in the app."""
+        return self._out.export(kind)
+
+    # ------------------------------------------------------------------ computing
+
+    def _request(self) -> dict:
+        """compare()'s arguments, the observed results with your arrays, checked."""
+        args = self.arguments()
+        if "inputs" in args:  # the observed results travel with the request
+            args["observed"] = self.observed_results()
+        return checked_request(args)
+
+    def update(self) -> None:
+        """Recompute and redraw; any error becomes a message in the app. In a kernel (a
+        running event loop) the computation runs in a thread, reporting its progress, so that
+        the cancel button works and a newer request replaces an older one; elsewhere (plain
+        Python, the tests) it runs here and now."""
+        try:
+            args = self._request()
+        except Exception as e:  # shown in the app, never raised into the notebook
+            self._runner.start(None, error=e, log=traceback.format_exc())
+            return
+        self._runner.start(args, self.state.format)
+
+    def _done(self, cmp, error, log, extra=None) -> None:
+        """A computation's outcome on screen (``extra``: the observed results measured)."""
+        if isinstance(error, Cancelled):  # the last finished view stays on screen
+            self.message.value = render.CANCELLED
+            return
+        if error is None:
+            try:
+                self._show_result(cmp, extra if extra is not None else Observed())
+            except Exception as e:
+                error, log = e, traceback.format_exc()
+        if error is not None:  # shown in the app, never raised into the notebook
+            self._out.fail(error)
+            self._log = log
+
+    def _show_result(self, cmp, observed) -> None:
+        """A finished comparison on screen: A and B among its results (and the observed ones),
+        then the output side."""
+        if not cmp.results:
+            raise ValueError(
+                "no results to show: " + ("; ".join(cmp.messages) or "choose a backend")
+            )
+        keys = list(cmp.results) + [(k, OBSERVED) for k in observed.values]
+        self.state = settle_picks(self.state, keys)
+        with self._quiet():
+            show_picks(self._c, self.state, keys)
+        self._out.show(cmp, observed, self.state)
 
 
 def explorer(**kwargs) -> Explorer:

@@ -47,6 +47,57 @@ def format_of(v) -> str | None:
         return None
 
 
+class YourArrays:
+    """The arrays the app offers by name: a namespace's variables (``namespace``, None:
+    IPython's user namespace, read each time) and the uploaded files' arrays."""
+
+    def __init__(self, namespace: dict | None = None) -> None:
+        if namespace is not None and not isinstance(namespace, dict):
+            raise TypeError(
+                f"namespace must be a dict of names to arrays, got {type(namespace).__name__}"
+            )
+        self._namespace = namespace
+        self._uploaded: dict = {}  # name -> (array, the code that loads it)
+
+    def names(self) -> dict:
+        """The namespace's variables that hold NumPy arrays or scalars, then the uploaded
+        files' arrays ("data.npz[x]")."""
+        ns = self._namespace if self._namespace is not None else user_namespace()
+        found = {k: v for k, v in ns.items() if not k.startswith("_") and is_array(v)}
+        found.update({k: a for k, (a, _code) in self._uploaded.items()})
+        return found
+
+    def formats(self) -> dict:
+        """Each name's format (None: not a floating-point format fpexplore has)."""
+        return {k: format_of(v) for k, v in self.names().items()}
+
+    def upload(self, files) -> None:
+        """Uploaded .npy, .npz and .csv files (ipywidgets' FileUpload values) join the names;
+        a ValueError for one that cannot be read."""
+        for f in files:
+            self._uploaded.update(read_upload(f["name"], bytes(f["content"])))
+
+    def uploaded(self, name: str) -> bool:
+        return name in self._uploaded
+
+    def code_of(self, key) -> str:
+        """The code of an array chosen by name: its variable, or the load of an uploaded file."""
+        name = key[0] if isinstance(key, tuple) else key
+        return self._uploaded[name][1] if name in self._uploaded else name
+
+    def inputs(self, op: str, names: tuple, chosen: tuple) -> dict:
+        """The op's inputs (``names``: (name, ndim) each) from the variables ``chosen`` ((input,
+        variable) pairs), as ``compare(inputs=)`` takes them (see :func:`check_user_arrays`)."""
+        if not names:
+            raise ValueError(f"{op} takes numbers, not only arrays: choose generated data for it")
+        arrays = self.names()
+        return check_user_arrays(op, names, {k: (var, arrays.get(var)) for k, var in chosen})
+
+    def observed(self, names) -> dict:
+        """The observed results chosen by name (results computed elsewhere: a GPU's)."""
+        return observed_values(self.names(), names)
+
+
 def check_user_arrays(op: str, names: tuple, chosen: dict) -> dict:
     """The op's inputs ``{name: array}`` from ``chosen`` (input name -> (variable name,
     value)), or a ValueError that says which input and which variable is wrong: none chosen,
