@@ -624,6 +624,11 @@ def test_order_errors():
         fpx.sum(x, "sequential", accumulate="tf32")
     with pytest.raises(ValueError, match="valid formats"):
         fpx.sum(x, "sequential", accumulate="float8")
+    for bad in ("float33", np.int8, 3):  # the message names the argument
+        with pytest.raises(ValueError, match="^accumulate: unknown format"):
+            fpx.sum(x, "sequential", accumulate=bad)
+        with pytest.raises(ValueError, match="^accumulate: unknown format"):
+            fpx.matmul(np.ones((2, 2)), np.ones((2, 2)), "sequential", accumulate=bad)
     with pytest.raises(TypeError, match="block must be an integer"):
         fpx.sum(x, "blocked", block=2.5)
     with pytest.raises(ValueError, match="multiple of vector"):
