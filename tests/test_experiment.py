@@ -465,6 +465,23 @@ def test_diff_of_saturated_and_nan_distances():
     assert ax.get_xlim()[1] < 10  # the saturated distance is not drawn at 1e19
 
 
+def test_diff_words_saturated_distances_truly():
+    """2**62 or more ulps apart: opposite signs, or one sign far apart in magnitude (float64's
+    ordinals span 2**63); the text says which, counted from the values themselves."""
+    a = np.array([1e300, 5e-324, -1e-300, 2.0, 7.0])
+    b = np.array([1e-300, 1e300, -1e300, -2.0, 7.0])
+    d = fpx.diff(a, b)
+    same_sign = np.signbit(a) == np.signbit(b)
+    assert d.summary["saturated"] == 4 and d.summary["saturated_opposite"] == 1
+    assert int(np.sum(same_sign[:4])) == 3
+    text = repr(d)
+    want = "4 element(s) 2**62 or more ulps apart (1 of opposite signs; 3 of one sign, far apart"
+    assert want in text and "far from zero" not in text
+    only_same = repr(fpx.diff(np.array([1e300]), np.array([1e-300])))
+    assert "(1 of one sign, far apart in magnitude)" in only_same and "opposite" not in only_same
+    assert "(1 of opposite signs)" in repr(fpx.diff(np.array([5.0]), np.array([-5.0])))
+
+
 def test_compare_on_the_users_own_arrays():
     """compare(inputs=): the rows are bit for bit the variants on those arrays (direct calls),
     the arrays are used as they are, format and n come from them, and what describes
