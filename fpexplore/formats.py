@@ -444,14 +444,35 @@ def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
 def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.generic:
     """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`)."""
     refuse_masked(bits, "from_bits")
-    info = format_info(fmt)
+    try:
+        info = format_info(fmt)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"from_bits: fmt: {e}") from None
     if not info.storage:
-        raise ValueError(f"{info.name} is an input rounding, not a storage format")
-    b = np.asarray(bits)
-    if b.dtype.kind not in "iu":
-        raise TypeError("bit patterns must be integers")
+        raise ValueError(
+            f"from_bits: fmt: {info.name} is an input rounding, not a storage format; "
+            f"valid formats: {', '.join(FORMATS)}"
+        )
+    try:
+        b = np.asarray(bits)
+    except ValueError as e:  # a ragged list
+        raise ValueError(f"from_bits: bits: {e}") from None
+    if not b.size and isinstance(bits, (list, tuple)):
+        b = b.astype(info.uint)  # [] is float64 to NumPy
+    ints = b.dtype.kind == "O" and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in b.reshape(-1).tolist()
+    )  # Python ints beyond int64/uint64: NumPy keeps them as objects
+    if not ints and b.dtype.kind not in "iu":
+        raise TypeError(
+            f"from_bits: bits must be integers (bit patterns), got {checks.shown(bits)} "
+            f"of dtype {b.dtype}"
+        )
     if b.size and (int(b.min()) < 0 or int(b.max()) >= 1 << info.bits):
-        raise ValueError(f"bit patterns for {info.name} must lie in [0, 2**{info.bits})")
+        bad = next(int(v) for v in b.reshape(-1).tolist() if not 0 <= int(v) < 1 << info.bits)
+        raise ValueError(
+            f"from_bits: bits: {bad} is not a {info.name} bit pattern; they lie in "
+            f"[0, 2**{info.bits})"
+        )
     return scalar_out(b.astype(info.uint).view(info.dtype))
 
 
@@ -547,14 +568,14 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
     info = storage if fmt is None else format_info(fmt)
     if info.dtype != storage.dtype:
         raise TypeError(f"{info.name} values are stored as {info.dtype}, got {storage.name} data")
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # signalling NaNs (float16's 0x7d01): quiet, no warning
         x64 = arr.astype(np.float64)
-    _, e = np.frexp(np.abs(x64))  # |x| = m * 2^e, m in [0.5, 1): floor(log2|x|) = e - 1
-    e = np.where(x64 == 0, info.emin, e.astype(np.int64) - 1)
-    q = np.maximum(e, info.emin) - (info.precision - 1)
-    out = np.ldexp(1.0, q)
-    out = np.where(np.isfinite(x64), out, np.abs(x64))
-    return scalar_out(out.astype(storage.dtype))
+        _, e = np.frexp(np.abs(x64))  # |x| = m * 2^e, m in [0.5, 1): floor(log2|x|) = e - 1
+        e = np.where(x64 == 0, info.emin, e.astype(np.int64) - 1)
+        q = np.maximum(e, info.emin) - (info.precision - 1)
+        out = np.ldexp(1.0, q)
+        out = np.where(np.isfinite(x64), out, np.abs(x64))
+        return scalar_out(out.astype(storage.dtype))
 
 
 def _step(x, direction: int):
