@@ -291,7 +291,7 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
     if all(arrays) and np.asarray(a).dtype != np.asarray(b).dtype:  # two formats
         va, vb = ((coerce(v, what="fpx.diff")[0][0]) for v in (a, b))
     else:
-        (va, vb), _ = coerce(a, b, what="fpx.diff")
+        (va, vb), _ = coerce(a, b, what="fpx.diff", names=("a", "b"))
     if va.shape != vb.shape:
         raise ValueError(f"fpx.diff: a has shape {va.shape} and b {vb.shape}: not comparable")
     return diff_values("a", va, "b", vb, top=top)

@@ -128,6 +128,27 @@ def test_compare_array_ops_and_params():
     )
 
 
+def test_compare_shape_and_ragged_errors_name_the_input():
+    with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['a'\] and inputs\['b'\] of dot"):
+        fpx.compare("dot", inputs={"a": np.ones(3), "b": np.ones(4)})
+    with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['A'\] has shape \(2, 3\)"):
+        fpx.compare("matmul", inputs=(np.ones((2, 3)), np.ones((4, 2))))
+    ragged = [[1.0, 2.0], [3.0]]
+    with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['a'\]: a nested list whose rows"):
+        fpx.compare("dot", inputs={"a": ragged, "b": [1.0, 2.0]})
+    calls = {
+        "dot: a": lambda: fpx.dot(ragged, [1.0, 2.0]),
+        "matmul: B": lambda: fpx.matmul(np.ones((2, 2)), ragged),
+        "exact_sum": lambda: fpx.exact_sum(ragged),
+        "fpx.diff: a": lambda: fpx.diff(ragged, [1.0, 2.0]),
+        "suggest_tolerance: desired": lambda: fpx.suggest_tolerance([1.0, 2.0], ragged),
+        "ulp_distance: b": lambda: fpx.ulp_distance([1.0, 2.0], ragged),
+    }
+    for where, call in calls.items():
+        with pytest.raises(ValueError, match=f"^{where}: a nested list whose rows have different"):
+            call()
+
+
 def test_compare_errors_are_clear():
     with pytest.raises(ValueError, match="valid ops: sum, dot, matmul"):
         fpx.compare("conv", n=10)

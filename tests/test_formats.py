@@ -385,6 +385,11 @@ def test_ulp_of_signalling_nans_is_nan_without_warnings():
         got = fpx.ulp(snan16)
         assert np.isnan(got[:2]).all() and got[2] == np.float16(2.0**-10)
         assert np.isnan(fpx.ulp(snan32[0])) and np.isnan(fpx.ulp(snan16[0]))
+        snan_bf = np.array([0x7F81, 0x3F80], np.uint16).view(ml_dtypes.bfloat16)
+        for x in (snan16, snan32, snan_bf):
+            for fmt in ("float64", "float16"):
+                got = np.asarray(fpx.as_format(x, fmt)).astype(np.float64)
+                assert np.isnan(got[0]), (x.dtype, fmt)
 
 
 def test_ulp_tf32():

@@ -115,7 +115,7 @@ def cdist(
       NaN or infinite coordinates get the IEEE float64 value of the direct formula.
     """
     OP_TABLE.lookup("cdist", variant)
-    (x, y), info = coerce(x, y, what="cdist")
+    (x, y), info = coerce(x, y, what="cdist", names=("x", "y"))
     _check_shapes(x, y)
     _refuse_unused(
         variant, dict(order=order, accumulate=accumulate, fma=fma, clamp=clamp), order_params
