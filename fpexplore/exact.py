@@ -83,7 +83,7 @@ def fma(a: ArrayLike, b: ArrayLike, c: ArrayLike) -> np.ndarray | np.generic:
     finite product plus ``±inf`` is ``±inf`` even if the product would overflow), signed zeros
     and gradual underflow. 0-d inputs give a NumPy scalar.
     """
-    (a, b, c), info = coerce(a, b, c, what="fma", broadcast=True)
+    (a, b, c), info = coerce(a, b, c, what="fma", broadcast=True, names=("a", "b", "c"))
     with np.errstate(all="ignore"):
         if not NUMPY_ONLY:
             out = _fma_compiled(a, b, c, info)
@@ -323,7 +323,7 @@ def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
     product gives that infinity (finite products never overflow here: they are exact). An
     exact zero is ``-0.0`` only if every product is ``-0.0``; the empty dot is ``+0.0``.
     """
-    (a, b), info = coerce(a, b, what="exact_dot")
+    (a, b), info = coerce(a, b, what="exact_dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"exact_dot takes 1-D arrays, got shapes {a.shape} and {b.shape}")
     if a.shape != b.shape:

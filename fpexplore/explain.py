@@ -333,7 +333,7 @@ class _Explaining:
         return {
             "result": label,
             "format": obs.dtype.name,
-            "rel_error": self.errors[label],
+            "rel_error": measure.relative(self.errors, self.exact64)[label],
             "closer": label in self.closer,
             "within_bound": within,
             "reproduced_by": str(cfg) if cfg is not None else None,
@@ -578,6 +578,8 @@ def _verdict(ex, table, causes) -> str:
 def _closer_sentence(ex, table) -> str:
     near, far = ex.pair
     what = "normwise relative error" if reduction(ex.op).matrix else "relative error"
+    if measure.exact_is_zero(ex.exact64):  # (no relative error: all but exact ones are inf)
+        what = "absolute error, the exact answer being 0,"
     close = [k for k in table.index if table.loc[k, "closer"]]
     if len(close) == len(table):
         return (

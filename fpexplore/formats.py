@@ -389,9 +389,10 @@ def as_format(
         src = _BY_DTYPE[arr.dtype]
         if src.name == info.name:
             return scalar_out(arr.copy())
-        if src.precision <= info.precision and src.emin >= info.emin and src.emax <= info.emax:
-            return scalar_out(arr.astype(info.dtype))  # widening: exact
-        return scalar_out(round_f64(arr.astype(np.float64), info))
+        with np.errstate(invalid="ignore"):  # a signalling NaN converts to NaN, no warning
+            if src.precision <= info.precision and src.emin >= info.emin and src.emax <= info.emax:
+                return scalar_out(arr.astype(info.dtype))  # widening: exact
+            return scalar_out(round_f64(arr.astype(np.float64), info))
     if kind in "iu":
         if arr.size == 0 or int(np.max(np.abs(arr.astype(np.float64)))) < 2**53:
             return scalar_out(round_f64(arr.astype(np.float64), info))
@@ -421,9 +422,21 @@ class BitFields(NamedTuple):
     significand: np.ndarray
 
 
+def as_array(x, what: str) -> np.ndarray:
+    """np.asarray(x); a ragged nested list is a ValueError that names ``what``."""
+    try:
+        return np.asarray(x)
+    except ValueError:
+        if not isinstance(x, (list, tuple)):
+            raise
+        raise ValueError(
+            f"{what}: a nested list whose rows have different lengths (ragged) is not an array"
+        ) from None
+
+
 def _float_array(x) -> tuple[np.ndarray, FormatInfo]:
     refuse_masked(x, "fpexplore")
-    arr = native(np.asarray(x))
+    arr = native(as_array(x, "fpexplore"))
     _refuse_rounded_ints(x, arr, "fpexplore")
     if arr.dtype in _BY_DTYPE:
         return arr, _BY_DTYPE[arr.dtype]
@@ -444,14 +457,35 @@ def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
 def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.generic:
     """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`)."""
     refuse_masked(bits, "from_bits")
-    info = format_info(fmt)
+    try:
+        info = format_info(fmt)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"from_bits: fmt: {e}") from None
     if not info.storage:
-        raise ValueError(f"{info.name} is an input rounding, not a storage format")
-    b = np.asarray(bits)
-    if b.dtype.kind not in "iu":
-        raise TypeError("bit patterns must be integers")
+        raise ValueError(
+            f"from_bits: fmt: {info.name} is an input rounding, not a storage format; "
+            f"valid formats: {', '.join(FORMATS)}"
+        )
+    try:
+        b = np.asarray(bits)
+    except ValueError as e:  # a ragged list
+        raise ValueError(f"from_bits: bits: {e}") from None
+    if not b.size and isinstance(bits, (list, tuple)):
+        b = b.astype(info.uint)  # [] is float64 to NumPy
+    ints = b.dtype.kind == "O" and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in b.reshape(-1).tolist()
+    )  # Python ints beyond int64/uint64: NumPy keeps them as objects
+    if not ints and b.dtype.kind not in "iu":
+        raise TypeError(
+            f"from_bits: bits must be integers (bit patterns), got {checks.shown(bits)} "
+            f"of dtype {b.dtype}"
+        )
     if b.size and (int(b.min()) < 0 or int(b.max()) >= 1 << info.bits):
-        raise ValueError(f"bit patterns for {info.name} must lie in [0, 2**{info.bits})")
+        bad = next(int(v) for v in b.reshape(-1).tolist() if not 0 <= int(v) < 1 << info.bits)
+        raise ValueError(
+            f"from_bits: bits: {bad} is not a {info.name} bit pattern; they lie in "
+            f"[0, 2**{info.bits})"
+        )
     return scalar_out(b.astype(info.uint).view(info.dtype))
 
 
@@ -547,14 +581,14 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
     info = storage if fmt is None else format_info(fmt)
     if info.dtype != storage.dtype:
         raise TypeError(f"{info.name} values are stored as {info.dtype}, got {storage.name} data")
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # signalling NaNs (float16's 0x7d01): quiet, no warning
         x64 = arr.astype(np.float64)
-    _, e = np.frexp(np.abs(x64))  # |x| = m * 2^e, m in [0.5, 1): floor(log2|x|) = e - 1
-    e = np.where(x64 == 0, info.emin, e.astype(np.int64) - 1)
-    q = np.maximum(e, info.emin) - (info.precision - 1)
-    out = np.ldexp(1.0, q)
-    out = np.where(np.isfinite(x64), out, np.abs(x64))
-    return scalar_out(out.astype(storage.dtype))
+        _, e = np.frexp(np.abs(x64))  # |x| = m * 2^e, m in [0.5, 1): floor(log2|x|) = e - 1
+        e = np.where(x64 == 0, info.emin, e.astype(np.int64) - 1)
+        q = np.maximum(e, info.emin) - (info.precision - 1)
+        out = np.ldexp(1.0, q)
+        out = np.where(np.isfinite(x64), out, np.abs(x64))
+        return scalar_out(out.astype(storage.dtype))
 
 
 def _step(x, direction: int):
@@ -611,7 +645,7 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
     """
     if nan not in ("raise", "sentinel"):
         raise ValueError(f"nan must be 'raise' or 'sentinel', got {checks.shown(nan)}")
-    (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True)
+    (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True, names=("a", "b"))
     xa, xb = np.broadcast_arrays(xa, xb)
     na, nb_ = np.isnan(xa), np.isnan(xb)
     any_nan = na | nb_
@@ -636,16 +670,16 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
 # ----------------------------------------------------------------------------- input coercion
 
 
-def _weak_array(x) -> np.ndarray | None:
+def _weak_array(x, what: str) -> np.ndarray | None:
     """Python scalars and lists are 'weak' (no format of their own); arrays are 'strong'."""
     if isinstance(x, (bool, np.bool_)):
-        raise TypeError("boolean input is not a floating-point number")
+        raise TypeError(f"{what}: boolean input is not a floating-point number")
     if isinstance(x, np.generic):  # np.float64 subclasses float but has a format
         return None
     if isinstance(x, (float, int)):
         return np.asarray(x)
     if isinstance(x, (list, tuple)):
-        arr = np.asarray(x)
+        arr = as_array(x, what)
         if arr.dtype == np.float64 or arr.dtype.kind in "iu":
             return arr
     return None
@@ -664,34 +698,38 @@ def _refuse_rounded_ints(x, arr: np.ndarray, what: str) -> None:
             )
 
 
-def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], FormatInfo]:
+def coerce(
+    *xs, what: str, broadcast: bool = False, names: tuple | None = None
+) -> tuple[list[np.ndarray], FormatInfo]:
     """Bring inputs to one format without changing any value.
 
     NumPy arrays and scalars fix the format; all of them must agree (mixed formats raise
     TypeError saying how to convert). Python floats/ints and lists adopt that format only if
     every value is exactly representable in it (else TypeError); alone they are float64.
+    ``names`` (one per input, e.g. ``"inputs['a']"``) go into the messages about one input.
     """
     strong: dict[str, FormatInfo] = {}
     prepared: list[tuple[np.ndarray, bool]] = []
-    for x in xs:
-        refuse_masked(x, what)
-        weak = _weak_array(x)
+    for i, x in enumerate(xs):
+        one = f"{what}: {names[i]}" if names else what
+        refuse_masked(x, one)
+        weak = _weak_array(x, one)
         if weak is not None:
-            _refuse_rounded_ints(x, weak, what)
+            _refuse_rounded_ints(x, weak, one)
             if (
                 weak.dtype.kind in "iu"
                 and weak.size
                 and np.max(np.abs(weak.astype(np.float64))) >= 2**53
             ):
-                raise TypeError(f"{what}: integer input too large to be exact in float64")
+                raise TypeError(f"{one}: integer input too large to be exact in float64")
             if weak.dtype.kind not in "iuf":
-                raise TypeError(f"{what}: unsupported input {checks.shown(x)}")
+                raise TypeError(f"{one}: unsupported input {checks.shown(x)}")
             prepared.append((weak, True))
             continue
-        arr = native(np.asarray(x))
+        arr = native(as_array(x, one))
         info = _BY_DTYPE.get(arr.dtype)
         if info is None:
-            raise TypeError(f"{what}: {_unsupported_dtype(arr.dtype)}")
+            raise TypeError(f"{one}: {_unsupported_dtype(arr.dtype)}")
         strong[info.name] = info
         prepared.append((arr, False))
     if len(strong) > 1:
@@ -703,7 +741,7 @@ def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], F
         )
     info = next(iter(strong.values())) if strong else _INFO["float64"]
     out = []
-    for arr, is_weak in prepared:
+    for i, (arr, is_weak) in enumerate(prepared):
         if is_weak:
             f64 = arr.astype(np.float64)
             conv = as_format(f64, info.name)
@@ -714,7 +752,8 @@ def coerce(*xs, what: str, broadcast: bool = False) -> tuple[list[np.ndarray], F
             if not np.all(same):
                 bad = f64[~same].reshape(-1)[0] if f64.ndim else float(f64)
                 raise TypeError(
-                    f"{what}: the Python value {checks.shown(bad)} is not exactly representable in "
+                    f"{f'{what}: {names[i]}' if names else what}: the Python value "
+                    f"{checks.shown(bad)} is not exactly representable in "
                     f"{info.name}; round it explicitly with fpx.as_format(value, "
                     f"{checks.shown(info.name)}) "
                     "or pass an array of that format"

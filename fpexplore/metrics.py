@@ -197,7 +197,7 @@ def pass_rate(a: ArrayLike, b: ArrayLike) -> float:
     """Share of elements of ``a`` and ``b`` that are bit-for-bit equal (any NaN equals any NaN;
     ``-0.0`` and ``+0.0`` differ), as the Ascend article's "pass rate". Same shape and format
     required; NaN for empty arrays."""
-    (a, b), info = coerce(a, b, what="pass_rate")
+    (a, b), info = coerce(a, b, what="pass_rate", names=("a", "b"))
     if a.shape != b.shape:
         raise ValueError(f"pass_rate: shapes {a.shape} and {b.shape} differ")
     if a.size == 0:

@@ -254,9 +254,13 @@ def _uncounted(s: dict) -> str:
     """The elements the largest and mean differences leave out, in words."""
     out = ""
     if s["saturated"]:
+        opposite = s.get("saturated_opposite", 0)
+        why = [f"{opposite:,} of opposite signs"] if opposite else []
+        if s["saturated"] > opposite:
+            why.append(f"{s['saturated'] - opposite:,} of one sign, far apart in magnitude")
         out += (
-            f", {s['saturated']:,} element(s) 2**62 or more ulps apart (opposite signs far "
-            "from zero) not counted in these"
+            f", {s['saturated']:,} element(s) 2**62 or more ulps apart ({'; '.join(why)}) "
+            "not counted in these"
         )
     if s["nan_mismatches"]:
         out += f", {s['nan_mismatches']} NaN mismatches"
@@ -287,7 +291,7 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
     if all(arrays) and np.asarray(a).dtype != np.asarray(b).dtype:  # two formats
         va, vb = ((coerce(v, what="fpx.diff")[0][0]) for v in (a, b))
     else:
-        (va, vb), _ = coerce(a, b, what="fpx.diff")
+        (va, vb), _ = coerce(a, b, what="fpx.diff", names=("a", "b"))
     if va.shape != vb.shape:
         raise ValueError(f"fpx.diff: a has shape {va.shape} and b {vb.shape}: not comparable")
     return diff_values("a", va, "b", vb, top=top)
@@ -335,6 +339,9 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
         "mean_abs_ulp": float(np.mean(finite)) if finite.size else 0.0,
         "nan_mismatches": int(np.sum(ulps == ULP_NAN)),
         "saturated": int(np.sum(~np.isfinite(mag)) - np.sum(ulps == ULP_NAN)),
+        "saturated_opposite": int(
+            np.sum(~np.isfinite(mag) & (ulps != ULP_NAN) & (np.signbit(va) != np.signbit(vb)))
+        ),
     }
     return Diff(label_a, label_b, fmt, ulps, equal, (va, vb), summary, table)
 

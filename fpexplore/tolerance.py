@@ -186,7 +186,9 @@ def suggest_tolerance(
         raise ValueError(f"coverage must be in (0, 1], got {checks.shown(coverage)}")
     if not 1 <= margin < math.inf:  # (NaN fails this too)
         raise ValueError(f"margin must be >= 1 and finite, got {checks.shown(margin)}")
-    (a, d), info = coerce(actual, desired, what="suggest_tolerance", broadcast=True)
+    (a, d), info = coerce(
+        actual, desired, what="suggest_tolerance", broadcast=True, names=("actual", "desired")
+    )
     a, d = np.broadcast_arrays(a, d)
     a = a.reshape(-1)
     d = d.reshape(-1)
@@ -231,7 +233,7 @@ def suggest_tolerance(
         n,
         info.name,
         margin,
-        max_abs_diff=float(np.nanmax(diff)),
+        max_abs_diff=float(np.nanmax(diff)) if not np.isnan(diff).all() else math.nan,
         max_rel_diff=float(np.nanmax(rel_ok)) if rel_ok.size else 0.0,
         median_abs_desired=float(np.median(scale)) if n else 0.0,
         defaults=defaults,

@@ -128,6 +128,27 @@ def test_compare_array_ops_and_params():
     )
 
 
+def test_compare_shape_and_ragged_errors_name_the_input():
+    with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['a'\] and inputs\['b'\] of dot"):
+        fpx.compare("dot", inputs={"a": np.ones(3), "b": np.ones(4)})
+    with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['A'\] has shape \(2, 3\)"):
+        fpx.compare("matmul", inputs=(np.ones((2, 3)), np.ones((4, 2))))
+    ragged = [[1.0, 2.0], [3.0]]
+    with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['a'\]: a nested list whose rows"):
+        fpx.compare("dot", inputs={"a": ragged, "b": [1.0, 2.0]})
+    calls = {
+        "dot: a": lambda: fpx.dot(ragged, [1.0, 2.0]),
+        "matmul: B": lambda: fpx.matmul(np.ones((2, 2)), ragged),
+        "exact_sum": lambda: fpx.exact_sum(ragged),
+        "fpx.diff: a": lambda: fpx.diff(ragged, [1.0, 2.0]),
+        "suggest_tolerance: desired": lambda: fpx.suggest_tolerance([1.0, 2.0], ragged),
+        "ulp_distance: b": lambda: fpx.ulp_distance([1.0, 2.0], ragged),
+    }
+    for where, call in calls.items():
+        with pytest.raises(ValueError, match=f"^{where}: a nested list whose rows have different"):
+            call()
+
+
 def test_compare_errors_are_clear():
     with pytest.raises(ValueError, match="valid ops: sum, dot, matmul"):
         fpx.compare("conv", n=10)
@@ -463,6 +484,23 @@ def test_diff_of_saturated_and_nan_distances():
     assert d.summary["saturated"] == 1  # 1e308 to -1e308: no count of ulps
     ax = d.plot("hist").axes[0]
     assert ax.get_xlim()[1] < 10  # the saturated distance is not drawn at 1e19
+
+
+def test_diff_words_saturated_distances_truly():
+    """2**62 or more ulps apart: opposite signs, or one sign far apart in magnitude (float64's
+    ordinals span 2**63); the text says which, counted from the values themselves."""
+    a = np.array([1e300, 5e-324, -1e-300, 2.0, 7.0])
+    b = np.array([1e-300, 1e300, -1e300, -2.0, 7.0])
+    d = fpx.diff(a, b)
+    same_sign = np.signbit(a) == np.signbit(b)
+    assert d.summary["saturated"] == 4 and d.summary["saturated_opposite"] == 1
+    assert int(np.sum(same_sign[:4])) == 3
+    text = repr(d)
+    want = "4 element(s) 2**62 or more ulps apart (1 of opposite signs; 3 of one sign, far apart"
+    assert want in text and "far from zero" not in text
+    only_same = repr(fpx.diff(np.array([1e300]), np.array([1e-300])))
+    assert "(1 of one sign, far apart in magnitude)" in only_same and "opposite" not in only_same
+    assert "(1 of opposite signs)" in repr(fpx.diff(np.array([5.0]), np.array([-5.0])))
 
 
 def test_compare_on_the_users_own_arrays():

@@ -443,3 +443,16 @@ def test_inputs_holding_inf_or_nan_and_results_that_are_nan():
     assert "no configuration tried reproduces a" in e.verdict
     assert not isinstance(e.table.loc["a", "reproduced_by"], str)
     assert "the configuration that reproduces it" not in e.verdict
+
+
+def test_rel_error_where_the_exact_result_is_zero():
+    """||R - X|| / ||X|| with X = 0: inf for a non-zero result, 0 for a zero one (the
+    definition, as fpx.metrics.rel_error); closer ranks by the absolute error and says so."""
+    x = np.array([1.0, -1.0, 0.5, -0.5])
+    assert sum(map(Fraction, x.tolist())) == 0  # the exact sum
+    e = fpx.explain("sum", x, {"r": np.float64(1e-20), "s": np.float64(0.0)})
+    assert e.table.loc["r", "rel_error"] == math.inf
+    assert e.table.loc["s", "rel_error"] == 0.0
+    assert bool(e.table.loc["s", "closer"]) and not bool(e.table.loc["r", "closer"])
+    assert "absolute error, the exact answer being 0" in e.verdict
+    assert "relative error 1e-20" not in repr(e)

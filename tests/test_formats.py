@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from decimal import Decimal
 from fractions import Fraction
 
@@ -190,6 +191,29 @@ def test_bits_fields_and_strings():
         fpx.from_bits(70000, "float16")
 
 
+def test_from_bits_errors_name_the_argument():
+    bad_bits = [
+        (70000, "float16", ValueError, "^from_bits: bits: 70000 is not a float16 bit pattern"),
+        (-1, "float16", ValueError, "^from_bits: bits: -1 is not"),
+        (np.array([1, 2**40]), "float32", ValueError, "^from_bits: bits: 1099511627776 is not"),
+        (2**70, "float64", ValueError, "^from_bits: bits: 1180591620717411303424 is not"),
+        ("abc", "float16", TypeError, "^from_bits: bits must be integers"),
+        (1.5, "float32", TypeError, "^from_bits: bits must be integers"),
+        (True, "float16", TypeError, "^from_bits: bits must be integers"),
+        ([1, [2]], "float16", ValueError, "^from_bits: bits: "),
+        (1, "tf32", ValueError, "^from_bits: fmt: tf32 is an input rounding"),
+        (1, "float33", ValueError, "^from_bits: fmt: unknown format 'float33'"),
+        (1, None, TypeError, "^from_bits: fmt: a format is needed"),
+    ]
+    for bits, fmt, err, match in bad_bits:
+        with pytest.raises(err, match=match):
+            fpx.from_bits(bits, fmt)
+    # what is in range is taken as it is: Python ints up to 2**64 - 1, empty lists
+    assert fpx.to_bits(fpx.from_bits(2**64 - 1, "float64")) == 2**64 - 1
+    assert fpx.from_bits([], "float16").dtype == np.float16
+    assert fpx.from_bits(np.array([0x3C00], np.int64), "float16").tolist() == [1.0]
+
+
 @pytest.mark.parametrize("fmt", STORAGE)
 def test_bits_roundtrip_random(fmt):
     rng = np.random.default_rng(1)
@@ -351,6 +375,21 @@ def test_python_ints_among_floats_are_never_rounded_on_the_way_in(call):
     held = [2**53, 0.5, 3, -(2**60), 2**60, 1.25]  # every int exactly a float64
     want = float(sum(Fraction(v) for v in held))  # correctly rounded: 2**53 + 4
     assert fpx.exact_sum(held) == want == 2.0**53 + 4
+
+
+def test_ulp_of_signalling_nans_is_nan_without_warnings():
+    snan16 = np.array([0x7D01, 0xFD01, 0x3C00], np.uint16).view(np.float16)
+    snan32 = np.array([0x7F800001], np.uint32).view(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = fpx.ulp(snan16)
+        assert np.isnan(got[:2]).all() and got[2] == np.float16(2.0**-10)
+        assert np.isnan(fpx.ulp(snan32[0])) and np.isnan(fpx.ulp(snan16[0]))
+        snan_bf = np.array([0x7F81, 0x3F80], np.uint16).view(ml_dtypes.bfloat16)
+        for x in (snan16, snan32, snan_bf):
+            for fmt in ("float64", "float16"):
+                got = np.asarray(fpx.as_format(x, fmt)).astype(np.float64)
+                assert np.isnan(got[0]), (x.dtype, fmt)
 
 
 def test_ulp_tf32():

@@ -229,3 +229,18 @@ def test_compare_takes_your_start_and_stop_in_every_form():
     assert py.format == "float64" and list(py.reference) == [0.0, 0.25, 0.5, 0.75, 1.0]
     with pytest.raises(ValueError, match="linspace's input start is a scalar, got shape"):
         fpx.compare("linspace", inputs={"start": [0.0, 1.0], "stop": 1.0, "num": 5})
+
+
+def test_linspace_dtype_and_axis_errors_name_the_argument():
+    with pytest.raises(TypeError, match="^linspace: dtype: data type 'float33'"):
+        fpx.linspace(0.0, 1.0, 5, dtype="float33")
+    with pytest.raises(ValueError, match="^linspace: axis 3 is out of bounds for a 2-D result"):
+        fpx.linspace(np.zeros(2), np.ones(2), 5, axis=3)
+    with pytest.raises(ValueError, match="axis -3"):
+        fpx.linspace(np.zeros(2), np.ones(2), 5, axis=-3)
+    with pytest.raises(TypeError, match="^axis must be an integer"):
+        fpx.linspace(0.0, 1.0, 5, axis="a")
+    # the bounds NumPy accepts stay accepted, with NumPy's values
+    for axis in (0, 1, -1, -2):
+        got = fpx.linspace(np.zeros(2), np.ones(2), 3, axis=axis)
+        assert np.array_equal(got, np.linspace(np.zeros(2), np.ones(2), 3, axis=axis))

@@ -693,6 +693,21 @@ def test_cdist_bad_input():
         cdist(x, x, clamp=1)
     with pytest.raises(TypeError, match="no parameter"):
         cdist(x, x, order="sequential", block=4)
+    # arguments a variant does not use are refused, not ignored (they are named)
+    for kw in (
+        {"order": "pairwise"},
+        {"order": "sequential"},
+        {"accumulate": "float64"},
+        {"fma": False},
+        {"clamp": True},
+        {"order": "blocked", "block": 4},
+    ):
+        with pytest.raises(
+            ValueError, match=f"^cdist: `{next(iter(kw))}` does not apply .*'exact'"
+        ):
+            cdist(x, x, variant="exact", **kw)
+    with pytest.raises(ValueError, match="^cdist: `clamp` does not apply to variant 'direct'"):
+        cdist(x, x, variant="direct", clamp=False)
     assert cdist(x[:0], x).shape == (0, 3)
     assert np.all(cdist(x[:, :0], x[:, :0]) == 0)
 

@@ -302,7 +302,7 @@ def ref_logsumexp(xs: list[float], fmt: str) -> float:
         return -INF
     M = max(fin)
     if len(fin) == 1:
-        return M
+        return M if M != 0 else 0.0  # log(exp(-0)) = log(1) = +0
     rest = list(fin)
     rest.remove(M)  # L = M + log1p(T), T = the sum without one maximal term
     with mpmath.workprec(PREC):
@@ -508,6 +508,17 @@ def test_empty_inputs():
             assert r.dtype == e.dtype and float(r) == -INF
 
 
+def test_logsumexp_exact_of_minus_zero_is_plus_zero():
+    # log(exp(-0)) = log(1) = +0 (the shifted formula gives -0 + log(1) = +0 as well)
+    for fmt in STORAGE:
+        for xs in ([-0.0], [-0.0, -INF], [-INF, -0.0, -INF]):
+            x = as_fmt(xs, fmt)
+            want = to_format(ref_logsumexp(floats(x), fmt), fmt)
+            assert same(want, to_format(0.0, fmt))
+            for v in ("exact", "shifted"):
+                assert same(softmax_ops.logsumexp(x, variant=v), want), (fmt, xs, v)
+
+
 def test_ddof_and_undefined_variance():
     x = np.float32([1, 2])
     assert np.isnan(variance_ops.variance(x, variant="two-pass", ddof=2))
@@ -545,6 +556,18 @@ def test_errors():
         variance_ops.variance(np.float64([1, 2]), variant="numpy", accumulate="float32")
     with pytest.raises(ValueError, match="valid formats"):
         softmax_ops.softmax(x, accumulate="float8")
+    for f in (softmax_ops.softmax, softmax_ops.logsumexp):
+        name = f.__name__
+        # worded for the op the user called, not "order for sum"
+        with pytest.raises(ValueError, match=f"^{name}: unknown order 'nosuch'.*valid orders"):
+            f(x, order="nosuch")
+        # the exact variant rounds once: order and accumulate are refused, not ignored
+        for kw in ({"order": "pairwise"}, {"order": "sequential"}, {"accumulate": "float64"}):
+            (key,) = kw
+            with pytest.raises(ValueError, match=f"^{name}: `{key}` does not apply to .*'exact'"):
+                f(x, variant="exact", **kw)
+    with pytest.raises(ValueError, match="`accumulate` does not apply to .*'exact'"):
+        variance_ops.variance(x, variant="exact", accumulate="float64")
 
 
 def test_shapes_and_python_input():

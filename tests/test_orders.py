@@ -3,6 +3,7 @@ the `numpy` orders against real NumPy (live and recorded), and the order API's e
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -203,6 +204,67 @@ def test_sum_specials_hypothesis(fmt, data_):
     order = data_.draw(st.sampled_from(NON_EXACT))
     with np.errstate(all="ignore"):
         check(fpx.sum(x, order), expected_sum(order, x, fmt), fmt, (order, x))
+
+
+def _textbook_kahan(t: list[float]) -> float:
+    """docs/orders.md's kahan in Python floats (IEEE binary64, round to nearest)."""
+    s, c = t[0], 0.0
+    for v in t[1:]:
+        y = v - c
+        u = s + y
+        c = (u - s) - y
+        s = u
+    return s
+
+
+def _textbook_neumaier(t: list[float]) -> float:
+    s, c = t[0], 0.0
+    for v in t[1:]:
+        u = s + v
+        c = c + (((s - u) + v) if abs(s) >= abs(v) else ((v - u) + s))
+        s = u
+    return s + c
+
+
+def test_compensated_orders_with_infinities_follow_the_textbook():
+    """kahan and neumaier are the unguarded algorithms (docs/orders.md's table): inf - inf in
+    the compensation gives NaN where the IEEE sequential sum is inf; sum, dot (fma or not),
+    matmul and the slow twins agree on it in every format."""
+    inf, mx = math.inf, float(np.finfo(np.float64).max)
+    table = {  # terms: (kahan, neumaier), the textbook's answers
+        (inf, 1.0): (inf, math.nan),
+        (1.0, inf): (inf, math.nan),
+        (inf, 1.0, 1.0): (math.nan, math.nan),
+        (mx, mx, -mx): (math.nan, math.nan),
+        (-inf, 2.0): (-inf, math.nan),
+    }
+    for terms, (k, nm) in table.items():
+        x = np.array(terms)
+        with np.errstate(all="ignore"):
+            assert same(_textbook_kahan(list(terms)), k) and same(
+                _textbook_neumaier(list(terms)), nm
+            )
+        assert same(fpx.sum(x, "kahan"), k), terms
+        assert same(fpx.sum(x, "neumaier"), nm), terms
+    for fmt in STORAGE:
+        dt = SPECS[fmt][0]
+        _, p, _, emax = SPECS[fmt]
+        big = (2 - 2.0 ** (1 - p)) * 2.0**emax  # the format's largest finite value
+        vals = [inf, -inf, math.nan, 1.0, -1.0, big, -big, -0.0]
+        ar = so.Arith(fmt)
+        for n in (1, 2, 3):
+            for combo in itertools.product(vals, repeat=n):
+                x = np.array(combo).astype(dt)
+                t = [ar.conv(v) for v in combo]
+                ones = np.ones(n, dt)
+                for order, slow in (("kahan", so.kahan), ("neumaier", so.neumaier)):
+                    want = slow(t, ar)
+                    got = [fpx.sum(x, order), fpx.dot(x, ones, order)]
+                    got += list(fpx.matmul(x[None, :], np.ones((n, 5), dt), order)[0])
+                    if order == "kahan":
+                        got.append(fpx.dot(x, ones, order, fma=True))
+                    for g in got:
+                        assert same(g, want), (fmt, order, combo, g, want)
 
 
 @settings(max_examples=60)
@@ -624,6 +686,11 @@ def test_order_errors():
         fpx.sum(x, "sequential", accumulate="tf32")
     with pytest.raises(ValueError, match="valid formats"):
         fpx.sum(x, "sequential", accumulate="float8")
+    for bad in ("float33", np.int8, 3):  # the message names the argument
+        with pytest.raises(ValueError, match="^accumulate: unknown format"):
+            fpx.sum(x, "sequential", accumulate=bad)
+        with pytest.raises(ValueError, match="^accumulate: unknown format"):
+            fpx.matmul(np.ones((2, 2)), np.ones((2, 2)), "sequential", accumulate=bad)
     with pytest.raises(TypeError, match="block must be an integer"):
         fpx.sum(x, "blocked", block=2.5)
     with pytest.raises(ValueError, match="multiple of vector"):

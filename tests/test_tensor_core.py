@@ -303,3 +303,20 @@ def test_errors_name_what_the_gpu_supports():
     r2 = fpx.mma(a16.astype(np.float32), b16.astype(np.float32), c, arch="a100", inputs="float16")
     assert r1.tobytes() == r2.tobytes()
     assert math.isfinite(float(r1[0, 0]))
+
+
+def test_shape_errors_name_the_argument():
+    A, B = np.ones((16, 16), np.float16), np.ones((16, 8), np.float16)
+    kw = dict(arch="a100", inputs="float16")
+    for C in (np.ones((3, 3), np.float32), np.ones((16, 9), np.float32)):
+        with pytest.raises(ValueError, match=r"^C: shape \(\d+, \d+\) does not broadcast to"):
+            fpx.mma(A, B, C, **kw)
+    with pytest.raises(ValueError, match="^C: a nested list whose rows have different lengths"):
+        fpx.mma(A, B, [[1.0, 2.0], [3.0]], **kw)
+    with pytest.raises(ValueError, match="^A: a nested list"):
+        fpx.mma([[1.0], [2.0, 3.0]], B, np.zeros((16, 8), np.float32), **kw)
+    with pytest.raises(ValueError, match=r"^A and B: batch shapes \(2,\) and \(3,\)"):
+        fpx.mma(np.ones((2, 16, 16)), np.ones((3, 16, 8)), np.zeros((16, 8)), **kw)
+    # a C that broadcasts (a row) is taken: D = C + A @ B, here 16 + row
+    D = fpx.mma(A, B, np.arange(8, dtype=np.float32), **kw)
+    assert np.array_equal(D, np.broadcast_to(16 + np.arange(8, dtype=np.float32), (16, 8)))

@@ -218,3 +218,17 @@ def test_coverage_covers_that_share_and_no_more():
         fpx.suggest_tolerance(a, d, margin=float("nan"))
     with pytest.raises(TypeError, match="coverage must be a number, got 'all'"):
         fpx.suggest_tolerance(a, d, coverage="all")
+
+
+def test_only_nan_mismatches_give_nan_without_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t = fpx.suggest_tolerance(np.array([np.nan]), np.array([1.0]))
+    # no tolerance passes a NaN against 1: nothing covered, no difference to measure
+    assert t.coverage == 0.0 and np.isnan(t.max_abs_diff) and t.rtol == 0.0 and t.atol == 0.0
+    t = fpx.suggest_tolerance(np.array([np.nan, 1.0]), np.array([1.0, 1.0]))
+    assert t.coverage == 0.5 and t.max_abs_diff == 0.0
+    with pytest.raises(TypeError, match="^suggest_tolerance: actual: boolean input"):
+        fpx.suggest_tolerance(True, 1.0)

@@ -99,6 +99,20 @@ def errors(devs: dict, exact64) -> dict:
     return out
 
 
+def exact_is_zero(exact64) -> bool:
+    """Whether every element of the exact result is zero (errors() is then absolute)."""
+    return bool(np.all(np.asarray(exact64, dtype=np.float64) == 0))
+
+
+def relative(errs: dict, exact64) -> dict:
+    """label -> the relative error by its definition ``||R - X|| / ||X||``: where the exact
+    result X is zero, 0 for a zero result and inf for any other (errs, absolute there, still
+    rank the results)."""
+    if not exact_is_zero(exact64):
+        return dict(errs)
+    return {k: (0.0 if e == 0 else math.inf) for k, e in errs.items()}
+
+
 def _exact_abs(op: str, arrays: tuple, r) -> Fraction:
     """|exact - r| as a Fraction (a scalar result: sum, mean, dot)."""
     w, red = _wide(arrays), reduction(op)

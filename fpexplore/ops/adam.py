@@ -203,7 +203,7 @@ def _torch_sqrt(a: np.ndarray, info: FormatInfo) -> np.ndarray:
 
 
 def _adam_arrays(param, grad, m, v):
-    arrays, info = coerce(param, grad, m, v, what="adam_step")
+    arrays, info = coerce(param, grad, m, v, what="adam_step", names=("param", "grad", "m", "v"))
     shapes = [a.shape for a in arrays]
     if len(set(shapes)) != 1:
         raise ValueError(

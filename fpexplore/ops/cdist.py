@@ -53,10 +53,10 @@ def cdist(
     y: ArrayLike,
     *,
     variant: str = "expanded",
-    order: str = "sequential",
+    order: str | None = None,
     accumulate: str | None = None,
-    fma: bool = False,
-    clamp: bool = True,
+    fma: bool | None = None,
+    clamp: bool | None = None,
     **order_params,
 ) -> np.ndarray:
     """Pairwise Euclidean distances ``out[i, j] = ||x[i] - y[j]||`` in an exact evaluation order.
@@ -73,12 +73,12 @@ def cdist(
         Accumulator format of the reductions (default F). ``x`` in float16 with
         ``accumulate="float32"`` is "float16 storage, float32 accumulate" (the usual GPU
         practice for half tensors); float16 with the default is "float16 throughout".
-    fma : bool
+    fma : bool, default False
         Fuse each product of ``x @ y.T`` into its accumulation (expanded only, orders with an
         accumulator; see :func:`fpexplore.matmul`).
-    clamp : bool
-        Expanded only: replace negative squared distances by +0 before the sqrt (as
-        ``clamp(min=0)``); without it they give NaN.
+    clamp : bool, default True
+        Expanded only (the other variants refuse it): replace negative squared distances by
+        +0 before the sqrt (as ``clamp(min=0)``); without it they give NaN.
 
     Returns
     -------
@@ -106,7 +106,7 @@ def cdist(
 
       ``fma=True`` raises here: the squares are rounded before they are summed.
     * ``exact``: ``RN(sqrt(sum_k (x[i,k] - y[j,k])**2))`` of the exact real value, one rounding
-      (``order``, ``accumulate``, ``fma`` and ``clamp`` do not apply and are ignored). float16,
+      (``order``, ``accumulate``, ``fma`` and ``clamp`` do not apply and are refused). float16,
       bfloat16, float32: evaluated in float64 with a rigorous relative error bound
       ``(d + 8) * 2**-53`` (all terms are non-negative); pairs whose bound straddles a
       rounding boundary, and all float64 input, take the exact path: the sum of squares as a
@@ -115,12 +115,16 @@ def cdist(
       NaN or infinite coordinates get the IEEE float64 value of the direct formula.
     """
     OP_TABLE.lookup("cdist", variant)
-    (x, y), info = coerce(x, y, what="cdist")
+    (x, y), info = coerce(x, y, what="cdist", names=("x", "y"))
     _check_shapes(x, y)
-    fma = checks.boolean("fma", fma)
-    clamp = checks.boolean("clamp", clamp)
+    _refuse_unused(
+        variant, dict(order=order, accumulate=accumulate, fma=fma, clamp=clamp), order_params
+    )
+    fma = checks.boolean("fma", False if fma is None else fma)
+    clamp = checks.boolean("clamp", True if clamp is None else clamp)
     if variant == "exact":
         return _cdist_exact(x, y, info)
+    order = "sequential" if order is None else order
     check_order("matmul", order, "cdist")
     accumulator_format(accumulate, info)
     red = dict(order=order, accumulate=accumulate, **order_params)
@@ -130,6 +134,18 @@ def cdist(
     if variant == "expanded":
         return _expanded(x, y, info, red, fma, clamp)
     return _direct(x, y, info, red)
+
+
+def _refuse_unused(variant: str, given: dict, order_params: dict) -> None:
+    """ValueError naming an argument the variant does not use (exact: all of them; direct:
+    clamp), rather than ignoring it."""
+    given = {**given, **order_params}
+    for k in {"exact": tuple(given), "direct": ("clamp",)}.get(variant, ()):
+        if given[k] is not None:
+            raise ValueError(
+                f"cdist: `{k}` does not apply to variant {variant!r}, got {k}={given[k]!r}"
+                + ("; the exact variant rounds each distance once" if variant == "exact" else "")
+            )
 
 
 def _expanded(x, y, info: FormatInfo, red: dict, fma: bool, clamp: bool) -> np.ndarray:
@@ -276,6 +292,8 @@ def _cdist_call(name, settings, inputs, params):
     if name != "expanded":
         kw.pop("clamp", None)
         kw.pop("fma", None)
+    if name == "exact":
+        kw = {}  # rounded once from the exact distances: no order, accumulator or fma
     kw = with_settings(kw, settings, "matmul")  # the spec's own settings win
     return cdist(inputs["x"], inputs["y"], variant=name, **kw)
 

@@ -148,12 +148,15 @@ def x_inputs(n, fmt, distribution, seed, params):
 
 def caller(function, keys: tuple, fixed_order: tuple = ()):
     """call(name, settings, inputs, params) of a stats op: the op-wide params in ``keys``
-    (``order`` not for the variants in ``fixed_order``), then the spec's settings (they win)."""
+    (``order`` not for the variants in ``fixed_order``, neither ``order`` nor ``accumulate`` for
+    ``exact``), then the spec's settings (they win)."""
 
     def call(name, settings, inputs, params):
         kw = pick(params, keys)
-        if name in fixed_order:
+        if name in fixed_order or name == "exact":
             kw.pop("order", None)  # their order is part of the variant
+        if name == "exact":
+            kw.pop("accumulate", None)  # rounded once from the exact value
         return function(inputs["x"], variant=name, **with_settings(kw, settings, "sum"))
 
     return call

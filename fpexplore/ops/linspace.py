@@ -480,9 +480,16 @@ def linspace(
     for x in (start, stop):
         _operand(x)  # type checks
     if dtype is not None:
-        dt = np.dtype(dtype)
+        try:
+            dt = np.dtype(dtype)
+        except TypeError as e:
+            raise TypeError(f"linspace: dtype: {e}") from None
         if dt.kind not in "biuf":
             raise TypeError(f"linspace: dtype must be a real numeric dtype, got {dt}")
+    nd = max(np.ndim(start), np.ndim(stop)) + 1  # the result's dimensions
+    axis = checks.integer("axis", axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"linspace: axis {axis} is out of bounds for a {nd}-D result")
     name = spec.name
     if (
         spec.kind != EXACT

@@ -266,7 +266,9 @@ class OpSpec:
                 f"{what}: {self.name} takes inputs {', '.join(names)}: give a tuple or a dict"
             )
         numeric = [k for k in names if isinstance(probe[k], (np.ndarray, np.generic))]
-        arrays, info = coerce(*(given[k] for k in numeric), what=what)
+        arrays, info = coerce(
+            *(given[k] for k in numeric), what=what, names=tuple(f"inputs[{k!r}]" for k in numeric)
+        )
         out = {"format": info.name, **given}
         for k, arr in zip(numeric, arrays):
             if len(numeric) > 1 and isinstance(probe[k], np.ndarray) and arr.ndim != probe[k].ndim:
@@ -280,6 +282,7 @@ class OpSpec:
                     )
                 arr = arr[()]
             out[k] = arr
+        _check_inner(self.name, out, what)
         first = out[numeric[0]] if numeric else None
         if self.name == "matmul":
             n = int(first.shape[1])  # the inner dimension: the length of every sum
@@ -368,3 +371,18 @@ class OpTable(dict):
     def lookup(self, op: str, variant: str) -> Variant:
         """The Variant of ``op``, or ValueError listing the valid names."""
         return self[op].lookup(variant)
+
+
+def _check_inner(op: str, out: dict, what: str) -> None:
+    """dot's a and b of one length, matmul's A columns matching B rows (NumPy's own message
+    would name neither input)."""
+    if op == "dot" and out["a"].shape != out["b"].shape:
+        raise ValueError(
+            f"{what}: inputs['a'] and inputs['b'] of dot have lengths {out['a'].shape} and "
+            f"{out['b'].shape}: a dot product needs equal lengths"
+        )
+    if op == "matmul" and out["A"].shape[1] != out["B"].shape[0]:
+        raise ValueError(
+            f"{what}: inputs['A'] has shape {out['A'].shape} and inputs['B'] "
+            f"{out['B'].shape}: A's {out['A'].shape[1]} columns must match B's rows"
+        )

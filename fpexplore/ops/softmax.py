@@ -16,7 +16,7 @@ written with ``np.sum`` computes, including NumPy's float32 accumulator for floa
 when ``accumulate`` is None). ``exp`` and ``log`` are NumPy's ufuncs in the accumulator
 format (the elementwise ``"numpy"`` variant). The result is rounded once to x's format.
 
-``exact`` variants ignore ``order`` and ``accumulate``: they round the exact real result once.
+``exact`` variants refuse ``order`` and ``accumulate``: they round the exact real result once.
 The variance is exact rational arithmetic (fpexplore.exact's exact accumulators). softmax and
 logsumexp shift by the maximum M (``x - M = dh + dl`` exactly, TwoSum), evaluate
 ``exp(dh + dl)`` in vectorized double-double arithmetic (relative error measured < 2**-105,
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import checks
 from ..exact import ExactAccumulator
 from ..formats import FormatInfo, as_format, coerce, scalar_out
 from ..numerics import (
@@ -49,7 +50,7 @@ from ..numerics import (
     ziv_decide,
 )
 from ..orders.arith import accumulator_format
-from ..orders.registry import kernel_needs
+from ..orders.registry import kernel_needs, orders_of
 from ..orders.registry import lookup as _order_lookup
 from ..orders.summation import sum as _fsum
 from .formula import (
@@ -92,7 +93,7 @@ def softmax(
     x: ArrayLike,
     *,
     variant: str = "shifted",
-    order: str = "sequential",
+    order: str | None = None,
     accumulate: str | None = None,
 ) -> np.ndarray | np.generic:
     """``exp(x) / sum(exp(x))`` over all elements of ``x`` (shape kept).
@@ -111,8 +112,9 @@ def softmax(
         ``"exact"``: each ``y[i] = exp(x[i]) / sum_j exp(x[j])`` correctly rounded (see the
         module docstring). NaN or ``+inf`` anywhere gives NaN everywhere, ``-inf`` elements
         give +0 (all ``-inf``: NaN).
-    order : sum order (default ``"sequential"``), for naive and shifted.
-    accumulate : format of all intermediate arithmetic (default x's), for naive and shifted.
+    order : sum order (default ``"sequential"``), for naive and shifted; ``"exact"`` refuses it.
+    accumulate : format of all intermediate arithmetic (default x's), for naive and shifted;
+        ``"exact"`` refuses it.
 
     Returns
     -------
@@ -120,7 +122,7 @@ def softmax(
     """
     OP_TABLE.lookup("softmax", variant)
     (x,), info = coerce(x, what="softmax")
-    order = _order_lookup("sum", order).name
+    order = _check_settings("softmax", variant, order, accumulate)
     acc = accumulator_of(accumulate, info)
     shape = x.shape
     flat = np.ravel(x)
@@ -141,7 +143,7 @@ def logsumexp(
     x: ArrayLike,
     *,
     variant: str = "shifted",
-    order: str = "sequential",
+    order: str | None = None,
     accumulate: str | None = None,
 ) -> np.generic:
     """``log(sum(exp(x)))`` over all elements of ``x``.
@@ -165,7 +167,7 @@ def logsumexp(
     """
     OP_TABLE.lookup("logsumexp", variant)
     (x,), info = coerce(x, what="logsumexp")
-    order = _order_lookup("sum", order).name
+    order = _check_settings("logsumexp", variant, order, accumulate)
     acc = accumulator_of(accumulate, info)
     flat = np.ravel(x)
     if variant == "exact":
@@ -180,6 +182,28 @@ def logsumexp(
             s = _fsum(np.asarray(np.exp(xa)), order, accumulate=accumulate)
             r = np.log(np.asarray(s))
     return np.asarray(as_format(np.asarray(r), info.name))[()]
+
+
+def _check_settings(op: str, variant: str, order, accumulate) -> str:
+    """The sum order's name; the exact variant refuses ``order`` and ``accumulate``."""
+    if variant == "exact":
+        for name, value in (("order", order), ("accumulate", accumulate)):
+            if value is not None:
+                raise ValueError(
+                    f"{op}: `{name}` does not apply to variant 'exact' (it rounds the exact "
+                    f"result once); it applies to 'naive' and 'shifted', got {name}={value!r}"
+                )
+        return "sequential"
+    if order is None:
+        return "sequential"
+    try:
+        return _order_lookup("sum", order).name
+    except ValueError:
+        valid = ", ".join(orders_of("sum"))
+        raise ValueError(
+            f"{op}: unknown order {checks.shown(order)} (`order` is the order of {op}'s sums); "
+            f"valid orders: {valid}"
+        ) from None
 
 
 def _shift(xa: np.ndarray, acc: FormatInfo):
@@ -342,7 +366,8 @@ def _exact_logsumexp(flat: np.ndarray, info: FormatInfo):
         return info.dtype.type(np.inf)
     x64, M, dh, dl, k_finite = _prepare(flat)
     if k_finite == 1:
-        return info.dtype.type(M)  # log(exp(M)) = M exactly
+        # log(exp(M)) = M exactly; M = -0 gives log(exp(-0)) = log(1) = +0
+        return info.dtype.type(M + 0.0)
     from mpmath import libmp as lm
 
     (N, K), _ = _exp_sum_dd(dh, dl)

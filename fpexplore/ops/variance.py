@@ -102,7 +102,7 @@ def variance(
         included).
     accumulate : format name, optional
         Format of all intermediate arithmetic (default: x's format); see the module docstring.
-        ``"numpy"`` needs it at least as wide as x. Ignored by ``"exact"``.
+        ``"numpy"`` needs it at least as wide as x. ``"exact"`` refuses it.
     order : sum order, optional
         The summation order of ``"two-pass"`` and ``"one-pass"`` (default ``"sequential"``);
         the other variants have a fixed order and refuse this argument.
@@ -115,6 +115,11 @@ def variance(
     (x,), info = coerce(x, what="variance")
     ddof = checks.integer("ddof", ddof, 0)
     order = _check_order(order, variant, ("two-pass", "one-pass"))
+    if variant == "exact" and accumulate is not None:
+        raise ValueError(
+            "variance: `accumulate` does not apply to variant 'exact' (it rounds the exact "
+            f"variance once), got accumulate={accumulate!r}"
+        )
     acc = accumulator_of(accumulate, info)
     if variant == "numpy":
         return _numpy_var(x, info, acc, ddof)

@@ -106,7 +106,13 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
     """``accumulate`` as a storage FormatInfo (``default`` when None); tf32 is refused."""
     if accumulate is None:
         return default
-    acc = format_info(accumulate)
+    try:
+        acc = format_info(accumulate)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"accumulate: unknown format {checks.shown(accumulate)}; valid formats: "
+            f"{', '.join(FORMATS)}"
+        ) from None
     if not acc.storage:
         raise ValueError(
             f"accumulate must be one of {', '.join(FORMATS)}; {acc.name!r} is an input rounding"

@@ -83,7 +83,7 @@ def dot(
     Returns a NumPy scalar in the inputs' format.
     """
     spec = lookup("dot", order)
-    (a, b), info = coerce(a, b, what="dot")
+    (a, b), info = coerce(a, b, what="dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
     a, b = spec.laid_out((a, b), "dot")
@@ -135,7 +135,7 @@ def matmul(
     rounding's (float32 arrays need one, e.g. ``input_rounding="tf32"``).
     """
     spec = lookup("matmul", order)
-    (A, B), info = coerce(A, B, what="matmul")
+    (A, B), info = coerce(A, B, what="matmul", names=("A", "B"))
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
     fused = check_fma(spec, fma, "matmul", fusable("matmul"))
@@ -204,7 +204,7 @@ def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     interval does not round to one value (near ties, exact zeros of cancelling products,
     non-finite values) are computed with :func:`fpexplore.exact_dot`.
     """
-    (A, B), info = coerce(A, B, what="exact_matmul")
+    (A, B), info = coerce(A, B, what="exact_matmul", names=("A", "B"))
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
     m, n = A.shape[0], B.shape[1]

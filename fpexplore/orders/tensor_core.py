@@ -39,7 +39,7 @@ import ml_dtypes
 import numpy as np
 
 from .. import checks
-from ..formats import as_format, format_info, refuse_masked
+from ..formats import as_array, as_format, format_info, refuse_masked
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -156,7 +156,7 @@ def _ml_float(dt: np.dtype) -> bool:
 def _exact_in(x, fmt: str, what: str) -> np.ndarray:
     """x as float64, every value exactly representable in fmt (ValueError otherwise)."""
     refuse_masked(x, what)
-    arr = np.asarray(x)
+    arr = as_array(x, what)
     if arr.dtype.kind not in "f" and not _ml_float(arr.dtype):
         if arr.dtype.kind in "iu" and arr.size and np.max(np.abs(arr)) < 2**53:
             arr = arr.astype(np.float64)
@@ -372,8 +372,18 @@ def mma(
     (M, K), (K2, N) = A64.shape[-2:], B64.shape[-2:]
     if K != K2:
         raise ValueError(f"A is (..., {M}, {K}) and B is (..., {K2}, {N}): K differs")
-    batch = np.broadcast_shapes(A64.shape[:-2], B64.shape[:-2])
-    shape = np.broadcast_shapes(batch + (M, N), C64.shape)
+    try:
+        batch = np.broadcast_shapes(A64.shape[:-2], B64.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"A and B: batch shapes {A64.shape[:-2]} and {B64.shape[:-2]} do not broadcast"
+        ) from None
+    try:
+        shape = np.broadcast_shapes(batch + (M, N), C64.shape)
+    except ValueError:
+        raise ValueError(
+            f"C: shape {C64.shape} does not broadcast to A @ B's shape {batch + (M, N)}"
+        ) from None
     batch = shape[:-2]
     n = int(np.prod(batch, dtype=np.int64))
     A3 = np.ascontiguousarray(np.broadcast_to(A64, batch + (M, K))).reshape(n, M, K)
