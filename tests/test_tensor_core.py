@@ -144,10 +144,11 @@ def test_fp8_float16_rounds_the_first_block_before_the_second_and_c():
 
 def _values(fmt: str) -> np.ndarray:
     """Every finite value of a small format, or a spread of float16 / bfloat16 / tf32 ones."""
-    if fmt == "float8_e4m3":
-        v = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float32)
-    elif fmt == "float8_e5m2":
-        v = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e5m2).astype(np.float32)
+    fp8 = {"float8_e4m3": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2,
+           "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
+           "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz}  # fmt: skip
+    if fmt in fp8:
+        v = np.arange(256, dtype=np.uint8).view(fp8[fmt]).astype(np.float32)
     elif fmt == "float16":
         v = np.arange(0, 65536, 7, dtype=np.uint16).view(np.float16).astype(np.float32)
     elif fmt == "bfloat16":
@@ -158,16 +159,18 @@ def _values(fmt: str) -> np.ndarray:
     return np.unique(v[np.isfinite(v)])
 
 
-COMBOS = [(arch, fmt, out) for arch in ("v100", "a100", "h100")
+COMBOS = [(arch, fmt, out) for arch in slow._P
           for fmt in slow._P[arch][0] for out in ("float32", "float16")
-          if out == "float32" or fmt in ("float16", "float8_e4m3", "float8_e5m2")]  # fmt: skip
+          if out == "float32" or fmt == "float16"
+          or (arch == "h100" and fmt in ("float8_e4m3", "float8_e5m2"))]  # fmt: skip
+AMD_COMBOS = [(arch, fmt, "float32") for arch in slow.AMD for fmt in slow.AMD[arch]]
 _POOL = {fmt: _values(fmt) for fmt in slow._EMIN}
 
 
 @st.composite
-def blocks(draw):
-    arch, fmt, out = draw(st.sampled_from(COMBOS))
-    block = slow._P[arch][0][fmt][0]
+def blocks(draw, combos=COMBOS):
+    arch, fmt, out = draw(st.sampled_from(combos))
+    block = (slow._P[arch][0] if arch in slow._P else slow.AMD[arch])[fmt][0]
     k = draw(st.sampled_from([1, block - 1, block, block + 1, 2 * block + 3]))
     pool = _POOL[fmt]
     # crafted: a narrow exponent window (carries, cancellation), tiny values (subnormals)
@@ -185,7 +188,8 @@ def blocks(draw):
         a[1::2] = -a[0::2][: len(a[1::2])]
         b[1::2] = b[0::2][: len(b[1::2])]
     if mode == "special":  # inf (where the format has one), NaN, zeros
-        kinds = [np.nan, 0.0] + ([] if fmt == "float8_e4m3" else [np.inf, -np.inf])
+        kinds = [np.nan, 0.0] + ([] if fmt.startswith("float8_e4m3") or "fnuz" in fmt
+                                 else [np.inf, -np.inf])  # fmt: skip
         for _ in range(draw(st.integers(1, 2))):
             arr = draw(st.sampled_from([a, b]))
             arr[draw(st.integers(0, k - 1))] = draw(st.sampled_from(kinds))
@@ -284,11 +288,21 @@ def test_errors_name_what_the_gpu_supports():
         fpx.mma(a, b, c, arch="v100", inputs="tf32")
     with pytest.raises(ValueError, match="A100 tensor cores take no float8_e4m3 inputs"):
         fpx.mma(a, b, c, arch="a100", inputs="float8_e4m3")
-    for arch in ("b200", "ada", "l40s"):
-        with pytest.raises(ValueError, match="no published tensor-core parameters"):
-            fpx.mma(a, b, c, arch=arch, inputs="float16")
+    # combinations no published model gives are refused, naming the argument and the reason
+    with pytest.raises(ValueError, match=r"output='float16': the Ada model files .* 0 fraction"):
+        fpx.mma(a, b, c, arch="l40s", inputs="float8_e4m3", output="float16")
+    with pytest.raises(ValueError, match=r"output='float16': the B200 model .* float32 output"):
+        fpx.mma(a, b, c, arch="b200", inputs="float8_e5m2", output="float16")
+    with pytest.raises(ValueError, match=r"output='float16': the MI300 .* float16 output for no"):
+        fpx.mma(a, b, c, arch="mi300x", inputs="float16", output="float16")
+    with pytest.raises(ValueError, match=r"inputs='float8_e4m3': the MI300 .* matrix cores"):
+        fpx.mma(a, b, c, arch="mi300", inputs="float8_e4m3")  # OCP FP8: MI300 reads FNUZ
+    with pytest.raises(ValueError, match=r"inputs='float8_e4m3fnuz': the H100 tensor cores"):
+        fpx.mma(a, b, c, arch="h100", inputs="float8_e4m3fnuz")
     with pytest.raises(ValueError, match="unknown arch 'p100'; modelled: v100, a100"):
         fpx.mma(a, b, c, arch="p100", inputs="float16")
+    with pytest.raises(ValueError, match="unknown arch 'RTX3090'.*rtx4090=ada"):
+        fpx.mma(a, b, c, arch="RTX3090", inputs="float16")
     with pytest.raises(ValueError, match=r"not representable in float16 .*fpx.as_format"):
         fpx.mma(a * 1.0001, b, c, arch="v100", inputs="float16")
     with pytest.raises(ValueError, match="C: 1 value"):
@@ -303,3 +317,16 @@ def test_errors_name_what_the_gpu_supports():
     r2 = fpx.mma(a16.astype(np.float32), b16.astype(np.float32), c, arch="a100", inputs="float16")
     assert r1.tobytes() == r2.tobytes()
     assert math.isfinite(float(r1[0, 0]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(blocks(AMD_COMBOS))
+def test_amd_fast_model_equals_slow_exact_twin(case):
+    arch, fmt, out, a, b, c = case
+    got = fpx.mma(a[None, :], b[:, None], np.float32([[c]]), arch=arch, inputs=fmt)[0, 0]
+    want = slow.amd_chain(a.tolist(), b.tolist(), c, arch=arch, inputs=fmt)
+    assert got.dtype == np.float32
+    if math.isnan(want):
+        assert np.isnan(got)
+    else:
+        assert np.array(got).view(np.uint32) == np.array(np.float32(want)).view(np.uint32)
