@@ -330,3 +330,101 @@ def test_amd_fast_model_equals_slow_exact_twin(case):
         assert np.isnan(got)
     else:
         assert np.array(got).view(np.uint32) == np.array(np.float32(want)).view(np.uint32)
+
+
+# ----------------------------------------------------------------------------- AMD, by hand
+
+
+def _one(arch, a, b, c, inputs="float16"):
+    dt = np.float16 if inputs == "float16" else np.float32
+    d = fpx.mma(np.array([a], dt), np.array(b, dt)[:, None], np.float32([[c]]), arch=arch,
+                inputs=inputs)  # fmt: skip
+    return float(d[0, 0])
+
+
+def test_amd_rules_worked_examples():
+    # CDNA3 adds c after the products, the smaller rounded DOWN to the other's grid: 1 - 2**-30
+    # becomes 1 - 2**-24 (c floored to 2**(0 - 24)); the exact sum rounds to 1 (CDNA1), and
+    # NVIDIA's truncation toward zero drops c (1 as well)
+    one = ([1, 0, 0, 0], [1, 0, 0, 0])
+    assert _one("mi300", *one, -(2.0**-30)) == 1 - 2.0**-24
+    assert _one("mi100", *one, -(2.0**-30)) == 1.0 == _one("h100", *one, -(2.0**-30))
+    # CDNA2 flushes a subnormal float16 input (2**-20) to zero; CDNA1 and CDNA3 keep it
+    tiny = ([2.0**-20, 0, 0, 0], [1024, 0, 0, 0])
+    assert _one("mi250", *tiny, 0.0) == 0.0
+    assert _one("mi100", *tiny, 0.0) == 2.0**-10 == _one("mi300", *tiny, 0.0)
+    # CDNA2 adds in float32 pairs: (1 + 2**-24) + (2**-24 + 0) = 1 + 0 (ties to even twice);
+    # CDNA1 sums exactly: 1 + 2**-23
+    pairs = ([1, 2.0**-12, 2.0**-12, 0], [1, 2.0**-12, 2.0**-12, 0])
+    assert _one("mi250", *pairs, 0.0) == 1.0
+    assert _one("mi100", *pairs, 0.0) == 1 + 2.0**-23
+    # CDNA2 and CDNA3 limit a product to the float32 range: 2**64 * 2**64 is an overflow
+    # (a NaN with one of the other sign), CDNA1 sums it exactly and overflows only if the sum
+    # does; a product of -2**128 next to it gives NaN
+    big = 2.0**64
+    for arch in ("mi250", "mi300"):
+        assert _one(arch, [big, 0, 0, 0], [big, 0, 0, 0], 0.0, "bfloat16") == math.inf
+        assert math.isnan(_one(arch, [big, big, 0, 0], [big, -big, 0, 0], 0.0, "bfloat16"))
+    assert _one("mi100", [big, big], [big, -big], 1.0, "bfloat16") == 1.0
+    # CDNA3 FP8 (FNUZ): even and odd products summed apart; E4M3FNUZ's largest value is 240
+    a = np.zeros((1, 16), ml_dtypes.float8_e4m3fnuz)
+    b = np.zeros((16, 1), ml_dtypes.float8_e4m3fnuz)
+    a[0, :3], b[:3, 0] = 240, (1, 2.0**-10, -(2.0**-10))  # 2**-10: the least subnormal
+    d = fpx.mma(a, b, np.float32([[0]]), arch="mi300")  # inputs from the dtype
+    # even k: 240 (k = 0) and -240 * 2**-10 (k = 2) -> aligned to 240's grid: 240 - 0.234375
+    # (exact on it); odd k: 240 * 2**-10 alone; joined: the odd sum floored to the even grid
+    assert d.dtype == np.float32 and float(d[0, 0]) == 240.0
+
+
+def test_amd_fp8_is_fnuz_and_kept_apart_from_ocp():
+    e4m3fnuz = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fnuz)
+    assert np.isnan(e4m3fnuz[0x80].astype(np.float32))  # one NaN, no -0, no infinity
+    v = e4m3fnuz.astype(np.float32)
+    assert np.nanmax(v) == 240 and fpx.format_info("float8_e4m3fnuz").max == 240
+    assert fpx.format_info("float8_e5m2fnuz").emin == -15  # bias 16: one more than OCP's
+    names = list(fpx.formats()["format"])
+    assert {"float8_e4m3", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"} <= set(names)
+    # the same values as float32 and as ml_dtypes arrays give the same bits
+    A = e4m3fnuz[None, 1:33].copy()
+    B = e4m3fnuz[1:33, None][::-1].copy()
+    d1 = fpx.mma(A, B, 0.0, arch="mi300x")
+    d2 = fpx.mma(A.astype(np.float32), B.astype(np.float32), 0.0, arch="mi300x",
+                 inputs="float8_e4m3fnuz")  # fmt: skip
+    assert d1.tobytes() == d2.tobytes()
+    with pytest.raises(
+        ValueError, match=r"inputs='float8_e4m3fnuz': A is an array of float8_e4m3fn"
+    ):
+        fpx.mma(A.astype(np.float32).astype(ml_dtypes.float8_e4m3fn), B, 0.0, arch="mi300",
+                inputs="float8_e4m3fnuz")  # fmt: skip
+    with pytest.raises(ValueError, match=r"inputs=None: give inputs="):
+        fpx.mma(A.astype(np.float32), B.astype(np.float32), 0.0, arch="mi300")
+    # OCP FP8 arrays are NVIDIA's inputs; the 0x80 NaN and 240 are not OCP values there
+    a8 = np.ones((1, 16), ml_dtypes.float8_e4m3fn)
+    assert fpx.mma(a8, a8.T.copy(), 0.0, arch="ada")[0, 0] == 16
+
+
+def test_gpus_table_is_the_arch_table():
+    df = fpx.gpus()
+    keys = list(dict.fromkeys(df["arch"]))
+    assert keys == list(fpx.orders.gpu_models.ARCHS)
+    for key in keys:
+        rows = df[df["arch"] == key]
+        g = fpx.orders.gpu_models.ARCHS[key]
+        assert list(rows["inputs"]) == list(g.rules.inputs)
+        assert set(rows["evidence"]) == {g.evidence}
+        assert g.evidence.startswith(("hardware rows matched", "model only"))
+    assert set(df.loc[df["evidence"].str.startswith("hardware"), "arch"]) == {
+        "v100",
+        "a100",
+        "h100",
+    }
+    row = df[(df["arch"] == "ada") & (df["inputs"] == "float8_e4m3")].iloc[0]
+    assert (row["block"], row["alignment_bits"], row["outputs"]) == (16, "13", "float32")
+    row = df[(df["arch"] == "b200") & (df["inputs"] == "float8_e4m3")].iloc[0]
+    assert (row["block"], row["alignment_bits"], row["outputs"]) == (32, "25", "float32")
+    assert "rtx4090" in df.loc[df["arch"] == "ada", "aliases"].iloc[0]
+    # every alias gives its GPU's bits
+    A = np.float16([[1.5, -(2.0**-13), 3.0, 2.0**-20] * 2])
+    for alias, key in fpx.orders.gpu_models.ALIASES.items():
+        got = fpx.mma(A, A.T.copy(), 0.0, arch=alias.upper(), inputs="float16")
+        assert got.tobytes() == fpx.mma(A, A.T.copy(), 0.0, arch=key, inputs="float16").tobytes()
