@@ -428,3 +428,20 @@ def test_gpus_table_is_the_arch_table():
     for alias, key in fpx.orders.gpu_models.ALIASES.items():
         got = fpx.mma(A, A.T.copy(), 0.0, arch=alias.upper(), inputs="float16")
         assert got.tobytes() == fpx.mma(A, A.T.copy(), 0.0, arch=key, inputs="float16").tobytes()
+
+
+def _markdown(df, cols):
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for _, r in df.iterrows():
+        lines.append("| " + " | ".join(str(r[c]) or "-" for c in cols) + " |")
+    return "\n".join(lines)
+
+
+def test_the_docs_tables_are_printed_from_fpx_gpus():
+    doc = (Path(__file__).parents[1] / "docs" / "tensor_cores.md").read_text()
+    df = fpx.gpus()
+    params = ["arch", "architecture", "inputs", "outputs", "block", "alignment_bits", "floor",
+              "rounding", "sum"]  # fmt: skip
+    assert _markdown(df, params) in doc
+    assert _markdown(df.drop_duplicates("arch"), ["arch", "gpu", "aliases", "source",
+                                                  "evidence"]) in doc  # fmt: skip
