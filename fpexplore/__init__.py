@@ -67,7 +67,8 @@ them.
 - ``orders/``      evaluation orders of sum, dot and matmul (sequential, pairwise, NumPy's, GPU
                    trees, CuPy/CUB hypotheses, compensated, exact): the arithmetic model, one
                    registry entry per order, kernels compiled with numba on first use; mma:
-                   NVIDIA tensor cores (V100, Ampere, Hopper) bit for bit; trees: revealed
+                   tensor cores (NVIDIA Volta to Blackwell) and matrix cores (AMD CDNA1-3)
+                   bit for bit, gpus() the table of every modelled GPU; trees: revealed
                    accumulation trees as data (the ``revealed`` order's parameter)
 - ``machine``      machine_info(): the CPU, SIMD level, BLAS kernel and threads a result came
                    from; environment(): the tables' machine columns; available_memory() (the
@@ -82,8 +83,9 @@ them.
                    twins)
 - ``_exact_kernels`` exact's numba kernels: llvm.fma, exponent-bin (superaccumulator) sums
                    and dot products (loaded on exact's first call)
-- ``formats``      format registry, correct rounding to a format (incl. tf32, FP8), bits, ulp,
-                   neighbours, shortest round-trip decimals
+- ``formats``      format registry (fpx.formats(): the list), correct rounding to a format
+                   (incl. tf32, OCP and AMD FP8), bits, ulp, neighbours, shortest round-trip
+                   decimals
 - ``_numba``       numba plumbing for every kernel: cached_njit (the disk cache keyed also on
                    numerics.py), hw_fma (llvm.fma), float_bits; registers numerics' JITTABLE
 - ``numerics``     the shared numerics, one definition each (imports only NumPy): exact
@@ -145,6 +147,7 @@ from .ops.variance import variance
 from .orders import (
     dot,
     exact_matmul,
+    gpus,
     matmul,
     mma,
     sum,  # noqa: A004  (like np.sum)
@@ -220,8 +223,10 @@ __all__ = [
     "fma",
     "format_info",
     "format_of",
+    "formats",
     "from_bits",
     "generate",
+    "gpus",
     "has_gpu",
     "hex_string",
     "linspace",

@@ -13,6 +13,12 @@ roundings* (float32 storage), accepted by :func:`as_format`, :func:`format_info`
   |x| > 464 (464 itself ties to 448) and ``±inf`` become NaN, as in ml_dtypes (CUDA's
   ``__NV_SATFINITE`` conversion saturates to ±448 instead). float8_e5m2 overflows to ``±inf``
   like the IEEE formats.
+- ``"float8_e4m3fnuz"`` and ``"float8_e5m2fnuz"``: ml_dtypes' types of the same names, AMD's
+  FP8 (CDNA3, MI300): exponent bias 8 and 16 (one more than OCP's, so the least normal is
+  2**-7 and 2**-15), no infinity, no negative zero, one NaN (bit pattern 0x80); largest
+  values 240 and 57344. Rounding is nearest-even; beyond the largest value, and ``±inf``,
+  give NaN, as in ml_dtypes. Kept apart from OCP's float8_e4m3 / float8_e5m2: the same bits
+  are other numbers.
 
 Everything here is exact: :func:`as_format` rounds correctly (to nearest, ties to even unless
 the rounding says otherwise) with gradual underflow and overflow to infinity, from any of the
@@ -28,6 +34,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
+import types
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
@@ -41,6 +49,7 @@ from .numerics import odd_f64_to_f32, round_rational
 if TYPE_CHECKING:
     from decimal import Decimal
 
+    import pandas as pd
     from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = [
@@ -54,6 +63,7 @@ __all__ = [
     "fields",
     "format_info",
     "format_of",
+    "formats",
     "holding",
     "from_bits",
     "refuse_masked",
@@ -67,11 +77,12 @@ __all__ = [
 ]
 
 FORMATS = ("float16", "bfloat16", "float32", "float64")
-ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", "float8_e4m3", "float8_e5m2")
+_FP8_NAMES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", *_FP8_NAMES)
 # the roundings a product's inputs may get first (+tf32 in a spec, input_rounding="tf32")
-INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", "float8_e4m3", "float8_e5m2")
+INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", *_FP8_NAMES)
 INPUT_ROUNDINGS_TEXT = "None, 'tf32' or 'bfloat16' (or 'tf32-rne', 'tf32-truncate', " + (
-    "'float8_e4m3', 'float8_e5m2')"
+    "'float8_e4m3', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz')"
 )
 
 #: Returned by ``ulp_distance(..., nan="sentinel")`` where exactly one side is NaN.
@@ -152,10 +163,21 @@ _INFO["float8_e4m3"] = FormatInfo(
 _INFO["float8_e5m2"] = FormatInfo(
     "float8_e5m2", _F32, np.dtype(np.uint32), 32, 3, -14, 15, storage=False
 )
-_FP8 = {
+_INFO["float8_e4m3fnuz"] = FormatInfo(
+    "float8_e4m3fnuz", _F32, np.dtype(np.uint32), 32, 4, -7, 7, storage=False, finite_max=240.0
+)
+_INFO["float8_e5m2fnuz"] = FormatInfo(
+    "float8_e5m2fnuz", _F32, np.dtype(np.uint32), 32, 3, -15, 15, storage=False,
+    finite_max=57344.0,
+)  # fmt: skip
+#: the FP8 formats as ml_dtypes' types (arrays of them are read as their format)
+FP8_DTYPES = {
     "float8_e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
     "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
+    "float8_e4m3fnuz": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "float8_e5m2fnuz": np.dtype(ml_dtypes.float8_e5m2fnuz),
 }
+_FP8 = FP8_DTYPES
 _BY_DTYPE = {_INFO[name].dtype: _INFO[name] for name in FORMATS}
 
 
@@ -767,3 +789,46 @@ def coerce(
             shapes = " and ".join(str(a.shape) for a in out)
             raise ValueError(f"{what}: shapes {shapes} do not broadcast together") from None
     return out, info
+
+
+# ----------------------------------------------------------------------------- the list
+
+
+def formats() -> pd.DataFrame:
+    """Every format fpexplore knows: the storage formats and the input roundings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per name of ``ROUNDINGS``: ``format``, ``storage`` (an array dtype of its
+        own; else values held in float32), ``dtype`` (NumPy's or ml_dtypes' type of the
+        format, "" where there is none), ``precision`` (significand bits with the implicit
+        one), ``emin``, ``emax``, ``max`` (the largest finite value), ``infinity`` (whether
+        it has one) and ``rounding`` (how ``as_format`` rounds to it).
+    """
+    import pandas as pd
+
+    rows = []
+    for name in ROUNDINGS:
+        info = _INFO[name]
+        own = info.dtype if info.storage else FP8_DTYPES.get(name)
+        no_inf = info.finite_max is not None and name != "float8_e5m2"
+        rows.append({
+            "format": name, "storage": info.storage, "dtype": "" if own is None else own.name,
+            "precision": info.precision, "emin": info.emin, "emax": info.emax, "max": info.max,
+            "infinity": not no_inf,
+            "rounding": {"tf32": "nearest, ties away from zero",
+                         "tf32-truncate": "toward zero"}.get(name, "nearest-even"),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as fpx.formats(): ``fpx.formats`` is both the module and the
+    function, so neither shadows the other."""
+
+    def __call__(self) -> pd.DataFrame:
+        return formats()
+
+
+sys.modules[__name__].__class__ = _CallableModule

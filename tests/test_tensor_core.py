@@ -144,10 +144,11 @@ def test_fp8_float16_rounds_the_first_block_before_the_second_and_c():
 
 def _values(fmt: str) -> np.ndarray:
     """Every finite value of a small format, or a spread of float16 / bfloat16 / tf32 ones."""
-    if fmt == "float8_e4m3":
-        v = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float32)
-    elif fmt == "float8_e5m2":
-        v = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e5m2).astype(np.float32)
+    fp8 = {"float8_e4m3": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2,
+           "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
+           "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz}  # fmt: skip
+    if fmt in fp8:
+        v = np.arange(256, dtype=np.uint8).view(fp8[fmt]).astype(np.float32)
     elif fmt == "float16":
         v = np.arange(0, 65536, 7, dtype=np.uint16).view(np.float16).astype(np.float32)
     elif fmt == "bfloat16":
@@ -158,16 +159,18 @@ def _values(fmt: str) -> np.ndarray:
     return np.unique(v[np.isfinite(v)])
 
 
-COMBOS = [(arch, fmt, out) for arch in ("v100", "a100", "h100")
+COMBOS = [(arch, fmt, out) for arch in slow._P
           for fmt in slow._P[arch][0] for out in ("float32", "float16")
-          if out == "float32" or fmt in ("float16", "float8_e4m3", "float8_e5m2")]  # fmt: skip
+          if out == "float32" or fmt == "float16"
+          or (arch == "h100" and fmt in ("float8_e4m3", "float8_e5m2"))]  # fmt: skip
+AMD_COMBOS = [(arch, fmt, "float32") for arch in slow.AMD for fmt in slow.AMD[arch]]
 _POOL = {fmt: _values(fmt) for fmt in slow._EMIN}
 
 
 @st.composite
-def blocks(draw):
-    arch, fmt, out = draw(st.sampled_from(COMBOS))
-    block = slow._P[arch][0][fmt][0]
+def blocks(draw, combos=COMBOS):
+    arch, fmt, out = draw(st.sampled_from(combos))
+    block = (slow._P[arch][0] if arch in slow._P else slow.AMD[arch])[fmt][0]
     k = draw(st.sampled_from([1, block - 1, block, block + 1, 2 * block + 3]))
     pool = _POOL[fmt]
     # crafted: a narrow exponent window (carries, cancellation), tiny values (subnormals)
@@ -185,7 +188,8 @@ def blocks(draw):
         a[1::2] = -a[0::2][: len(a[1::2])]
         b[1::2] = b[0::2][: len(b[1::2])]
     if mode == "special":  # inf (where the format has one), NaN, zeros
-        kinds = [np.nan, 0.0] + ([] if fmt == "float8_e4m3" else [np.inf, -np.inf])
+        kinds = [np.nan, 0.0] + ([] if fmt.startswith("float8_e4m3") or "fnuz" in fmt
+                                 else [np.inf, -np.inf])  # fmt: skip
         for _ in range(draw(st.integers(1, 2))):
             arr = draw(st.sampled_from([a, b]))
             arr[draw(st.integers(0, k - 1))] = draw(st.sampled_from(kinds))
@@ -284,11 +288,21 @@ def test_errors_name_what_the_gpu_supports():
         fpx.mma(a, b, c, arch="v100", inputs="tf32")
     with pytest.raises(ValueError, match="A100 tensor cores take no float8_e4m3 inputs"):
         fpx.mma(a, b, c, arch="a100", inputs="float8_e4m3")
-    for arch in ("b200", "ada", "l40s"):
-        with pytest.raises(ValueError, match="no published tensor-core parameters"):
-            fpx.mma(a, b, c, arch=arch, inputs="float16")
+    # combinations no published model gives are refused, naming the argument and the reason
+    with pytest.raises(ValueError, match=r"output='float16': the Ada model files .* 0 fraction"):
+        fpx.mma(a, b, c, arch="l40s", inputs="float8_e4m3", output="float16")
+    with pytest.raises(ValueError, match=r"output='float16': the B200 model .* float32 output"):
+        fpx.mma(a, b, c, arch="b200", inputs="float8_e5m2", output="float16")
+    with pytest.raises(ValueError, match=r"output='float16': the MI300 .* float16 output for no"):
+        fpx.mma(a, b, c, arch="mi300x", inputs="float16", output="float16")
+    with pytest.raises(ValueError, match=r"inputs='float8_e4m3': the MI300 .* matrix cores"):
+        fpx.mma(a, b, c, arch="mi300", inputs="float8_e4m3")  # OCP FP8: MI300 reads FNUZ
+    with pytest.raises(ValueError, match=r"inputs='float8_e4m3fnuz': the H100 tensor cores"):
+        fpx.mma(a, b, c, arch="h100", inputs="float8_e4m3fnuz")
     with pytest.raises(ValueError, match="unknown arch 'p100'; modelled: v100, a100"):
         fpx.mma(a, b, c, arch="p100", inputs="float16")
+    with pytest.raises(ValueError, match="unknown arch 'RTX3090'.*rtx4090=ada"):
+        fpx.mma(a, b, c, arch="RTX3090", inputs="float16")
     with pytest.raises(ValueError, match=r"not representable in float16 .*fpx.as_format"):
         fpx.mma(a * 1.0001, b, c, arch="v100", inputs="float16")
     with pytest.raises(ValueError, match="C: 1 value"):
@@ -320,3 +334,131 @@ def test_shape_errors_name_the_argument():
     # a C that broadcasts (a row) is taken: D = C + A @ B, here 16 + row
     D = fpx.mma(A, B, np.arange(8, dtype=np.float32), **kw)
     assert np.array_equal(D, np.broadcast_to(16 + np.arange(8, dtype=np.float32), (16, 8)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(blocks(AMD_COMBOS))
+def test_amd_fast_model_equals_slow_exact_twin(case):
+    arch, fmt, out, a, b, c = case
+    got = fpx.mma(a[None, :], b[:, None], np.float32([[c]]), arch=arch, inputs=fmt)[0, 0]
+    want = slow.amd_chain(a.tolist(), b.tolist(), c, arch=arch, inputs=fmt)
+    assert got.dtype == np.float32
+    if math.isnan(want):
+        assert np.isnan(got)
+    else:
+        assert np.array(got).view(np.uint32) == np.array(np.float32(want)).view(np.uint32)
+
+
+# ----------------------------------------------------------------------------- AMD, by hand
+
+
+def _one(arch, a, b, c, inputs="float16"):
+    dt = np.float16 if inputs == "float16" else np.float32
+    d = fpx.mma(np.array([a], dt), np.array(b, dt)[:, None], np.float32([[c]]), arch=arch,
+                inputs=inputs)  # fmt: skip
+    return float(d[0, 0])
+
+
+def test_amd_rules_worked_examples():
+    # CDNA3 adds c after the products, the smaller rounded DOWN to the other's grid: 1 - 2**-30
+    # becomes 1 - 2**-24 (c floored to 2**(0 - 24)); the exact sum rounds to 1 (CDNA1), and
+    # NVIDIA's truncation toward zero drops c (1 as well)
+    one = ([1, 0, 0, 0], [1, 0, 0, 0])
+    assert _one("mi300", *one, -(2.0**-30)) == 1 - 2.0**-24
+    assert _one("mi100", *one, -(2.0**-30)) == 1.0 == _one("h100", *one, -(2.0**-30))
+    # CDNA2 flushes a subnormal float16 input (2**-20) to zero; CDNA1 and CDNA3 keep it
+    tiny = ([2.0**-20, 0, 0, 0], [1024, 0, 0, 0])
+    assert _one("mi250", *tiny, 0.0) == 0.0
+    assert _one("mi100", *tiny, 0.0) == 2.0**-10 == _one("mi300", *tiny, 0.0)
+    # CDNA2 adds in float32 pairs: (1 + 2**-24) + (2**-24 + 0) = 1 + 0 (ties to even twice);
+    # CDNA1 sums exactly: 1 + 2**-23
+    pairs = ([1, 2.0**-12, 2.0**-12, 0], [1, 2.0**-12, 2.0**-12, 0])
+    assert _one("mi250", *pairs, 0.0) == 1.0
+    assert _one("mi100", *pairs, 0.0) == 1 + 2.0**-23
+    # CDNA2 and CDNA3 limit a product to the float32 range: 2**64 * 2**64 is an overflow
+    # (a NaN with one of the other sign), CDNA1 sums it exactly and overflows only if the sum
+    # does; a product of -2**128 next to it gives NaN
+    big = 2.0**64
+    for arch in ("mi250", "mi300"):
+        assert _one(arch, [big, 0, 0, 0], [big, 0, 0, 0], 0.0, "bfloat16") == math.inf
+        assert math.isnan(_one(arch, [big, big, 0, 0], [big, -big, 0, 0], 0.0, "bfloat16"))
+    assert _one("mi100", [big, big], [big, -big], 1.0, "bfloat16") == 1.0
+    # CDNA3 FP8 (FNUZ): even and odd products summed apart; E4M3FNUZ's largest value is 240
+    a = np.zeros((1, 16), ml_dtypes.float8_e4m3fnuz)
+    b = np.zeros((16, 1), ml_dtypes.float8_e4m3fnuz)
+    a[0, :3], b[:3, 0] = 240, (1, 2.0**-10, -(2.0**-10))  # 2**-10: the least subnormal
+    d = fpx.mma(a, b, np.float32([[0]]), arch="mi300")  # inputs from the dtype
+    # even k: 240 (k = 0) and -240 * 2**-10 (k = 2) -> aligned to 240's grid: 240 - 0.234375
+    # (exact on it); odd k: 240 * 2**-10 alone; joined: the odd sum floored to the even grid
+    assert d.dtype == np.float32 and float(d[0, 0]) == 240.0
+
+
+def test_amd_fp8_is_fnuz_and_kept_apart_from_ocp():
+    e4m3fnuz = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fnuz)
+    assert np.isnan(e4m3fnuz[0x80].astype(np.float32))  # one NaN, no -0, no infinity
+    v = e4m3fnuz.astype(np.float32)
+    assert np.nanmax(v) == 240 and fpx.format_info("float8_e4m3fnuz").max == 240
+    assert fpx.format_info("float8_e5m2fnuz").emin == -15  # bias 16: one more than OCP's
+    names = list(fpx.formats()["format"])
+    assert {"float8_e4m3", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"} <= set(names)
+    # the same values as float32 and as ml_dtypes arrays give the same bits
+    A = e4m3fnuz[None, 1:33].copy()
+    B = e4m3fnuz[1:33, None][::-1].copy()
+    d1 = fpx.mma(A, B, 0.0, arch="mi300x")
+    d2 = fpx.mma(A.astype(np.float32), B.astype(np.float32), 0.0, arch="mi300x",
+                 inputs="float8_e4m3fnuz")  # fmt: skip
+    assert d1.tobytes() == d2.tobytes()
+    with pytest.raises(
+        ValueError, match=r"inputs='float8_e4m3fnuz': A is an array of float8_e4m3fn"
+    ):
+        fpx.mma(A.astype(np.float32).astype(ml_dtypes.float8_e4m3fn), B, 0.0, arch="mi300",
+                inputs="float8_e4m3fnuz")  # fmt: skip
+    with pytest.raises(ValueError, match=r"inputs=None: give inputs="):
+        fpx.mma(A.astype(np.float32), B.astype(np.float32), 0.0, arch="mi300")
+    # OCP FP8 arrays are NVIDIA's inputs; the 0x80 NaN and 240 are not OCP values there
+    a8 = np.ones((1, 16), ml_dtypes.float8_e4m3fn)
+    assert fpx.mma(a8, a8.T.copy(), 0.0, arch="ada")[0, 0] == 16
+
+
+def test_gpus_table_is_the_arch_table():
+    df = fpx.gpus()
+    keys = list(dict.fromkeys(df["arch"]))
+    assert keys == list(fpx.orders.gpu_models.ARCHS)
+    for key in keys:
+        rows = df[df["arch"] == key]
+        g = fpx.orders.gpu_models.ARCHS[key]
+        assert list(rows["inputs"]) == list(g.rules.inputs)
+        assert set(rows["evidence"]) == {g.evidence}
+        assert g.evidence.startswith(("hardware rows matched", "model only"))
+    assert set(df.loc[df["evidence"].str.startswith("hardware"), "arch"]) == {
+        "v100",
+        "a100",
+        "h100",
+    }
+    row = df[(df["arch"] == "ada") & (df["inputs"] == "float8_e4m3")].iloc[0]
+    assert (row["block"], row["alignment_bits"], row["outputs"]) == (16, "13", "float32")
+    row = df[(df["arch"] == "b200") & (df["inputs"] == "float8_e4m3")].iloc[0]
+    assert (row["block"], row["alignment_bits"], row["outputs"]) == (32, "25", "float32")
+    assert "rtx4090" in df.loc[df["arch"] == "ada", "aliases"].iloc[0]
+    # every alias gives its GPU's bits
+    A = np.float16([[1.5, -(2.0**-13), 3.0, 2.0**-20] * 2])
+    for alias, key in fpx.orders.gpu_models.ALIASES.items():
+        got = fpx.mma(A, A.T.copy(), 0.0, arch=alias.upper(), inputs="float16")
+        assert got.tobytes() == fpx.mma(A, A.T.copy(), 0.0, arch=key, inputs="float16").tobytes()
+
+
+def _markdown(df, cols):
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for _, r in df.iterrows():
+        lines.append("| " + " | ".join(str(r[c]) or "-" for c in cols) + " |")
+    return "\n".join(lines)
+
+
+def test_the_docs_tables_are_printed_from_fpx_gpus():
+    doc = (Path(__file__).parents[1] / "docs" / "tensor_cores.md").read_text()
+    df = fpx.gpus()
+    params = ["arch", "architecture", "inputs", "outputs", "block", "alignment_bits", "floor",
+              "rounding", "sum"]  # fmt: skip
+    assert _markdown(df, params) in doc
+    assert _markdown(df.drop_duplicates("arch"), ["arch", "gpu", "aliases", "source",
+                                                  "evidence"]) in doc  # fmt: skip

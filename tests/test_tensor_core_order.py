@@ -78,8 +78,22 @@ def test_float32_without_input_rounding_is_refused_with_what_the_arch_takes():
         fpx.matmul(
             A.astype(np.float64), A.T.astype(np.float64), "tensor-core", input_rounding="tf32"
         )
-    with pytest.raises(ValueError, match=r"Ada"):
-        fpx.matmul(A, A.T.copy(), "tensor-core", arch="l40s", input_rounding="tf32")
+    with pytest.raises(ValueError, match=r"unknown arch 'rtx3090'"):
+        fpx.matmul(A, A.T.copy(), "tensor-core", arch="rtx3090", input_rounding="tf32")
+    with pytest.raises(ValueError, match=r"the MI100 matrix cores take no tf32 inputs"):
+        fpx.matmul(A, A.T.copy(), "tensor-core", arch="mi100", input_rounding="tf32")
+
+
+def test_every_new_arch_is_an_order_parameter_and_a_detective_candidate():
+    # the L40S (Ada), the B200 and the MI300X (an alias) as orders: fpx.mma with C = 0
+    A = _rounded(_data("float32", (3, 40), 8), "tf32")
+    for arch in ("l40s", "b200", "MI300X"):
+        got = fpx.matmul(A, A.T.copy(), "tensor-core", arch=arch, input_rounding="tf32")
+        want = fpx.mma(A, A.T.copy(), 0.0, arch=arch, inputs="tf32")
+        assert np.array_equal(fpx.to_bits(got), fpx.to_bits(want))
+    spec = fpx.orders.library_orders.TENSOR_CORES[0]
+    grid = {dict(p)["arch"] for p in spec.grid}
+    assert grid == {"v100", "a100", "ada", "h100", "b200", "b200-rn", "mi100", "mi250", "mi300"}
 
 
 def test_no_accumulator_fma_or_split_k_on_the_tensor_cores():
@@ -103,13 +117,18 @@ def test_labelled_library_verified_against_published_outputs():
         v = fpx.variants(op, details=True)["tensor-core"]
         assert v.kind == "library"
         assert (
-            "verified against published hardware outputs of the V100, A100 and H100 "
-            "(docs/tensor_cores.md)" in v.description
+            "verified against published hardware outputs of the V100, A100 and H100, the "
+            "published models elsewhere (docs/tensor_cores.md)" in v.description
         )
         assert "on GPU here" not in v.description
     assert "tensor-core" not in fpx.orders("sum")
-    assert fpx.orders.tensor_core.verified("h200") == (
-        "verified against published hardware outputs of the H100 (docs/tensor_cores.md)"
+    assert fpx.orders.tensor_core.verified("h100") == (
+        "H100 (Hopper): hardware rows matched: every published H100 row (fp16 float32 and "
+        "float16 out, bf16, tf32, E4M3 and E5M2 float32 and float16 out; 5,000 each, "
+        "tests/data/tensor_cores) (docs/tensor_cores.md)"
+    )
+    assert fpx.orders.tensor_core.verified("MI300X").startswith(
+        "MI300 / MI300A / MI300X (CDNA3): model only (MI300MC.m"
     )
 
 
@@ -158,25 +177,31 @@ def test_the_order_is_offered_where_it_runs():
 
 def test_the_detective_names_the_architecture_of_a_float16_result():
     """fpx.mma's float32 results of float16 inputs: the detective names the family that
-    produced them, and only that one reproduces every element (the families differ here)."""
+    produced them, and only the architectures with the same float16 rules (Ada's are
+    Ampere's, Blackwell's Hopper's: fpx.gpus()) reproduce every element."""
     A, B = _data("float16", (12, 64), 0), _data("float16", (64, 10), 1)
-    observed = {a: fpx.mma(A, B, 0.0, arch=a, inputs="float16") for a in ("v100", "a100", "h100")}
+    same = {"v100": {"v100"}, "a100": {"a100", "ada"}, "h100": {"h100", "b200"},
+            "mi300": {"mi300"}, "mi250": {"mi250"}, "mi100": {"mi100"}}  # fmt: skip
+    observed = {a: fpx.mma(A, B, 0.0, arch=a, inputs="float16") for a in same}
     assert not np.array_equal(observed["a100"], observed["h100"])
     for arch, obs in observed.items():
         df = fpx.match_orders((A, B), obs, "matmul", top=None)
         assert df.loc[0, "variant"] == f"tensor-core(arch={arch})" and df.loc[0, "exact"]
-        assert df.attrs["exact_candidates"] == 1
+        assert df.attrs["exact_candidates"] == len(same[arch])
+        exact = {dict(p)["arch"] for p in df[df["exact"]]["params"]}
+        assert exact == same[arch]
         assert df.loc[0, "params"] == {"arch": arch}
 
 
 def test_the_detective_names_a100_or_h100_for_tf32_results_of_float32_data():
     A, B = _data("float32", (8, 48), 2), _data("float32", (48, 6), 3)
     At, Bt = _rounded(A, "tf32"), _rounded(B, "tf32")
-    for arch in ("a100", "h100"):
+    for arch, twin in (("a100", "ada"), ("h100", "b200")):  # the same tf32 rules
         obs = fpx.mma(At, Bt, 0.0, arch=arch, inputs="tf32")
         df = fpx.match_orders((A, B), obs, "matmul", top=3)
         assert df.loc[0, "variant"] == f"tensor-core(arch={arch})+tf32" and df.loc[0, "exact"]
-        assert not df.loc[1, "exact"]
+        assert df.loc[1, "variant"] == f"tensor-core(arch={twin})+tf32" and df.loc[1, "exact"]
+        assert not df.loc[2, "exact"]
     # a dot product: 1xK @ Kx1
     a, b = _data("float16", (300,), 4), _data("float16", (300,), 5)
     obs = fpx.mma(a[None, :], b[:, None], 0.0, arch="a100", inputs="float16")[0, 0]
@@ -189,9 +214,11 @@ def test_candidates_try_each_family_with_the_roundings_it_reads():
 
     tc = [str(c) for c in candidates("matmul", "float32") if c.name == "tensor-core"]
     assert "tensor-core(arch=a100)+tf32" in tc and "tensor-core(arch=h100)+float8_e4m3" in tc
+    assert "tensor-core(arch=mi300)+float8_e4m3fnuz" in tc
     assert not any(c.endswith(")") for c in tc)  # float32 data always with a rounding
     tc16 = [str(c) for c in candidates("matmul", "float16") if c.name == "tensor-core"]
-    assert tc16 == ["tensor-core(arch=v100)", "tensor-core(arch=a100)", "tensor-core(arch=h100)"]
+    archs = ["v100", "a100", "ada", "h100", "b200", "b200-rn", "mi100", "mi250", "mi300"]
+    assert tc16 == [f"tensor-core(arch={a})" for a in archs]  # one GPU per architecture
     assert not [c for c in candidates("matmul", "float64") if c.name == "tensor-core"]
 
 

@@ -59,8 +59,16 @@ SEEDS = tuple(range(8))  # the seeds of the atomic (run-to-run) orders tried
 SAMPLE = 8  # a matmul is screened on its first SAMPLE x SAMPLE elements, then confirmed
 # the input roundings (of formats.INPUT_ROUNDINGS) tried with a CPU or GPU order
 TRIED_ROUNDINGS = (None, "tf32", "bfloat16")
-# the tensor cores read float32 data in one of these formats (FP8: Hopper)
-HARDWARE_ROUNDINGS = ("tf32", "bfloat16", "float8_e4m3", "float8_e5m2")
+# the tensor cores read float32 data in one of these formats (FP8: Ada, Hopper, Blackwell;
+# FNUZ FP8: CDNA3)
+HARDWARE_ROUNDINGS = (
+    "tf32",
+    "bfloat16",
+    "float8_e4m3",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+)
 # the ops whose real NumPy call (their OpSpec's ``numpy``) is tried, where no emulated order
 # is the function (np.sum is the "numpy" order on every machine; np.mean divides its sum in
 # float64; BLAS's sgemm is not emulated)

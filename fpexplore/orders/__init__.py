@@ -17,19 +17,24 @@
 - ``simd_shapes`` its shapes, pure (no numba): Stage, SimdOrder, the builders of the
                  OpenBLAS dot, einsum and LLVM loops
 - ``frameworks`` torch.sum / torch.dot (and MKL's sdot as probed), XLA's jnp.sum / jnp.dot
-- ``tensor_core`` ``mma``: D = C + A @ B as NVIDIA tensor cores compute it (V100, A100, H100)
+- ``tensor_core`` ``mma``: D = C + A @ B as a GPU's tensor cores (NVIDIA) or matrix cores
+                 (AMD) compute it; the NVIDIA block sum
+- ``matrix_core`` the AMD matrix cores' sums (CDNA1 exact, CDNA2 pairwise, CDNA3 late c)
+- ``gpu_models`` every modelled GPU's parameters, defined once: Rules per architecture, Gpu
+                 per arch key, product aliases; ``fpx.gpus()`` the table of them
 - ``trees``      accumulation trees as data: the ``revealed`` order's parameter
 """
 
 import sys
 import types
 
+from .gpu_models import gpus
 from .products import dot, exact_matmul, matmul
 from .registry import orders
 from .summation import sum  # noqa: A004
 from .tensor_core import mma
 
-__all__ = ["dot", "exact_matmul", "matmul", "mma", "orders", "sum"]
+__all__ = ["dot", "exact_matmul", "gpus", "matmul", "mma", "orders", "sum"]
 
 
 class _CallableModule(types.ModuleType):

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import checks
 from ..libspec import LIBRARIES
-from . import tensor_core
+from . import gpu_models, tensor_core
 from .arith import PRODUCT_OPS
 from .orderspec import LIBRARY, OrderSpec, fixed_calls
 from .simd_shapes import SimdOrder, Stage, einsum, llvm_fastmath, openblas_ddot, openblas_sdot
@@ -458,10 +458,11 @@ LIBRARY_ORDERS = [
 
 
 # ----------------------------------------------------------------------------- tensor cores
-# NVIDIA tensor cores (fpx.mma, docs/tensor_cores.md): A @ B with C = 0 and a float32 output,
-# the inputs in the tensor-core format of the arrays (float16, bfloat16) or of the input
-# rounding (+tf32, +bfloat16, +float8_e4m3, +float8_e5m2). Checked against the published
-# outputs of the GPUs, not run on one here.
+# GPU tensor cores (NVIDIA) and matrix cores (AMD) (fpx.mma, docs/tensor_cores.md): A @ B
+# with C = 0 and a float32 output, the inputs in the format of the arrays (float16, bfloat16)
+# or of the input rounding (+tf32, +bfloat16, +float8_e4m3, ...). Checked against the
+# published outputs of the V100, A100 and H100, the published models elsewhere (fpx.gpus());
+# not run on a GPU here.
 
 
 def _tensor_core(x, y, p, rounding):
@@ -471,10 +472,11 @@ def _tensor_core(x, y, p, rounding):
 TENSOR_CORES = [
     OrderSpec(
         "tensor-core",
-        "NVIDIA tensor cores (fpx.mma with C = 0, float32 output), arch= v100, a100, h100 "
-        "(a2, a30, h200); inputs: float16/bfloat16 arrays or an input rounding (+tf32, "
-        "+float8_e4m3, ...); verified against published hardware outputs of the V100, A100 "
-        "and H100 (docs/tensor_cores.md)",
+        "GPU tensor cores (NVIDIA) and matrix cores (AMD) (fpx.mma with C = 0, float32 "
+        f"output), arch= {', '.join(gpu_models.ARCHS)} or a product alias (fpx.gpus()); inputs: "
+        "float16/bfloat16 arrays or an input rounding (+tf32, +float8_e4m3, ...); verified "
+        "against published hardware outputs of the V100, A100 and H100, the published models "
+        "elsewhere (docs/tensor_cores.md)",
         LIBRARY,
         params={"arch": ("h100", tensor_core.check_arch)},
         ops=PRODUCT_OPS,
@@ -483,13 +485,14 @@ TENSOR_CORES = [
         takes_rounding=True,
         library=_tensor_core,
         fixed=(
-            "is the tensor cores' own arithmetic: each block of exact products is aligned "
-            "(truncated) to its largest exponent, added exactly and rounded once to float32 "
+            "is the tensor cores' own arithmetic: each block of exact products is summed by "
+            "the GPU's rule (NVIDIA: aligned, truncated, added exactly, rounded once) "
             "(docs/tensor_cores.md), with no accumulator format and no fma to choose"
         ),
-        grid=tuple((("arch", a),) for a in ("v100", "a100", "h100")),
-        verified="published hardware outputs of the V100, A100 and H100 "
-        "(docs/tensor_cores.md); not run on a GPU here",
+        # one GPU per architecture: the detective's tensor-core candidates
+        grid=tuple((("arch", k),) for k in gpu_models.one_per_architecture()),
+        verified="published hardware outputs of the V100, A100 and H100, the published "
+        "models elsewhere (docs/tensor_cores.md); not run on a GPU here",
     ),
 ]
 

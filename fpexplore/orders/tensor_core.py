@@ -1,7 +1,9 @@
-"""NVIDIA tensor cores, bit for bit: ``mma(A, B, C, arch=..., inputs=...)`` is D = C + A @ B.
+"""Tensor cores (NVIDIA) and matrix cores (AMD), bit for bit: ``mma(A, B, C, arch=...,
+inputs=...)`` is D = C + A @ B as the GPU ``arch`` computes it.
 
-One definition for every architecture (docs/tensor_cores.md has it with a worked example and
-the sources). A block of ``block`` products and the addend c is summed at once:
+Every GPU's parameters are in gpu_models (``fpx.gpus()``); the AMD sums are in matrix_core. One
+definition for every NVIDIA architecture (docs/tensor_cores.md has it with a worked example
+and the sources). A block of ``block`` products and the addend c is summed at once:
 
 1. each product a_i * b_i is exact; its *alignment exponent* is ea + eb, where ex is
    floor(log2 |x|) clamped below at the input format's emin (the exponent of the product of
@@ -11,8 +13,9 @@ the sources). A block of ``block`` products and the addend c is summed at once:
 3. every nonzero term is truncated toward zero to a multiple of 2**(E - 23 - neab): the
    aligned significand keeps 23 + neab fraction bits, no guard, round or sticky bit;
 4. the truncated terms are summed exactly and the sum is rounded once to the output: toward
-   zero to binary32 (with 13 fraction bits, not 23, where neab = -10: the FP8 inputs) or to
-   nearest-even binary16, with subnormals, and overflow to ±inf. An exact zero sum is +0.
+   zero to binary32 (with 13 fraction bits, not 23, where neab = -10: the FP8 inputs of Ada
+   and Hopper; to nearest-even on the B200's round-to-nearest variant) or to nearest-even
+   binary16, with subnormals, and overflow to ±inf. An exact zero sum is +0.
 
 K longer than a block is cut into blocks (the last one padded with zero products, which add
 nothing), each block's result is the next block's c.
@@ -26,20 +29,22 @@ A NaN among the inputs or c, 0 * inf, or infinities of both signs in a block giv
 otherwise an infinity gives that infinity.
 
 The parameters are those of Khattak & Mikaitis, "Accurate models of NVIDIA tensor cores"
-(2025), checked against their published GPU outputs (tests/data/tensor_cores).
+(2025), checked against their published GPU outputs where there are some
+(tests/data/tensor_cores: V100, A100, H100); ``fpx.gpus()`` says what backs each GPU.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import ml_dtypes
 import numpy as np
 
 from .. import checks
-from ..formats import as_array, as_format, format_info, refuse_masked
+from ..formats import FP8_DTYPES, as_array, as_format, format_info, refuse_masked
+from .gpu_models import ARCHS, INPUTS, OUTPUTS, Gpu, gpu
+from .matrix_core import amd_blocks, significands
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -56,74 +61,11 @@ __all__ = [
     "verified",
 ]
 
-INPUTS = ("float16", "bfloat16", "tf32", "float8_e4m3", "float8_e5m2")
-OUTPUTS = ("float32", "float16")
 
-
-@dataclass(frozen=True)
-class Arch:
-    """One GPU's tensor-core parameters: per input format (block, neab); the floor of the
-    alignment exponent E per output format; the input formats with a binary16 output."""
-
-    name: str
-    inputs: dict
-    floor: dict
-    float16_out: tuple
-    verified: str  # the GPU whose published outputs the tests match
-
-
-_VOLTA = Arch("V100", {"float16": (4, 0)}, {"float32": -1024, "float16": -19}, ("float16",), "V100")
-_AMPERE = {"float16": (8, 1), "bfloat16": (8, 1), "tf32": (4, 1)}
-_HOPPER = {
-    "float16": (16, 2),
-    "bfloat16": (16, 2),
-    "tf32": (8, 2),
-    "float8_e4m3": (32, -10),
-    "float8_e5m2": (32, -10),
-}
-# float16 outputs: float16 inputs, and FP8 ones through two float16 blocks (_fp8_float16)
-_HOPPER_F16 = ("float16", "float8_e4m3", "float8_e5m2")
-ARCHS = {
-    "v100": _VOLTA,
-    "a100": Arch("A100", _AMPERE, {"float32": -132, "float16": -20}, ("float16",), "A100"),
-    # A2 and A30 are Ampere (GA107, GA100) like the A100: the same tensor-core model
-    "a2": Arch("A2", _AMPERE, {"float32": -132, "float16": -20}, ("float16",), "A100"),
-    "a30": Arch("A30", _AMPERE, {"float32": -132, "float16": -20}, ("float16",), "A100"),
-    "h100": Arch("H100", _HOPPER, {"float32": -133, "float16": -21}, _HOPPER_F16, "H100"),
-    # H200 is an H100 (GH100) with more memory: the same tensor cores
-    "h200": Arch("H200", _HOPPER, {"float32": -133, "float16": -21}, _HOPPER_F16, "H100"),
-}
-_NO_DATA = {
-    "ada": "Ada (L40S, RTX 40)",
-    "l40s": "L40S (Ada)",
-    "b200": "B200 (Blackwell)",
-}
-# input format: (precision with the implicit bit, emin)
-_IN = {
-    "float16": (11, -14),
-    "bfloat16": (8, -126),
-    "tf32": (11, -126),
-    "float8_e4m3": (4, -6),
-    "float8_e5m2": (3, -14),
-}
-_OUT = {"float32": (24, -126, 127), "float16": (11, -14, 15)}
-
-
-def _arch(arch) -> Arch:
-    key = str(arch).lower()
-    if key in _NO_DATA:
-        raise ValueError(
-            f"arch={checks.shown(arch)}: no published tensor-core parameters or hardware "
-            "outputs for "
-            f"{_NO_DATA[key]} in the sources this model is checked against; "
-            f"modelled: {', '.join(ARCHS)}"
-        )
-    if key not in ARCHS:
-        raise ValueError(f"unknown arch {checks.shown(arch)}; modelled: {', '.join(ARCHS)}")
-    return ARCHS[key]
-
-
-def _check_formats(a: Arch, inputs: str, output: str) -> tuple[int, int]:
+def _check_formats(g: Gpu, inputs: str, output: str) -> tuple[int, int]:
+    """(block, neab) of ``inputs`` on ``g`` with ``output``; ValueError naming the argument
+    where the GPU or its published model has no such combination."""
+    r = g.rules
     if inputs not in INPUTS:
         raise ValueError(
             f"unknown inputs {checks.shown(inputs)}; tensor-core inputs: {', '.join(INPUTS)}"
@@ -132,16 +74,24 @@ def _check_formats(a: Arch, inputs: str, output: str) -> tuple[int, int]:
         raise ValueError(
             f"unknown output {checks.shown(output)}; tensor-core outputs: {', '.join(OUTPUTS)}"
         )
-    if inputs not in a.inputs:
+    if inputs not in r.inputs:
         raise ValueError(
-            f"the {a.name} tensor cores take no {inputs} inputs; they take {', '.join(a.inputs)}"
+            f"inputs={checks.shown(inputs)}: the {g.name} {_cores(g)} take no {inputs} "
+            f"inputs; they take {', '.join(r.inputs)}"
         )
-    if output == "float16" and inputs not in a.float16_out:
+    if (inputs, output) in r.refusals:
+        raise ValueError(f"output={checks.shown(output)}: {r.refusals[inputs, output]}")
+    if output not in r.rounding or (output == "float16" and inputs not in r.float16_out):
+        only = ", ".join(r.float16_out) or "no"
         raise ValueError(
-            f"the {a.name} model gives a float16 output for {', '.join(a.float16_out)} inputs "
-            f"only, not {inputs} (output='float32')"
+            f"output={checks.shown(output)}: the {g.name} model gives a float16 output for "
+            f"{only} inputs only, not {inputs} (output='float32')"
         )
-    return a.inputs[inputs]
+    return r.inputs[inputs]
+
+
+def _cores(g: Gpu) -> str:
+    return "matrix cores" if g.rules.vendor == "AMD" else "tensor cores"
 
 
 def _ml_float(dt: np.dtype) -> bool:
@@ -174,17 +124,6 @@ def _exact_in(x, fmt: str, what: str) -> np.ndarray:
             f"round them first with fpx.as_format(x, {checks.shown(fmt)})"
         )
     return x64
-
-
-def _significands(x64: np.ndarray, precision: int, emin: int) -> tuple[np.ndarray, np.ndarray]:
-    """x = m * 2**(e - precision + 1) with e = max(floor(log2|x|), emin): (m, e) as int64
-    (0, 0 for zeros and non-finite values)."""
-    ok = np.isfinite(x64) & (x64 != 0)
-    safe = np.where(ok, x64, 1.0)
-    _, e = np.frexp(safe)
-    e = np.maximum(e.astype(np.int64) - 1, emin)
-    m = np.where(ok, np.ldexp(safe, (precision - 1 - e).astype(np.int32)), 0.0)
-    return m.astype(np.int64), np.where(ok, e, 0)
 
 
 def _round_sum(s, q0, precision, emin, emax, nearest):
@@ -296,24 +235,26 @@ def _loop():
     return _COMPILED["loop"]
 
 
-def _blocks(A3, B3, C3, inputs, output, params, floor) -> np.ndarray:
+def _blocks(A3, B3, C3, inputs, output, params, rules) -> np.ndarray:
     """The block model over (n, M, K) @ (n, K, N) with c C3 (n, M, N), as float64."""
     block, neab = params
-    p_in, emin_in = _IN[inputs]
-    am, ae = _significands(A3, p_in, emin_in)
-    bm, be = _significands(B3, p_in, emin_in)
-    p_out, emin_out, emax_out = _OUT[output]
+    floor = rules.floor[output]
+    fin, fout = format_info(inputs), format_info(output)
+    p_in, emin_in = fin.precision, fin.emin
+    am, ae = significands(A3, p_in, emin_in)
+    bm, be = significands(B3, p_in, emin_in)
+    p_out, emin_out, emax_out = fout.precision, fout.emin, fout.emax
     if neab < 0:
         p_out += neab  # FP8: the result keeps 13 fraction bits (the data: the H100)
     out = np.empty(C3.shape, dtype=np.float64)
     c = np.ascontiguousarray(C3, dtype=np.float64)
     shift = 23 + neab - 2 * (p_in - 1)
     _loop()(A3, am, ae, B3, bm, be, c, out, block, neab, floor, shift, p_out, emin_out,
-            emax_out, output == "float16")  # fmt: skip
+            emax_out, rules.rounding[output] == "rne")  # fmt: skip
     return out
 
 
-def _fp8_float16(A3, B3, C3, block, a: Arch) -> np.ndarray:
+def _fp8_float16(A3, B3, C3, block, rules) -> np.ndarray:
     """FP8 inputs, float16 output: per block of 32, t = the float16 block model (float16
     inputs and output) over the k with k % 4 < 2 from t = 0, then over the others from t;
     then d = t + c rounded once to float16 (nearest-even, overflow to inf). As if each
@@ -321,7 +262,6 @@ def _fp8_float16(A3, B3, C3, block, a: Arch) -> np.ndarray:
     (k 4j, 4j+1, then 4j+2, 4j+3) and a float16 addition of C: every published H100 row."""
     K = A3.shape[2]
     d = np.asarray(C3, dtype=np.float64)
-    f16_floor = a.floor["float16"]
     for k0 in range(0, K, block):
         local = np.arange(min(block, K - k0))
         t = np.zeros(d.shape)
@@ -330,40 +270,83 @@ def _fp8_float16(A3, B3, C3, block, a: Arch) -> np.ndarray:
             if ks.size:
                 a16 = np.ascontiguousarray(A3[:, :, ks])
                 b16 = np.ascontiguousarray(B3[:, ks, :])
-                t = _blocks(a16, b16, t, "float16", "float16", a.inputs["float16"], f16_floor)
+                t = _blocks(a16, b16, t, "float16", "float16", rules.inputs["float16"], rules)
         with np.errstate(invalid="ignore", over="ignore"):
             # t and c are float16 values: their float64 sum is exact, one rounding to float16
             d = (t + d).astype(np.float16).astype(np.float64)
     return d
 
 
+_DTYPE_INPUTS = {
+    np.dtype(np.float16): "float16",
+    np.dtype(ml_dtypes.bfloat16): "bfloat16",
+    **{dt: name for name, dt in FP8_DTYPES.items()},
+}
+
+
+def _inputs_of(A, B, inputs) -> str:
+    """``inputs``, or the format of A's and B's dtype where it is None; an FP8 array of
+    another FP8 format than ``inputs`` is refused (OCP and AMD FP8 are other numbers)."""
+    A, B = as_array(A, "A"), as_array(B, "B")
+    fmts = {_DTYPE_INPUTS.get(x.dtype) for x in (A, B)}
+    if inputs is None:
+        if len(fmts) != 1 or None in fmts:
+            raise ValueError(
+                "inputs=None: give inputs= (one of " + ", ".join(INPUTS) + "), or A and B "
+                "as arrays of one tensor-core format (float16, bfloat16, ml_dtypes FP8); "
+                f"got dtypes {np.asarray(A).dtype} and {np.asarray(B).dtype}"
+            )
+        return fmts.pop()
+    for x, what in ((A, "A"), (B, "B")):
+        dt = np.asarray(x).dtype
+        if dt in FP8_DTYPES.values() and _DTYPE_INPUTS[dt] != inputs:
+            raise ValueError(
+                f"inputs={checks.shown(inputs)}: {what} is an array of {dt} "
+                f"({_DTYPE_INPUTS[dt]}), another format; convert it with "
+                f"fpx.as_format({what}.astype(np.float32), {checks.shown(inputs)}) if you mean it"
+            )
+    return inputs
+
+
 def mma(
-    A: ArrayLike, B: ArrayLike, C: ArrayLike, *, arch: str, inputs: str, output: str = "float32"
+    A: ArrayLike,
+    B: ArrayLike,
+    C: ArrayLike,
+    *,
+    arch: str,
+    inputs: str | None = None,
+    output: str = "float32",
 ) -> np.ndarray:
-    """D = C + A @ B as the tensor cores of ``arch`` compute it, bit for bit.
+    """D = C + A @ B as the tensor cores (matrix cores) of ``arch`` compute it, bit for bit.
 
     Parameters
     ----------
     A, B : array_like, shapes (..., M, K) and (..., K, N)
-        Values exactly representable in ``inputs`` (float16 / bfloat16 arrays, or float32
-        arrays holding tf32 or FP8 values: round with ``fpx.as_format(x, inputs)`` first);
-        leading dimensions broadcast as in ``np.matmul``.
+        Values exactly representable in ``inputs``: float16 / bfloat16 arrays, ml_dtypes FP8
+        arrays (``float8_e4m3fn``, ``float8_e5m2``, ``float8_e4m3fnuz``,
+        ``float8_e5m2fnuz``), or float32 arrays holding tf32 or FP8 values (round them with
+        ``fpx.as_format(x, inputs)`` first); leading dimensions broadcast as in
+        ``np.matmul``.
     C : array_like, broadcastable to (..., M, N)
         The addend, exactly representable in ``output``.
-    arch : {"v100", "a100", "a2", "a30", "h100", "h200"}
-        "ada", "l40s" and "b200" raise ValueError: no published parameters to check against.
-    inputs : {"float16", "bfloat16", "tf32", "float8_e4m3", "float8_e5m2"}
-        The tensor-core input format (what the GPU supports: V100 float16; Ampere also
-        bfloat16 and tf32; Hopper also float8).
+    arch : str
+        A key of ``fpx.gpus()`` (v100, a100, a2, a30, ada, l40s, h100, h200, b200, b200-rn,
+        rtx-pro-6000, mi100, mi250, mi300) or a product alias of one (rtx4090, rtx5090,
+        mi210, mi300x, ...); any case.
+    inputs : str, optional
+        The input format: float16, bfloat16, tf32, float8_e4m3, float8_e5m2 (NVIDIA, OCP
+        FP8), float8_e4m3fnuz, float8_e5m2fnuz (AMD CDNA3 FP8), as the GPU supports them
+        (``fpx.gpus()``). None: the format of A's and B's dtype.
     output : {"float32", "float16"}
-        float16 for float16 and (Hopper) FP8 inputs.
+        float16 where the model gives one (NVIDIA float16 inputs, Hopper FP8); AMD: float32.
 
     Returns
     -------
     ndarray of float32 (float16 for output="float16"), shape (..., M, N)
     """
-    a = _arch(arch)
-    block, neab = _check_formats(a, inputs, output)
+    g = gpu(arch)
+    inputs = _inputs_of(A, B, inputs)
+    block, neab = _check_formats(g, inputs, output)
     A64 = _exact_in(A, inputs, "A")
     B64 = _exact_in(B, inputs, "B")
     C64 = _exact_in(C, output, "C")
@@ -389,12 +372,16 @@ def mma(
     A3 = np.ascontiguousarray(np.broadcast_to(A64, batch + (M, K))).reshape(n, M, K)
     B3 = np.ascontiguousarray(np.broadcast_to(B64, batch + (K, N))).reshape(n, K, N)
     C3 = np.ascontiguousarray(np.broadcast_to(C64, shape)).reshape(n, M, N)
-    if inputs.startswith("float8") and output == "float16":
-        out = _fp8_float16(A3, B3, C3, block, a)
+    r = g.rules
+    if r.vendor == "AMD":
+        out = amd_blocks(A3, B3, C3, inputs, r, block, neab)
+    elif r.sum_of(inputs, output) == "two-f16":
+        out = _fp8_float16(A3, B3, C3, block, r)
     else:
-        out = _blocks(A3, B3, C3, inputs, output, (block, neab), a.floor[output])
+        out = _blocks(A3, B3, C3, inputs, output, (block, neab), r)
     dtype = format_info(output).dtype
-    return out.reshape(shape).astype(dtype)
+    with np.errstate(over="ignore"):
+        return out.reshape(shape).astype(dtype)
 
 
 # ----------------------------------------------------------------------------- as an order
@@ -407,34 +394,34 @@ ROUNDING_INPUTS = {
     "bfloat16": "bfloat16",
     "float8_e4m3": "float8_e4m3",
     "float8_e5m2": "float8_e5m2",
+    "float8_e4m3fnuz": "float8_e4m3fnuz",
+    "float8_e5m2fnuz": "float8_e5m2fnuz",
 }
 
 
 def verified(arch) -> str:
     """What the model of ``arch`` is checked against, as a variant's description says it."""
-    return (
-        f"verified against published hardware outputs of the {_arch(arch).verified} "
-        "(docs/tensor_cores.md)"
-    )
+    g = gpu(arch)
+    return f"{g.name} ({g.rules.name}): {g.evidence} (docs/tensor_cores.md)"
 
 
 def input_format(storage: str, rounding, arch) -> str:
     """The tensor-core input format of arrays of format ``storage`` with the spec's input
     rounding ``rounding`` (None: the arrays' own format), checked against ``arch``."""
-    a = _arch(arch)
+    a = gpu(arch)
     if rounding is not None:
         fmt = ROUNDING_INPUTS[rounding]
     elif storage in ("float16", "bfloat16"):
         fmt = storage
-    elif "tf32" in a.inputs:
+    elif "tf32" in a.rules.inputs:
         raise ValueError(
-            f"the {a.name} tensor cores take {', '.join(a.inputs)} inputs, not {storage}: "
+            f"the {a.name} {_cores(a)} take {', '.join(a.rules.inputs)} inputs, not {storage}: "
             f"round the {storage} inputs to one of them with an input rounding, e.g. +tf32 "
             f"(input_rounding='tf32'; a spec 'tensor-core(arch={str(arch).lower()})+tf32')"
         )
     else:
         raise ValueError(
-            f"the {a.name} tensor cores take {', '.join(a.inputs)} inputs, not {storage}: "
+            f"the {a.name} {_cores(a)} take {', '.join(a.rules.inputs)} inputs, not {storage}: "
             "convert the arrays first, e.g. fpx.as_format(x, 'float16')"
         )
     _check_formats(a, fmt, "float32")
@@ -455,5 +442,5 @@ def check_arch(v) -> str:
     """The order's ``arch`` parameter: a modelled architecture, as its lower-case key."""
     if not isinstance(v, str):
         raise ValueError(f"arch must be one of {', '.join(ARCHS)}, got {checks.shown(v)}")
-    _arch(v)
+    gpu(v)
     return v.lower()

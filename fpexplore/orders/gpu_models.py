@@ -1,0 +1,287 @@
+"""Every modelled GPU's tensor-core (NVIDIA) or matrix-core (AMD) arithmetic, defined once.
+
+One :class:`Rules` per architecture (how a block of products and c is summed and rounded),
+one :class:`Gpu` per ``arch=`` key (its rules, the model file it comes from, what backs it),
+``ALIASES`` from product names to keys; :func:`gpus` is the table of all of them
+(docs/tensor_cores.md is written from it). Pure data: the arithmetic is in tensor_core
+(NVIDIA, CDNA3) and matrix_core (CDNA1, CDNA2).
+
+The parameters are those of the MATLAB models of Khattak and Mikaitis ("Accurate models of
+NVIDIA tensor cores", 2025, and the matrix-core models of the same repository,
+north-numerical-computing/MATLAB-tensor-core, BSD 2-Clause), read from the model files and
+written here as data; docs/tensor_cores.md gives the rules they parametrise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .. import checks
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "ALIASES",
+    "ARCHS",
+    "INPUTS",
+    "OUTPUTS",
+    "Gpu",
+    "Rules",
+    "gpu",
+    "gpus",
+    "one_per_architecture",
+]
+
+INPUTS = (
+    "float16",
+    "bfloat16",
+    "tf32",
+    "float8_e4m3",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+)
+OUTPUTS = ("float32", "float16")
+
+#: how a block is summed (docs/tensor_cores.md, one section each)
+SUMS = {
+    "aligned": "products and c aligned to the largest exponent, truncated, summed exactly",
+    "exact": "products and c summed exactly (no alignment loss)",
+    "pairwise": "products rounded to float32, then float32 additions in a pairwise tree, c last",
+    "late-c": "products aligned to their largest exponent and truncated; c added after, the "
+    "smaller of the two rounded down",
+    "odd-even": "even and odd products aligned apart, joined rounding down, c added after",
+    "two-f16": "two float16 blocks of 16 (k mod 4 in {0, 1}, then the rest), c added last",
+}
+_ROUNDING = {"rz": "toward zero", "rne": "nearest-even"}
+_FP8 = ("float8_e4m3", "float8_e5m2")
+_FNUZ = ("float8_e4m3fnuz", "float8_e5m2fnuz")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One architecture's arithmetic: per input format (block, neab), neab the extra fraction
+    bits kept in alignment (an aligned term keeps 23 + neab; None: no alignment loss); the
+    least alignment exponent per output (``floor``); the final rounding per output; the
+    inputs with a float16 output; how a block is summed (``sum``, ``fp8_sum`` for FP8
+    inputs); the product limit (a product of 2**128 or more overflows) and flushing of
+    subnormal inputs, products and results."""
+
+    name: str
+    vendor: str
+    inputs: dict
+    floor: dict
+    rounding: dict
+    float16_out: tuple = ()
+    sum: str = "aligned"
+    fp8_sum: dict = field(default_factory=dict)  # output -> sum, where FP8 inputs differ
+    product_limit: bool = False
+    flush: bool = False
+    refusals: dict = field(default_factory=dict)  # (inputs, output) -> why not modelled
+
+    def sum_of(self, inputs: str, output: str) -> str:
+        """How a block of ``inputs`` with this ``output`` is summed."""
+        if inputs in _FP8 + _FNUZ and output in self.fp8_sum:
+            return self.fp8_sum[output]
+        return self.sum
+
+
+_F16_20 = {"float32": -132, "float16": -20}
+_AMPERE_IN = {"float16": (8, 1), "bfloat16": (8, 1), "tf32": (4, 1)}
+_HOPPER_IN = {"float16": (16, 2), "bfloat16": (16, 2), "tf32": (8, 2)}
+_RZ = {"float32": "rz", "float16": "rne"}
+_RNE = {"float32": "rne", "float16": "rne"}
+_AMD_NOTE = "AMD matrix-core models give a float32 output only"
+
+VOLTA = Rules("Volta", "NVIDIA", {"float16": (4, 0)}, {"float32": -1024, "float16": -19}, _RZ,
+              ("float16",))  # fmt: skip
+AMPERE = Rules("Ampere", "NVIDIA", _AMPERE_IN, _F16_20, _RZ, ("float16",))
+ADA = Rules(
+    "Ada",
+    "NVIDIA",
+    {**_AMPERE_IN, "float8_e4m3": (16, -10), "float8_e5m2": (16, -10)},
+    _F16_20,
+    _RZ,
+    ("float16",),
+    refusals={
+        (f, "float16"): "the Ada model files (AdaTC.m, L40STC.m) give FP8 inputs a float16 "
+        "output with 10 + neab = 0 fraction bits, not a usable rule"
+        for f in _FP8
+    },
+)
+HOPPER = Rules(
+    "Hopper",
+    "NVIDIA",
+    {**_HOPPER_IN, "float8_e4m3": (32, -10), "float8_e5m2": (32, -10)},
+    {"float32": -133, "float16": -21},
+    _RZ,
+    ("float16", *_FP8),
+    fp8_sum={"float16": "two-f16"},
+)
+_B200_FP8 = {
+    (f, "float16"): "the B200 model (B200TC.m) gives FP8 inputs a float32 output only" for f in _FP8
+}
+BLACKWELL = Rules(
+    "Blackwell",
+    "NVIDIA",
+    {**_HOPPER_IN, "float8_e4m3": (32, 2), "float8_e5m2": (32, 2)},
+    {"float32": -133, "float16": -21},
+    _RZ,
+    ("float16",),
+    refusals=_B200_FP8,
+)
+BLACKWELL_RN = Rules(
+    "Blackwell, round to nearest",
+    "NVIDIA",
+    BLACKWELL.inputs,
+    {"float32": -133, "float16": -15},
+    _RNE,
+    ("float16",),
+    refusals=_B200_FP8,
+)
+CDNA1 = Rules("CDNA1", "AMD", {"float16": (4, None), "bfloat16": (2, None)}, {}, {"float32": "rne"},
+              sum="exact")  # fmt: skip
+CDNA2 = Rules("CDNA2", "AMD", {"float16": (4, None), "bfloat16": (4, None)}, {},
+              {"float32": "rne"}, sum="pairwise", product_limit=True, flush=True)  # fmt: skip
+CDNA3 = Rules(
+    "CDNA3",
+    "AMD",
+    {**_AMPERE_IN, "float8_e4m3fnuz": (16, 1), "float8_e5m2fnuz": (16, 1)},
+    {},
+    {"float32": "rne"},
+    sum="late-c",
+    fp8_sum={"float32": "odd-even"},
+    product_limit=True,
+)
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One ``arch=`` key: the GPU, its architecture's rules, the model file they come from
+    and the evidence behind them (hardware rows matched, or the model only)."""
+
+    key: str
+    name: str
+    rules: Rules
+    source: str
+    evidence: str
+
+    @property
+    def verified(self) -> str:
+        """What the model of this GPU is checked against, in a sentence."""
+        return self.evidence
+
+
+def _rows(gpu: str, formats: str) -> str:
+    return (
+        f"hardware rows matched: every published {gpu} row ({formats}; 5,000 each, "
+        "tests/data/tensor_cores)"
+    )
+
+
+def _model(file: str, note: str = "") -> str:
+    return f"model only ({file}{note}): no hardware rows here"
+
+
+ARCHS = {
+    g.key: g
+    for g in (
+        Gpu("v100", "V100", VOLTA, "V100TC.m", _rows("V100", "fp16, float32 and float16 out")),
+        Gpu("a100", "A100", AMPERE, "A100TC.m",
+            _rows("A100", "fp16 float32 and float16 out, bf16, tf32")),  # fmt: skip
+        Gpu("a2", "A2", AMPERE, "A2TC.m", _model("A2TC.m calls A100TC.m")),
+        Gpu("a30", "A30", AMPERE, "A30TC.m", _model("A30TC.m calls A100TC.m")),
+        Gpu("ada", "RTX 1000 Ada", ADA, "AdaTC.m", _model("AdaTC.m")),
+        Gpu("l40s", "L40S", ADA, "L40STC.m", _model("L40STC.m, the parameters of AdaTC.m")),
+        Gpu("h100", "H100", HOPPER, "H100TC.m",
+            _rows("H100", "fp16 float32 and float16 out, bf16, tf32, E4M3 and E5M2 float32 "
+                  "and float16 out")),  # fmt: skip
+        Gpu("h200", "H200", HOPPER, "H200TC.m", _model("H200TC.m calls H100TC.m")),
+        Gpu("b200", "B200", BLACKWELL, "B200TC.m", _model("B200TC.m")),
+        Gpu("b200-rn", "B200 (round-to-nearest variant)", BLACKWELL_RN, "B200TCRN.m",
+            _model("B200TCRN.m, 'the B200 with final rounding mode set to RN'; the model "
+                   "files do not say which instruction or setting gives it")),  # fmt: skip
+        Gpu("rtx-pro-6000", "RTX PRO 6000 Blackwell", BLACKWELL, "RTXPRO6000TC.m",
+            _model("RTXPRO6000TC.m calls B200TC.m")),  # fmt: skip
+        Gpu("mi100", "MI100", CDNA1, "MI100MC.m", _model("MI100MC.m")),
+        Gpu("mi250", "MI250 / MI210", CDNA2, "MI210MC.m", _model("MI210MC.m; MI250MC.m calls it")),
+        Gpu("mi300", "MI300 / MI300A / MI300X", CDNA3, "MI300MC.m",
+            _model("MI300MC.m, repository commit b4bf135; MI300AMC.m and MI300XMC.m call it")),
+    )
+}  # fmt: skip
+
+#: product names -> the key of the GPU with the same architecture's model
+ALIASES = {
+    "rtx1000": "ada",
+    "rtx4090": "ada",
+    "a40": "a100",
+    "gh200": "h100",
+    "rtx5090": "rtx-pro-6000",
+    "mi210": "mi250",
+    "mi300a": "mi300",
+    "mi300x": "mi300",
+}
+
+
+def _names() -> str:
+    return ", ".join(ARCHS)
+
+
+def gpu(arch) -> Gpu:
+    """The modelled GPU ``arch`` names (a key of ``ARCHS`` or an alias, any case)."""
+    key = str(arch).lower() if isinstance(arch, str) else None
+    key = ALIASES.get(key, key)
+    if key not in ARCHS:
+        raise ValueError(
+            f"unknown arch {checks.shown(arch)}; modelled: {_names()} "
+            f"(aliases: {', '.join(f'{a}={k}' for a, k in ALIASES.items())})"
+        )
+    return ARCHS[key]
+
+
+def one_per_architecture() -> tuple[str, ...]:
+    """The first key of each architecture (the rules), in the table's order."""
+    first = {}
+    for g in ARCHS.values():
+        first.setdefault(g.rules.name, g.key)
+    return tuple(first.values())
+
+
+def gpus() -> pd.DataFrame:
+    """Every modelled GPU: one row per ``arch=`` key and input format.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns: ``arch`` (the key of ``fpx.mma(arch=...)``), ``gpu``, ``aliases``,
+        ``architecture``, ``vendor``, ``inputs``, ``outputs``, ``block`` (products summed at
+        once), ``alignment_bits`` (fraction bits an aligned term keeps; "exact" where none
+        are lost, "float32 additions" for a pairwise tree), ``floor`` (the least alignment
+        exponent per output, "none" where there is none), ``rounding`` (the final rounding
+        per output), ``sum`` (how a block is summed, docs/tensor_cores.md), ``source`` (the
+        model file) and ``evidence`` (hardware rows matched, or "model only").
+    """
+    import pandas as pd
+
+    rows = []
+    for g in ARCHS.values():
+        r = g.rules
+        aliases = ", ".join(a for a, k in ALIASES.items() if k == g.key)
+        for fmt, (block, neab) in r.inputs.items():
+            outs = [o for o in r.rounding if o == "float32" or fmt in r.float16_out]
+            bits = (
+                "exact" if r.sum == "exact" else "float32 additions"
+                if r.sum == "pairwise" else str(23 + neab)
+            )  # fmt: skip
+            rows.append({
+                "arch": g.key, "gpu": g.name, "aliases": aliases, "architecture": r.name,
+                "vendor": r.vendor, "inputs": fmt, "outputs": ", ".join(outs), "block": block,
+                "alignment_bits": bits,
+                "floor": ", ".join(f"{o}: {r.floor[o]}" for o in outs if o in r.floor) or "none",
+                "rounding": ", ".join(f"{o}: {_ROUNDING[r.rounding[o]]}" for o in outs),
+                "sum": ", ".join(sorted({r.sum_of(fmt, o) for o in outs})),
+                "source": g.source, "evidence": g.evidence,
+            })  # fmt: skip
+    return pd.DataFrame(rows)
