@@ -4,7 +4,9 @@ Architecture: the modules from the top layer down. Dependencies point downward o
 imports only modules listed below it, lazy imports included (tests/test_project.py checks this
 list against the code). ``import fpexplore`` loads NumPy and ml_dtypes, nothing else; numba
 loads on the first call of an order; pandas, matplotlib and ipywidgets when a function needs
-them.
+them. ``fpx.ops``, ``fpx.orders``, ``fpx.backends`` and ``fpx.formats`` are the functions
+that list them; import the subpackages' modules with ``from fpexplore.orders import registry``
+(``import fpexplore.orders as o`` gives the function).
 
 - ``app/``         fpx.explorer(), the ipywidgets explorer app, state, view and render
                    apart: state (a frozen State: compare's arguments, the data source, the
@@ -83,7 +85,8 @@ them.
                    twins)
 - ``_exact_kernels`` exact's numba kernels: llvm.fma, exponent-bin (superaccumulator) sums
                    and dot products (loaded on exact's first call)
-- ``formats``      format registry (fpx.formats(): the list), correct rounding to a format
+- ``catalog``      fpx.formats(): every format and input rounding as a table
+- ``formats``      format registry, correct rounding to a format
                    (incl. tf32, OCP and AMD FP8), bits, ulp, neighbours, shortest round-trip
                    decimals
 - ``_numba``       numba plumbing for every kernel: cached_njit (the disk cache keyed also on
@@ -99,9 +102,10 @@ them.
                    them, and names the extra to install (``pip install "fpexplore[jupyter]"``)
 """
 
-from . import backends, machine, ops, orders  # (ops, orders, backends: callable too)
-from .backends import has_gpu, on_gpu
+from . import machine
+from .backends import backends, has_gpu, on_gpu
 from .budget import difference_budget
+from .catalog import formats
 from .data import DISTRIBUTIONS, generate
 from .detective import explain_numpy, match_orders
 from .exact import exact_dot, exact_sum, fma
@@ -141,7 +145,7 @@ from .ops.elementwise import (
 )
 from .ops.linspace import linspace
 from .ops.mean import mean
-from .ops.registry import variants
+from .ops.registry import ops, variants
 from .ops.softmax import logsumexp, softmax
 from .ops.variance import variance
 from .orders import (
@@ -150,6 +154,7 @@ from .orders import (
     gpus,
     matmul,
     mma,
+    orders,
     sum,  # noqa: A004  (like np.sum)
 )
 from .reproduce import reproducer

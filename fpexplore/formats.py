@@ -34,8 +34,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
-import types
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
@@ -49,7 +47,6 @@ from .numerics import odd_f64_to_f32, round_rational
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    import pandas as pd
     from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = [
@@ -63,7 +60,6 @@ __all__ = [
     "fields",
     "format_info",
     "format_of",
-    "formats",
     "holding",
     "from_bits",
     "refuse_masked",
@@ -789,46 +785,3 @@ def coerce(
             shapes = " and ".join(str(a.shape) for a in out)
             raise ValueError(f"{what}: shapes {shapes} do not broadcast together") from None
     return out, info
-
-
-# ----------------------------------------------------------------------------- the list
-
-
-def formats() -> pd.DataFrame:
-    """Every format fpexplore knows: the storage formats and the input roundings.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per name of ``ROUNDINGS``: ``format``, ``storage`` (an array dtype of its
-        own; else values held in float32), ``dtype`` (NumPy's or ml_dtypes' type of the
-        format, "" where there is none), ``precision`` (significand bits with the implicit
-        one), ``emin``, ``emax``, ``max`` (the largest finite value), ``infinity`` (whether
-        it has one) and ``rounding`` (how ``as_format`` rounds to it).
-    """
-    import pandas as pd
-
-    rows = []
-    for name in ROUNDINGS:
-        info = _INFO[name]
-        own = info.dtype if info.storage else FP8_DTYPES.get(name)
-        no_inf = info.finite_max is not None and name != "float8_e5m2"
-        rows.append({
-            "format": name, "storage": info.storage, "dtype": "" if own is None else own.name,
-            "precision": info.precision, "emin": info.emin, "emax": info.emax, "max": info.max,
-            "infinity": not no_inf,
-            "rounding": {"tf32": "nearest, ties away from zero",
-                         "tf32-truncate": "toward zero"}.get(name, "nearest-even"),
-        })  # fmt: skip
-    return pd.DataFrame(rows)
-
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as fpx.formats(): ``fpx.formats`` is both the module and the
-    function, so neither shadows the other."""
-
-    def __call__(self) -> pd.DataFrame:
-        return formats()
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-import fpexplore as fpx
 from fpexplore.app import state as S
+from fpexplore.ops import registry as op_registry
 
 
 def test_the_state_is_frozen_and_loads_no_widgets():
@@ -28,8 +28,8 @@ def test_initial_state_takes_the_arguments_as_given():
     assert (s.op, s.n, s.seed, s.format) == ("dot", 2000, 3, "float32")
     assert s.variants == ("sequential+fma", "pairwise")  # canonical, parsed once
     assert s.inputs == (("a", ""), ("b", ""))  # dot's inputs, none chosen
-    assert S.initial(op="matmul").n == fpx.ops.registry.get("matmul").default_n
-    assert S.initial().variants == tuple(fpx.ops.registry.get("sum").defaults_for("float32"))
+    assert S.initial(op="matmul").n == op_registry.get("matmul").default_n
+    assert S.initial().variants == tuple(op_registry.get("sum").defaults_for("float32"))
     with pytest.raises(ValueError, match="unknown variant 'seq'"):
         S.initial(variants=["seq"])
     with pytest.raises(ValueError, match="the largest size the app offers"):
@@ -41,7 +41,7 @@ def test_set_op_and_set_format():
     assert s.extra == ("tree(block=64)",) and "tree(block=64)" in s.variants
     m = S.set_op(s, "matmul")
     assert m.n == 100 and m.extra == () and m.inputs == (("A", ""), ("B", ""))
-    assert m.variants == tuple(fpx.ops.registry.get("matmul").defaults_for("float32"))
+    assert m.variants == tuple(op_registry.get("matmul").defaults_for("float32"))
     with pytest.raises(ValueError, match="valid: sum, dot"):
         S.set_op(s, "cumsum")
     # a new format keeps the selection where it is still offered

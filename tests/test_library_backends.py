@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
+from fpexplore.backends import NAMES as BACKEND_NAMES
 from fpexplore.backends import libraries
 from fpexplore.libspec import LIBRARIES
 
@@ -120,7 +121,7 @@ def test_one_library_spec_per_library():
 
     assert list(LIBRARIES) == ["numpy", "torch", "jax", "polars", "numba"]
     assert libraries.NAMES == ("torch", "jax", "polars")
-    assert fpx.backends.NAMES == ("numpy", "emulated", "cupy", "replay", *libraries.NAMES)
+    assert BACKEND_NAMES == ("numpy", "emulated", "cupy", "replay", *libraries.NAMES)
     assert list(machine.CALLS)[:3] == ["np.dot", "np.matmul", "np.einsum-dot"]
     assert machine.CALLS["jnp.dot"] == ("jax", 2, "jnp.dot(a, b)")
     assert machine.OPENBLAS_KERNELS["prescott"] == ("Prescott", "Katmai", ("pni",))

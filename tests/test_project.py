@@ -137,19 +137,28 @@ def test_every_op_is_a_root_function_and_in_the_readme():
         assert op in fpx.__doc__, f"the package docstring misses {op}"
 
 
-def test_the_functions_do_not_shadow_the_subpackages():
-    """fpx.ops(), fpx.orders(op) and fpx.backends() work as documented, and fpx.ops,
-    fpx.orders and fpx.backends are still the subpackages (fpx.ops.elementwise.exp, as a
-    docstring recommends)."""
-    import fpexplore.backends.replay
-    import fpexplore.ops.elementwise
-    import fpexplore.orders.summation
+def test_the_lists_are_plain_functions_and_no_module_is_callable():
+    """fpx.ops(), fpx.orders(op), fpx.backends() and fpx.formats() are plain functions (no
+    module made callable by swapping its class); the subpackages' modules import as usual."""
+    import types
 
-    assert fpx.ops.elementwise.exp is fpx.exp
-    assert fpx.orders.summation.sum is fpx.sum
-    assert fpx.backends.replay is fpexplore.backends.replay
-    assert fpx.ops() == fpx.ops.registry.ops() and "cdist" in fpx.ops()
-    assert fpx.orders("matmul") == fpx.orders.registry.orders("matmul")
+    from fpexplore.backends import replay
+    from fpexplore.ops import elementwise, registry
+    from fpexplore.orders import registry as order_registry
+    from fpexplore.orders import summation
+
+    for f in (fpx.ops, fpx.orders, fpx.backends, fpx.formats):
+        assert isinstance(f, types.FunctionType), f
+    tricks = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "fpexplore").rglob("*.py")
+        if "sys.modules[__name__].__class__" in p.read_text(encoding="utf-8")
+    ]
+    assert not tricks, tricks
+    assert elementwise.exp is fpx.exp and summation.sum is fpx.sum
+    assert isinstance(replay, types.ModuleType)
+    assert fpx.ops() == registry.ops() and "cdist" in fpx.ops()
+    assert fpx.orders("matmul") == order_registry.orders("matmul")
     assert "tree" in fpx.orders("dot") and "numpy" not in fpx.orders("matmul")
     assert set(fpx.backends()) == {"numpy", "emulated", "cupy", "replay", "torch", "jax", "polars"}
     with pytest.raises(ValueError, match="ops with orders: sum, dot, matmul"):

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fpexplore as fpx
+from fpexplore.orders import gpu_models, tensor_core
 
 DATA = Path(__file__).parent / "data" / "tensor_cores"
 
@@ -309,7 +310,7 @@ def test_errors_name_what_the_gpu_supports():
         fpx.mma(a, b, c + 1e-5, arch="v100", inputs="float16", output="float16")
     with pytest.raises(TypeError):
         fpx.mma(a, b, c, arch="v100", inputs="float16", rounding="rz")
-    assert "mma" in fpx.__all__ and fpx.mma is fpx.orders.tensor_core.mma
+    assert "mma" in fpx.__all__ and fpx.mma is tensor_core.mma
     # the same values give the same result in their own format or as float32
     a16 = np.float16([[1.5, -2.25, 3.0, 2.0**-20]])
     b16 = np.float16([[1.0], [2.0**-3], [2.0**-11], [1.0]])
@@ -423,10 +424,10 @@ def test_amd_fp8_is_fnuz_and_kept_apart_from_ocp():
 def test_gpus_table_is_the_arch_table():
     df = fpx.gpus()
     keys = list(dict.fromkeys(df["arch"]))
-    assert keys == list(fpx.orders.gpu_models.ARCHS)
+    assert keys == list(gpu_models.ARCHS)
     for key in keys:
         rows = df[df["arch"] == key]
-        g = fpx.orders.gpu_models.ARCHS[key]
+        g = gpu_models.ARCHS[key]
         assert list(rows["inputs"]) == list(g.rules.inputs)
         assert set(rows["evidence"]) == {g.evidence}
         assert g.evidence.startswith(("hardware rows matched", "model only"))
@@ -442,7 +443,7 @@ def test_gpus_table_is_the_arch_table():
     assert "rtx4090" in df.loc[df["arch"] == "ada", "aliases"].iloc[0]
     # every alias gives its GPU's bits
     A = np.float16([[1.5, -(2.0**-13), 3.0, 2.0**-20] * 2])
-    for alias, key in fpx.orders.gpu_models.ALIASES.items():
+    for alias, key in gpu_models.ALIASES.items():
         got = fpx.mma(A, A.T.copy(), 0.0, arch=alias.upper(), inputs="float16")
         assert got.tobytes() == fpx.mma(A, A.T.copy(), 0.0, arch=key, inputs="float16").tobytes()
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
+from fpexplore.orders import library_orders, tensor_core
 
 
 def _data(fmt, shape, seed, distribution="normal"):
@@ -91,7 +92,7 @@ def test_every_new_arch_is_an_order_parameter_and_a_detective_candidate():
         got = fpx.matmul(A, A.T.copy(), "tensor-core", arch=arch, input_rounding="tf32")
         want = fpx.mma(A, A.T.copy(), 0.0, arch=arch, inputs="tf32")
         assert np.array_equal(fpx.to_bits(got), fpx.to_bits(want))
-    spec = fpx.orders.library_orders.TENSOR_CORES[0]
+    spec = library_orders.TENSOR_CORES[0]
     grid = {dict(p)["arch"] for p in spec.grid}
     assert grid == {"v100", "a100", "ada", "h100", "b200", "b200-rn", "mi100", "mi250", "mi300"}
 
@@ -122,12 +123,12 @@ def test_labelled_library_verified_against_published_outputs():
         )
         assert "on GPU here" not in v.description
     assert "tensor-core" not in fpx.orders("sum")
-    assert fpx.orders.tensor_core.verified("h100") == (
+    assert tensor_core.verified("h100") == (
         "H100 (Hopper): hardware rows matched: every published H100 row (fp16 float32 and "
         "float16 out, bf16, tf32, E4M3 and E5M2 float32 and float16 out; 5,000 each, "
         "tests/data/tensor_cores) (docs/tensor_cores.md)"
     )
-    assert fpx.orders.tensor_core.verified("MI300X").startswith(
+    assert tensor_core.verified("MI300X").startswith(
         "MI300 / MI300A / MI300X (CDNA3): model only (MI300MC.m"
     )
 

@@ -17,7 +17,6 @@ where it cannot run here). :func:`steps` lists a comparison's steps in the table
 from __future__ import annotations
 
 import importlib
-import sys
 import types
 from typing import TYPE_CHECKING
 
@@ -140,14 +139,3 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs) -> np.ndarray | n
         return _cupy.library(op, *args, **kwargs)
     y = args[1] if op == "dot" else None
     return _cupy.kernel_sum(args[0], order, y=y, **kwargs)
-
-
-class _CallableModule(types.ModuleType):
-    """This subpackage, callable as fpx.backends(): ``fpx.backends`` is both the subpackage (its
-    modules are its attributes) and the function, so neither shadows the other."""
-
-    def __call__(self, *args, **kwargs):
-        return backends(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

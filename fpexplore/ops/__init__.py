@@ -20,20 +20,6 @@ package (nothing registers itself): adding an op is adding a module and its test
 - ``adam``         the Adam step in its operation orders
 """
 
-import sys
-import types
-
 from .registry import ops, variants
 
 __all__ = ["ops", "variants"]
-
-
-class _CallableModule(types.ModuleType):
-    """This subpackage, callable as fpx.ops(): ``fpx.ops`` is both the subpackage (its
-    modules are its attributes) and the function, so neither shadows the other."""
-
-    def __call__(self, *args, **kwargs):
-        return ops(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -213,7 +213,7 @@ def ulp_error(
     ----------
     func : str or function
         ``"exp"``, ``"log"``, ``"sin"``, ``"tanh"``, ``"sqrt"``, ``"pow"`` or the function
-        itself (``fpx.ops.elementwise.exp`` ...).
+        itself (``fpexplore.ops.elementwise.exp`` ...).
     x, y : array_like
         The arguments (``y`` only for ``pow``).
     variant : str

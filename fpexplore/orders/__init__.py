@@ -25,9 +25,6 @@
 - ``trees``      accumulation trees as data: the ``revealed`` order's parameter
 """
 
-import sys
-import types
-
 from .gpu_models import gpus
 from .products import dot, exact_matmul, matmul
 from .registry import orders
@@ -35,14 +32,3 @@ from .summation import sum  # noqa: A004
 from .tensor_core import mma
 
 __all__ = ["dot", "exact_matmul", "gpus", "matmul", "mma", "orders", "sum"]
-
-
-class _CallableModule(types.ModuleType):
-    """This subpackage, callable as fpx.orders(op): ``fpx.orders`` is both the subpackage (its
-    modules are its attributes) and the function, so neither shadows the other."""
-
-    def __call__(self, *args, **kwargs):
-        return orders(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,43 @@
+"""The tables of what fpexplore knows, for people to read: ``fpx.formats()``, every format and
+input rounding (``fpx.gpus()``, every modelled GPU, sits beside its table in
+``orders/gpu_models``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .formats import FP8_DTYPES, ROUNDINGS, format_info
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["formats"]
+
+
+def formats() -> pd.DataFrame:
+    """Every format fpexplore knows: the storage formats and the input roundings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per name of ``ROUNDINGS``: ``format``, ``storage`` (an array dtype of its
+        own; else values held in float32), ``dtype`` (NumPy's or ml_dtypes' type of the
+        format, "" where there is none), ``precision`` (significand bits with the implicit
+        one), ``emin``, ``emax``, ``max`` (the largest finite value), ``infinity`` (whether
+        it has one) and ``rounding`` (how ``as_format`` rounds to it).
+    """
+    import pandas as pd
+
+    rows = []
+    for name in ROUNDINGS:
+        info = format_info(name)
+        own = info.dtype if info.storage else FP8_DTYPES.get(name)
+        no_inf = info.finite_max is not None and name != "float8_e5m2"
+        rows.append({
+            "format": name, "storage": info.storage, "dtype": "" if own is None else own.name,
+            "precision": info.precision, "emin": info.emin, "emax": info.emax, "max": info.max,
+            "infinity": not no_inf,
+            "rounding": {"tf32": "nearest, ties away from zero",
+                         "tf32-truncate": "toward zero"}.get(name, "nearest-even"),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
