@@ -9,7 +9,6 @@ import ipywidgets as W
 
 from ..formats import FORMATS
 from ..orders.registry import BLOCKS
-from ..orders.tensor_core import ARCHS, verified
 from .render import label
 from .state import (
     CONTROLS,
@@ -17,6 +16,7 @@ from .state import (
     PRESETS,
     TENSOR_CORE,
     State,
+    arch_choices,
     builder_names,
     built_spec,
     input_names,
@@ -139,7 +139,7 @@ def builder_controls() -> dict:
         ),
         # the tensor cores' architecture (the order tensor-core, "GPU tensor cores")
         b_arch=W.Dropdown(
-            options=[(f"arch={a}", a) for a in ARCHS], value="h100", description="arch"
+            options=[(f"arch={a}", a) for a in arch_choices()], value="h100", description="arch"
         ),
         b_add=W.Button(description="add", button_style="info", layout=small),
         b_remove=W.Button(description="remove selected", layout=small),
@@ -329,7 +329,7 @@ def builder_fits(c, fmt: str) -> None:
     is checked against); they read float32 data through an input rounding (+tf32)."""
     tc = c.b_name.value == TENSOR_CORE
     c.b_arch.disabled = not tc
-    c.b_arch.tooltip = verified(c.b_arch.value) if tc else "GPU tensor cores only"
+    c.b_arch.tooltip = arch_choices()[c.b_arch.value] if tc else "GPU tensor cores only"
     for w in (c.b_fma, c.b_acc, c.b_block):
         w.disabled = tc  # no fma, accumulator or block setting on the tensor cores
     if tc and fmt == "float32" and not c.b_rounding.value:

@@ -26,7 +26,7 @@ from ..ops.opspec import Params
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
 from ..orders.arith import ORDER_OPS
-from ..orders.registry import orders_for
+from ..orders.registry import lookup, orders_for
 from ..spec import parse_spec
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
@@ -197,6 +197,12 @@ def variant_options(state: State) -> list[str]:
     then those the op has for the format."""
     base = get_op(state.op).variants_for(state.format)
     return [e for e in state.extra if e not in base] + base
+
+
+def arch_choices() -> dict:
+    """The tensor cores' architectures the builder offers (its order's choices in the
+    registry), each with what its model is checked against."""
+    return dict(lookup("matmul", TENSOR_CORE).choices["arch"])
 
 
 def builder_names(op: str, fmt: str) -> list[tuple]:

@@ -479,6 +479,7 @@ TENSOR_CORES = [
         "elsewhere (docs/tensor_cores.md)",
         LIBRARY,
         params={"arch": ("h100", tensor_core.check_arch)},
+        choices={"arch": tuple((k, tensor_core.verified(k)) for k in gpu_models.ARCHS)},
         ops=PRODUCT_OPS,
         formats=("float16", "bfloat16"),
         rounded_formats=("float32",),

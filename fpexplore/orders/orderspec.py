@@ -70,6 +70,9 @@ class OrderSpec:
     # "memory" (NumPy's reduction: C- or Fortran-contiguous in memory order, 1-D views of any
     # stride), "contiguous" (a library's loop as emulated: C-contiguous data only)
     layout: str = "index"
+    # the values a parameter is offered with in the explorer's builder, each with its note
+    # (name -> ((value, note), ...)); a parameter not named here has a free value
+    choices: dict = field(default_factory=dict)
 
     def laid_out(self, arrays: tuple, what: str) -> tuple:
         """The arrays' terms, 1-D, in the order this order reads them; a layout its library
