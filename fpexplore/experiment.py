@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = ["compare", "resolve_variants", "sweep"]
+__all__ = ["compare", "parse_variants", "resolve_variants", "sweep"]
 
 BACKENDS = NAMES  # fpexplore/backends: numpy, emulated, cupy, replay, torch, jax, polars
 
@@ -44,16 +44,20 @@ BACKENDS = NAMES  # fpexplore/backends: numpy, emulated, cupy, replay, torch, ja
 _check = check_choice
 
 
-def resolve_variants(op: str, variants, fmt: str | None = None) -> list[str]:
-    """The variants ``compare`` runs for ``op``, each as its canonical variant spec string (a
-    plain name stays itself): ``None`` gives the op's defaults that exist for ``fmt``;
-    ValueError for names or settings that do not exist for the op."""
-    op_spec = get_op(op)
+def parse_variants(op: str, variants, fmt: str | None = None) -> list[VariantSpec]:
+    """The variants ``compare`` runs for ``op``, parsed once (names, spec strings or
+    VariantSpecs; ``None``: the op's defaults that exist for ``fmt``); ValueError for names
+    or settings that do not exist for the op."""
     if variants is None:
-        return op_spec.defaults_for(fmt)
-    if isinstance(variants, str) or not hasattr(variants, "__iter__"):
+        variants = get_op(op).defaults_for(fmt)
+    elif isinstance(variants, str) or not hasattr(variants, "__iter__"):
         variants = [variants]  # one name, spec string or VariantSpec
-    return [str(parse_spec(v, op)) for v in variants]
+    return [parse_spec(v, op) for v in variants]
+
+
+def resolve_variants(op: str, variants, fmt: str | None = None) -> list[str]:
+    """:func:`parse_variants` as canonical variant spec strings (a plain name stays itself)."""
+    return [str(s) for s in parse_variants(op, variants, fmt)]
 
 
 COMPARE_ARGUMENTS = frozenset(
@@ -151,7 +155,7 @@ def compare(
     todo = steps(job, chosen)  # NumPy's call, each variant, the other backends
     for done, (backend, step) in enumerate(todo):
         if progress is not None:
-            progress(done, len(todo), step)
+            progress(done, len(todo), str(step))
         for r in run_step(job, backend, step):
             rows.append(_row(job, r, env))
             results[(r.label, r.backend)] = r.out
@@ -183,7 +187,7 @@ def _job(
         _check("backend", b, BACKENDS)
     if distribution != USER_DATA:
         op_spec.check_size(n, format)
-    variants = resolve_variants(op, variants, format)
+    variants = parse_variants(op, variants, format)
     op_params = Params(op_params)  # remembers what the variants took: the rest is refused
     if distribution != USER_DATA:
         inputs = op_spec.inputs(n, format, distribution, seed, op_params)
@@ -258,9 +262,9 @@ def _row(job: Job, r, env: dict) -> dict:
 
 def _public_params(variants, distribution, seed, backends, op_params) -> dict:
     if distribution == USER_DATA:  # the data were the user's: nothing to draw them again
-        p = {"variants": list(variants), "inputs": USER_DATA}
+        p = {"variants": [str(v) for v in variants], "inputs": USER_DATA}
     else:
-        p = {"variants": list(variants), "distribution": distribution, "seed": seed}
+        p = {"variants": [str(v) for v in variants], "distribution": distribution, "seed": seed}
     if tuple(backends) != ("numpy", "emulated"):
         p["backends"] = tuple(backends)
     p.update({k: v for k, v in op_params.items() if not (k == "threads" and v is None)})

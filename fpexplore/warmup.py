@@ -232,10 +232,10 @@ def is_cold(op: str, format: str, variants=None, params=None) -> bool:  # noqa: 
     under numba's own key (numba version, source file hash, CPU name and features), so an
     entry written on another CPU is missing here, as it is for numba, which recompiles it.
     """
-    from .experiment import resolve_variants
+    from .experiment import parse_variants
 
-    chosen = resolve_variants(op, variants, format)
     try:
+        chosen = parse_variants(op, variants, format)
         needs = _needs(op, format, chosen, dict(params or {}))
     except Exception:  # invalid arguments: compare() will say so; nothing to announce
         return False
@@ -290,13 +290,10 @@ def _needs(op: str, fmt: str, variants: list, params: dict) -> list:
     tests/test_warmup.py checks that nothing compiles where this says warm."""
     from .formats import format_info
     from .ops.registry import get
-    from .spec import parse_spec
-
     info = format_info(fmt)
     kernels = get(op).kernels
     needs: list = []
-    for v in variants:
-        spec = parse_spec(v, op)
+    for spec in variants:  # parsed: VariantSpecs
         if kernels is not None:
             needs += kernels(spec.name, {**params, **spec.kwargs()}, info)
     return needs

@@ -3,7 +3,6 @@ variant spec string, :mod:`fpexplore.spec`) on this CPU."""
 
 from __future__ import annotations
 
-from ..spec import parse_spec
 from ..timing import timed
 from .job import Job, Result
 
@@ -16,8 +15,9 @@ def status(name: str = "emulated") -> tuple[bool, str]:
     return True, "fpexplore's bit-exact emulation on this CPU"
 
 
-def steps(job: Job, name: str = "emulated") -> list[str]:
-    """One step per variant, in the order given."""
+def steps(job: Job, name: str = "emulated") -> list:
+    """One step per variant (its VariantSpec, labelled by its spec string), in the order
+    given."""
     return list(job.variants)
 
 
@@ -25,9 +25,9 @@ def results(job: Job, step: str) -> list[Result]:
     """The variant ``step``; a library path that is not emulated is a message instead."""
     try:
         out, elapsed, first_use = timed(
-            lambda: job.op_spec.run(parse_spec(step, job.op), job.inputs, job.params)
+            lambda: job.op_spec.run(step, job.inputs, job.params)
         )
     except NotImplementedError as e:  # a library path that is not emulated: said so
         job.messages.append(f"{step}: {e}")
         return []
-    return [Result(step, "emulated", out, elapsed, first_use)]
+    return [Result(str(step), "emulated", out, elapsed, first_use)]

@@ -35,7 +35,8 @@ class Result:
 @dataclass
 class Job:
     """What every step of one comparison needs; ``cache`` holds the reference per format,
-    ``messages`` what could not be run, ``variants`` the emulated variants (spec strings)."""
+    ``messages`` what could not be run, ``variants`` the emulated variants (VariantSpecs,
+    parsed once by compare)."""
 
     op_spec: object  # fpexplore.ops.opspec.OpSpec
     format: str
