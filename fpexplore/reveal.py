@@ -87,10 +87,14 @@ class Reveal:
         data of n terms, for ``fpx.compare(op, variants=[...])``, ``fpx.match_orders`` and the
         other functions taking specs. A long tree's code is remembered in this process under a
         short key; ``code`` carries it elsewhere."""
+        return str(self.as_spec())
+
+    def as_spec(self) -> VariantSpec:
+        """:meth:`as_order` as a :class:`~fpexplore.spec.VariantSpec` (no string to parse)."""
         code = self.code
         key = code if len(code) <= trees.MAX_INLINE else trees.remember(code)
         acc = self.accumulator if self.accumulator not in (None, self.format) else None
-        return str(VariantSpec("revealed", (("tree", key),), bool(self.fma), None, acc))
+        return VariantSpec("revealed", (("tree", key),), bool(self.fma), None, acc)
 
     def plot(self, ax=None):
         """The tree drawn, leaves at the bottom (a matplotlib Figure)."""
@@ -249,7 +253,7 @@ def _reproduces(call, rev: Reveal, info, seed: int = 12345) -> bool:
     """The tree's result equals fn's, bit for bit, on CHECKS random inputs (else a
     ValueError: fn is not that tree of additions)."""
     rng = np.random.default_rng(seed)
-    s = parse_spec(rev.as_order(), rev.op)
+    s = parse_spec(rev.as_spec(), rev.op)
     for _ in range(CHECKS):
         a = np.asarray(as_format(rng.standard_normal(rev.n), info.name))
         b = np.asarray(as_format(rng.standard_normal(rev.n), info.name))

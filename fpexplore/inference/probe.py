@@ -174,7 +174,7 @@ def _revealed(fn, op, arrays, result, tried, outs, in_fmt) -> list:
         rev = reveal(fn, n, op=op, format=in_fmt)
     except (ValueError, TypeError):
         return []
-    base = parse_spec(rev.as_order(), order_op(op))
+    base = parse_spec(rev.as_spec(), order_op(op))
     products = reduction(op).products
     roundings = TRIED_ROUNDINGS if products and in_fmt in ("float32", "float64") else (None,)
     cfgs = [Config(replace(base, input_rounding=r)) for r in roundings]
