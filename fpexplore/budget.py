@@ -9,7 +9,7 @@ Its figure is :func:`fpexplore.plots.budget_waterfall` (``Budget.plot()``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -65,17 +65,12 @@ class Budget:
         return "\n".join(lines)
 
 
-def _as_config(cfg, op: str) -> dict:
-    """A configuration dict from a dict, a variant spec string or a VariantSpec."""
+def _as_setting(cfg, op: str) -> VariantSpec:
+    """The VariantSpec of a configuration given as a variant spec (string or VariantSpec)
+    or a dict of CONFIG_KEYS (missing keys: order "sequential", no parameters, no fma, the
+    inputs' format, no input rounding)."""
     if isinstance(cfg, (str, VariantSpec)):
-        s = parse_spec(cfg, op)
-        return {
-            "order": s.name,
-            "params": dict(s.params),
-            "fma": s.fma,
-            "accumulate": s.accumulate,
-            "input_rounding": s.input_rounding,
-        }
+        return parse_spec(cfg, op)
     if not isinstance(cfg, dict):
         raise TypeError(f"a configuration is a variant spec or a dict, got {type(cfg).__name__}")
     unknown = sorted(set(cfg) - set(CONFIG_KEYS))
@@ -83,22 +78,28 @@ def _as_config(cfg, op: str) -> dict:
         raise ValueError(
             f"unknown configuration key(s) {unknown}; the keys: {', '.join(CONFIG_KEYS)}"
         )
-    return dict(cfg)
-
-
-def _setting(cfg) -> VariantSpec:
-    """A budget configuration (order, params, fma, accumulate, input_rounding) as a spec."""
     return VariantSpec(
-        cfg["order"],
-        tuple(sorted(cfg.get("params", {}).items())),
+        cfg.get("order", "sequential"),
+        cfg.get("params", {}),
         bool(cfg.get("fma", False)),
         cfg.get("input_rounding"),
         cfg.get("accumulate"),
     )
 
 
-def _config_result(op, inputs, cfg):
-    return evaluate(op, _setting(cfg), inputs)
+# the VariantSpec fields each factor switches
+_FIELDS = {
+    "order": ("name", "params"),
+    "tensor_core": ("name", "params"),
+    "accumulate": ("accumulate",),
+    "fma": ("fma",),
+    "input_rounding": ("input_rounding",),
+}
+
+
+def _with(cfg: VariantSpec, target: VariantSpec, fields) -> VariantSpec:
+    """``cfg`` with these fields switched to ``target``'s."""
+    return replace(cfg, **{k: getattr(target, k) for k in fields})
 
 
 def difference_budget(
@@ -134,18 +135,10 @@ def difference_budget(
     """
     pd = require("pandas", "fpx.difference_budget")
     factors, inputs = _checked(op, factors, inputs)
-    defaults = {
-        "order": "sequential",
-        "params": {},
-        "fma": False,
-        "accumulate": None,
-        "input_rounding": None,
-    }
-    cfg = {**defaults, **_as_config(start, op)}
-    target = {**defaults, **_as_config(end, op)}
+    cfg, target = _as_setting(start, op), _as_setting(end, op)
     needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
     configs = _switched(op, cfg, target, factors, needs_rounding)
-    results = [_config_result(op, inputs, c) for _, c in configs]
+    results = [evaluate(op, c, inputs) for _, c in configs]
     results = _common_format(results)
     rows, steps = [], []
     for i, ((f, c), cur) in enumerate(zip(configs, results)):
@@ -153,7 +146,7 @@ def difference_budget(
         rows.append(
             {
                 "step": f,
-                "config": _describe(c),
+                "config": str(c),
                 "result": _val(cur),
                 "delta_ulp": _ulps(prev, cur),
                 "delta_abs": _absdiff(prev, cur),
@@ -186,7 +179,9 @@ def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
     return factors, inputs
 
 
-def _switched(op: str, cfg: dict, target: dict, factors: list, needs_rounding: bool) -> list:
+def _switched(
+    op: str, cfg: VariantSpec, target: VariantSpec, factors: list, needs_rounding: bool
+) -> list:
     """[(step, configuration)]: ``cfg`` ("start"), then each factor switched to ``target``'s
     value in turn (a factor that changes nothing makes no step). A step that would leave a
     setting the order does not have (fma on NumPy's dot, an accumulator on a library's loop)
@@ -195,13 +190,12 @@ def _switched(op: str, cfg: dict, target: dict, factors: list, needs_rounding: b
     # one of the factors, else part of order. They have no accumulator or fma setting, and
     # read float32 data only through an input rounding: switching to them switches those
     # with them where their factors have not yet; from them, those factors wait for it.
-    tc = TENSOR_CORE in (cfg["order"], target["order"]) and (cfg["order"], cfg["params"]) != (
-        target["order"],
-        target["params"],
+    tc = TENSOR_CORE in (cfg.name, target.name) and (cfg.name, cfg.params) != (
+        target.name,
+        target.params,
     )
     switch = "tensor_core" if tc and "tensor_core" in factors else "order" if tc else None
-    cfg = dict(cfg)
-    configs = [("start", dict(cfg))]
+    configs = [("start", cfg)]
     todo, waiting = list(factors), []
     while todo:
         f = todo.pop(0)
@@ -209,61 +203,58 @@ def _switched(op: str, cfg: dict, target: dict, factors: list, needs_rounding: b
             continue
         if f == "order" and switch == "tensor_core":
             continue
-        on_tc = cfg["order"] == TENSOR_CORE
+        on_tc = cfg.name == TENSOR_CORE
         if on_tc and (
             f in ("accumulate", "fma")
-            or (f == "input_rounding" and needs_rounding and target["input_rounding"] is None)
+            or (f == "input_rounding" and needs_rounding and target.input_rounding is None)
         ):
             waiting.append(f)  # not (or not so) on the tensor cores: after leaving them
             continue
-        keys = ("order", "params") if f in ("order", "tensor_core") else (f,)
-        if f == switch and target["order"] == TENSOR_CORE:
-            keys += ("accumulate", "fma") + (("input_rounding",) if needs_rounding else ())
+        fields = _FIELDS[f]
+        if f == switch and target.name == TENSOR_CORE:
+            fields += ("accumulate", "fma") + (("input_rounding",) if needs_rounding else ())
         if f == switch:
             todo[:0], waiting = waiting, []
-        if all(cfg[k] == target[k] for k in keys):
+        if all(getattr(cfg, k) == getattr(target, k) for k in fields):
             continue
-        for k in keys:
-            cfg[k] = target[k]
+        cfg = _with(cfg, target, fields)
         if switch is None and not _valid(op, cfg):
             for extra in _carried(op, cfg, target, [g for g in todo if g in _CARRIED]):
                 todo = [g for g in todo if g not in extra]
                 for g in extra:
-                    for k in ("order", "params") if g == "order" else (g,):
-                        cfg[k] = target[k]
-        configs.append((f, dict(cfg)))
+                    cfg = _with(cfg, target, _FIELDS[g])
+        configs.append((f, cfg))
     return configs
 
 
 _CARRIED = ("order", "fma", "accumulate")  # the factors a setting may need switched with it
 
 
-def _valid(op: str, cfg: dict) -> bool:
+def _valid(op: str, cfg: VariantSpec) -> bool:
     """The configuration is a setting of its order: fma where a product feeds an
     accumulator, an accumulator where the order is not a library's own loop."""
-    spec = ORDERS_BY_OP[reduction(op).orders].get(cfg["order"])
+    spec = ORDERS_BY_OP[reduction(op).orders].get(cfg.name)
     if spec is None:
         return True  # (an unknown order: evaluating it says so)
     try:
-        if cfg["fma"]:
+        if cfg.fma:
             check_fma(spec, True, op)
-        check_accumulate(spec, cfg["accumulate"])
+        check_accumulate(spec, cfg.accumulate)
     except ValueError:
         return False
     return True
 
 
-def _carried(op: str, cfg: dict, target: dict, left: list) -> list:
+def _carried(op: str, cfg: VariantSpec, target: VariantSpec, left: list) -> list:
     """The fewest of the factors ``left`` (as one list in a one-item list; none: []) whose
     switch to ``target`` makes ``cfg`` a valid setting."""
     from itertools import combinations
 
     for size in range(1, len(left) + 1):
         for extra in combinations(left, size):
-            trial = dict(cfg)
+            trial = cfg
             for g in extra:
-                for k in ("order", "params") if g == "order" else (g,):
-                    trial[k] = target[k]
+                trial = _with(trial, target, _FIELDS[g])
             if _valid(op, trial):
                 return [list(extra)]
     return []
@@ -278,10 +269,6 @@ def _common_format(results: list) -> list:
     if all(i.name == wide.name for i in infos):
         return results
     return [r if i.name == wide.name else as_format(r, wide.name) for r, i in zip(results, infos)]
-
-
-def _describe(cfg) -> str:
-    return str(_setting(cfg))
 
 
 def _val(v):
