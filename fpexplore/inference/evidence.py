@@ -130,6 +130,7 @@ class _Spread:
         self.n = 0
         self.drawn = np.zeros(observed.shape)  # the same for the seeded (random) orders
         self.draws = 0
+        self.drawn_values: list = []  # the seeded orders' values (float64), for unseen ones
         self.families: dict = {}  # a random order's family -> [drawn, draws]
 
     def add(self, values: np.ndarray, cfg: Config) -> None:
@@ -146,6 +147,7 @@ class _Spread:
         if cfg.seeded:
             self.drawn += same
             self.draws += 1
+            self.drawn_values.append(v)
             fam = self.families.setdefault((cfg.spec.name, cfg.seedless(), cfg.cast), [0, 0])
             fam[0] = fam[0] + same
             fam[1] += 1
@@ -163,12 +165,34 @@ class _Spread:
         chance = np.sum(np.log2((self.n + span) / (self.count + 1)))
         if not self.draws:  # no random orders tried (a matmul): the configurations' spread
             return float(chance), float(chance), {}
-        pool = (self.drawn + 1) / (self.draws + 1)
+        pool = np.where(self.drawn > 0, (self.drawn + 1) / (self.draws + 1), self._unseen(fmt))
         fams = {
             f: float(-np.sum(np.log2((drawn + SMOOTH * pool) / (draws + SMOOTH))))
             for f, (drawn, draws) in self.families.items()
         }
         return float(chance), float(-np.sum(np.log2(pool))), fams
+
+
+    def _unseen(self, fmt: str) -> np.ndarray:
+        """Per element, the chance that a random order draws a value none of the seeded ones
+        drew: the draws' unseen mass (Good-Turing: the share of values drawn once, plus one)
+        spread over the values of the format the draws span (with the observed one) that
+        none of them gave. A wide spread makes each unseen value rare; a few values drawn
+        again and again leave little to the others."""
+        drawn = np.stack(self.drawn_values)  # (draws, *shape)
+        ordered = np.sort(drawn, axis=0)
+        new = np.ones(ordered.shape, dtype=bool)
+        new[1:] = ordered[1:] != ordered[:-1]
+        distinct = new.sum(axis=0)
+        last = np.ones(ordered.shape, dtype=bool)
+        last[:-1] = ordered[1:] != ordered[:-1]
+        once = (new & last).sum(axis=0)
+        obs = self.observed.astype(np.float64)
+        lo = np.asarray(as_format(np.minimum(ordered[0], obs), fmt))
+        hi = np.asarray(as_format(np.maximum(ordered[-1], obs), fmt))
+        span = clamp_ulps(ulp_distance(lo, hi, nan="sentinel"), fill=0.0) + 1
+        unseen = np.maximum(span - distinct, 1)
+        return (once + 1) / (self.draws + 1) / unseen
 
 
 def screened(op: str, arrays: tuple, observed: dict):
