@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import ipywidgets as W
 
-from ..formats import FORMATS
+from ..formats import FORMATS, INPUT_ROUNDINGS
 from ..orders.registry import BLOCKS
 from .render import label
 from .state import (
@@ -27,7 +27,6 @@ from .yourdata import UPLOADS, describe
 EXPORTS = ("CSV", "PNG", "SVG")
 FIGSIZE = (5.4, 3.2)  # inches at 100 dpi: beside the controls' column at 1280 px
 SIDE = "285px"  # the controls' column
-ROUNDINGS = ("tf32", "bfloat16", "float8_e4m3", "float8_e5m2")
 # the app's own style (an HTML widget): full button labels, a table that scrolls in its box,
 # large type for a projector
 STYLE = """<style>
@@ -134,7 +133,7 @@ def builder_controls() -> dict:
             options=[("block: default", 0)] + [(f"block={b}", b) for b in BLOCKS], layout=small
         ),
         b_rounding=W.Dropdown(
-            options=[("inputs: as they are", "")] + [(f"+{r}", r) for r in ROUNDINGS],
+            options=[("inputs: as they are", "")] + [(f"+{r}", r) for r in INPUT_ROUNDINGS],
             layout=small,
         ),
         # the tensor cores' architecture (the order tensor-core, "GPU tensor cores")
