@@ -299,9 +299,15 @@ def explorer(**kwargs) -> Explorer:
 
     Parameters
     ----------
-    op, format, n, variants, distribution, seed, backends, **op_params
-        The initial controls, as :func:`fpexplore.compare` takes them (checked now: an
-        unknown keyword is a TypeError, a value the app cannot show a ValueError).
+    op, format, n, distribution, seed, backends, threads, source, view, sweep_unit
+        The initial value of each control, one keyword per row of
+        :data:`fpexplore.app.state.CONTROLS` (the compare() ones as :func:`fpexplore.compare`
+        takes them), checked now: a value the app cannot show is a ValueError.
+    variants : list of str, optional
+        The variants selected (default: the op's own for the format).
+    **op_params
+        compare()'s op parameters (``block=``, ``accumulate=``...); one no variant takes is
+        a TypeError, now.
     namespace : dict, optional
         Where "data from: your arrays" finds arrays by name (default: IPython's user
         namespace, the notebook's variables; an empty dict outside a kernel).
