@@ -89,6 +89,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 - ``formats``      format registry, correct rounding to a format
                    (incl. tf32, OCP and AMD FP8), bits, ulp, neighbours, shortest round-trip
                    decimals
+- ``_roundmodes``  the input roundings' modes: tf32's ties on float32 bits, one exact
+                   rational rounded in a format's mode (FP8 overflow to NaN)
 - ``_numba``       numba plumbing for every kernel: cached_njit (the disk cache keyed also on
                    numerics.py), hw_fma (llvm.fma), float_bits; registers numerics' JITTABLE
 - ``numerics``     the shared numerics, one definition each (imports only NumPy): exact

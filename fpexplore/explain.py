@@ -19,7 +19,17 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .budget import difference_budget
-from .formats import FORMATS, as_format, format_info, holding, native, to_bits, ulp_distance
+from .formats import (
+    FORMATS,
+    as_format,
+    format_info,
+    holding,
+    native,
+    quiet_nans,
+    refuse_masked,
+    to_bits,
+    ulp_distance,
+)
 from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
@@ -144,11 +154,7 @@ def _observed(results, shape) -> dict:
         raise ValueError(f"explain compares two or more results, got {len(results)}")
     out = {}
     for label, r in results.items():
-        if isinstance(r, np.ma.MaskedArray):
-            raise TypeError(
-                "fpx.explain: masked arrays are not supported (the masked values "
-                "would be used); pass x.compressed() or x.filled(value)"
-            )
+        refuse_masked(r, f"fpx.explain: result {checks.shown(label)}")
         arr = native(np.asarray(r))  # a Python float is a float64
         if arr.dtype.name not in FORMATS:
             raise TypeError(
@@ -159,7 +165,7 @@ def _observed(results, shape) -> dict:
             raise ValueError(
                 f"result {checks.shown(label)} has shape {arr.shape}; the op gives {shape}"
             )
-        out[str(label)] = arr
+        out[str(label)] = quiet_nans(arr, format_info(arr.dtype))  # a signalling NaN: NaN
     return out
 
 

@@ -33,7 +33,6 @@ turns 0-d results into NumPy scalars.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
@@ -42,6 +41,7 @@ import ml_dtypes
 import numpy as np
 
 from . import checks
+from ._roundmodes import TF32_TIES, round_exact_scalar, round_f32_bits
 from .numerics import odd_f64_to_f32, round_rational
 
 if TYPE_CHECKING:
@@ -289,97 +289,7 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
             return odd32.astype(_BF16)
         if name in _FP8:  # ml_dtypes rounds float32 to nearest-even (e4m3: overflow to NaN)
             return odd32.astype(_FP8[name]).astype(np.float32)
-        return _round_f32_bits(odd32, 13, _TF32_TIES[name])
-
-
-# tf32 from float32 bits: ties away (cvt.rna), ties to even, or truncation
-_TF32_TIES = {"tf32": "away", "tf32-rne": "even", "tf32-truncate": "zero"}
-
-
-def _round_f32_bits(x32: np.ndarray, drop: int, mode: str) -> np.ndarray:
-    """Round float32 values to ``24 - drop`` significand bits, NaN kept.
-
-    ``mode``: "even" (nearest, ties to even), "away" (nearest, ties away from zero) or "zero"
-    (truncation). The bit pattern is sign-magnitude, so adding to it rounds the magnitude; a
-    carry out of the significand bumps the exponent, up to infinity. A float32 rounded to odd
-    first (``odd_f64_to_f32``) rounds correctly this way from float64.
-    """
-    b = x32.view(np.uint32)
-    mask = np.uint32((0xFFFFFFFF >> drop) << drop)
-    if mode == "zero":
-        r = b & mask
-    elif mode == "away":
-        r = (b + np.uint32(1 << (drop - 1))) & mask
-    else:
-        half = np.uint32((1 << (drop - 1)) - 1)
-        r = (b + half + ((b >> np.uint32(drop)) & np.uint32(1))) & mask
-    out = r.view(np.float32)
-    return np.where(np.isnan(x32), x32, out)
-
-
-def _round_rational_mode(num: int, den: int, info: FormatInfo) -> float:
-    """Round ``num/den`` exactly to ``info`` in its rounding mode (tf32 variants, FP8)."""
-    mode = _TF32_TIES.get(info.name, "even")
-    v = round_rational(num, den, info.precision, info.emin, info.emax)
-    if mode != "even" and math.isfinite(v):
-        # the neighbour on the other side of num/den, if num/den is not v itself
-        diff = Fraction(num, den) - Fraction(v)
-        if diff:
-            step = math.ldexp(1.0, max(_floor_log2(num, den), info.emin) - info.precision + 1)
-            other = v + step if diff > 0 else v - step
-            lo, hi = sorted((v, other), key=abs)
-            if mode == "zero":
-                v = lo
-            elif 2 * abs(diff) == step:  # a tie: away from zero
-                v = hi
-            if math.isinf(v) or abs(v) >= math.ldexp(1.0, info.emax + 1):
-                v = math.copysign(math.inf, v)
-    if info.finite_max is not None and abs(v) > info.finite_max:
-        return math.nan  # float8_e4m3 (ml_dtypes' e4m3fn): no infinity, overflow is NaN
-    return v
-
-
-def _floor_log2(num: int, den: int) -> int:
-    m = abs(num)
-    e = m.bit_length() - den.bit_length()
-    if Fraction(m, den) < Fraction(2) ** e:
-        e -= 1
-    return e
-
-
-def _as_ratio(v) -> tuple[int, int] | float:
-    """Exact (num, den) of a real number, or the float itself if it is NaN or infinite."""
-    if isinstance(v, (bool, np.bool_)):
-        raise TypeError("boolean values are not numbers to round")
-    if isinstance(v, numbers.Integral):
-        return int(v), 1
-    if isinstance(v, numbers.Rational):
-        return int(v.numerator), int(v.denominator)
-    if isinstance(v, (numbers.Complex)) and not isinstance(v, numbers.Real):
-        raise TypeError(f"complex value {checks.shown(v)} cannot be rounded to a real format")
-    if hasattr(v, "as_integer_ratio"):
-        try:
-            return v.as_integer_ratio()
-        except (OverflowError, ValueError):
-            try:
-                return float(v)  # inf or nan
-            except ValueError:  # Decimal("sNaN"): a signalling NaN
-                return math.nan
-    raise TypeError(f"cannot round {type(v).__name__} value {checks.shown(v)} to a binary format")
-
-
-def _round_exact_scalar(v, info: FormatInfo) -> float:
-    r = _as_ratio(v)
-    if isinstance(r, float):
-        return r
-    num, den = r
-    if num == 0:
-        # keep the sign of a signed zero (-0.0, Decimal("-0")), integers and rationals give +0
-        signed = isinstance(v, (float, np.floating)) or type(v).__name__ == "Decimal"
-        return math.copysign(0.0, float(v)) if signed else 0.0
-    if not info.storage:
-        return _round_rational_mode(num, den, info)
-    return round_rational(num, den, info.precision, info.emin, info.emax)
+        return round_f32_bits(odd32, 13, TF32_TIES[name])
 
 
 def as_format(
@@ -418,9 +328,9 @@ def as_format(
         kind = "O"
     if kind in "fO":  # other float widths (longdouble) and objects: exact per element
         flat = (
-            [_round_exact_scalar(v, info) for v in arr.reshape(-1).tolist()]
+            [round_exact_scalar(v, info) for v in arr.reshape(-1).tolist()]
             if kind == "O"
-            else [_round_exact_scalar(v, info) for v in arr.reshape(-1)]
+            else [round_exact_scalar(v, info) for v in arr.reshape(-1)]
         )
         out = np.array(flat, dtype=np.float64).reshape(arr.shape)
         return scalar_out(out.astype(info.dtype))  # exactly representable already
@@ -643,6 +553,28 @@ def next_down(x: ArrayLike) -> np.ndarray | np.generic:
     return _step(x, -1)
 
 
+def _nan_bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """Where ``arr`` holds NaN, read from the bits: no arithmetic, so a signalling NaN raises
+    no 'invalid value' warning (ml_dtypes' bfloat16 ufuncs convert through float32)."""
+    b = _bits(arr, info).astype(np.uint64) & np.uint64((1 << (info.bits - 1)) - 1)
+    return b > np.uint64(((1 << info.exponent_bits) - 1) << info.fraction_bits)  # beyond inf
+
+
+def quiet_nans(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """``arr`` with each signalling NaN made quiet (its top fraction bit set, as any IEEE
+    operation on it would), so that NumPy and ml_dtypes warn about none of them; ``arr``
+    itself where it holds none. Every other bit pattern is kept."""
+    if not arr.size:
+        return arr
+    nan = _nan_bits(arr, info)
+    quiet = np.uint64(1 << (info.precision - 2))
+    b = _bits(arr, info).astype(np.uint64)
+    signalling = nan & ((b & quiet) == 0)
+    if not signalling.any():
+        return arr
+    return (b | np.where(signalling, quiet, 0)).astype(info.uint).view(info.dtype)
+
+
 def _ordered_key(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     """Map values to int64 so that consecutive values differ by 1 and ±0 both map to 0."""
     b = _bits(arr, info).astype(np.uint64)
@@ -717,9 +649,12 @@ def _refuse_rounded_ints(x, arr: np.ndarray, what: str) -> None:
 
 
 def coerce(
-    *xs, what: str, broadcast: bool = False, names: tuple | None = None
+    *xs, what: str, broadcast: bool = False, names: tuple | None = None, keep_bits: bool = False
 ) -> tuple[list[np.ndarray], FormatInfo]:
     """Bring inputs to one format without changing any value.
+
+    Signalling NaNs come back quiet (:func:`quiet_nans`: NaN, and no NumPy warning later)
+    unless ``keep_bits`` (functions that show or compare bit patterns).
 
     NumPy arrays and scalars fix the format; all of them must agree (mixed formats raise
     TypeError saying how to convert). Python floats/ints and lists adopt that format only if
@@ -749,7 +684,7 @@ def coerce(
         if info is None:
             raise TypeError(f"{one}: {_unsupported_dtype(arr.dtype)}")
         strong[info.name] = info
-        prepared.append((arr, False))
+        prepared.append((arr if keep_bits else quiet_nans(arr, info), False))
     if len(strong) > 1:
         names = sorted(strong, key=FORMATS.index)
         raise TypeError(
@@ -776,7 +711,7 @@ def coerce(
                     f"{checks.shown(info.name)}) "
                     "or pass an array of that format"
                 )
-            arr = conv
+            arr = conv if keep_bits else quiet_nans(conv, info)
         out.append(arr)
     if broadcast:  # elementwise: NumPy's own message would not say which function
         try:
