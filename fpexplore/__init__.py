@@ -52,7 +52,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    ulps and bits; Sweep; their text, HTML and formatted tables
 - ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
                    hold; they compute nothing (matplotlib loads when they run)
-- ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
+- ``presentation`` the advisors' numbers and explanations as tables, sentences and
+                   ready-to-paste code
 - ``backends/``    where results come from, one module per kind, each answering alike
                    (status, steps(job, name), results(job, step) -> Result records; job: Job,
                    Result): numpy (NumPy's call, its BLAS threads limited), emulated (each
