@@ -175,6 +175,7 @@ FP8_DTYPES = {
 }
 _FP8 = FP8_DTYPES
 _BY_DTYPE = {_INFO[name].dtype: _INFO[name] for name in FORMATS}
+_FP8_BY_DTYPE = {dt: name for name, dt in FP8_DTYPES.items()}
 
 
 def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
@@ -214,6 +215,11 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         hint = (
             "object arrays are not supported: "
             "convert to one of the formats with fpx.as_format(x, fmt)"
+        )
+    elif dt in _FP8_BY_DTYPE:
+        hint = (
+            f"FP8 arrays ({dt}) are read by to_bits, ulp, ulp_distance and mma; convert it "
+            "for the others, e.g. x.astype(np.float32) (exact)"
         )
     else:
         hint = f"dtype {dt} is not supported"
@@ -376,8 +382,19 @@ def _bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     return np.array(arr, dtype=info.dtype, order="C", copy=True).view(info.uint)
 
 
+def _fp8_array(x, what: str = "fpexplore") -> np.ndarray | None:
+    """``x`` as an array where it is an FP8 array or scalar (ml_dtypes' types), else None."""
+    refuse_masked(x, what)
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype in _FP8_BY_DTYPE:
+        return np.asarray(x)
+    return None
+
+
 def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
-    """The bit patterns of ``x`` as unsigned integers of the format's width."""
+    """The bit patterns of ``x`` as unsigned integers of the format's width (an FP8 array of
+    ml_dtypes' types: uint8)."""
+    if (f8 := _fp8_array(x)) is not None:
+        return scalar_out(np.array(f8, order="C", copy=True).view(np.uint8))
     arr, info = _float_array(x)
     return scalar_out(_bits(arr, info))
 
@@ -503,11 +520,16 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
 
     ``e = floor(log2|x|)``; zeros and subnormals get the smallest subnormal; ``ulp(±inf) =
     inf``, ``ulp(nan) = nan``. The result has x's dtype. ``fmt`` (e.g. ``"tf32"`` for float32
-    data) selects the precision when it differs from the storage format.
+    data) selects the precision when it differs from the storage format. An FP8 array
+    (ml_dtypes' types) has its own format's ulps.
     """
-    arr, storage = _float_array(x)
+    if (f8 := _fp8_array(x)) is not None:
+        arr, storage, out_dtype = f8, _INFO[_FP8_BY_DTYPE[f8.dtype]], f8.dtype
+    else:
+        arr, storage = _float_array(x)
+        out_dtype = storage.dtype
     info = storage if fmt is None else format_info(fmt)
-    if info.dtype != storage.dtype:
+    if info.dtype != storage.dtype or (f8 is not None and info != storage):
         raise TypeError(f"{info.name} values are stored as {info.dtype}, got {storage.name} data")
     with np.errstate(invalid="ignore"):  # signalling NaNs (float16's 0x7d01): quiet, no warning
         x64 = arr.astype(np.float64)
@@ -516,7 +538,7 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
         q = np.maximum(e, info.emin) - (info.precision - 1)
         out = np.ldexp(1.0, q)
         out = np.where(np.isfinite(x64), out, np.abs(x64))
-        return scalar_out(out.astype(storage.dtype))
+        return scalar_out(out.astype(out_dtype))
 
 
 def _step(x, direction: int):
@@ -592,19 +614,26 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
 
     NaN: ``nan="raise"`` (default) raises ValueError; ``nan="sentinel"`` returns 0 where both
     are NaN and :data:`ULP_NAN` (the most negative int64) where exactly one is.
+
+    FP8 arrays (ml_dtypes' ``float8_e4m3fn``, ``float8_e5m2``, ``float8_e4m3fnuz``,
+    ``float8_e5m2fnuz``) are counted in their own format, both of one type.
     """
     if nan not in ("raise", "sentinel"):
         raise ValueError(f"nan must be 'raise' or 'sentinel', got {checks.shown(nan)}")
-    (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True, names=("a", "b"))
-    xa, xb = np.broadcast_arrays(xa, xb)
-    na, nb_ = np.isnan(xa), np.isnan(xb)
+    f8 = [_fp8_array(v, f"ulp_distance: {n}") for v, n in ((a, "a"), (b, "b"))]
+    if f8[0] is not None or f8[1] is not None:
+        ka, kb, na, nb_ = _fp8_keys(a, b, *f8)
+    else:
+        (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True, names=("a", "b"))
+        xa, xb = np.broadcast_arrays(xa, xb)
+        na, nb_ = np.isnan(xa), np.isnan(xb)
+        ka, kb = _ordered_key(xa, info), _ordered_key(xb, info)
     any_nan = na | nb_
     if nan == "raise" and any_nan.any():
         raise ValueError(
             f"ulp_distance of NaN is undefined ({int(any_nan.sum())} NaN position(s)); "
             "pass nan='sentinel' to get ULP_NAN there"
         )
-    ka, kb = _ordered_key(xa, info), _ordered_key(xb, info)
     with np.errstate(over="ignore"):
         d = kb - ka
     overflow = ((ka < 0) != (kb < 0)) & ((d < 0) != (kb < 0))
@@ -615,6 +644,37 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
     if any_nan.any():
         d = np.where(any_nan, np.where(na & nb_, 0, ULP_NAN), d)
     return scalar_out(np.asarray(d, dtype=np.int64))
+
+
+def _fp8_keys(a, b, fa, fb) -> tuple[np.ndarray, ...]:
+    """ulp_distance's ordered keys and NaN positions of two FP8 arrays of one type, from
+    their bits (sign-magnitude: consecutive values differ by 1 in the key)."""
+    if fa is None or fb is None or fa.dtype != fb.dtype:
+        kinds = [
+            str(v.dtype) if isinstance(v, (np.ndarray, np.generic)) else f"a {type(v).__name__}"
+            for v in (a, b)
+        ]
+        raise TypeError(
+            f"ulp_distance: a is {kinds[0]} and b is {kinds[1]}: give both in one FP8 type, "
+            "or convert both, e.g. with .astype(np.float32) (exact for FP8)"
+        )
+    try:
+        fa, fb = np.broadcast_arrays(fa, fb)
+    except ValueError:
+        raise ValueError(
+            f"ulp_distance: shapes {fa.shape} and {fb.shape} do not broadcast together"
+        ) from None
+    name = _FP8_BY_DTYPE[fa.dtype]
+    keys, nans = [], []
+    for f in (fa, fb):
+        bits = np.array(f, order="C", copy=True).view(np.uint8).astype(np.int64)
+        mag = bits & 0x7F
+        keys.append(np.where(bits & 0x80, -mag, mag))
+        if name.endswith("fnuz"):  # one NaN, 0x80 (no -0)
+            nans.append(bits == 0x80)
+        else:  # e4m3fn: S.1111.111, no infinity; e5m2: beyond ±inf (S.11111.00)
+            nans.append(mag > (0x7E if name == "float8_e4m3" else 0x7C))
+    return keys[0], keys[1], nans[0], nans[1]
 
 
 # ----------------------------------------------------------------------------- input coercion
