@@ -52,7 +52,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    ulps and bits; Sweep; their text, HTML and formatted tables
 - ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
                    hold; they compute nothing (matplotlib loads when they run)
-- ``presentation`` the advisors' numbers as tables, sentences and ready-to-paste code
+- ``presentation`` the advisors' numbers and explanations as tables, sentences and
+                   ready-to-paste code
 - ``backends/``    where results come from, one module per kind, each answering alike
                    (status, steps(job, name), results(job, step) -> Result records; job: Job,
                    Result): numpy (NumPy's call, its BLAS threads limited), emulated (each
@@ -89,6 +90,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 - ``formats``      format registry, correct rounding to a format
                    (incl. tf32, OCP and AMD FP8), bits, ulp, neighbours, shortest round-trip
                    decimals
+- ``_roundmodes``  the input roundings' modes: tf32's ties on float32 bits, one exact
+                   rational rounded in a format's mode (FP8 overflow to NaN)
 - ``_numba``       numba plumbing for every kernel: cached_njit (the disk cache keyed also on
                    numerics.py), hw_fma (llvm.fma), float_bits; registers numerics' JITTABLE
 - ``numerics``     the shared numerics, one definition each (imports only NumPy): exact

@@ -10,16 +10,25 @@ ranked causes (``decided`` or not) and a verdict in words. docs/explain.md says 
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import checks
+from . import checks, presentation
 from ._optional import require
 from .budget import difference_budget
-from .formats import FORMATS, as_format, format_info, holding, native, to_bits, ulp_distance
+from .formats import (
+    FORMATS,
+    as_format,
+    format_info,
+    holding,
+    native,
+    quiet_nans,
+    refuse_masked,
+    to_bits,
+    ulp_distance,
+)
 from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
@@ -93,28 +102,10 @@ class Explanation:
         return diff_values(a, self.results[a], b, self.results[b], top=top)
 
     def __repr__(self) -> str:
-        t = self.table
-        lines = [f"Explanation: {self.op} of {self.format} inputs, {len(t)} results"]
-        for label, r in t.iterrows():
-            lines.append(
-                f"  {label}: relative error {r['rel_error']:.3g}, "
-                f"{'closer, ' if r['closer'] else ''}"
-                f"{'within' if r['within_bound'] else 'outside'} its bound, "
-                f"reproduced by {r['reproduced_by']}"
-            )
-        for _, c in self.causes.iterrows():
-            how = "decided" if c["decided"] else f"undecided, posterior {c['posterior']:.2f}"
-            lines.append(f"  cause: {c['factor']} ({how})")
-        lines.append(self.verdict)
-        return "\n".join(lines)
+        return presentation.explanation_text(self)
 
     def _repr_html_(self) -> str:
-        return (
-            f"<p><b>{html.escape(self.verdict)}</b></p>"
-            + self.table.to_html(border=0, classes="fpx-table")
-            + "<p>Causes, the most likely first:</p>"
-            + self.causes.to_html(index=False, border=0, classes="fpx-table")
-        )
+        return presentation.explanation_html(self)
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -144,11 +135,7 @@ def _observed(results, shape) -> dict:
         raise ValueError(f"explain compares two or more results, got {len(results)}")
     out = {}
     for label, r in results.items():
-        if isinstance(r, np.ma.MaskedArray):
-            raise TypeError(
-                "fpx.explain: masked arrays are not supported (the masked values "
-                "would be used); pass x.compressed() or x.filled(value)"
-            )
+        refuse_masked(r, f"fpx.explain: result {checks.shown(label)}")
         arr = native(np.asarray(r))  # a Python float is a float64
         if arr.dtype.name not in FORMATS:
             raise TypeError(
@@ -159,7 +146,7 @@ def _observed(results, shape) -> dict:
             raise ValueError(
                 f"result {checks.shown(label)} has shape {arr.shape}; the op gives {shape}"
             )
-        out[str(label)] = arr
+        out[str(label)] = quiet_nans(arr, format_info(arr.dtype))  # a signalling NaN: NaN
     return out
 
 

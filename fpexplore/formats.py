@@ -33,7 +33,6 @@ turns 0-d results into NumPy scalars.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
@@ -42,6 +41,7 @@ import ml_dtypes
 import numpy as np
 
 from . import checks
+from ._roundmodes import TF32_TIES, round_exact_scalar, round_f32_bits
 from .numerics import odd_f64_to_f32, round_rational
 
 if TYPE_CHECKING:
@@ -175,6 +175,7 @@ FP8_DTYPES = {
 }
 _FP8 = FP8_DTYPES
 _BY_DTYPE = {_INFO[name].dtype: _INFO[name] for name in FORMATS}
+_FP8_BY_DTYPE = {dt: name for name, dt in FP8_DTYPES.items()}
 
 
 def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
@@ -214,6 +215,11 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         hint = (
             "object arrays are not supported: "
             "convert to one of the formats with fpx.as_format(x, fmt)"
+        )
+    elif dt in _FP8_BY_DTYPE:
+        hint = (
+            f"FP8 arrays ({dt}) are read by to_bits, ulp, ulp_distance and mma; convert it "
+            "for the others, e.g. x.astype(np.float32) (exact)"
         )
     else:
         hint = f"dtype {dt} is not supported"
@@ -289,97 +295,7 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
             return odd32.astype(_BF16)
         if name in _FP8:  # ml_dtypes rounds float32 to nearest-even (e4m3: overflow to NaN)
             return odd32.astype(_FP8[name]).astype(np.float32)
-        return _round_f32_bits(odd32, 13, _TF32_TIES[name])
-
-
-# tf32 from float32 bits: ties away (cvt.rna), ties to even, or truncation
-_TF32_TIES = {"tf32": "away", "tf32-rne": "even", "tf32-truncate": "zero"}
-
-
-def _round_f32_bits(x32: np.ndarray, drop: int, mode: str) -> np.ndarray:
-    """Round float32 values to ``24 - drop`` significand bits, NaN kept.
-
-    ``mode``: "even" (nearest, ties to even), "away" (nearest, ties away from zero) or "zero"
-    (truncation). The bit pattern is sign-magnitude, so adding to it rounds the magnitude; a
-    carry out of the significand bumps the exponent, up to infinity. A float32 rounded to odd
-    first (``odd_f64_to_f32``) rounds correctly this way from float64.
-    """
-    b = x32.view(np.uint32)
-    mask = np.uint32((0xFFFFFFFF >> drop) << drop)
-    if mode == "zero":
-        r = b & mask
-    elif mode == "away":
-        r = (b + np.uint32(1 << (drop - 1))) & mask
-    else:
-        half = np.uint32((1 << (drop - 1)) - 1)
-        r = (b + half + ((b >> np.uint32(drop)) & np.uint32(1))) & mask
-    out = r.view(np.float32)
-    return np.where(np.isnan(x32), x32, out)
-
-
-def _round_rational_mode(num: int, den: int, info: FormatInfo) -> float:
-    """Round ``num/den`` exactly to ``info`` in its rounding mode (tf32 variants, FP8)."""
-    mode = _TF32_TIES.get(info.name, "even")
-    v = round_rational(num, den, info.precision, info.emin, info.emax)
-    if mode != "even" and math.isfinite(v):
-        # the neighbour on the other side of num/den, if num/den is not v itself
-        diff = Fraction(num, den) - Fraction(v)
-        if diff:
-            step = math.ldexp(1.0, max(_floor_log2(num, den), info.emin) - info.precision + 1)
-            other = v + step if diff > 0 else v - step
-            lo, hi = sorted((v, other), key=abs)
-            if mode == "zero":
-                v = lo
-            elif 2 * abs(diff) == step:  # a tie: away from zero
-                v = hi
-            if math.isinf(v) or abs(v) >= math.ldexp(1.0, info.emax + 1):
-                v = math.copysign(math.inf, v)
-    if info.finite_max is not None and abs(v) > info.finite_max:
-        return math.nan  # float8_e4m3 (ml_dtypes' e4m3fn): no infinity, overflow is NaN
-    return v
-
-
-def _floor_log2(num: int, den: int) -> int:
-    m = abs(num)
-    e = m.bit_length() - den.bit_length()
-    if Fraction(m, den) < Fraction(2) ** e:
-        e -= 1
-    return e
-
-
-def _as_ratio(v) -> tuple[int, int] | float:
-    """Exact (num, den) of a real number, or the float itself if it is NaN or infinite."""
-    if isinstance(v, (bool, np.bool_)):
-        raise TypeError("boolean values are not numbers to round")
-    if isinstance(v, numbers.Integral):
-        return int(v), 1
-    if isinstance(v, numbers.Rational):
-        return int(v.numerator), int(v.denominator)
-    if isinstance(v, (numbers.Complex)) and not isinstance(v, numbers.Real):
-        raise TypeError(f"complex value {checks.shown(v)} cannot be rounded to a real format")
-    if hasattr(v, "as_integer_ratio"):
-        try:
-            return v.as_integer_ratio()
-        except (OverflowError, ValueError):
-            try:
-                return float(v)  # inf or nan
-            except ValueError:  # Decimal("sNaN"): a signalling NaN
-                return math.nan
-    raise TypeError(f"cannot round {type(v).__name__} value {checks.shown(v)} to a binary format")
-
-
-def _round_exact_scalar(v, info: FormatInfo) -> float:
-    r = _as_ratio(v)
-    if isinstance(r, float):
-        return r
-    num, den = r
-    if num == 0:
-        # keep the sign of a signed zero (-0.0, Decimal("-0")), integers and rationals give +0
-        signed = isinstance(v, (float, np.floating)) or type(v).__name__ == "Decimal"
-        return math.copysign(0.0, float(v)) if signed else 0.0
-    if not info.storage:
-        return _round_rational_mode(num, den, info)
-    return round_rational(num, den, info.precision, info.emin, info.emax)
+        return round_f32_bits(odd32, 13, TF32_TIES[name])
 
 
 def as_format(
@@ -418,9 +334,9 @@ def as_format(
         kind = "O"
     if kind in "fO":  # other float widths (longdouble) and objects: exact per element
         flat = (
-            [_round_exact_scalar(v, info) for v in arr.reshape(-1).tolist()]
+            [round_exact_scalar(v, info) for v in arr.reshape(-1).tolist()]
             if kind == "O"
-            else [_round_exact_scalar(v, info) for v in arr.reshape(-1)]
+            else [round_exact_scalar(v, info) for v in arr.reshape(-1)]
         )
         out = np.array(flat, dtype=np.float64).reshape(arr.shape)
         return scalar_out(out.astype(info.dtype))  # exactly representable already
@@ -466,8 +382,19 @@ def _bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     return np.array(arr, dtype=info.dtype, order="C", copy=True).view(info.uint)
 
 
+def _fp8_array(x, what: str = "fpexplore") -> np.ndarray | None:
+    """``x`` as an array where it is an FP8 array or scalar (ml_dtypes' types), else None."""
+    refuse_masked(x, what)
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype in _FP8_BY_DTYPE:
+        return np.asarray(x)
+    return None
+
+
 def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
-    """The bit patterns of ``x`` as unsigned integers of the format's width."""
+    """The bit patterns of ``x`` as unsigned integers of the format's width (an FP8 array of
+    ml_dtypes' types: uint8)."""
+    if (f8 := _fp8_array(x)) is not None:
+        return scalar_out(np.array(f8, order="C", copy=True).view(np.uint8))
     arr, info = _float_array(x)
     return scalar_out(_bits(arr, info))
 
@@ -593,11 +520,16 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
 
     ``e = floor(log2|x|)``; zeros and subnormals get the smallest subnormal; ``ulp(±inf) =
     inf``, ``ulp(nan) = nan``. The result has x's dtype. ``fmt`` (e.g. ``"tf32"`` for float32
-    data) selects the precision when it differs from the storage format.
+    data) selects the precision when it differs from the storage format. An FP8 array
+    (ml_dtypes' types) has its own format's ulps.
     """
-    arr, storage = _float_array(x)
+    if (f8 := _fp8_array(x)) is not None:
+        arr, storage, out_dtype = f8, _INFO[_FP8_BY_DTYPE[f8.dtype]], f8.dtype
+    else:
+        arr, storage = _float_array(x)
+        out_dtype = storage.dtype
     info = storage if fmt is None else format_info(fmt)
-    if info.dtype != storage.dtype:
+    if info.dtype != storage.dtype or (f8 is not None and info != storage):
         raise TypeError(f"{info.name} values are stored as {info.dtype}, got {storage.name} data")
     with np.errstate(invalid="ignore"):  # signalling NaNs (float16's 0x7d01): quiet, no warning
         x64 = arr.astype(np.float64)
@@ -606,7 +538,7 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
         q = np.maximum(e, info.emin) - (info.precision - 1)
         out = np.ldexp(1.0, q)
         out = np.where(np.isfinite(x64), out, np.abs(x64))
-        return scalar_out(out.astype(storage.dtype))
+        return scalar_out(out.astype(out_dtype))
 
 
 def _step(x, direction: int):
@@ -643,6 +575,28 @@ def next_down(x: ArrayLike) -> np.ndarray | np.generic:
     return _step(x, -1)
 
 
+def _nan_bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """Where ``arr`` holds NaN, read from the bits: no arithmetic, so a signalling NaN raises
+    no 'invalid value' warning (ml_dtypes' bfloat16 ufuncs convert through float32)."""
+    b = _bits(arr, info).astype(np.uint64) & np.uint64((1 << (info.bits - 1)) - 1)
+    return b > np.uint64(((1 << info.exponent_bits) - 1) << info.fraction_bits)  # beyond inf
+
+
+def quiet_nans(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """``arr`` with each signalling NaN made quiet (its top fraction bit set, as any IEEE
+    operation on it would), so that NumPy and ml_dtypes warn about none of them; ``arr``
+    itself where it holds none. Every other bit pattern is kept."""
+    if not arr.size:
+        return arr
+    nan = _nan_bits(arr, info)
+    quiet = np.uint64(1 << (info.precision - 2))
+    b = _bits(arr, info).astype(np.uint64)
+    signalling = nan & ((b & quiet) == 0)
+    if not signalling.any():
+        return arr
+    return (b | np.where(signalling, quiet, 0)).astype(info.uint).view(info.dtype)
+
+
 def _ordered_key(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     """Map values to int64 so that consecutive values differ by 1 and ±0 both map to 0."""
     b = _bits(arr, info).astype(np.uint64)
@@ -660,19 +614,26 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
 
     NaN: ``nan="raise"`` (default) raises ValueError; ``nan="sentinel"`` returns 0 where both
     are NaN and :data:`ULP_NAN` (the most negative int64) where exactly one is.
+
+    FP8 arrays (ml_dtypes' ``float8_e4m3fn``, ``float8_e5m2``, ``float8_e4m3fnuz``,
+    ``float8_e5m2fnuz``) are counted in their own format, both of one type.
     """
     if nan not in ("raise", "sentinel"):
         raise ValueError(f"nan must be 'raise' or 'sentinel', got {checks.shown(nan)}")
-    (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True, names=("a", "b"))
-    xa, xb = np.broadcast_arrays(xa, xb)
-    na, nb_ = np.isnan(xa), np.isnan(xb)
+    f8 = [_fp8_array(v, f"ulp_distance: {n}") for v, n in ((a, "a"), (b, "b"))]
+    if f8[0] is not None or f8[1] is not None:
+        ka, kb, na, nb_ = _fp8_keys(a, b, *f8)
+    else:
+        (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True, names=("a", "b"))
+        xa, xb = np.broadcast_arrays(xa, xb)
+        na, nb_ = np.isnan(xa), np.isnan(xb)
+        ka, kb = _ordered_key(xa, info), _ordered_key(xb, info)
     any_nan = na | nb_
     if nan == "raise" and any_nan.any():
         raise ValueError(
             f"ulp_distance of NaN is undefined ({int(any_nan.sum())} NaN position(s)); "
             "pass nan='sentinel' to get ULP_NAN there"
         )
-    ka, kb = _ordered_key(xa, info), _ordered_key(xb, info)
     with np.errstate(over="ignore"):
         d = kb - ka
     overflow = ((ka < 0) != (kb < 0)) & ((d < 0) != (kb < 0))
@@ -683,6 +644,37 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
     if any_nan.any():
         d = np.where(any_nan, np.where(na & nb_, 0, ULP_NAN), d)
     return scalar_out(np.asarray(d, dtype=np.int64))
+
+
+def _fp8_keys(a, b, fa, fb) -> tuple[np.ndarray, ...]:
+    """ulp_distance's ordered keys and NaN positions of two FP8 arrays of one type, from
+    their bits (sign-magnitude: consecutive values differ by 1 in the key)."""
+    if fa is None or fb is None or fa.dtype != fb.dtype:
+        kinds = [
+            str(v.dtype) if isinstance(v, (np.ndarray, np.generic)) else f"a {type(v).__name__}"
+            for v in (a, b)
+        ]
+        raise TypeError(
+            f"ulp_distance: a is {kinds[0]} and b is {kinds[1]}: give both in one FP8 type, "
+            "or convert both, e.g. with .astype(np.float32) (exact for FP8)"
+        )
+    try:
+        fa, fb = np.broadcast_arrays(fa, fb)
+    except ValueError:
+        raise ValueError(
+            f"ulp_distance: shapes {fa.shape} and {fb.shape} do not broadcast together"
+        ) from None
+    name = _FP8_BY_DTYPE[fa.dtype]
+    keys, nans = [], []
+    for f in (fa, fb):
+        bits = np.array(f, order="C", copy=True).view(np.uint8).astype(np.int64)
+        mag = bits & 0x7F
+        keys.append(np.where(bits & 0x80, -mag, mag))
+        if name.endswith("fnuz"):  # one NaN, 0x80 (no -0)
+            nans.append(bits == 0x80)
+        else:  # e4m3fn: S.1111.111, no infinity; e5m2: beyond ±inf (S.11111.00)
+            nans.append(mag > (0x7E if name == "float8_e4m3" else 0x7C))
+    return keys[0], keys[1], nans[0], nans[1]
 
 
 # ----------------------------------------------------------------------------- input coercion
@@ -717,9 +709,12 @@ def _refuse_rounded_ints(x, arr: np.ndarray, what: str) -> None:
 
 
 def coerce(
-    *xs, what: str, broadcast: bool = False, names: tuple | None = None
+    *xs, what: str, broadcast: bool = False, names: tuple | None = None, keep_bits: bool = False
 ) -> tuple[list[np.ndarray], FormatInfo]:
     """Bring inputs to one format without changing any value.
+
+    Signalling NaNs come back quiet (:func:`quiet_nans`: NaN, and no NumPy warning later)
+    unless ``keep_bits`` (functions that show or compare bit patterns).
 
     NumPy arrays and scalars fix the format; all of them must agree (mixed formats raise
     TypeError saying how to convert). Python floats/ints and lists adopt that format only if
@@ -749,7 +744,7 @@ def coerce(
         if info is None:
             raise TypeError(f"{one}: {_unsupported_dtype(arr.dtype)}")
         strong[info.name] = info
-        prepared.append((arr, False))
+        prepared.append((arr if keep_bits else quiet_nans(arr, info), False))
     if len(strong) > 1:
         names = sorted(strong, key=FORMATS.index)
         raise TypeError(
@@ -776,7 +771,7 @@ def coerce(
                     f"{checks.shown(info.name)}) "
                     "or pass an array of that format"
                 )
-            arr = conv
+            arr = conv if keep_bits else quiet_nans(conv, info)
         out.append(arr)
     if broadcast:  # elementwise: NumPy's own message would not say which function
         try:

@@ -1,7 +1,8 @@
 """Presentation in words and tables: the advisors' numbers formatted for people.
 
-The advisors compute numbers (:class:`~fpexplore.tolerance.Tolerance`); this module turns
-them into what a notebook or the app shows: a table, sentences, ready-to-paste code, HTML.
+The advisors compute numbers (:class:`~fpexplore.tolerance.Tolerance`, and
+:class:`~fpexplore.explain.Explanation`); this module turns them into what a notebook or the
+app shows: a table, sentences, ready-to-paste code, HTML.
 Nothing here measures anything. (Figures are :mod:`fpexplore.plots`.)
 """
 
@@ -13,7 +14,14 @@ from decimal import ROUND_CEILING, Decimal
 
 from ._optional import require
 
-__all__ = ["tolerance_html", "tolerance_notes", "tolerance_snippets", "tolerance_table"]
+__all__ = [
+    "explanation_html",
+    "explanation_text",
+    "tolerance_html",
+    "tolerance_notes",
+    "tolerance_snippets",
+    "tolerance_table",
+]
 
 
 def tolerance_table(t):
@@ -144,4 +152,46 @@ def tolerance_html(t) -> str:
         f"<ul>{notes}</ul>"
         + tolerance_table(t).to_html(index=False, border=0, classes="fpx-tolerance")
         + f"<pre>{html.escape(code)}</pre>"
+    )
+
+
+# ----------------------------------------------------------------------------- explain
+
+#: what an explanation says of a result no configuration tried computes bit for bit
+NOTHING_REPRODUCES = "nothing tried reproduces it"
+
+
+def _reproduced(by) -> str:
+    return f"reproduced by {by}" if isinstance(by, str) else NOTHING_REPRODUCES
+
+
+def explanation_text(ex) -> str:
+    """An :class:`~fpexplore.explain.Explanation` as text: one line per result, its causes,
+    the verdict."""
+    lines = [f"Explanation: {ex.op} of {ex.format} inputs, {len(ex.table)} results"]
+    for label, r in ex.table.iterrows():
+        lines.append(
+            f"  {label}: relative error {r['rel_error']:.3g}, "
+            f"{'closer, ' if r['closer'] else ''}"
+            f"{'within' if r['within_bound'] else 'outside'} its bound, "
+            f"{_reproduced(r['reproduced_by'])}"
+        )
+    for _, c in ex.causes.iterrows():
+        how = "decided" if c["decided"] else f"undecided, posterior {c['posterior']:.2f}"
+        lines.append(f"  cause: {c['factor']} ({how})")
+    lines.append(ex.verdict)
+    return "\n".join(lines)
+
+
+def explanation_html(ex) -> str:
+    """An :class:`~fpexplore.explain.Explanation` as HTML: the verdict, the table (a result
+    nothing reproduces says so, not None), the causes."""
+    table = ex.table.copy()
+    by = table["reproduced_by"]
+    table["reproduced_by"] = [b if isinstance(b, str) else f"({NOTHING_REPRODUCES})" for b in by]
+    return (
+        f"<p><b>{html.escape(ex.verdict)}</b></p>"
+        + table.to_html(border=0, classes="fpx-table")
+        + "<p>Causes, the most likely first:</p>"
+        + ex.causes.to_html(index=False, border=0, classes="fpx-table")
     )

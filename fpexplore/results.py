@@ -289,9 +289,9 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
     top = checks.integer("top", top, 0)
     arrays = [isinstance(v, (np.ndarray, np.generic)) for v in (a, b)]
     if all(arrays) and np.asarray(a).dtype != np.asarray(b).dtype:  # two formats
-        va, vb = ((coerce(v, what="fpx.diff")[0][0]) for v in (a, b))
+        va, vb = ((coerce(v, what="fpx.diff", keep_bits=True)[0][0]) for v in (a, b))
     else:
-        (va, vb), _ = coerce(a, b, what="fpx.diff", names=("a", "b"))
+        (va, vb), _ = coerce(a, b, what="fpx.diff", names=("a", "b"), keep_bits=True)
     if va.shape != vb.shape:
         raise ValueError(f"fpx.diff: a has shape {va.shape} and b {vb.shape}: not comparable")
     return diff_values("a", va, "b", vb, top=top)

@@ -6,6 +6,7 @@ fractions or the exact references) is the one named closer."""
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -456,3 +457,17 @@ def test_rel_error_where_the_exact_result_is_zero():
     assert bool(e.table.loc["s", "closer"]) and not bool(e.table.loc["r", "closer"])
     assert "absolute error, the exact answer being 0" in e.verdict
     assert "relative error 1e-20" not in repr(e)
+
+
+def test_a_result_nothing_reproduces_is_said_so_in_words():
+    """The text and the HTML say that nothing tried reproduces a result (not "reproduced by
+    None" or "nan"); the table keeps no configuration there for code to test."""
+    x = np.ones(4, np.float32)  # exact sum 4; 5 is no rounding of it, nor is NaN
+    for bad in (np.float32(5), np.float32(np.nan)):
+        e = fpx.explain("sum", x, {"gpu": bad, "cpu": np.float32(4)})
+        assert not isinstance(e.table.loc["gpu", "reproduced_by"], str)
+        line = next(s for s in repr(e).splitlines() if s.startswith("  gpu:"))
+        assert line.endswith("its bound, nothing tried reproduces it"), line
+        assert "reproduced by None" not in repr(e) and "reproduced by nan" not in repr(e)
+        by = re.search(r"<th>gpu</th>(?:\s*<td>[^<]*</td>){4}\s*<td>([^<]*)</td>", e._repr_html_())
+        assert by.group(1) == "(nothing tried reproduces it)"

@@ -549,3 +549,51 @@ def test_a_decimal_keeps_the_sign_of_zero():
         assert got == 0 and np.signbit(got), fmt
         assert not np.signbit(fpx.as_format(Decimal("0"), fmt))
         assert np.isnan(fpx.as_format(Decimal("sNaN"), fmt))
+
+
+FP8_TYPES = (
+    ml_dtypes.float8_e4m3fn,
+    ml_dtypes.float8_e5m2,
+    ml_dtypes.float8_e4m3fnuz,
+    ml_dtypes.float8_e5m2fnuz,
+)
+
+
+@pytest.mark.parametrize("t", FP8_TYPES, ids=lambda t: t.__name__)
+def test_fp8_arrays_bits_ulp_and_ulp_distance_against_their_ordered_values(t):
+    """Every one of the 256 bit patterns of each FP8 type (as mma takes them): to_bits gives
+    the pattern back, ulp_distance is the difference of ranks in the sorted list of the
+    type's distinct values (±0 one value, ±inf one step beyond ±max, NaN the sentinel), ulp
+    the gap from |x| to the next value up (from the largest: down)."""
+    v = np.arange(256, dtype=np.uint8).view(t)
+    floats = [float(x) for x in v.astype(np.float64)]  # ml_dtypes' own reading of the bits
+    values = sorted({f for f in floats if not math.isnan(f)})  # (-0.0 == 0.0: one value)
+    rank = {f: i for i, f in enumerate(values)}
+    bits = fpx.to_bits(v)
+    assert bits.dtype == np.uint8 and bits.tolist() == list(range(256))
+    assert fpx.to_bits(v[3]) == 3
+    want = [
+        [
+            (0 if math.isnan(fa) and math.isnan(fb) else fpx.ULP_NAN)
+            if math.isnan(fa) or math.isnan(fb)
+            else rank[fb] - rank[fa]
+            for fb in floats
+        ]
+        for fa in floats
+    ]
+    assert fpx.ulp_distance(v[:, None], v[None, :], nan="sentinel").tolist() == want
+    finite = [f for f in values if math.isfinite(f)]
+
+    def gap(f: float) -> float:
+        i = finite.index(abs(f))
+        return finite[i + 1] - finite[i] if i + 1 < len(finite) else finite[i] - finite[i - 1]
+
+    got = fpx.ulp(v)
+    assert got.dtype == v.dtype
+    for f, u in zip(floats, got.astype(np.float64).tolist()):
+        expected = f if math.isnan(f) else math.inf if math.isinf(f) else gap(f)
+        assert u == expected or (math.isnan(u) and math.isnan(expected)), (f, u)
+    with pytest.raises(TypeError, match=f"^ulp_distance: a is {t.__name__} and b is float32"):
+        fpx.ulp_distance(v, v.astype(np.float32))
+    with pytest.raises(TypeError, match=r"FP8 arrays .* convert it for the others"):
+        fpx.next_up(v)

@@ -333,3 +333,51 @@ def test_adam_pass_rates_of_an_iterator_equal_those_of_a_list():
     rates = fpx.adam_pass_rates(p, grads(), lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8)
     same = fpx.adam_pass_rates(p, list(grads()), lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8)
     assert len(rates) == 5 and np.array_equal(rates, same)
+
+
+# a signalling NaN of each format, as from_bits or .view() makes it (issue 36): NaN results,
+# and no NumPy / ml_dtypes "invalid value encountered" warning on the way
+SIGNALLING = {"bfloat16": 0x7F81, "float32": 0x7F800001, "float16": 0x7C01}
+PRECISION = {"bfloat16": 8, "float32": 24, "float16": 11}
+
+
+def _snan_diff(x, ones, fmt):
+    assert fpx.diff(x, ones).summary["nan_mismatches"] == 1  # [NaN, 1, 2, 4] against 1s
+    assert fpx.diff(x, ones).summary["bitwise_equal"] == 1
+    assert fpx.diff(x, x).summary["bitwise_equal"] == 4
+    quiet = fpx.from_bits(SIGNALLING[fmt] | 1 << (PRECISION[fmt] - 2), fmt)
+    return fpx.diff(x[:1], np.array([quiet])).summary["bitwise_equal"] == 0  # bits kept
+
+
+def _snan_explain(x, ones, fmt):
+    e = fpx.explain("sum", ones, {"gpu": x[0], "cpu": ones.dtype.type(4)})
+    return e.table.loc["gpu", "rel_error"] == np.inf and e.table.loc["cpu", "rel_error"] == 0
+
+
+SNAN_CALLS = {
+    "exact_sum": lambda x, ones, fmt: np.isnan(fpx.exact_sum(x)),
+    "exact_dot": lambda x, ones, fmt: np.isnan(fpx.exact_dot(x, ones)),
+    "diff": _snan_diff,
+    # 2 to 1 is 2**(p - 1) values down (one binade), 4 to 1 two binades
+    "ulp_distance": lambda x, ones, fmt: (
+        fpx.ulp_distance(x, ones, nan="sentinel").tolist()
+        == [fpx.ULP_NAN, 0, -(2 ** (PRECISION[fmt] - 1)), -(2 ** PRECISION[fmt])]
+    ),
+    "suggest_tolerance": lambda x, ones, fmt: (
+        (t := fpx.suggest_tolerance(x[:2], x[:2])).both_nan == 1
+        and fpx.suggest_tolerance(x, ones).both_nan == 0
+        and (t.rtol, t.atol, t.coverage) == (0.0, 0.0, 1.0)
+    ),
+    "compare": lambda x, ones, fmt: fpx.compare("sum", inputs=x).table["value"].isna().all(),
+    "explain": _snan_explain,
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(SIGNALLING))
+@pytest.mark.parametrize("name", sorted(SNAN_CALLS))
+def test_signalling_nans_give_nan_without_warnings(name, fmt):
+    x = np.array([fpx.from_bits(SIGNALLING[fmt], fmt), 1, 2, 4], fpx.format_info(fmt).dtype)
+    ones = np.ones(4, x.dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert SNAN_CALLS[name](x, ones, fmt)

@@ -337,6 +337,31 @@ def test_shape_errors_name_the_argument():
     assert np.array_equal(D, np.broadcast_to(16 + np.arange(8, dtype=np.float32), (16, 8)))
 
 
+def test_integer_arrays_empty_or_large_are_read_exactly():
+    """Integer A, B, C are their exact values, an empty array too (it was "not a
+    floating-point array"), and one beyond 2**53 too: exact when the format holds it, else
+    refused naming the argument and the integer."""
+    kw = dict(arch="h100", inputs="float16")
+    for shapes in (((0, 3), (3, 2), (0, 2)), ((2, 0), (0, 2), (2, 2)), ((2, 3), (3, 0), (2, 0))):
+        ints = [np.arange(math.prod(s), dtype=np.int64).reshape(s) for s in shapes]
+        floats = [v.astype(t) for v, t in zip(ints, (np.float16, np.float16, np.float32))]
+        D = fpx.mma(*ints, **kw)
+        assert D.dtype == np.float32 and D.shape == (shapes[0][0], shapes[1][1])
+        assert np.array_equal(D, fpx.mma(*floats, **kw))
+        if shapes[0][1] == 0:  # K = 0: D is C
+            assert D.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    one = np.ones((1, 1), np.int8)
+    big = 2**60 + 2**37  # a float32 (24 bits from 2**37 to 2**60); A @ B + C = big + 1
+    assert fpx.mma(one, one, np.array([[big]], np.int64), **kw)[0, 0] == np.float32(big)
+    with pytest.raises(ValueError, match=r"^C: 1 value\(s\) are not representable in float32 "
+                       r"\(e.g. 9007199254740993\)"):  # fmt: skip
+        fpx.mma(one, one, np.array([[2**53 + 1]], np.int64), **kw)
+    with pytest.raises(
+        TypeError, match="^A: expected a floating-point or integer array, got dtype bool"
+    ):
+        fpx.mma(np.ones((1, 1), bool), one, one, **kw)
+
+
 @settings(max_examples=400, deadline=None)
 @given(blocks(AMD_COMBOS))
 def test_amd_fast_model_equals_slow_exact_twin(case):

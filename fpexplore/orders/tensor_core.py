@@ -104,20 +104,26 @@ def _ml_float(dt: np.dtype) -> bool:
 
 
 def _exact_in(x, fmt: str, what: str) -> np.ndarray:
-    """x as float64, every value exactly representable in fmt (ValueError otherwise)."""
+    """x as float64, every value exactly representable in fmt (ValueError otherwise).
+    Integer arrays are read exactly, whatever their size (an empty one too)."""
     refuse_masked(x, what)
     arr = as_array(x, what)
-    if arr.dtype.kind not in "f" and not _ml_float(arr.dtype):
-        if arr.dtype.kind in "iu" and arr.size and np.max(np.abs(arr)) < 2**53:
-            arr = arr.astype(np.float64)
-        else:
-            raise TypeError(f"{what}: expected a floating-point array, got dtype {arr.dtype}")
-    with np.errstate(invalid="ignore", over="ignore"):
-        x64 = arr.astype(np.float64)
-        r = np.asarray(as_format(x64, fmt), dtype=np.float64)
-    bad = ~((r == x64) | (np.isnan(r) & np.isnan(x64)))
+    if arr.dtype.kind in "iu":
+        x64 = np.asarray(as_format(arr, fmt), dtype=np.float64)  # exact for any integer
+        shown = arr.astype(object)  # Python ints: compared with floats exactly
+        bad = x64.astype(object) != shown
+    elif arr.dtype.kind == "f" or _ml_float(arr.dtype):
+        with np.errstate(invalid="ignore", over="ignore"):
+            x64 = arr.astype(np.float64)
+            r = np.asarray(as_format(x64, fmt), dtype=np.float64)
+        bad = ~((r == x64) | (np.isnan(r) & np.isnan(x64)))
+        shown = x64
+    else:
+        raise TypeError(
+            f"{what}: expected a floating-point or integer array, got dtype {arr.dtype}"
+        )
     if bad.any():
-        v = x64[bad].reshape(-1)[0]
+        v = shown[bad].reshape(-1)[0]
         raise ValueError(
             f"{what}: {int(bad.sum())} value(s) are not representable in {fmt} "
             f"(e.g. {checks.shown(v)}); "
