@@ -290,6 +290,7 @@ def _needs(op: str, fmt: str, variants: list, params: dict) -> list:
     tests/test_warmup.py checks that nothing compiles where this says warm."""
     from .formats import format_info
     from .ops.registry import get
+
     info = format_info(fmt)
     kernels = get(op).kernels
     needs: list = []

@@ -24,9 +24,7 @@ def steps(job: Job, name: str = "emulated") -> list:
 def results(job: Job, step: str) -> list[Result]:
     """The variant ``step``; a library path that is not emulated is a message instead."""
     try:
-        out, elapsed, first_use = timed(
-            lambda: job.op_spec.run(step, job.inputs, job.params)
-        )
+        out, elapsed, first_use = timed(lambda: job.op_spec.run(step, job.inputs, job.params))
     except NotImplementedError as e:  # a library path that is not emulated: said so
         job.messages.append(f"{step}: {e}")
         return []

@@ -172,7 +172,6 @@ class _Spread:
         }
         return float(chance), float(-np.sum(np.log2(pool))), fams
 
-
     def _unseen(self, fmt: str) -> np.ndarray:
         """Per element, the chance that a random order draws a value none of the seeded ones
         drew: the draws' unseen mass (Good-Turing: the share of values drawn once, plus one)
