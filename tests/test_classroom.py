@@ -166,3 +166,31 @@ def test_answer_key_and_handout(tmp_path, capsys):
     )
     assert "variant 3" in md.read_text() and "Name:" in md.read_text()
     assert teaching.handout_text("02").count("Answer:") == len(fpx.exercises(lesson=2))
+
+
+def _visible_text(page: str) -> str:
+    """What a reader of an HTML page sees: scripts and styles (widget state) left out."""
+    import html
+    import re
+
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S | re.I)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def test_lesson_01_exported_to_html_shows_every_question_and_no_answer(tmp_path):
+    """Lesson 01 run top to bottom, then exported by nbconvert: every question is on the page
+    (the exercises' plain form), no answer is (the cells that give them away are held back),
+    and the output held back is in the widget state, hidden."""
+    nbconvert = pytest.importorskip("nbconvert")
+    from test_notebooks import NOTEBOOKS, run_notebook, widget_states
+
+    nb = run_notebook(next(p for p in NOTEBOOKS if p.name.startswith("01_")), tmp_path)
+    page, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
+    text = " ".join(_visible_text(page).split())
+    for ex in fpx.exercises(lesson=1):
+        assert " ".join(ex.question.split()) in text, ex.id
+        if ex.kind in ("hex", "exact"):
+            assert ex.answer_text() not in text, ex.id
+    assert "0 01011 1001100110" not in text  # float16(0.1)'s bits, printed by a held cell
+    held = [s for s in widget_states(nb).values() if s.get("outputs")]
+    assert any("0 01011 1001100110" in json.dumps(s["outputs"]) for s in held)
