@@ -12,8 +12,9 @@
   classroom around the exercises (answers kept in a file beside the notebook, output held back
   until an exercise is answered, a class's summary, paper), from :mod:`fpexplore.classroom`.
 - :func:`bit_inspector`: click the bits of a float16, bfloat16, tf32, float32, float64 or FP8
-  number and see its value, exponent, significand, neighbours and ulp; type a value to see its
-  bits; the hex field is the shareable state (editing it sets the value).
+  number and see its value (in full: every digit), exponent, significand, neighbours and
+  ulp; type a value to see its bits (what was typed stays where the format holds it exactly);
+  the hex field is the shareable state (editing it sets the value).
 
 What they show is computed by :mod:`fpexplore.teaching`; ipywidgets and matplotlib load
 with this module (``fpx.exercise`` and ``fpx.lessons`` say which extra to install where they
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import html
 import io
+from fractions import Fraction
 
 import ipywidgets as W
 import numpy as np
@@ -36,8 +38,10 @@ from .teaching import (
     STEP_ORDERS,
     bit_fields,
     bits_of,
+    exact_text,
     exercise_markdown,
     get,
+    parse_number,
     sum_steps,
 )
 
@@ -550,8 +554,24 @@ class BitInspector(W.VBox):
         self._show(f)
 
     def set_value(self, value) -> None:
-        """Show the bits of ``value`` (a number or typed text) rounded to the format."""
+        """Show the bits of ``value`` (a number or typed text) rounded to the format; typed
+        text the format holds exactly stays as typed (``65504``, not ``6.55e+04``)."""
         self.set_bits(bits_of(value, self.format.value))
+        if isinstance(value, str) and self._exact(value):
+            self._busy = True
+            try:
+                self.value_box.value = value.strip()
+            finally:
+                self._busy = False
+
+    def _exact(self, text: str) -> bool:
+        """Whether typed ``text`` is exactly the finite value the bits hold."""
+        v = self.fields["value"]
+        try:
+            typed = parse_number(text)
+        except ValueError:
+            return False
+        return not isinstance(typed, float) and np.isfinite(v) and typed == Fraction(float(v))
 
     @property
     def value(self):
@@ -573,8 +593,11 @@ class BitInspector(W.VBox):
         def num(v):
             return "none" if v is None else self._shown(v)
 
+        v = f["value"]
+        full = exact_text(v) if v is not None and np.isfinite(v) else num(v)
         rows = [
-            ("value", f"{num(f['value'])} ({f['class']})"),
+            ("value", f"{full} ({f['class']})"),
+            ("shortest decimal", num(v)),
             ("sign", f"{f['sign']} ({'-' if f['sign'] else '+'})"),
             ("exponent", f"field {f['exponent_field']}, 2**{f['exponent']}"),
             ("significand", f"{f['significand']!r}"),

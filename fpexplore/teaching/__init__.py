@@ -37,7 +37,7 @@ from . import (  # noqa: F401  (importing a lesson's module registers its exerci
 from .answers import AnswerBook, attempt, lesson_number, read_attempts, remembered_student, tally
 from .bits import BIT_FORMATS, bit_fields, bits_of
 from .exercise import KINDS, LESSONS, Exercise, exercises, get
-from .numbers import parse_number
+from .numbers import exact_text, parse_number
 from .sheets import answer_key_text, exercise_html, exercise_markdown, handout_text
 from .sum_trace import MAX_STEP_TERMS, STEP_ORDERS, SumStep, SumTrace, sum_steps
 
@@ -55,6 +55,7 @@ __all__ = [
     "attempt",
     "bit_fields",
     "bits_of",
+    "exact_text",
     "exercise_html",
     "exercise_markdown",
     "exercises",
