@@ -18,7 +18,12 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    handler); ipywidgets loads when asked for
 - ``lessons``      the lessons' widgets: fpx.exercise(id, seed) (question, answer box, check,
                    hint, explanation and figure), step_sum (a sum to watch, step by step),
-                   bit_inspector (bits to click); ipywidgets and matplotlib load with it
+                   bit_inspector (bits to click), and classroom's answers, reveal, summary,
+                   answer_key, handout; ipywidgets and matplotlib load with it
+- ``classroom``    answers that last (a student's attempts kept in a JSON file beside the
+                   notebook, shown again by a new kernel), reveal (output held back until an
+                   exercise is answered), a class's summary (table and figure), answer keys,
+                   handouts and each exercise's plain form for exports
 - ``warmup``       python -m fpexplore.warmup: compile and cache every kernel before first use
 - ``record``       python -m fpexplore.record: record GPU results for the replay backend
 - ``explain``      explain(op, inputs, results): why results differ, which is closer, whether
@@ -42,7 +47,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    each lesson's exercises, answers computed from the exact core and the
                    orders, graded in bits, ulps or a stated tolerance; seeded variants),
                    sum_trace: sum_steps (a sum traced bit for bit), bits: bit_fields /
-                   bits_of (a bit pattern of any format taken apart), numbers: typed numbers
+                   bits_of (a bit pattern of any format taken apart), numbers: typed numbers,
+                   answers: AnswerBook (answers files), sheets: exercises as text
 - ``tolerance``    the tolerance advisor: rtol / atol / max-ULP numbers for NumPy, CuPy and
                    torch tests
 - ``experiment``   compare() and sweep(): tidy pandas tables (pandas loads when they run):

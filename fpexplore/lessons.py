@@ -8,9 +8,13 @@
   accumulators), one addition per slider step: the tree, each partial sum, its rounding error
   in ulps and its error against the exact sum. The last step is ``fpx.sum(x, order)`` bit for
   bit.
+- :func:`answers`, :func:`reveal`, :func:`summary`, :func:`answer_key`, :func:`handout`: the
+  classroom around the exercises (answers kept in a file beside the notebook, output held back
+  until an exercise is answered, a class's summary, paper), from :mod:`fpexplore.classroom`.
 - :func:`bit_inspector`: click the bits of a float16, bfloat16, tf32, float32, float64 or FP8
-  number and see its value, exponent, significand, neighbours and ulp; type a value to see its
-  bits; the hex field is the shareable state (editing it sets the value).
+  number and see its value (in full: every digit), exponent, significand, neighbours and
+  ulp; type a value to see its bits (what was typed stays where the format holds it exactly);
+  the hex field is the shareable state (editing it sets the value).
 
 What they show is computed by :mod:`fpexplore.teaching`; ipywidgets and matplotlib load
 with this module (``fpx.exercise`` and ``fpx.lessons`` say which extra to install where they
@@ -21,15 +25,39 @@ from __future__ import annotations
 
 import html
 import io
+from fractions import Fraction
 
 import ipywidgets as W
 import numpy as np
 
-from . import checks
+from . import checks, classroom
+from .classroom import answer_key, answers, handout, reveal, summary
 from .formats import FORMATS, from_bits, shortest_repr
-from .teaching import BIT_FORMATS, STEP_ORDERS, bit_fields, bits_of, get, sum_steps
+from .teaching import (
+    BIT_FORMATS,
+    STEP_ORDERS,
+    bit_fields,
+    bits_of,
+    exact_text,
+    exercise_markdown,
+    get,
+    parse_number,
+    sum_steps,
+)
 
-__all__ = ["BitInspector", "ExerciseWidget", "StepSum", "bit_inspector", "exercise", "step_sum"]
+__all__ = [
+    "BitInspector",
+    "ExerciseWidget",
+    "StepSum",
+    "answer_key",
+    "answers",
+    "bit_inspector",
+    "exercise",
+    "handout",
+    "reveal",
+    "step_sum",
+    "summary",
+]
 
 GOOD, BAD, NOTE = "#009E73", "#D55E00", "#0072B2"
 FIELD_COLORS = {"sign": "#f4c7c3", "exponent": "#c6dbef", "fraction": "#c7e9c0"}
@@ -118,7 +146,12 @@ class ExerciseWidget(W.VBox):
     """One exercise as a widget (see :func:`exercise`). Attributes: ``exercise`` (the
     :class:`fpexplore.teaching.Exercise`), ``entry`` (a Text box, or ToggleButtons for the
     choices), ``check_button``, ``hint_button``, ``show_button``, ``feedback``, ``hint_box``,
-    ``explanation`` and ``figure`` (a PNG image, empty until revealed)."""
+    ``explanation`` and ``figure`` (a PNG image, empty until revealed).
+
+    Where :func:`answers` was called for the exercise's lesson, every check and "show answer"
+    is kept in the student's answers file, and a new widget shows the attempts kept. Displayed
+    in a notebook, the widget comes with its plain form (question and a blank) that HTML and
+    PDF exports show (:func:`fpexplore.classroom.print_form`)."""
 
     def __init__(self, ex):
         self.exercise = ex
@@ -156,14 +189,34 @@ class ExerciseWidget(W.VBox):
             ]
         )
         self.add_class("fpx-exercise")
-        self.solved = False
+        self.solved = self.shown = False
+        self._sheet = classroom.sheet_for(ex.lesson)
+        if self._sheet is not None:
+            self._sheet.attach(self)
 
-    def _check(self, _button=None) -> None:
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(classroom.print_form(self.exercise), raw=True)
+        display(self._repr_mimebundle_(), raw=True)
+
+    def _repr_markdown_(self) -> str:
+        return exercise_markdown(self.exercise)
+
+    def _keep(self, answer, right: bool, event: str) -> None:
+        if self._sheet is not None:
+            self._sheet.record(self.exercise, answer, right, event)
+        if right or event == "show":
+            classroom.done(self.exercise.id).answered = True
+
+    def _check(self, _button=None, keep: bool = True) -> None:
         try:
             ok, message = self.exercise.grade(self.entry.value)
         except Exception as e:  # an exercise's own failure: a message, never a traceback
             ok, message = False, f"Cannot check this answer: {e}"
         self.feedback.value = _box(html.escape(message), GOOD if ok else BAD, "fpx-verdict")
+        if keep and self.entry.value is not None and str(self.entry.value).strip():
+            self._keep(self.entry.value, ok, "check")
         if ok:
             self.solved = True
             self._reveal()
@@ -171,13 +224,38 @@ class ExerciseWidget(W.VBox):
     def _hint(self, _button=None) -> None:
         self.hint_box.value = _box("Hint: " + html.escape(self.exercise.hint), NOTE, "fpx-hint")
 
-    def _show(self, _button=None) -> None:
+    def _show(self, _button=None, keep: bool = True) -> None:
         self.feedback.value = _box(
             f"The answer: <code>{html.escape(self.exercise.answer_text())}</code>",
             NOTE,
             "fpx-answer",
         )
+        self.shown = True
+        if keep:
+            self._keep(None, False, "show")
         self._reveal()
+
+    def restore(self, attempts: list) -> None:
+        """Show the exercise as the attempts kept leave it (a list of attempt dicts, oldest
+        first, as :class:`fpexplore.teaching.AnswerBook` keeps them; empty: unanswered)."""
+        checks_ = [a for a in attempts if a.get("event") == "check" and a.get("answer") is not None]
+        right = [a for a in checks_ if a.get("right")]
+        last = (right or checks_ or [None])[-1]
+        self.solved = self.shown = False
+        for w in (self.feedback, self.hint_box, self.explanation):
+            w.value = ""
+        self.figure.layout.display = "none"
+        if last is not None and (
+            not self.exercise.choices or last["answer"] in self.exercise.choices
+        ):
+            self.entry.value = last["answer"]
+            self._check(keep=False)
+        else:
+            self.entry.value = None if self.exercise.choices else ""
+        if not self.solved and any(a.get("event") == "show" for a in attempts):
+            self._show(keep=False)
+        if self.solved or self.shown:
+            classroom.done(self.exercise.id).answered = True
 
     def _reveal(self) -> None:
         try:
@@ -476,8 +554,24 @@ class BitInspector(W.VBox):
         self._show(f)
 
     def set_value(self, value) -> None:
-        """Show the bits of ``value`` (a number or typed text) rounded to the format."""
+        """Show the bits of ``value`` (a number or typed text) rounded to the format; typed
+        text the format holds exactly stays as typed (``65504``, not ``6.55e+04``)."""
         self.set_bits(bits_of(value, self.format.value))
+        if isinstance(value, str) and self._exact(value):
+            self._busy = True
+            try:
+                self.value_box.value = value.strip()
+            finally:
+                self._busy = False
+
+    def _exact(self, text: str) -> bool:
+        """Whether typed ``text`` is exactly the finite value the bits hold."""
+        v = self.fields["value"]
+        try:
+            typed = parse_number(text)
+        except ValueError:
+            return False
+        return not isinstance(typed, float) and np.isfinite(v) and typed == Fraction(float(v))
 
     @property
     def value(self):
@@ -499,8 +593,11 @@ class BitInspector(W.VBox):
         def num(v):
             return "none" if v is None else self._shown(v)
 
+        v = f["value"]
+        full = exact_text(v) if v is not None and np.isfinite(v) else num(v)
         rows = [
-            ("value", f"{num(f['value'])} ({f['class']})"),
+            ("value", f"{full} ({f['class']})"),
+            ("shortest decimal", num(v)),
             ("sign", f"{f['sign']} ({'-' if f['sign'] else '+'})"),
             ("exponent", f"field {f['exponent_field']}, 2**{f['exponent']}"),
             ("significand", f"{f['significand']!r}"),

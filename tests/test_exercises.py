@@ -259,3 +259,15 @@ def test_the_teachers_guide_names_every_exercise_and_lesson():
     readme = (root / "README.md").read_text()
     assert "04_tolerances_and_testing" in readme and "05_gpu_arithmetic" in readme
     assert "docs/teaching.md" in readme
+
+
+def test_feedback_mentions_a_wrong_sign():
+    """Answering 25 where the answer is -25 says more than "too high"."""
+    ex = teaching.get("dot-ulps")
+    assert int(ex.answer()) < 0
+    ok, says = ex.grade(str(-int(ex.answer())))
+    assert not ok and "the answer is negative" in says
+    ok, says = ex.grade(str(int(ex.answer()) + 1))
+    assert not ok and "sign" not in says
+    ok, says = teaching.get("next-up-float16").grade("-1.0009765625")
+    assert not ok and "the answer is positive" in says

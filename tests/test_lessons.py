@@ -162,3 +162,16 @@ def test_bit_inspector_keeps_the_value_across_formats():
     assert app.hex_box.value == "0x3fc0" and len(app.bit_buttons) == 16
     app.format.value = "float8_e4m3"
     assert app.hex_box.value == "0x3c" and "1.5" in app.info.value
+
+
+def test_bit_inspector_shows_the_value_in_full_and_keeps_exact_typing():
+    """float16(0.1) is 0.0999755859375, not "0.1"; a typed 65504 stays 65504 (not 6.55e+04)
+    where the format holds it exactly; an inexact one shows what the bits hold."""
+    app = fpx.lessons.bit_inspector("0.1", "float16")
+    assert "0.0999755859375" in app.info.value
+    for typed in ("65504", "2**-24", "-1.5"):
+        app.value_box.value = typed
+        assert app.value_box.value == typed and app.bits == teaching.bits_of(typed, "float16")
+    app.value_box.value = "65505"  # rounds to 65504: the box shows what the bits hold
+    assert app.value_box.value == fpx.shortest_repr(np.float16(65504))
+    assert "65504 (normal)" in app.info.value

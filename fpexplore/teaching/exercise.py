@@ -158,10 +158,8 @@ class Exercise:
                 raise ValueError(f"{checks.shown(given, 40)} is not a whole number")
             ok = int(v) == int(a)
             shown = str(int(v)) if abs(v) < 10**30 else _short(v)
-            return (
-                ok,
-                "Correct!" if ok else f"Not yet: {shown} is too {'low' if v < a else 'high'}.",
-            )
+            too = f"Not yet: {shown} is too {'low' if v < a else 'high'}."
+            return ok, "Correct!" if ok else too + _sign_note(v, a)
         v = parse_number(given)
         if self.kind == "approx":
             if isinstance(v, float):
@@ -170,7 +168,8 @@ class Exercise:
             ok = abs(v - ref) <= Fraction(self.tolerance) * abs(ref)
             if ok:
                 return True, f"Correct! (within {self.tolerance:.0%}; the answer is {float(a):.4g})"
-            return False, f"Not yet: {_short(v)} is too {'low' if v < ref else 'high'}."
+            too = f"Not yet: {_short(v)} is too {'low' if v < ref else 'high'}."
+            return False, too + _sign_note(v, ref)
         mine = rounded(v, self.fmt)
         if self.kind == "exact":
             if (
@@ -193,7 +192,10 @@ class Exercise:
             return "Not yet."
         d = ordered(bits_of(mine, self.fmt), self.fmt) - ordered(bits_of(a, self.fmt), self.fmt)
         where = "above" if d > 0 else "below"
-        return f"Not yet: that is {abs(d)} {self.fmt} ulp{'s' * (abs(d) != 1)} {where} the answer."
+        return (
+            f"Not yet: that is {abs(d)} {self.fmt} ulp{'s' * (abs(d) != 1)} {where} the answer."
+            + _sign_note(mine, a)
+        )
 
     def _grade_hex(self, given, a) -> tuple[bool, str]:
         if isinstance(given, np.generic) and given.dtype == np.asarray(a).dtype:
@@ -213,6 +215,14 @@ class Exercise:
 
     def __repr__(self) -> str:
         return f"Exercise({self.id!r}, lesson {self.lesson}: {self.title})"
+
+
+def _sign_note(given, answer) -> str:
+    """A word about the sign where a typed number and the answer have opposite signs."""
+    g, a = float(given), float(answer)
+    if g == 0 or a == 0 or math.isnan(g) or math.isnan(a) or (g < 0) == (a < 0):
+        return ""
+    return f" Check the sign: the answer is {'negative' if a < 0 else 'positive'}."
 
 
 def _short(v) -> str:

@@ -1,0 +1,211 @@
+"""Answers that last: one student's attempts at one lesson's exercises, kept in a small JSON
+file (``<folder>/<lesson>-<student>.json``) written on every check, read back by a new kernel
+and tallied for the class.
+
+Pure: the standard library only (json, pathlib); the widgets and the class summary's table and
+figure are :mod:`fpexplore.classroom`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import checks
+from .exercise import LESSONS
+
+__all__ = [
+    "FILE_FORMAT",
+    "AnswerBook",
+    "attempt",
+    "lesson_number",
+    "read_attempts",
+    "remembered_student",
+    "tally",
+]
+
+#: the ``format`` field of an answers file
+FILE_FORMAT = "fpexplore answers 1"
+#: the file in an answers folder that remembers the last student name typed there
+STUDENT_FILE = "student.txt"
+
+
+def lesson_number(lesson) -> str:
+    """``"01"`` .. ``"05"`` from ``"01"``, ``"1"`` or 1 (a clear error naming ``lesson``)."""
+    if isinstance(lesson, bool):
+        raise TypeError(f"lesson must be a lesson number such as '01', got {lesson!r}")
+    if isinstance(lesson, int) or (isinstance(lesson, str) and lesson.strip().isdigit()):
+        lesson = f"{int(lesson):02d}"
+    checks.choice("lesson", lesson, tuple(LESSONS))
+    return lesson
+
+
+def _folder(folder) -> Path:
+    if not isinstance(folder, (str, os.PathLike)) or not str(folder).strip():
+        raise TypeError(f"folder must be a folder's path (str or Path), got {folder!r}")
+    return Path(folder).expanduser().resolve()
+
+
+def _student(student) -> str:
+    if not isinstance(student, str):
+        raise TypeError(f"student must be a name (str), got {student!r}")
+    name = " ".join(student.split())
+    if not name:
+        raise ValueError("student must be a name, got an empty one")
+    if len(name) > 80:
+        raise ValueError(f"student must be a name of at most 80 characters, got {len(name)}")
+    return name
+
+
+def _slug(name: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._")
+    return slug or "student"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def attempt(exercise, answer, right: bool, event: str = "check") -> dict:
+    """One attempt at ``exercise`` as an answers file keeps it, timed now (UTC)."""
+    checks.choice("event", event, ("check", "show"))
+    return {
+        "exercise": exercise.id,
+        "seed": exercise.seed,
+        "event": event,
+        "answer": None if answer is None else str(answer),
+        "right": bool(right),
+        "time": _now(),
+    }
+
+
+class AnswerBook:
+    """One student's attempts at one lesson, kept in ``<folder>/<lesson>-<student>.json``.
+
+    Each :meth:`record` appends an attempt (``exercise``, ``seed``, ``event``: ``"check"`` or
+    ``"show"``, ``answer``, ``right``, ``time``) and rewrites the file at once (atomically),
+    so a kernel restart loses nothing. Nothing is written before the first attempt.
+    """
+
+    def __init__(self, folder, lesson, student: str):
+        self.folder = _folder(folder)
+        self.lesson = lesson_number(lesson)
+        self.student = _student(student)
+        self.path = self.folder / f"{self.lesson}-{_slug(self.student)}.json"
+        self.attempts: list[dict] = []
+        if self.path.is_file():
+            data = _read(self.path)
+            if data is None:
+                raise ValueError(f"{self.path} is not an fpexplore answers file")
+            self.attempts = list(data["attempts"])
+
+    def record(self, exercise, answer, right: bool, event: str = "check") -> dict:
+        """Keep an attempt at ``exercise`` (an :class:`Exercise`) and write the file."""
+        a = attempt(exercise, answer, right, event)
+        self.attempts.append(a)
+        self.save()
+        return a
+
+    def of(self, exercise) -> list[dict]:
+        """The attempts at ``exercise`` (same id and seed), oldest first."""
+        return [
+            a
+            for a in self.attempts
+            if a["exercise"] == exercise.id and a.get("seed") == exercise.seed
+        ]
+
+    def save(self) -> Path:
+        """Write the file (the folder is made if missing); return its path."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        data = {
+            "format": FILE_FORMAT,
+            "lesson": self.lesson,
+            "student": self.student,
+            "attempts": self.attempts,
+        }
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        os.replace(tmp, self.path)
+        (self.folder / STUDENT_FILE).write_text(self.student + "\n", encoding="utf-8")
+        return self.path
+
+    def __repr__(self) -> str:
+        return f"AnswerBook({str(self.path)!r}, {len(self.attempts)} attempts)"
+
+
+def _read(path: Path) -> dict | None:
+    """An answers file's content, or None where the file is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FILE_FORMAT:
+        return None
+    if not isinstance(data.get("attempts"), list):
+        return None
+    return data
+
+
+def remembered_student(folder) -> str | None:
+    """The student name last typed for the answers kept in ``folder`` (None if none)."""
+    path = _folder(folder) / STUDENT_FILE
+    try:
+        name = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return name or None
+
+
+def read_attempts(folder) -> list[dict]:
+    """Every attempt kept in the answers files under ``folder`` (subfolders included), one
+    dict per attempt with its file's ``student`` and ``lesson``; files that are not answers
+    files are passed over."""
+    root = _folder(folder)
+    if not root.is_dir():
+        raise ValueError(f"folder {str(folder)!r} is not a folder")
+    rows = []
+    for path in sorted(root.rglob("*.json")):
+        data = _read(path)
+        if data is None:
+            continue
+        for a in data["attempts"]:
+            if isinstance(a, dict) and "exercise" in a:
+                rows.append(
+                    {"student": str(data.get("student")), "lesson": str(data.get("lesson")), **a}
+                )
+    return rows
+
+
+def tally(rows: list[dict]) -> list[dict]:
+    """Per student and exercise (in the order first seen): ``attempts`` (checks), ``right``
+    (ever answered right), ``first_try`` (the first check right, no answer shown before it),
+    ``shown`` ("show answer" pressed), ``answer`` (the last checked answer)."""
+    out: dict[tuple, dict] = {}
+    for r in rows:
+        key = (r["student"], r["lesson"], r["exercise"], r.get("seed"))
+        t = out.setdefault(
+            key,
+            {
+                "student": r["student"],
+                "lesson": r["lesson"],
+                "exercise": r["exercise"],
+                "seed": r.get("seed"),
+                "attempts": 0,
+                "right": False,
+                "first_try": False,
+                "shown": False,
+                "answer": None,
+            },
+        )
+        if r.get("event") == "show":
+            t["shown"] = True
+            continue
+        if t["attempts"] == 0 and not t["shown"]:
+            t["first_try"] = bool(r.get("right"))
+        t["attempts"] += 1
+        t["right"] = t["right"] or bool(r.get("right"))
+        t["answer"] = r.get("answer")
+    return list(out.values())
