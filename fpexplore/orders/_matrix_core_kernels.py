@@ -18,8 +18,14 @@ import math
 import numba as nb
 import numpy as np
 
-from .._numba import cached_njit
-from ..numerics import FLOAT32_MIN_NORMAL, fast_two_sum, flush_subnormals, nudge_to_odd_scalar
+from .._numba import cached_njit, float_bits
+from ..numerics import (
+    FLOAT32_MIN_NORMAL,
+    fast_two_sum,
+    flush_subnormals,
+    nudge_to_odd_scalar,
+    two_sum,
+)
 
 __all__ = ["KINDS", "amd_loop"]
 
@@ -27,7 +33,22 @@ __all__ = ["KINDS", "amd_loop"]
 KINDS = ("exact", "pairwise", "late-c", "odd-even")
 _LIMIT = 2.0**128  # a product this large overflows the float32 output's exponent range
 _EMPTY = -1024  # the exponent of a group without a nonzero product
+_FRACTION = (1 << 52) - 1  # a float64's fraction bits
+_HIDDEN = 1 << 52
 _F32_ZERO = np.float32(0.0)
+
+
+@nb.njit(inline="always")
+def _ordinary(a, b, k0, k1, cv, limit):
+    """Whether the block surely has no special value (one pass without branches: a NaN or an
+    infinity among the products makes ``z`` NaN); False sends it to _special."""
+    z = cv * 0.0
+    big = 0.0
+    for k in range(k0, k1):
+        p = a[k] * b[k]
+        z += p * 0.0
+        big = max(big, abs(p))
+    return z == 0.0 and not (limit and big >= _LIMIT)
 
 
 @nb.njit(inline="always")
@@ -97,11 +118,18 @@ def _rounded(parts, n):
     return hi
 
 
-@nb.njit
+@nb.njit(inline="always")
 def _exact(a, b, k0, k1, cv, parts):
     """CDNA1: c + the products, summed exactly, rounded once to nearest-even binary32 (+0 for
-    an exact zero): round to odd in float64 (the exact sum less its rounding gives the
-    direction), then to binary32."""
+    an exact zero): where every float64 addition is exact their sum, else round to odd in
+    float64 (the exact sum less its rounding gives the direction), then to binary32."""
+    s = cv
+    exact = True
+    for k in range(k0, k1):
+        s, e = two_sum(s, a[k] * b[k])
+        exact = exact and e == 0.0
+    if exact:
+        return float(np.float32(s)) if s != 0.0 else 0.0
     n = 0
     for k in range(k0, k1):
         p = a[k] * b[k]
@@ -130,7 +158,7 @@ def _ftz(x):
     return np.float32(flush_subnormals(x))
 
 
-@nb.njit
+@nb.njit(inline="always")
 def _pairwise(a, b, k0, k1, cv, lo, tree):
     """CDNA2: products of normal inputs rounded to float32, flushed below 2**-126 to +0, then
     (p0 + p1) + (p2 + p3) ... in float32 (each sum flushed), then c + that (c flushed)."""
@@ -155,14 +183,12 @@ def _pairwise(a, b, k0, k1, cv, lo, tree):
 
 @nb.njit(inline="always")
 def _shift(m, s, floor):
-    """m * 2**s for an int64 m: exact for s >= 0, else rounded down (floor) or toward zero."""
-    if s >= 0:
-        return m << min(s, 62)
-    r = min(-s, 63)
-    if floor:
-        return m >> r
-    mag = (-m if m < 0 else m) >> r
-    return -mag if m < 0 else mag
+    """m * 2**s for an int64 m (|m| < 2**62): exact for s >= 0, else rounded down (floor) or
+    toward zero (a negative m first raised by 2**-s - 1: no branch on its sign)."""
+    r = min(max(-s, 0), 62)
+    if not floor:
+        m += (m >> 63) & ((np.int64(1) << r) - 1)
+    return m << min(max(s, 0), 62) if s >= 0 else m >> r
 
 
 @nb.njit(inline="always")
@@ -171,14 +197,11 @@ def _group(am, ae, bm, be, k0, k1, step, bits):
     products truncated to 2**(E - 24), in that unit); E = _EMPTY without a nonzero one."""
     big = _EMPTY
     for k in range(k0, k1, step):
-        if am[k] * bm[k] != 0:
-            big = max(big, ae[k] + be[k])
+        big = max(big, ae[k] + be[k] if am[k] * bm[k] != 0 else _EMPTY)
     s = 0
     if big != _EMPTY:
-        for k in range(k0, k1, step):
-            m = am[k] * bm[k]
-            if m != 0:
-                s += _shift(m, ae[k] + be[k] - big + 24 - bits, False)
+        for k in range(k0, k1, step):  # a zero product adds zero
+            s += _shift(am[k] * bm[k], ae[k] + be[k] - big + 24 - bits, False)
     return big, s
 
 
@@ -208,7 +231,7 @@ def _join(e1, s1, e2, s2, more, drop_below):
     return big, a + b, unit
 
 
-@nb.njit
+@nb.njit(inline="always")
 def _aligned(am, ae, bm, be, k0, k1, cv, bits, odd_even):
     """CDNA3: the products aligned and truncated (FP8: the even and the odd k apart, joined
     rounding down), then c joined with 7 more bits; rounded to nearest-even binary32."""
@@ -232,13 +255,38 @@ def _aligned(am, ae, bm, be, k0, k1, cv, bits, odd_even):
 # ----------------------------------------------------------------------------- the chain
 
 
+@nb.njit
+def _significands(x, precision, emin):
+    """matrix_core.significands of a C-contiguous array of values of the input format (normal
+    float64 numbers): x = m * 2**(e - precision + 1), e = max(floor(log2|x|), emin), as int64
+    arrays (0, 0 for zeros and non-finite x), read from the bits."""
+    m = np.zeros(x.shape, np.int64)
+    e = np.zeros(x.shape, np.int64)
+    xf, mf, ef = x.reshape(-1), m.reshape(-1), e.reshape(-1)
+    for q in range(xf.size):
+        v = xf[q]
+        if v != 0.0 and math.isfinite(v):
+            b = float_bits(v)
+            ex = ((b >> 52) & 0x7FF) - 1023
+            ef[q] = max(ex, emin)
+            mag = ((b & _FRACTION) | _HIDDEN) >> (53 - precision + ef[q] - ex)
+            mf[q] = -mag if b < 0 else mag
+    return m, e
+
+
 @cached_njit
-def amd_loop(a, bt, am, ae, bm, be, c, out, block, kind, limit, lo, bits):
+def amd_loop(a, bt, c, out, block, kind, limit, lo, precision, emin, bits):
     """out[t, i, j] = the chain of blocks of ``block`` over row a[t, i] and column bt[t, j]
-    (B transposed: (n, N, K)) from c[t, i, j], summed by ``KINDS[kind]``; am, ae, bm, be the
-    inputs' integer significands and exponents (matrix_core.significands; the aligned sums
-    only, else empty rows), ``limit`` the product limit, ``lo`` the input format's smallest
-    normal (pairwise flushes below it), ``bits`` the products' fraction bits (aligned)."""
+    (B transposed: (n, N, K); both C-contiguous) from c[t, i, j], summed by ``KINDS[kind]``;
+    ``limit`` the product limit, ``lo`` the input format's smallest normal (pairwise flushes
+    below it), ``precision`` and ``emin`` the input format's, ``bits`` the products' fraction
+    bits relative to 23 + neab (the aligned sums)."""
+    if kind >= 2:  # the aligned sums' integer significands and exponents
+        am, ae = _significands(a, precision, emin)
+        bm, be = _significands(bt, precision, emin)
+    else:
+        am = ae = np.zeros((a.shape[0], a.shape[1], 0), np.int64)
+        bm = be = np.zeros((bt.shape[0], bt.shape[1], 0), np.int64)
     parts = np.empty(block + 2)
     tree = np.empty(block, np.float32)
     for t in range(a.shape[0]):
@@ -249,7 +297,9 @@ def amd_loop(a, bt, am, ae, bm, be, c, out, block, kind, limit, lo, bits):
                 cv = c[t, i, j]
                 for k0 in range(0, a.shape[2], block):
                     k1 = min(k0 + block, a.shape[2])
-                    special, v = _special(ar, br, k0, k1, cv, limit)
+                    special = False
+                    if not _ordinary(ar, br, k0, k1, cv, limit):
+                        special, v = _special(ar, br, k0, k1, cv, limit)
                     if special:
                         cv = v
                     elif kind == 0:

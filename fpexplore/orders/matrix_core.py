@@ -56,15 +56,9 @@ def amd_blocks(A3, B3, C3, fmt: str, rules, block: int, neab) -> np.ndarray:
     info = format_info(fmt)
     a = np.ascontiguousarray(A3, dtype=np.float64)
     bt = np.ascontiguousarray(np.swapaxes(B3, 1, 2), dtype=np.float64)  # (n, N, K)
-    if kind in ("late-c", "odd-even"):
-        am, ae = significands(a, info.precision, info.emin)
-        bm, be = significands(bt, info.precision, info.emin)
-    else:  # the aligned sums' significands only
-        am = ae = np.zeros(a.shape[:2] + (0,), np.int64)
-        bm = be = np.zeros(bt.shape[:2] + (0,), np.int64)
     bits = 2 * (info.precision - 1) - (neab or 0) + 1  # fraction bits relative to 23 + neab
     c = np.ascontiguousarray(C3, dtype=np.float64)
     out = np.empty(c.shape)
-    amd_loop(a, bt, am, ae, bm, be, c, out, block, KINDS.index(kind), rules.product_limit,
-             float(info.smallest_normal), bits)  # fmt: skip
+    amd_loop(a, bt, c, out, block, KINDS.index(kind), rules.product_limit,
+             float(info.smallest_normal), info.precision, info.emin, bits)  # fmt: skip
     return out
