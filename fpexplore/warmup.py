@@ -47,10 +47,12 @@ def _dispatchers() -> dict:
 
     from . import _exact_kernels
     from .ops import variance
-    from .orders import _kernels, _matmul_kernels, frameworks, simd
+    from .orders import _kernels, _matmul_kernels, _matrix_core_kernels, frameworks, simd
 
     out = {n: f for n, f in vars(_kernels).items() if isinstance(f, Dispatcher)}
     out.update({n: f for n, f in vars(_matmul_kernels).items() if isinstance(f, Dispatcher)})
+    # the AMD matrix cores' chain of blocks (fpx.mma, the tensor-core order's mi* archs)
+    out.update({n: f for n, f in vars(_matrix_core_kernels).items() if isinstance(f, Dispatcher)})
     # the exact core's kernels (references of sum and dot, fma)
     out.update({n: f for n, f in vars(_exact_kernels).items() if isinstance(f, Dispatcher)})
     out["_welford"] = variance.welford_kernel()
