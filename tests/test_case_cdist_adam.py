@@ -45,9 +45,7 @@ def close_points():
 
 def close_pairs(x, y, fmt, acc):
     xs, ys = fpx.as_format(x, fmt), fpx.as_format(y, fmt)
-    d = {
-        v: np.diag(fpx.cdist(xs, ys, variant=v, accumulate=acc)) for v in ("expanded", "direct")
-    }
+    d = {v: np.diag(fpx.cdist(xs, ys, variant=v, accumulate=acc)) for v in ("expanded", "direct")}
     d["exact"] = np.diag(fpx.cdist(xs, ys, variant="exact"))  # exact: no accumulator
     return d
 
