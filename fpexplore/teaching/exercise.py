@@ -219,10 +219,18 @@ class Exercise:
 
 def _sign_note(given, answer) -> str:
     """A word about the sign where a typed number and the answer have opposite signs."""
-    g, a = float(given), float(answer)
-    if g == 0 or a == 0 or math.isnan(g) or math.isnan(a) or (g < 0) == (a < 0):
+    g, a = _sign(given), _sign(answer)
+    if g == 0 or a == 0 or g == a:
         return ""
     return f" Check the sign: the answer is {'negative' if a < 0 else 'positive'}."
+
+
+def _sign(v) -> int:
+    """-1, 0 or 1 (0 for zero and NaN), exactly: a typed 1e400 is a Fraction no float holds."""
+    try:
+        return int(v > 0) - int(v < 0)
+    except (TypeError, ArithmeticError):
+        return 0
 
 
 def _short(v) -> str:
