@@ -45,6 +45,8 @@ def _round_rational_mode(num: int, den: int, info) -> float:
     """Round ``num/den`` exactly to ``info`` in its rounding mode (tf32 variants, FP8)."""
     mode = TF32_TIES.get(info.name, "even")
     v = round_rational(num, den, info.precision, info.emin, info.emax)
+    if mode == "zero" and math.isinf(v):  # a finite value past the largest: toward zero
+        return math.copysign(math.ldexp(2.0 - 2.0 ** (1 - info.precision), info.emax), num)
     if mode != "even" and math.isfinite(v):
         # the neighbour on the other side of num/den, if num/den is not v itself
         diff = Fraction(num, den) - Fraction(v)

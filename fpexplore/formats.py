@@ -317,7 +317,10 @@ def as_format(
     info = format_info(fmt)
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("boolean values are not numbers to round")
-    arr = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    arr = as_array(x, "as_format: x") if not isinstance(x, np.ndarray) else x
+    if isinstance(x, (list, tuple)) and arr.dtype == np.float64:
+        if any(_inexact_int(v) for v in np.asarray(x, dtype=object).reshape(-1)):
+            arr = np.asarray(x, dtype=object)  # ints float64 would round: each exactly
     kind = arr.dtype.kind
     if arr.dtype in _BY_DTYPE:
         src = _BY_DTYPE[arr.dtype]
@@ -695,13 +698,20 @@ def _weak_array(x, what: str) -> np.ndarray | None:
     return None
 
 
+def _inexact_int(v) -> bool:
+    """An integer (Python's or NumPy's, not a bool) that float64 does not hold exactly."""
+    if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
+        return False
+    return int(float(v)) != int(v)
+
+
 def _refuse_rounded_ints(x, arr: np.ndarray, what: str) -> None:
     """TypeError where NumPy rounded a Python int of the list ``x`` (ints among floats) to
     make the float64 array ``arr``."""
     if not isinstance(x, (list, tuple)) or arr.dtype != np.float64:
         return
     for v in np.asarray(x, dtype=object).reshape(-1):
-        if isinstance(v, int) and not isinstance(v, bool) and int(float(v)) != v:
+        if _inexact_int(v):
             raise TypeError(
                 f"{what}: the integer {v} in the list is not exactly a float64 (NumPy would "
                 "round it); pass an array of a format that holds it, or a float"

@@ -375,6 +375,38 @@ def test_python_ints_among_floats_are_never_rounded_on_the_way_in(call):
     held = [2**53, 0.5, 3, -(2**60), 2**60, 1.25]  # every int exactly a float64
     want = float(sum(Fraction(v) for v in held))  # correctly rounded: 2**53 + 4
     assert fpx.exact_sum(held) == want == 2.0**53 + 4
+    # NumPy's integer scalars in a list were rounded through float64 the same way
+    for big in (np.int64(2**53 + 1), np.uint64(2**64 - 1)):
+        with pytest.raises(TypeError, match=f"the integer {int(big)} in the list"):
+            call([big, 0.5])
+
+
+def test_as_format_rounds_ints_among_floats_once():
+    """as_format([2**60 + 2**36 + 1, 0.5], "float32") rounded the int to float64 (2**60) and
+    then to float32: 2**60. Rounded once, it is 2**60 + 2**37 (Fraction, nearest-even at
+    float32's 24 bits: 2**36 + 1 is past half an ulp of 2**37)."""
+    big = 2**60 + 2**36 + 1
+    want = np.float32(2**60 + 2**37)
+    assert float(want) == 2**60 + 2**37  # the oracle's neighbour, exactly a float32
+    for x in ([big, 0.5], [np.int64(big), 0.5], [np.uint64(big), 0.5], (0.5, big)):
+        got = np.asarray(fpx.as_format(x, "float32"))
+        assert got.dtype == np.float32 and float(got[x.index(0.5) ^ 1]) == float(want), x
+        assert got[x.index(0.5)] == np.float32(0.5)
+    with pytest.raises(ValueError, match="as_format: x: a nested list whose rows"):
+        fpx.as_format([[1.0], [1.0, 2.0]], "float32")
+
+
+def test_tf32_truncate_saturates_whatever_the_type():
+    """tf32-truncate rounds toward zero: a finite value past the largest tf32 value
+    ((2 - 2**-10) * 2**127) gives it, with its sign, as a Fraction, a float or a float32
+    (a Fraction and 1e39 gave inf); infinities stay."""
+    largest = (2 - 2.0**-10) * 2.0**127
+    for v in (Fraction(340199290171201906221318119490500689920), 1e39, 2.0**200, 2.0**128):
+        assert float(fpx.as_format(v, "tf32-truncate")) == largest, v
+        assert float(fpx.as_format(-v, "tf32-truncate")) == -largest, v
+    assert float(fpx.as_format(np.float32(3.4028235e38), "tf32-truncate")) == largest
+    assert float(fpx.as_format(np.array([1e39]), "tf32-truncate")[0]) == largest
+    assert fpx.as_format(math.inf, "tf32-truncate") == math.inf
 
 
 def test_ulp_of_signalling_nans_is_nan_without_warnings():
