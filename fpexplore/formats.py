@@ -757,9 +757,10 @@ def coerce(
         prepared.append((arr if keep_bits else quiet_nans(arr, info), False))
     if len(strong) > 1:
         names = sorted(strong, key=FORMATS.index)
+        wide = holding(*strong.values()).name  # bfloat16 and float16: float32
         raise TypeError(
             f"{what}: mixed formats {' and '.join(names)}; convert explicitly first, e.g. "
-            f"fpx.as_format(x, {names[-1]!r}) (widening is exact) or "
+            f"fpx.as_format(x, {wide!r}) (it holds both: exact) or "
             f"fpx.as_format(x, {checks.shown(names[0])}) (rounds)"
         )
     info = next(iter(strong.values())) if strong else _INFO["float64"]

@@ -325,6 +325,9 @@ def test_ulp_distance_rules():
     assert fpx.ulp_distance(-1.7976931348623157e308, 1.7976931348623157e308) == 2**63 - 1
     with pytest.raises(TypeError, match="mixed formats"):
         fpx.ulp_distance(np.float32(1), np.float64(1))
+    # the advice names the format that holds both (float16 to bfloat16 would round)
+    with pytest.raises(TypeError, match=r"as_format\(x, 'float32'\) \(it holds both: exact\)"):
+        fpx.ulp_distance(np.array([1], ml_dtypes.bfloat16), np.array([1], np.float16))
     with pytest.raises(ValueError, match="nan must be"):
         fpx.ulp_distance(1.0, 2.0, nan="ignore")
 
