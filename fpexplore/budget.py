@@ -140,6 +140,12 @@ def difference_budget(
     configs = _switched(op, cfg, target, factors, needs_rounding)
     results = [evaluate(op, c, inputs) for _, c in configs]
     results = _common_format(results)
+    for (step, c), r in zip(configs, results):
+        if np.isnan(np.asarray(r, dtype=np.float64)).any():
+            raise ValueError(
+                f"difference_budget: the result of {c} ({step}) is NaN (inputs holding NaN or "
+                "infinities of both signs, or an overflow): no ulps to split between NaNs"
+            )
     rows, steps = [], []
     for i, ((f, c), cur) in enumerate(zip(configs, results)):
         prev = results[i - 1] if i else cur

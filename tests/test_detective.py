@@ -303,3 +303,14 @@ def test_matmul_budget_and_comparison_print_short_and_say_what_they_sum():
     shown = repr(cmp)
     assert len(shown) < 2000 and "Comparison: matmul" in shown and "sequential" in shown
     assert len(repr(cmp.diff("sequential", "tree"))) < 1000
+
+
+def test_difference_budget_of_nan_results_says_so():
+    """A NaN input made every result NaN, and the budget asked for ulp_distance's nan=,
+    an argument difference_budget does not have."""
+    x = np.array([np.nan, 1.0], np.float32)
+    with pytest.raises(ValueError, match=r"the result of sequential \(start\) is NaN"):
+        fpx.difference_budget((x, x), "sequential", "pairwise")
+    y = np.array([np.inf, -np.inf, 1.0], np.float32)
+    with pytest.raises(ValueError, match="is NaN"):
+        fpx.difference_budget(y, "sequential", "pairwise", op="sum")
