@@ -106,18 +106,25 @@ _BLOCK = 1 << 15  # elements per cache-sized block in the vectorized fast paths
 def _fma_compiled(a: np.ndarray, b: np.ndarray, c: np.ndarray, info: FormatInfo) -> np.ndarray:
     """fma with the compiled kernels: llvm.fma for float32 and float64; float16 and bfloat16
     through an exact float64 product, a round-to-odd float64 addition and one rounding."""
-    a, b, c = np.broadcast_arrays(a, b, c)
-    shape = a.shape
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
     k = _kernels()
     if info.name in ("float32", "float64"):
-        A, B, C = (np.ascontiguousarray(v).reshape(-1) for v in (a, b, c))
+        A, B, C = (_flat(v, shape) for v in (a, b, c))
         out = np.empty(A.size, dtype=info.dtype)
         k.fma_rn(A, B, C, out)
         return out.reshape(shape)
-    A, B, C = (np.ascontiguousarray(v, dtype=np.float32).reshape(-1) for v in (a, b, c))
+    A, B, C = (_flat(v, shape, np.float32) for v in (a, b, c))
     odd = np.empty(A.size)
     k.fma_odd(A, B, C, odd)
     return round_f64(odd, info).reshape(shape)
+
+
+def _flat(v: np.ndarray, shape: tuple, dtype=None) -> np.ndarray:
+    """``v`` broadcast to ``shape``, as a flat C-contiguous array the kernels can take (a
+    copy where it is broadcast: a broadcast view warns when numba reads its flags)."""
+    if v.shape != shape:
+        v = np.array(np.broadcast_to(v, shape), dtype=dtype, order="C")
+    return np.ascontiguousarray(v, dtype=dtype).reshape(-1)
 
 
 def _fma_narrow(a: np.ndarray, b: np.ndarray, c: np.ndarray, info: FormatInfo) -> np.ndarray:

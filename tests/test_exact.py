@@ -6,8 +6,10 @@ import math
 import os
 import subprocess
 import sys
+import warnings
 from fractions import Fraction
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -608,3 +610,20 @@ def test_cpu_quota_of_the_control_group(tmp_path, monkeypatch):
     monkeypatch.delenv("FPX_EXACT_THREADS", raising=False)
     monkeypatch.setattr(exact, "cpu_quota", lambda: 1)
     assert exact.threads_for(100 * exact.THREAD_MIN) == 1
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float32", "float64"])
+def test_fma_with_broadcast_scalars_warns_nothing(fmt):
+    """fpx.fma(np.array([1.0]), 1.0, 1.0) let numba's FutureWarning about writing to a
+    broadcast array reach the user; the values: 1*1 + 1 and x*2 + 0.5, exact."""
+    dt = ml_dtypes.bfloat16 if fmt == "bfloat16" else np.dtype(fmt)
+    x = np.array([1.0, 2.0, 3.0], dtype=dt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        one = fpx.fma(x[:1], 1.0, 1.0)
+        got = fpx.fma(x, 2.0, 0.5)
+        col = fpx.fma(x, x[:, None], 1.0)
+    assert np.asarray(one).astype(np.float64).tolist() == [2.0]
+    assert np.asarray(got).astype(np.float64).tolist() == [2.5, 4.5, 6.5]
+    want = [[a * b + 1 for a in (1, 2, 3)] for b in (1, 2, 3)]
+    assert np.asarray(col).astype(np.float64).tolist() == want
