@@ -6,8 +6,9 @@ not from the fast code. NVIDIA: one block of products
 and c is aligned to the largest exponent, each aligned term truncated toward zero to the grid
 ``2**(E - 23 - neab)``, the truncated terms summed exactly and the sum rounded once to the
 output (toward zero for binary32, to nearest even for binary16). FP8 inputs with a binary16
-output (``fp8_float16``): two float16 blocks (k % 4 in {0, 1} from 0, then the rest), then
-c added with one rounding to binary16.
+output, and every FP8 block of ``h100-mma`` (``fp8_as_float16``: Hopper's mma.sync unpacks FP8
+to float16): two float16 blocks (k % 4 in {0, 1} from 0, then the rest), then c added with one
+rounding to nearest in the output format.
 
 AMD (``amd_block``): CDNA1 sums exactly and rounds once to nearest binary32; CDNA2 flushes
 subnormal inputs and products and adds in binary32, pairwise, c last; CDNA3 aligns the
@@ -60,6 +61,9 @@ _P = {
         {"float32": -133, "float16": -21},
     ),
 }
+# Hopper's mma.sync with FP8 (measured on an H200): float16 blocks; FP8 entries give the block
+_P["h100-mma"] = ({**_P["h100"][0], "float8_e4m3": (32, 2), "float8_e5m2": (32, 2)},
+                  _P["h100"][1])  # fmt: skip
 # B200TCRN.m: the B200 with the final rounding to nearest, and the float16 floor -15
 _P["b200-rn"] = (_P["b200"][0], {"float32": -133, "float16": -15})
 _NEAREST_F32 = {"b200-rn"}
@@ -169,22 +173,22 @@ def block(a, b, c, *, arch: str, inputs: str, output: str) -> float:
     return _round(s, precision, emin, emax, nearest=nearest)
 
 
-def fp8_float16(a, b, c, *, arch: str) -> float:
-    """FP8 inputs, binary16 output, one block of at most 32: t = the float16 block (float16
-    inputs and output) of the k with k % 4 < 2 from t = 0, then of the other k from t; the
-    result is t + c rounded once to nearest-even binary16."""
+def fp8_as_float16(a, b, c, *, arch: str, output: str = "float16") -> float:
+    """FP8 inputs, one block of at most 32: t = the float16 block (float16 inputs, ``output``)
+    of the k with k % 4 < 2 from t = 0, then of the other k from t; the result is t + c
+    rounded once to nearest-even in ``output``."""
     t = 0.0
     for part in (0, 2):
         ks = [k for k in range(len(a)) if k % 4 in (part, part + 1)]
         if ks:
             t = block([a[k] for k in ks], [b[k] for k in ks], t, arch=arch, inputs="float16",
-                      output="float16")  # fmt: skip
+                      output=output)  # fmt: skip
     c = float(c)
     if not (math.isfinite(t) and math.isfinite(c)):
         return t + c  # NaN, or the infinity (NaN for infinities of both signs)
     if t == 0 and c == 0:  # IEEE: -0 + -0 is -0, any other sum of zeros +0
         return -0.0 if math.copysign(1, t) < 0 and math.copysign(1, c) < 0 else 0.0
-    return _round(Fraction(t) + Fraction(c), *_OUT["float16"], nearest=True)
+    return _round(Fraction(t) + Fraction(c), *_OUT[output], nearest=True)
 
 
 # ----------------------------------------------------------------------------- AMD

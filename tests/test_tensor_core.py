@@ -163,7 +163,7 @@ def _values(fmt: str) -> np.ndarray:
 COMBOS = [(arch, fmt, out) for arch in slow._P
           for fmt in slow._P[arch][0] for out in ("float32", "float16")
           if out == "float32" or fmt == "float16"
-          or (arch == "h100" and fmt in ("float8_e4m3", "float8_e5m2"))]  # fmt: skip
+          or (arch.startswith("h100") and fmt in ("float8_e4m3", "float8_e5m2"))]  # fmt: skip
 AMD_COMBOS = [(arch, fmt, "float32") for arch in slow.AMD for fmt in slow.AMD[arch]]
 _POOL = {fmt: _values(fmt) for fmt in slow._EMIN}
 
@@ -205,9 +205,9 @@ def _slow_chain(arch, fmt, out, a, b, c):
     block = slow._P[arch][0][fmt][0]
     v = c
     for k in range(0, len(a), block):
-        if fmt.startswith("float8") and out == "float16":
-            v = slow.fp8_float16(a[k : k + block].tolist(), b[k : k + block].tolist(), v,
-                                 arch=arch)  # fmt: skip
+        if fmt.startswith("float8") and (out == "float16" or arch == "h100-mma"):
+            v = slow.fp8_as_float16(a[k : k + block].tolist(), b[k : k + block].tolist(), v,
+                                    arch=arch, output=out)  # fmt: skip
             continue
         v = slow.block(a[k : k + block].tolist(), b[k : k + block].tolist(), v, arch=arch,
                        inputs=fmt, output=out)  # fmt: skip
@@ -460,7 +460,11 @@ def test_gpus_table_is_the_arch_table():
         "v100",
         "a100",
         "h100",
+        "h200",  # measured here (tests/test_tensor_core_measured.py)
+        "h100-mma",
     }
+    row = df[(df["arch"] == "h100-mma") & (df["inputs"] == "float8_e4m3")].iloc[0]
+    assert (row["outputs"], row["sum"]) == ("float32, float16", "two-f16")
     row = df[(df["arch"] == "ada") & (df["inputs"] == "float8_e4m3")].iloc[0]
     assert (row["block"], row["alignment_bits"], row["outputs"]) == (16, "13", "float32")
     row = df[(df["arch"] == "b200") & (df["inputs"] == "float8_e4m3")].iloc[0]

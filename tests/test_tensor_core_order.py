@@ -118,15 +118,20 @@ def test_labelled_library_verified_against_published_outputs():
         v = fpx.variants(op, details=True)["tensor-core"]
         assert v.kind == "library"
         assert (
-            "verified against published hardware outputs of the V100, A100 and H100, the "
-            "published models elsewhere (docs/tensor_cores.md)" in v.description
+            "verified against published hardware outputs of the V100, A100 and H100 and "
+            "outputs measured on an H200, the published models elsewhere "
+            "(docs/tensor_cores.md)" in v.description
         )
         assert "on GPU here" not in v.description
     assert "tensor-core" not in fpx.orders("sum")
     assert tensor_core.verified("h100") == (
         "H100 (Hopper): hardware rows matched: every published H100 row (fp16 float32 and "
         "float16 out, bf16, tf32, E4M3 and E5M2 float32 and float16 out; 5,000 each, "
-        "tests/data/tensor_cores) (docs/tensor_cores.md)"
+        "tests/data/tensor_cores); FP8 float32 out is Hopper's own FP8 path (wgmma, as cuBLAS "
+        "runs it); mma.sync unpacks FP8 to float16 and gives h100-mma (docs/tensor_cores.md)"
+    )
+    assert tensor_core.verified("h200-mma").startswith(
+        "H100 / H200 through mma.sync (Hopper): hardware rows matched: an H200's mma.sync"
     )
     assert tensor_core.verified("MI300X").startswith(
         "MI300 / MI300A / MI300X (CDNA3): model only (MI300MC.m"

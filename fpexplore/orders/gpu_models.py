@@ -14,7 +14,7 @@ written here as data; docs/tensor_cores.md gives the rules they parametrise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .. import checks
@@ -53,7 +53,8 @@ SUMS = {
     "late-c": "products aligned to their largest exponent and truncated; c added after, the "
     "smaller of the two rounded down",
     "odd-even": "even and odd products aligned apart, joined rounding down, c added after",
-    "two-f16": "two float16 blocks of 16 (k mod 4 in {0, 1}, then the rest), c added last",
+    "two-f16": "FP8 unpacked to float16: two float16-input blocks of 16 (k mod 4 in {0, 1}, "
+    "then the rest), then c added in one rounding to nearest",
 }
 _ROUNDING = {"rz": "toward zero", "rne": "nearest-even"}
 _FP8 = ("float8_e4m3", "float8_e5m2")
@@ -120,6 +121,9 @@ HOPPER = Rules(
     ("float16", *_FP8),
     fp8_sum={"float16": "two-f16"},
 )
+#: Hopper's mma.sync with FP8 inputs (H200 SASS: F2FP unpack + two HMMA.16816 per instruction)
+HOPPER_MMA = replace(HOPPER, inputs={**_HOPPER_IN, "float8_e4m3": (32, 2), "float8_e5m2": (32, 2)},
+                     fp8_sum={"float16": "two-f16", "float32": "two-f16"})  # fmt: skip
 _B200_FP8 = {
     (f, "float16"): "the B200 model (B200TC.m) gives FP8 inputs a float32 output only" for f in _FP8
 }
@@ -185,6 +189,16 @@ def _model(file: str, note: str = "") -> str:
     return f"model only ({file}{note}): no hardware rows here"
 
 
+_H200 = (
+    "hardware rows matched: an H200 measured here (tests/data/tensor_cores/h200_*.npz, "
+    "mma.sync: fp16 float32 and float16 out, bf16, tf32, E4M3 and E5M2 float16 out, one "
+    "instruction and chains; FP8 float32 out: cuBLASLt's FP8 GEMM with fast accumulation)"
+)
+_HOPPER_FP8 = (
+    "; FP8 float32 out is Hopper's own FP8 path (wgmma, as cuBLAS runs it); mma.sync "
+    "unpacks FP8 to float16 and gives h100-mma"
+)
+
 ARCHS = {
     g.key: g
     for g in (
@@ -197,8 +211,12 @@ ARCHS = {
         Gpu("l40s", "L40S", ADA, "L40STC.m", _model("L40STC.m, the parameters of AdaTC.m")),
         Gpu("h100", "H100", HOPPER, "H100TC.m",
             _rows("H100", "fp16 float32 and float16 out, bf16, tf32, E4M3 and E5M2 float32 "
-                  "and float16 out")),  # fmt: skip
-        Gpu("h200", "H200", HOPPER, "H200TC.m", _model("H200TC.m calls H100TC.m")),
+                  "and float16 out") + _HOPPER_FP8),  # fmt: skip
+        Gpu("h200", "H200", HOPPER, "H200TC.m", _H200 + _HOPPER_FP8),
+        Gpu("h100-mma", "H100 / H200 through mma.sync", HOPPER_MMA, "measured here",
+            "hardware rows matched: an H200's mma.sync with E4M3 and E5M2 inputs, float32 and "
+            "float16 out, one instruction and chains (tests/data/tensor_cores/h200_fp8.npz); "
+            "other inputs as h100"),  # fmt: skip
         Gpu("b200", "B200", BLACKWELL, "B200TC.m", _model("B200TC.m")),
         Gpu("b200-rn", "B200 (round-to-nearest variant)", BLACKWELL_RN, "B200TCRN.m",
             _model("B200TCRN.m, 'the B200 with final rounding mode set to RN'; the model "
@@ -218,6 +236,7 @@ ALIASES = {
     "rtx4090": "ada",
     "a40": "a100",
     "gh200": "h100",
+    "h200-mma": "h100-mma",
     "rtx5090": "rtx-pro-6000",
     "mi210": "mi250",
     "mi300a": "mi300",

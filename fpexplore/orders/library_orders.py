@@ -461,8 +461,8 @@ LIBRARY_ORDERS = [
 # GPU tensor cores (NVIDIA) and matrix cores (AMD) (fpx.mma, docs/tensor_cores.md): A @ B
 # with C = 0 and a float32 output, the inputs in the format of the arrays (float16, bfloat16)
 # or of the input rounding (+tf32, +bfloat16, +float8_e4m3, ...). Checked against the
-# published outputs of the V100, A100 and H100, the published models elsewhere (fpx.gpus());
-# not run on a GPU here.
+# published outputs of the V100, A100 and H100, outputs measured on an H200 (2026-11-26), the
+# published models elsewhere (fpx.gpus()).
 
 
 def _tensor_core(x, y, p, rounding):
@@ -475,8 +475,8 @@ TENSOR_CORES = [
         "GPU tensor cores (NVIDIA) and matrix cores (AMD) (fpx.mma with C = 0, float32 "
         f"output), arch= {', '.join(gpu_models.ARCHS)} or a product alias (fpx.gpus()); inputs: "
         "float16/bfloat16 arrays or an input rounding (+tf32, +float8_e4m3, ...); verified "
-        "against published hardware outputs of the V100, A100 and H100, the published models "
-        "elsewhere (docs/tensor_cores.md)",
+        "against published hardware outputs of the V100, A100 and H100 and outputs measured "
+        "on an H200, the published models elsewhere (docs/tensor_cores.md)",
         LIBRARY,
         params={"arch": ("h100", tensor_core.check_arch)},
         choices={"arch": tuple((k, tensor_core.verified(k)) for k in gpu_models.ARCHS)},
@@ -492,8 +492,8 @@ TENSOR_CORES = [
         ),
         # one GPU per architecture: the detective's tensor-core candidates
         grid=tuple((("arch", k),) for k in gpu_models.one_per_architecture()),
-        verified="published hardware outputs of the V100, A100 and H100, the published "
-        "models elsewhere (docs/tensor_cores.md); not run on a GPU here",
+        verified="published hardware outputs of the V100, A100 and H100 and outputs measured "
+        "on an H200, the published models elsewhere (docs/tensor_cores.md)",
     ),
 ]
 

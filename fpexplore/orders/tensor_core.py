@@ -260,13 +260,14 @@ def _blocks(A3, B3, C3, inputs, output, params, rules) -> np.ndarray:
     return out
 
 
-def _fp8_float16(A3, B3, C3, block, rules) -> np.ndarray:
-    """FP8 inputs, float16 output: per block of 32, t = the float16 block model (float16
-    inputs and output) over the k with k % 4 < 2 from t = 0, then over the others from t;
-    then d = t + c rounded once to float16 (nearest-even, overflow to inf). As if each
-    mma.sync m16n8k32 ran as two float16 mma of k = 16 on the FP8 pairs unpacked to float16
-    (k 4j, 4j+1, then 4j+2, 4j+3) and a float16 addition of C: every published H100 row."""
+def _fp8_as_float16(A3, B3, C3, block, rules, output) -> np.ndarray:
+    """FP8 inputs as Hopper's mma.sync runs them (SASS: F2FP unpack to float16, then two
+    HMMA.16816): per block of 32, t = the float16 block model (float16 inputs, ``output``)
+    over the k with k % 4 < 2 from t = 0, then over the others from t; then d = t + c rounded
+    once to ``output`` (nearest-even, overflow to inf). Every published H100 float16 row and
+    every measured H200 row (tests/data/tensor_cores/h200_fp8.npz)."""
     K = A3.shape[2]
+    dtype = format_info(output).dtype
     d = np.asarray(C3, dtype=np.float64)
     for k0 in range(0, K, block):
         local = np.arange(min(block, K - k0))
@@ -276,10 +277,11 @@ def _fp8_float16(A3, B3, C3, block, rules) -> np.ndarray:
             if ks.size:
                 a16 = np.ascontiguousarray(A3[:, :, ks])
                 b16 = np.ascontiguousarray(B3[:, ks, :])
-                t = _blocks(a16, b16, t, "float16", "float16", rules.inputs["float16"], rules)
+                t = _blocks(a16, b16, t, "float16", output, rules.inputs["float16"], rules)
         with np.errstate(invalid="ignore", over="ignore"):
-            # t and c are float16 values: their float64 sum is exact, one rounding to float16
-            d = (t + d).astype(np.float16).astype(np.float64)
+            # t and c are values of the output format: their float64 sum rounded to it is
+            # the correctly rounded sum (53 >= 2 * 24 + 2: the double rounding is innocuous)
+            d = (t + d).astype(dtype).astype(np.float64)
     return d
 
 
@@ -336,9 +338,11 @@ def mma(
     C : array_like, broadcastable to (..., M, N)
         The addend, exactly representable in ``output``.
     arch : str
-        A key of ``fpx.gpus()`` (v100, a100, a2, a30, ada, l40s, h100, h200, b200, b200-rn,
-        rtx-pro-6000, mi100, mi250, mi300) or a product alias of one (rtx4090, rtx5090,
-        mi210, mi300x, ...); any case.
+        A key of ``fpx.gpus()`` (v100, a100, a2, a30, ada, l40s, h100, h200, h100-mma,
+        b200, b200-rn, rtx-pro-6000, mi100, mi250, mi300) or a product alias of one (rtx4090,
+        rtx5090, mi210, mi300x, ...); any case. Hopper's FP8 has two paths: ``h100``/``h200``
+        is its own FP8 instruction (wgmma, as cuBLAS runs it), ``h100-mma`` is ``mma.sync``,
+        which unpacks FP8 to float16 (measured on an H200, docs/tensor_cores.md).
     inputs : str, optional
         The input format: float16, bfloat16, tf32, float8_e4m3, float8_e5m2 (NVIDIA, OCP
         FP8), float8_e4m3fnuz, float8_e5m2fnuz (AMD CDNA3 FP8), as the GPU supports them
@@ -382,7 +386,7 @@ def mma(
     if r.vendor == "AMD":
         out = amd_blocks(A3, B3, C3, inputs, r, block, neab)
     elif r.sum_of(inputs, output) == "two-f16":
-        out = _fp8_float16(A3, B3, C3, block, r)
+        out = _fp8_as_float16(A3, B3, C3, block, r, output)
     else:
         out = _blocks(A3, B3, C3, inputs, output, (block, neab), r)
     dtype = format_info(output).dtype
