@@ -17,8 +17,8 @@ Two ways to run on a GPU:
 
 cupy-cuda12x imports fine on a machine without a GPU and fails at first use
 (cudaErrorInsufficientDriver / cudaErrorNoDevice), so availability is checked by asking the
-runtime for a device, not by the import alone. Nothing here has run on a GPU yet: the tests
-marked ``gpu`` (tests/test_gpu.py) verify it where one is present.
+runtime for a device, not by the import alone. The tests marked ``gpu`` (tests/test_gpu.py)
+verify it where one is present: all passed on an H200 with CuPy 14.2 (docs/gpu.md).
 """
 
 from __future__ import annotations
