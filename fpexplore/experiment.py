@@ -257,6 +257,7 @@ def _row(job: Job, r, env: dict) -> dict:
         "library_version": library.get("version"),
         "threads": library.get("threads"),
         **env,
+        **({"device": r.device} if r.device else {}),
     }
 
 

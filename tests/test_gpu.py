@@ -11,6 +11,7 @@ import pytest
 
 import fpexplore as fpx
 from fpexplore.backends import cupy as gpu
+from fpexplore.ops.registry import OP_SPECS
 
 pytestmark = [
     pytest.mark.gpu,
@@ -91,3 +92,47 @@ def test_recorder_quick(tmp_path):
 
     assert record.main(["--quick", "--out", str(tmp_path)]) == 0
     assert list(tmp_path.glob("gpu_*.json.gz"))
+
+
+@pytest.mark.parametrize("op", sorted(fpx.ops()))
+def test_compare_gives_a_measured_cupy_row_for_every_op(op):
+    """A user's first GPU call: compare() with the cupy backend, for every op: a row measured
+    with CuPy's own function, or a message saying the op has no CuPy row."""
+    n = 100 if op in ("matmul", "cdist") else 1000
+    cmp = fpx.compare(op, n=n, backends=("numpy", "emulated", "cupy"))
+    rows = cmp.table[cmp.table["backend"] == "cupy"]
+    print(op, rows[["variant", "device", "max_abs_ulp", "time_ms"]].to_string(), cmp.messages)
+    if len(rows):
+        assert list(rows["variant"]) == [OP_SPECS[op].gpu_label]
+        assert list(rows["device"]) == [gpu.status()[1]]  # the GPU, not this machine's CPU
+    else:
+        assert any("no CuPy row" in m for m in cmp.messages), cmp.messages
+
+
+def test_on_gpu_runs_cupys_functions_and_the_order_kernels():
+    x = fpx.generate("normal", 10_000, "float32", seed=3)
+    y = fpx.generate("normal", 10_000, "float32", seed=4)
+    assert fpx.on_gpu("sum", x) == gpu.library("sum", x)
+    assert fpx.on_gpu("dot", x, y, order="sequential", fma=True) == fpx.dot(
+        x, y, "sequential", fma=True
+    )
+    got = fpx.on_gpu("linspace", np.float32(0), np.float32(1), 2000)
+    assert got.dtype == np.float32 and got.shape == (2000,)
+    assert np.array_equal(got, fpx.linspace(np.float32(0), np.float32(1), 2000, variant="cupy"))
+
+
+def test_explain_on_a_measured_cupy_sum_is_never_confidently_wrong():
+    """The debugging user's question on real numbers: np.sum against cupy.sum (both
+    deterministic: the cause is the order). Explain may say it cannot tell, never that the
+    cause is nondeterminism; with both functions given (fn=) it probes them."""
+    x = fpx.generate("wide", 100_003, "float32", seed=5)
+    gpu_sum = fpx.on_gpu("sum", x)
+    e = fpx.explain("sum", x, {"cpu": np.sum(x), "gpu": gpu_sum})
+    print(e)
+    text = str(e).lower()
+    assert "cause: nondeterminism (decided" not in text
+    assert "cause: order (decided" in text or "cannot tell" in text
+    e = fpx.explain("sum", x, {"cpu": np.sum(x), "gpu": gpu_sum},
+                    fn={"cpu": np.sum, "gpu": lambda v: fpx.on_gpu("sum", v)})  # fmt: skip
+    print(e)
+    assert "cause: nondeterminism (decided" not in str(e).lower()

@@ -154,3 +154,5 @@ def test_recorder_and_replay_round_trip(on_cpu, tmp_path, monkeypatch):
     cmp = fpx.compare("sum", format="float32", n=1000, backends=("emulated", "replay"), seed=0)
     rows = cmp.table[cmp.table["backend"] == "replay"]
     assert len(rows) >= 10 and all("CPU stand-in" in v for v in rows["variant"])
+    # the device column names the recording's device, not this machine's CPU
+    assert all("CPU stand-in" in d and d.endswith("(recorded)") for d in rows["device"])

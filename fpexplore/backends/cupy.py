@@ -352,4 +352,4 @@ def results(job: Job, step: str) -> list[Result]:
         return []
     args = job.op_spec.gpu_args(job.inputs, job.params)
     out, elapsed, first_use = timed(lambda: library(job.op, *args))
-    return [Result(job.op_spec.gpu_label, "cupy", out, elapsed, first_use)]
+    return [Result(job.op_spec.gpu_label, "cupy", out, elapsed, first_use, device=status()[1])]

@@ -21,8 +21,9 @@ USER_DATA = "user data"  # the distribution column of a comparison of the user's
 @dataclass(frozen=True)
 class Result:
     """One result of a step: its label and backend (the table's ``variant`` and
-    ``backend``), the output, warm and first-use seconds, and the library that made it
-    (name, version, threads) where a real library did."""
+    ``backend``), the output, warm and first-use seconds, the library that made it
+    (name, version, threads) where a real library did, and the device it ran on where that
+    is not this machine's CPU (a GPU, a recording's GPU)."""
 
     label: str
     backend: str
@@ -30,6 +31,7 @@ class Result:
     elapsed: float
     first_use: float = 0.0
     library: dict | None = None
+    device: str | None = None
 
 
 @dataclass

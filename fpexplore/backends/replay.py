@@ -115,7 +115,13 @@ def results(job: Job, step: str) -> list[Result]:
         return []
     shape = np.shape(job.op_spec.reference_for(job.inputs, None, job.params, job.cache))
     found = [
-        Result(f"{label} [{device.get('device', 'GPU')}]", "replay", out, 0.0)
+        Result(
+            f"{label} [{device.get('device', 'GPU')}]",
+            "replay",
+            out,
+            0.0,
+            device=f"{device.get('device', 'GPU')} (recorded)",
+        )
         for label, device, out in lookup(job.op, job.format, job.n, job.distribution, job.seed)
         if np.shape(out) == shape
     ]
