@@ -84,6 +84,16 @@ def test_cupy_sum_is_the_cub_hypothesis_in_float32_and_float64():
     assert not _bits_equal(replay.decode(e), fpx.sum(_inputs(e)["x"], "cub", thread_reduce="tree"))
 
 
+def test_cupy_dot_is_the_cub_hypothesis():
+    """cupy.dot of two vectors: each product rounded, then CUB's sum with its per-type
+    defaults (fpexplore's `cub` dot: CuPy's ``(a * b).sum()``), every recorded result."""
+    dots = _cupy("dot")
+    assert len(dots) == 12  # float32, float64; uniform and wide; three sizes
+    for e in dots:
+        x = _inputs(e)
+        assert _bits_equal(replay.decode(e), fpx.dot(x["a"], x["b"], "cub")), (e["format"], e["n"])
+
+
 def test_cupy_sum_of_float16_is_not_settled():
     """float16: CUB's float16 sum gives five of the six results (NaN as NaN), CuPy's own
     kernel with a float32 accumulator the sixth (n = 100,003, wide), which CUB's does not:
