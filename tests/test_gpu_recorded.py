@@ -8,6 +8,7 @@ H200"), and where none does, the test says so.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -108,6 +109,34 @@ def test_cupy_sum_of_float16_is_not_settled():
             assert _bits_equal(got, kernel) and not _bits_equal(got, cub)
         else:
             assert _bits_equal(got, cub) or (np.isnan(got) and np.isnan(cub)), e["n"]
+
+
+def test_cupy_sum_of_float16_at_72_sizes_and_seeds_is_no_hypothesis_here():
+    """72 more float16 cupy.sum results from the H200 (tests/data/gpu/cupy_sum_float16_h200.json:
+    [distribution, n, seed, float16 bits, float32-accumulated sum]; CuPy's reduction
+    accelerator was CUB): `cub` alone gives 26, every hypothesis 21, the float32-accumulating
+    ones 5, and none gives 20 (n >= 20,000). Cannot tell, so nothing claims float16."""
+    doc = json.loads((Path(__file__).parent / "data" / "gpu" / "cupy_sum_float16_h200.json")
+                     .read_text())  # fmt: skip
+    assert doc["reduction_accelerators"] == ["1"]  # cupy._core._accelerator: CUB
+    tally = {"cub": 0, "all": 0, "float32": 0, "none": 0}
+    for dist, n, seed, bits, _ in doc["rows"]:
+        x = fpx.generate(dist, n, "float16", seed=seed)
+        got = np.uint16(bits).view(np.float16)
+        hits = set()
+        for name, order, acc in (("cub", "cub", None), ("kernel", "cupy-kernel", None),
+                                 ("cub32", "cub", "float32"),
+                                 ("kernel32", "cupy-kernel", "float32")):  # fmt: skip
+            v = np.float16(fpx.sum(x, order, **({"accumulate": acc} if acc else {})))
+            if v.view(np.uint16) == got.view(np.uint16) or (np.isnan(v) and np.isnan(got)):
+                hits.add(name)
+        names = {frozenset(): "none", frozenset({"cub"}): "cub",
+                 frozenset({"kernel", "cub32", "kernel32"}): "float32"}  # fmt: skip
+        key = "all" if len(hits) == 4 else names.get(frozenset(hits), str(hits))
+        tally[key] = tally.get(key, 0) + 1
+        if key == "none":
+            assert n >= 20000
+    assert tally == {"cub": 26, "all": 21, "float32": 5, "none": 20}
 
 
 @pytest.mark.parametrize("kind,variant", [("scalars", "cupy-scalar"), ("0-d arrays", "cupy-array")])
