@@ -318,6 +318,8 @@ def as_format(
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("boolean values are not numbers to round")
     arr = as_array(x, "as_format: x") if not isinstance(x, np.ndarray) else x
+    if (f8 := _fp8_array(arr)) is not None:
+        arr = f8.astype(np.float32)  # an FP8 array's values, exact in float32
     if isinstance(x, (list, tuple)) and arr.dtype == np.float64:
         if any(_inexact_int(v) for v in np.asarray(x, dtype=object).reshape(-1)):
             arr = np.asarray(x, dtype=object)  # ints float64 would round: each exactly
@@ -533,7 +535,11 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
         out_dtype = storage.dtype
     info = storage if fmt is None else format_info(fmt)
     if info.dtype != storage.dtype or (f8 is not None and info != storage):
-        raise TypeError(f"{info.name} values are stored as {info.dtype}, got {storage.name} data")
+        raise TypeError(
+            f"ulp(x, {info.name!r}) needs x stored as {np.dtype(info.dtype).name}, got "
+            f"{storage.name} data: convert x first (fpx.as_format(x, {info.name!r})), or leave "
+            f"fmt out for the ulps of {storage.name}"
+        )
     with np.errstate(invalid="ignore"):  # signalling NaNs (float16's 0x7d01): quiet, no warning
         x64 = arr.astype(np.float64)
         _, e = np.frexp(np.abs(x64))  # |x| = m * 2^e, m in [0.5, 1): floor(log2|x|) = e - 1

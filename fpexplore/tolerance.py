@@ -157,6 +157,12 @@ class Tolerance:
         return tolerance_html(self)
 
 
+def _max_rel(rel, diff) -> float:
+    """The largest relative difference; inf where a difference is infinite (an overflow)."""
+    rel = np.where(np.isinf(diff), np.inf, rel)
+    return float(np.nanmax(rel)) if not np.isnan(rel).all() else 0.0
+
+
 def suggest_tolerance(
     actual: ArrayLike, desired: ArrayLike, *, coverage: float = 1.0, margin: float = 2.0
 ) -> Tolerance:
@@ -234,7 +240,7 @@ def suggest_tolerance(
         info.name,
         margin,
         max_abs_diff=float(np.nanmax(diff)) if not np.isnan(diff).all() else math.nan,
-        max_rel_diff=float(np.nanmax(rel_ok)) if rel_ok.size else 0.0,
+        max_rel_diff=_max_rel(rel, diff),
         median_abs_desired=float(np.median(scale)) if n else 0.0,
         defaults=defaults,
         rejected=rejected,

@@ -632,3 +632,26 @@ def test_fp8_arrays_bits_ulp_and_ulp_distance_against_their_ordered_values(t):
         fpx.ulp_distance(v, v.astype(np.float32))
     with pytest.raises(TypeError, match=r"FP8 arrays .* convert it for the others"):
         fpx.next_up(v)
+
+
+@pytest.mark.parametrize("src", [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2])
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float8_e4m3", "float8_e5m2", "tf32"])
+def test_as_format_takes_fp8_arrays_as_their_values(src, fmt):
+    """Every FP8 bit pattern, as an ml_dtypes array, is rounded from its exact value (it said
+    'cannot round values of dtype float8_e4m3fn'); the oracle rounds the Fraction."""
+    x = np.arange(256, dtype=np.uint8).view(src)
+    got = np.asarray(fpx.as_format(x, fmt), dtype=np.float64)
+    for v, g in zip(x.astype(np.float64), got):
+        if math.isnan(v):
+            assert math.isnan(g)
+        elif math.isinf(v):  # float8_e4m3 has no infinity: NaN, as ml_dtypes
+            assert math.isnan(g) if fmt == "float8_e4m3" else g == v
+        elif v == 0:
+            assert g == 0 and math.copysign(1, g) == math.copysign(1, v)
+        else:
+            assert same(g, oracle.round_fraction(Fraction(v), fmt)), (v, g)
+
+
+def test_ulp_with_another_format_says_how_to_convert():
+    with pytest.raises(TypeError, match=r"fpx.as_format\(x, 'float32'\).*leave fmt out"):
+        fpx.ulp(1.0, "float32")

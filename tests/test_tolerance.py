@@ -232,3 +232,14 @@ def test_only_nan_mismatches_give_nan_without_a_warning():
     assert t.coverage == 0.5 and t.max_abs_diff == 0.0
     with pytest.raises(TypeError, match="^suggest_tolerance: actual: boolean input"):
         fpx.suggest_tolerance(True, 1.0)
+
+
+def test_max_rel_diff_is_inf_where_a_result_overflowed():
+    """A result that overflowed to inf against a finite one: the largest relative difference
+    is inf, as the largest absolute one (it said 0.0)."""
+    t = fpx.suggest_tolerance(np.float32([np.inf, 1.0]), np.float32([3e38, 1.0]))
+    assert t.max_abs_diff == t.max_rel_diff == np.inf
+    t = fpx.suggest_tolerance(np.float32([3e38, 1.0]), np.float32([np.inf, 1.0]))
+    assert t.max_rel_diff == np.inf
+    t = fpx.suggest_tolerance(np.float32([1.5, 1.0]), np.float32([1.0, 1.0]))
+    assert t.max_rel_diff == 0.5
