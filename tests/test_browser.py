@@ -693,7 +693,7 @@ def test_explorer_your_arrays_in_jupyterlab(lab, tmp_path):
         _wait_for_value(page, app.locator("textarea").first, "np.load('v.npy')")
         errors = app.locator(".fpx-error").all_inner_texts()
         browser.close()
-    assert "observed" in rows["backend"] and rows["variant"][-1] == "gpu", rows
+    assert rows["backend"][0] == "observed" and rows["variant"][0] == "gpu", rows  # yours first
     assert "closer to the exact answer" in said, said
     assert "inputs = {'x': xs}" in snippet and "fpx.explain('sum'" in snippet, snippet
     assert console == [], console

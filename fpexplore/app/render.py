@@ -57,62 +57,73 @@ def units(cmp) -> list[str]:
     return out
 
 
-def verdict(cmp) -> str:
-    """The answer in one line, computed from a comparison: how far each result is from the
-    exact one ("sequential is 52 ulps below the exact sum; np.sum is exact; ulps of float32");
-    with more than three results the worst and the best. A result is named by its variant,
-    with its backend where two backends have the same variant."""
-    names = [v for v, _ in cmp.results]
-    fmts = {key: result_format(out) for key, out in cmp.results.items()}
-    mixed = len(set(fmts.values())) > 1  # (np.matmul of bfloat16: a float32 result)
-    rows = []
-    for (v, b), out in cmp.results.items():
-        r = cmp.table[(cmp.table["variant"] == v) & (cmp.table["backend"] == b)].iloc[0]
-        unit = f" of {fmts[v, b]}" if mixed else ""
-        name = v if names.count(v) == 1 else f"{v} ({b})"
-        if np.ndim(out) == 0 and int(r["ulp_error"]) == ULP_NAN:
-            k = math.inf
-            text = (
-                f"is NaN where the exact {cmp.op} is not"
-                if np.isnan(out)
-                else f"is a number where the exact {cmp.op} is NaN"
-            )
-        elif np.ndim(out) == 0:
-            k = int(r["ulp_error"])
-            side = "below" if k < 0 else "above"
-            text = "is exact" if k == 0 else f"is {ulps(abs(k))}{unit} {side} the exact {cmp.op}"
-        else:
-            k = float(r["max_abs_ulp"])  # inf: an element NaN where the exact one is not
-            share = 100 * float(r["exact_share"])
-            if k == 0:
-                text = "is exact everywhere"
-            elif k == math.inf:
-                text = (
-                    f"has NaN where the exact result has none, or the reverse ({share:.3g}% exact)"
-                )
-            else:
-                text = f"is up to {ulps(int(k))}{unit} off ({share:.3g}% exact)"
-        rows.append((abs(k), f"{name} {text}"))
+def verdict(cmp, observed=None) -> str:
+    """The answer in one line: how far each result is from the exact one ("sequential is 52
+    ulps below the exact sum; np.sum is exact; ulps of float32"); with more than three results
+    the worst and the best. With your own results (``observed``: an
+    :class:`~.yourdata.Observed` holding some) the line is about them, as fpx.explain's is;
+    else about the comparison's, each named by its variant (and its backend where two
+    backends have the same variant)."""
+    if observed is not None and observed.records:
+        entries = [
+            (r["variant"], observed.values[r["variant"]], r, r["format"]) for r in observed.records
+        ]
+    else:
+        names = [v for v, _ in cmp.results]
+        entries = []
+        for (v, b), out in cmp.results.items():
+            r = cmp.table[(cmp.table["variant"] == v) & (cmp.table["backend"] == b)].iloc[0]
+            name = v if names.count(v) == 1 else f"{v} ({b})"
+            entries.append((name, out, r, result_format(out)))
+    mixed = len({fmt for *_, fmt in entries}) > 1  # (np.matmul of bfloat16: a float32 result)
+    rows = [_phrase(cmp.op, name, out, r, f" of {fmt}" if mixed else "")
+            for name, out, r, fmt in entries]  # fmt: skip
     if not rows:
         return ""
     if len(rows) > 3:
         worst = max(rows, key=lambda t: t[0])
         best = min(rows, key=lambda t: t[0])
         rows = [(0, "worst: " + worst[1]), (0, "best: " + best[1])]
-    tail = "" if mixed else f" (ulps of {next(iter(fmts.values()))})"
+    tail = "" if mixed else f" (ulps of {entries[0][3]})"
     return "; ".join(t for _, t in rows) + tail
 
 
+def _phrase(op: str, name: str, out, r, unit: str) -> tuple[float, str]:
+    """(distance in ulps, "NAME is 3 ulps below the exact sum") of one result whose measured
+    numbers are ``r`` (a table row or an observed record)."""
+    if np.ndim(out) == 0 and int(r["ulp_error"]) == ULP_NAN:
+        text = (
+            f"is NaN where the exact {op} is not"
+            if np.isnan(out)
+            else f"is a number where the exact {op} is NaN"
+        )
+        return math.inf, f"{name} {text}"
+    if np.ndim(out) == 0:
+        k = int(r["ulp_error"])
+        side = "below" if k < 0 else "above"
+        text = "is exact" if k == 0 else f"is {ulps(abs(k))}{unit} {side} the exact {op}"
+        return abs(k), f"{name} {text}"
+    k = float(r["max_abs_ulp"])  # inf: an element NaN where the exact one is not
+    share = 100 * float(r["exact_share"])
+    if k == 0:
+        text = "is exact everywhere"
+    elif k == math.inf:
+        text = f"has NaN where the exact result has none, or the reverse ({share:.3g}% exact)"
+    else:
+        text = f"is up to {ulps(int(k))}{unit} off ({share:.3g}% exact)"
+    return k, f"{name} {text}"
+
+
 def table_html(cmp, observed) -> str:
-    """The table as the app shows it: the formatted rows with their units, the observed
-    results' rows next to them (``observed``: an :class:`~.yourdata.Observed`), the note."""
+    """The table as the app shows it: the observed results' rows first (``observed``: an
+    :class:`~.yourdata.Observed`), then the formatted rows with their units, the note."""
     shown = cmp.formatted()
     shown["unit"] = units(cmp)
-    if observed.rows:
+    if observed.rows:  # yours first: the rows a person came to see
         import pandas as pd
 
         note = shown.attrs["note"]
-        shown = pd.DataFrame([*shown.to_dict("records"), *observed.rows]).fillna("")
+        shown = pd.DataFrame([*observed.rows, *shown.to_dict("records")]).fillna("")
         shown.attrs["note"] = note
     cols = [c for c in TABLE_COLUMNS if c in shown]
     return (

@@ -39,7 +39,7 @@ class Output:
         c.message.value = ""
         c.banner.value = render.banner_html(cmp.messages)
         c.verdict.value = (
-            f'<div class="fpx-verdict"><b>{html.escape(render.verdict(cmp))}</b></div>'
+            f'<div class="fpx-verdict"><b>{html.escape(render.verdict(cmp, observed))}</b></div>'
         )
         c.explained.value = (
             ""

@@ -199,8 +199,8 @@ class Observed:
 def observe(cmp, observed: dict) -> Observed:
     """The observed results (computed elsewhere, e.g. on a GPU) measured, each against the
     exact result in its own format, and :func:`fpexplore.explain` of them (sum, dot, matmul,
-    mean; else None) with NumPy's result beside them (or the first result, where they are
-    one)."""
+    mean; else None): of your results alone where there are two or more, of yours and
+    NumPy's (or the first result) where there is one."""
     shape = np.shape(cmp.reference)
     for name, v in observed.items():
         if v.shape != shape:
@@ -213,8 +213,8 @@ def observe(cmp, observed: dict) -> Observed:
     if cmp.op in EXPLAINED_OPS:
         from ..explain import explain
 
-        keys = [k for k in cmp.results if k[1] == "numpy"] or list(cmp.results)[:1]
-        if len(observed) == 1 or any(k[1] == "numpy" for k in keys):
+        if len(observed) == 1:  # something to set it against: NumPy's row, or the first
+            keys = [k for k in cmp.results if k[1] == "numpy"] or list(cmp.results)[:1]
             out.given.update({"{} ({})".format(*k): k for k in keys})
         results = {
             label: observed[k[0]] if k[1] == OBSERVED else cmp.results[k]
