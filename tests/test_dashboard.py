@@ -80,6 +80,16 @@ def _wait_gone(url: str, kernel_id: str, timeout: float) -> float | None:
     return None
 
 
+def _link() -> str:
+    from fpexplore.app.state import from_keywords, link_of
+
+    state = from_keywords({"op": "dot", "n": 777}, ["sequential", "kahan"], (), False)
+    return link_of(state)
+
+
+LINK = _link()
+
+
 @pytest.fixture(scope="module")
 def visits(tmp_path_factory):
     """Start the dashboard, visit it twice as described above, and return what was seen."""
@@ -134,7 +144,8 @@ def visits(tmp_path_factory):
                 page.on("requestfailed", lambda r: seen["failed"].append((r.url, r.failure)))
                 page.on("console", lambda m: seen["console"].append((m.type, m.text)))
                 page.on("websocket", lambda w: seen["sockets"].append(w.url))
-                page.goto(url, timeout=300_000)
+                # the second visit opens a "Link to this view": a dot of n = 777, two variants
+                page.goto(url + (f"?link={LINK}" if visit == 2 else ""), timeout=300_000)
                 app = page.locator(".fpx-explorer").first
                 app.wait_for(timeout=300_000)
                 _wait_while_compiling(page, app, app.locator("canvas").first)
@@ -144,6 +155,7 @@ def visits(tmp_path_factory):
                 kernel_id = config["kernelId"]
                 seen[f"kernel {visit}"] = _kernel(url, kernel_id)
                 seen[f"errors {visit}"] = app.locator(".fpx-error").count()
+                seen[f"code {visit}"] = app.locator("textarea").first.input_value()
                 if visit == 1:  # leave the page: its unload handler asks Voila to shut down
                     page.goto("about:blank")
                     seen["shut down after"] = _wait_gone(url, kernel_id, 30)
@@ -174,6 +186,14 @@ def test_the_settings_cull_idle_kernels_as_the_readme_says():
         f"(checked every {kernels.cull_interval} s)"
     )
     assert said in readme, said
+
+
+def test_dashboard_opens_a_link_to_a_view(visits):
+    """?link=... in the dashboard's address opens that view: its code says so."""
+    assert "fpx.compare('sum'" in visits["code 1"], visits["code 1"]
+    code = visits["code 2"]
+    assert "fpx.compare('dot'" in code and "n=777" in code, code
+    assert "variants=['sequential', 'kahan']" in code, code
 
 
 def test_dashboard_offline_clean_and_kernels_shut_down(visits):

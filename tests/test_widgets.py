@@ -845,3 +845,29 @@ def test_adding_a_control_is_one_row(monkeypatch):
     assert "digits" not in app.arguments()  # compare() does not take it: the row says so
     with pytest.raises(ValueError, match="digits must be >= 1"):
         fpx.explorer(n=100, backends=("emulated",), digits=0)
+
+
+def test_a_link_to_this_view_opens_the_same_view():
+    """"Link to this view" gives a code; fpx.explorer(link=code) opens the same op, format,
+    n, variants, view and op parameters (the comparison is the same, bit for bit); a damaged
+    code is a clear error naming the link."""
+    import ipywidgets as W
+
+    app = fpx.explorer(
+        op="dot", format="float64", n=777, variants=["sequential", "blocked"], block=64
+    )
+    app.view.value = app.view.options[-1]
+    find(app, W.Button, description="Link to this view").click()
+    said = html.unescape(app.export_out.value)
+    code = said.split("<code>")[1].split("</code>")[0]
+    assert f'fpx.explorer(link="{code}")' in said and f"?link={code}" in said
+    again = fpx.explorer(link=code)
+    for name in ("op", "format", "n", "view", "variants"):
+        assert getattr(again.state, name) == getattr(app.state, name), name
+    assert again.op_params == {"block": 64}
+    assert _same_table(again.comparison.table, app.comparison.table)
+    assert fpx.explorer(link=code, n=500).state.n == 500  # a keyword beside it wins
+    with pytest.raises(ValueError, match="link 'abc' is not a view of this app"):
+        fpx.explorer(link="abc")
+    with pytest.raises(TypeError, match="link must be the text"):
+        fpx.explorer(link=5)

@@ -191,6 +191,12 @@ def view_controls() -> dict:
             for kind in EXPORTS
         },
         export_out=W.HTML(),
+        link=W.Button(
+            description="Link to this view",
+            layout=W.Layout(width="auto"),
+            tooltip="a code that opens this view again: fpx.explorer(link=...), or the "
+            "dashboard's address with ?link=...",
+        ),
         copy=W.HTML(),
     )
 
@@ -228,7 +234,7 @@ def arrange(c) -> list:
     return [
         W.HTML(STYLE),
         W.HBox([side, main]),
-        W.HBox([*c.exports.values(), c.export_out], layout=wrap),
+        W.HBox([*c.exports.values(), c.link, c.export_out], layout=wrap),
         W.VBox([c.detect, c.detect_out]),
         c.snippet,
         c.copy,

@@ -94,6 +94,18 @@ class Output:
         except Exception as e:
             out.value = render.error_html(e)
 
+    def show_link(self, state) -> str:
+        """ "Link to this view": the view's code, and how to open it again."""
+        from .state import link_of
+
+        code = link_of(state)
+        self._c.export_out.value = (
+            f'<div class="fpx-link">link to this view: <code>{code}</code><br>'
+            f"in a notebook: <code>fpx.explorer(link=&quot;{code}&quot;)</code>; "
+            f"in the dashboard: add <code>?link={code}</code> to its address</div>"
+        )
+        return code
+
     def export(self, kind: str) -> bytes:
         """The current table (with the observed results' rows) as CSV, or the figure as PNG
         or SVG: returns the file's bytes and shows a download link for it in the app."""

@@ -10,7 +10,10 @@ key, ``(variant spec, backend)``, an observed result by ``(name, "observed")``.
 
 from __future__ import annotations
 
+import base64
 import functools
+import json
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -269,10 +272,43 @@ def initial(variants=None, installed=(), op_params=(), **values) -> State:
     return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
 
 
+def link_of(state: State) -> str:
+    """The view as a short code ("Link to this view"): the controls that differ from their
+    defaults (not the data source or the backends: those belong to the machine), the
+    variants and the op parameters; ``fpx.explorer(link=...)`` opens it again."""
+    kept = {k: v for k, v in state.settings if k not in ("source", "backends")}
+    doc = {**kept, "variants": list(state.variants), **dict(state.op_params)}
+    raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+
+
+def keywords_of_link(code) -> dict:
+    """fpx.explorer()'s keywords from a code :func:`link_of` made (a clear error else)."""
+    if not isinstance(code, str):
+        raise TypeError(f"link must be the text 'Link to this view' gave, got {checks.shown(code)}")
+    try:
+        doc = json.loads(zlib.decompress(base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))))
+    except (ValueError, zlib.error):
+        doc = None
+    if not isinstance(doc, dict):
+        raise ValueError(
+            f"link {checks.shown(code)} is not a view of this app: copy the whole text "
+            "'Link to this view' shows"
+        )
+    return doc
+
+
 def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> State:
     """The first state from :func:`fpexplore.explorer`'s keywords: the rows of
     :data:`CONTROLS` (backends: numpy and emulated, and cupy where there is a ``gpu``), the
-    rest compare()'s op parameters (block=, accumulate=), kept in ``op_params``."""
+    rest compare()'s op parameters (block=, accumulate=), kept in ``op_params``; ``link``: a
+    view's code, its values under the keywords given beside it."""
+    if keywords.get("link") is not None:
+        linked = keywords_of_link(keywords["link"])
+        listed = linked.pop("variants", None)
+        variants = listed if variants is None else variants
+        keywords = {**linked, **keywords}
+    keywords = {k: v for k, v in keywords.items() if k != "link"}
     values = {k: v for k, v in keywords.items() if k in CONTROLS}
     op_params = {k: v for k, v in keywords.items() if k not in CONTROLS}
     if "inputs" in op_params:  # compare's own data argument: not an op parameter here

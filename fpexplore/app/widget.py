@@ -119,6 +119,7 @@ class Explorer(W.VBox):
         c.detect.on_click(self._out.detect)
         for kind, button in c.exports.items():
             button.on_click(lambda _b, kind=kind: self.export(kind))
+        c.link.on_click(lambda _b: self._out.show_link(self.state))
 
     # ------------------------------------------------------------------ the one change handler
 
@@ -305,6 +306,9 @@ def explorer(**kwargs) -> Explorer:
         takes them), checked now: a value the app cannot show is a ValueError.
     variants : list of str, optional
         The variants selected (default: the op's own for the format).
+    link : str, optional
+        A view's code from "Link to this view": that view again (op, format, n, variants,
+        the other controls, the op parameters); keywords given beside it win.
     **op_params
         compare()'s op parameters (``block=``, ``accumulate=``...); one no variant takes is
         a TypeError, now.
