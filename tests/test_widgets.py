@@ -848,7 +848,7 @@ def test_adding_a_control_is_one_row(monkeypatch):
 
 
 def test_a_link_to_this_view_opens_the_same_view():
-    """"Link to this view" gives a code; fpx.explorer(link=code) opens the same op, format,
+    """ "Link to this view" gives a code; fpx.explorer(link=code) opens the same op, format,
     n, variants, view and op parameters (the comparison is the same, bit for bit); a damaged
     code is a clear error naming the link."""
     import ipywidgets as W
