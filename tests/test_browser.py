@@ -455,6 +455,72 @@ def test_a_student_answers_lesson_01_in_jupyterlab(lab, tmp_path):
     assert "Traceback" not in text
 
 
+def test_answers_outlast_a_kernel_restart_in_lesson_01(lab, tmp_path):
+    """Lesson 01 under Run All: no revealed output shows before its exercise is answered; a
+    student types a name and answers two exercises; the answers file is written; after
+    "Restart Kernel and Run All Cells" both exercises show answered again, the name filled
+    in, the revealed output visible; fpx.lessons.summary counts the two answers."""
+    import fpexplore as fpx
+    from fpexplore import teaching
+
+    url, token = lab
+    folder = tmp_path / "notebooks" / "answers"
+    ids = ("bits-float16", "ulp-float32")
+    with _notebook_page(url, token, "01_bits_and_ulps.ipynb", tmp_path) as page:
+        exercises = {i: page.locator(".fpx-exercise", has_text=f"Exercise {i}").first for i in ids}
+        _wait_or_screenshot(page, exercises[ids[1]], 120_000, tmp_path / "no-exercise.png")
+        reveal = page.locator(".fpx-reveal").first  # the cell after bits-float16
+        reveal.locator(".fpx-reveal-note").wait_for(timeout=60_000)
+        reveal.scroll_into_view_if_needed()
+        # what that cell prints: the float32 nearest 0.1, in full (a person reads it)
+        answer_line = "= 0.10000000149011612"
+        _wait_for_text(page, reveal, "Answer exercise", timeout=30)
+        note_before = reveal.inner_text()
+        hidden_before = answer_line not in note_before and "Answer exercise" in note_before
+        name = page.locator(".fpx-answers input").first
+        name.scroll_into_view_if_needed()
+        name.fill("Ada Lovelace")
+        name.press("Enter")
+        _wait_for_text(page, page.locator(".fpx-answers-status").first, "Ada Lovelace", 30)
+        for i in ids:
+            ex = exercises[i]
+            ex.scroll_into_view_if_needed()
+            ex.locator("input[type='text']").first.fill(teaching.get(i).answer_text())
+            ex.get_by_role("button", name="check", exact=True).click()
+            _wait_for_text(page, ex, "Correct", timeout=30)
+        reveal.scroll_into_view_if_needed()
+        _wait_for_text(page, reveal, answer_line, timeout=30)
+        shown_after = answer_line in reveal.inner_text()
+        written = sorted(p.name for p in folder.glob("*.json"))
+        # Kernel -> Restart Kernel and Run All Cells (the dialog answered: Restart)
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Kernel$")).click()
+        page.locator(
+            ".lm-Menu-itemLabel", has_text=re.compile("^Restart Kernel and Run All Cells")
+        ).click()
+        page.wait_for_timeout(3000)
+        exercises = {i: page.locator(".fpx-exercise", has_text=f"Exercise {i}").first for i in ids}
+        for i in ids:
+            _wait_for_text(page, exercises[i], "Correct", timeout=180)
+        again = [exercises[i].locator(".fpx-verdict").inner_text() for i in ids]
+        name_again = page.locator(".fpx-answers input").first.input_value()
+        reveal = page.locator(".fpx-reveal").first
+        reveal.scroll_into_view_if_needed()
+        _wait_for_text(page, reveal, answer_line, timeout=60)
+        shown_again = answer_line in reveal.inner_text()
+        text = page.locator(".jp-Notebook").inner_text()
+    assert hidden_before, (
+        f"the revealed output showed before its exercise was answered: {note_before!r}"
+    )
+    assert shown_after and shown_again
+    assert written == ["01-Ada_Lovelace.json"], written
+    assert all("Correct" in v for v in again), again
+    assert name_again == "Ada Lovelace"
+    assert "Traceback" not in text
+    table = fpx.lessons.summary(folder).table
+    mine = table[(table["student"] == "Ada Lovelace") & table["exercise"].isin(ids)]
+    assert len(mine) == 2 and mine["right"].all(), mine
+
+
 def test_a_student_steps_through_a_sum_in_lesson_02(lab, tmp_path):
     """Lesson 02's summation you can watch, in JupyterLab: the slider goes to the first step
     (Home key) and back to the last (End), as a person would with the keyboard; the first step

@@ -673,34 +673,45 @@ def test_your_arrays_by_name_with_an_observed_result_and_its_explanation():
     assert app.comparison.table["distribution"].iloc[0] == "uniform"
 
 
-def test_two_observed_results_lead_the_verdict_the_explanation_and_the_table():
-    """Your two results (a CPU loop's and a GPU's, made here by plain NumPy: a sequential
-    float32 sum and the correctly rounded one) are what the app explains: fpx.explain of the
-    two alone (NumPy's row is context, not a result it judges), a headline naming both that
-    agrees with it, and their rows first in the table."""
+def test_two_uploaded_results_lead_the_verdict_the_explanation_and_the_table():
+    """Your two results, uploaded as .npy files (a CPU loop's and a GPU's, made here by plain
+    NumPy: a sequential float32 sum and the correctly rounded one), are what the app
+    explains: fpx.explain of the two alone (NumPy's row is context, not a result it judges),
+    a headline naming both that agrees with it, and their rows first in the table."""
+    import datetime
+    import io
+
     import ipywidgets as W
 
     xs = np.random.default_rng(1).random(2000, dtype=np.float32)
     cpu = np.add.accumulate(xs)[-1]  # one float32 addition after another
     gpu = np.float32(np.sum(xs.astype(np.float64)))  # float64 sum of float32: exact, rounded once
-    app = fpx.explorer(namespace={"xs": xs, "cpu": cpu, "gpu": gpu}, variants=["pairwise"])
+    app = fpx.explorer(namespace={"xs": xs}, variants=["pairwise"])
     find(app, W.Dropdown, description="data from").value = "arrays"
     find(app, W.Dropdown, description="input x").value = "xs"
-    find(app, W.SelectMultiple, description="observed").value = ("cpu", "gpu")
+    files = []
+    for name, value in (("cpu.npy", cpu), ("gpu.npy", gpu)):
+        buf = io.BytesIO()
+        np.save(buf, value)
+        data = buf.getvalue()
+        files.append({"name": name, "type": "", "size": len(data), "content": memoryview(data),
+                      "last_modified": datetime.datetime.now()})  # fmt: skip
+    find(app, W.FileUpload).value = tuple(files)
+    find(app, W.SelectMultiple, description="observed").value = ("cpu.npy", "gpu.npy")
     assert app.message.value == ""
-    assert set(app.explanation.results) == {"cpu", "gpu"}
-    direct = fpx.explain("sum", {"x": xs}, {"cpu": cpu, "gpu": gpu})
+    assert set(app.explanation.results) == {"cpu.npy", "gpu.npy"}
+    direct = fpx.explain("sum", {"x": xs}, {"cpu.npy": cpu, "gpu.npy": gpu})
     assert direct.verdict in html.unescape(app.explained.value)
-    assert "gpu is closer" in direct.verdict
+    assert "gpu.npy is closer" in direct.verdict
     head = html.unescape(app.verdict.value)
     exact = sum(Fraction(float(v)) for v in xs)  # the oracle: exact rationals
     assert Fraction(float(gpu)) == Fraction(float(np.float32(float(exact))))
     k = abs(int(fpx.ulp_distance(cpu, gpu)))  # gpu is the exact sum rounded: ulps from it
     side = "below" if Fraction(float(cpu)) < exact else "above"
-    want = f"cpu is {k} ulp{'s' if k > 1 else ''} {side} the exact sum; gpu is exact"
+    want = f"cpu.npy is {k} ulp{'s' if k > 1 else ''} {side} the exact sum; gpu.npy is exact"
     assert want in head and "np.sum" not in head and "pairwise" not in head
     shown = _html_table(app.table.value)
-    assert list(shown["variant"][:2]) == ["cpu", "gpu"]
+    assert list(shown["variant"][:2]) == ["cpu.npy", "gpu.npy"]
     assert list(shown["backend"][:2]) == ["observed", "observed"]
 
 
