@@ -102,7 +102,30 @@ def round_exact_scalar(v, info) -> float:
     if num == 0:
         # keep the sign of a signed zero (-0.0, Decimal("-0")), integers and rationals give +0
         signed = isinstance(v, (float, np.floating)) or type(v).__name__ == "Decimal"
-        return math.copysign(0.0, float(v)) if signed else 0.0
-    if not info.storage:
-        return _round_rational_mode(num, den, info)
-    return round_rational(num, den, info.precision, info.emin, info.emax)
+        out = math.copysign(0.0, float(v)) if signed else 0.0
+    elif not info.storage:
+        out = _round_rational_mode(num, den, info)
+    else:
+        return round_rational(num, den, info.precision, info.emin, info.emax)
+    if out == 0:  # a rounded zero has the value's sign; the FNUZ formats have no -0
+        out = 0.0 if info.name.endswith("fnuz") else math.copysign(0.0, out if num == 0 else num)
+    return out
+
+
+def shortest_by_search(v: float, info) -> str:
+    """The shortest decimal that reads back as ``v`` in ``info``'s format (NumPy's style)."""
+    if v == 0 or not math.isfinite(v):
+        return str(v)
+    from decimal import Decimal
+
+    for digits in range(1, 18):
+        text = f"{v:.{digits - 1}e}"
+        num, den = Decimal(text).as_integer_ratio()
+        if round_rational(num, den, info.precision, info.emin, info.emax) == v:
+            break
+    mantissa, exponent = text.split("e")
+    if 1e-4 <= abs(v) and int(exponent) < min(digits, 16):  # NumPy: no invented zeros
+        positional = format(Decimal(text), "f")
+        return positional if "." in positional else positional + ".0"
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa}e{int(exponent):+03d}"

@@ -41,8 +41,8 @@ import ml_dtypes
 import numpy as np
 
 from . import checks
-from ._roundmodes import TF32_TIES, round_exact_scalar, round_f32_bits
-from .numerics import odd_f64_to_f32, round_rational
+from ._roundmodes import TF32_TIES, round_exact_scalar, round_f32_bits, shortest_by_search
+from .numerics import odd_f64_to_f32
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -218,8 +218,9 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         )
     elif dt in _FP8_BY_DTYPE:
         hint = (
-            f"FP8 arrays ({dt}) are read by to_bits, ulp, ulp_distance and mma; convert it "
-            "for the others, e.g. x.astype(np.float32) (exact)"
+            f"FP8 arrays ({dt}) are read by to_bits, ulp, ulp_distance, as_format and mma; for "
+            "the others convert it, e.g. x.astype(np.float32) (exact; next_up and next_down "
+            "then step in float32)"
         )
     else:
         hint = f"dtype {dt} is not supported"
@@ -493,28 +494,10 @@ def shortest_repr(x: ArrayLike) -> str | np.ndarray:
     arr, info = _float_array(x)
     flat = arr.reshape(-1)
     if info.name == "bfloat16":
-        out = [_shortest_by_search(float(v), info) for v in flat.tolist()]
+        out = [shortest_by_search(float(v), info) for v in flat.tolist()]
     else:
         out = [str(v) for v in flat]
     return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
-
-
-def _shortest_by_search(v: float, info: FormatInfo) -> str:
-    if v == 0 or not math.isfinite(v):
-        return str(v)
-    from decimal import Decimal
-
-    for digits in range(1, 18):
-        text = f"{v:.{digits - 1}e}"
-        num, den = Decimal(text).as_integer_ratio()
-        if round_rational(num, den, info.precision, info.emin, info.emax) == v:
-            break
-    mantissa, exponent = text.split("e")
-    if 1e-4 <= abs(v) and int(exponent) < min(digits, 16):  # NumPy: no invented zeros
-        positional = format(Decimal(text), "f")
-        return positional if "." in positional else positional + ".0"
-    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-    return f"{mantissa}e{int(exponent):+03d}"
 
 
 # ----------------------------------------------------------------------------- ulps
@@ -542,6 +525,14 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
         )
     with np.errstate(invalid="ignore"):  # signalling NaNs (float16's 0x7d01): quiet, no warning
         x64 = arr.astype(np.float64)
+        if info != storage and f8 is None:  # tf32, FP8 in float32: values within its range
+            no_inf = info.finite_max is not None or info.name.endswith("fnuz")  # no inf
+            big = np.abs(x64[np.isfinite(x64) | no_inf & np.isinf(x64)]) > info.max
+            if big.any():
+                raise ValueError(
+                    f"ulp(x, {info.name!r}): x holds a value past {info.name}'s largest, "
+                    f"{info.max!r}{' (and no infinity)' if no_inf else ''}, which it cannot hold"
+                )
         _, e = np.frexp(np.abs(x64))  # |x| = m * 2^e, m in [0.5, 1): floor(log2|x|) = e - 1
         e = np.where(x64 == 0, info.emin, e.astype(np.int64) - 1)
         q = np.maximum(e, info.emin) - (info.precision - 1)

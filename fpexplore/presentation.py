@@ -80,8 +80,8 @@ def tolerance_snippets(t) -> dict:
     bound = _max_ulps(t)
     if bound is None:
         ulp = (
-            "# no ULP bound: elements 2**62 or more ulps apart (opposite signs or far apart) "
-            "or NaN against a number; check with rtol/atol"
+            "# no ULP bound: elements 2**62 or more ulps apart (opposite signs or far apart), "
+            "NaN against a number, or an overflow to inf; check with rtol/atol"
         )
     elif t.both_nan:  # NaN against NaN counts 0 ulps; against a number, ULP_NAN fails
         ulp = (
@@ -116,7 +116,8 @@ def tolerance_notes(t) -> list[str]:
     ulps = (
         f"or at most {bound} ulps apart"
         if bound is not None
-        else "no count of ulps bounds them (2**62 or more ulps apart, or NaN against a number)"
+        else "no count of ulps bounds them (2**62 or more ulps apart, NaN against a number, or "
+        "an overflow to inf)"
     )
     notes = [
         f"{t.n} elements ({t.format}); the largest difference is {t.max_abs_diff:.3g} "

@@ -89,10 +89,12 @@ def _atol(diff, scale, rtol, same, passable, keep) -> float:
     return float(needed)
 
 
-def _max_ulp(desired, actual, keep) -> float:
+def _max_ulp(desired, actual, keep, passable) -> float:
     """The keep-th smallest ULP distance as a float64 no smaller than it (float64 rounds
-    counts above 2**53 to nearest); inf where no count of ulps applies (:func:`clamp_ulps`)."""
-    ulps = np.partition(clamp_ulps(ulp_distance(desired, actual, nan="sentinel")), keep - 1)
+    counts above 2**53 to nearest); inf where no count of ulps applies (:func:`clamp_ulps`)
+    and for an element no tolerance passes (an overflow to inf: its count is finite)."""
+    ulps = clamp_ulps(ulp_distance(desired, actual, nan="sentinel")).astype(np.float64)
+    ulps = np.partition(np.where(passable, ulps, np.inf), keep - 1)
     kth = float(ulps[keep - 1])
     return kth if kth < 2**53 else math.nextafter(kth, math.inf)
 
@@ -221,7 +223,7 @@ def suggest_tolerance(
         rtol = float(np.partition(rel_ok, k - 1)[k - 1]) * margin
     atol = _atol(diff, scale, rtol, same, passable, keep) * margin
     atol = 0.0 if atol == 0 else atol
-    max_ulp = _max_ulp(d, a, keep)
+    max_ulp = _max_ulp(d, a, keep, passable)
     passed = 1.0 - float(np.mean(~_close(a, d, rtol, atol)))
     defaults, rejected = {}, {}
     for lib, per_fmt in DEFAULTS.items():

@@ -471,3 +471,21 @@ def test_a_result_nothing_reproduces_is_said_so_in_words():
         assert "reproduced by None" not in repr(e) and "reproduced by nan" not in repr(e)
         by = re.search(r"<th>gpu</th>(?:\s*<td>[^<]*</td>){4}\s*<td>([^<]*)</td>", e._repr_html_())
         assert by.group(1) == "(nothing tried reproduces it)"
+
+
+@pytest.mark.parametrize("n,seed", [(500, 1), (2000, 3), (4000, 5)])
+def test_a_mean_is_measured_against_the_bound_of_a_mean(n, seed):
+    """The bound of a mean is that of its sum divided by n once (it was divided twice, so a
+    sequential mean reproduced exactly was said to exceed its worst-case bound). The results
+    are made by plain NumPy: a float32 loop of additions, then one float32 division."""
+    x = np.random.default_rng(seed).uniform(0, 1, n).astype(np.float32)
+    seq = np.add.accumulate(x)[-1] / np.float32(n)  # IEEE: one rounded division
+    e = fpx.explain("mean", x, {"numpy": np.mean(x), "seq": seq})
+    row = e.table.loc["seq"]
+    assert bool(row["within_bound"]), row
+    assert "exceeds" not in e.verdict
+    exact = sum(Fraction(float(v)) for v in x) / n  # the oracle: exact rationals
+    err = abs(Fraction(float(seq)) - exact)
+    u = Fraction(1, 2**24)
+    higham = (n - 1) * u / (1 - (n - 1) * u) * sum(Fraction(float(v)) for v in x) / n
+    assert err <= higham + u * abs(exact)  # the result is inside Higham's bound indeed

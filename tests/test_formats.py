@@ -630,7 +630,7 @@ def test_fp8_arrays_bits_ulp_and_ulp_distance_against_their_ordered_values(t):
         assert u == expected or (math.isnan(u) and math.isnan(expected)), (f, u)
     with pytest.raises(TypeError, match=f"^ulp_distance: a is {t.__name__} and b is float32"):
         fpx.ulp_distance(v, v.astype(np.float32))
-    with pytest.raises(TypeError, match=r"FP8 arrays .* convert it for the others"):
+    with pytest.raises(TypeError, match=r"FP8 arrays .* for the others convert it"):
         fpx.next_up(v)
 
 
@@ -655,3 +655,42 @@ def test_as_format_takes_fp8_arrays_as_their_values(src, fmt):
 def test_ulp_with_another_format_says_how_to_convert():
     with pytest.raises(TypeError, match=r"fpx.as_format\(x, 'float32'\).*leave fmt out"):
         fpx.ulp(1.0, "float32")
+
+
+@pytest.mark.parametrize(
+    "fmt", ["tf32", "tf32-rne", "tf32-truncate", "float8_e4m3", "float8_e5m2",
+            "float8_e4m3fnuz", "float8_e5m2fnuz"],
+)  # fmt: skip
+def test_exact_rationals_that_round_to_zero_keep_the_sign_the_format_has(fmt):
+    """A negative rational rounded to zero is -0.0, as its float is (truncation too: it kept
+    +0); the FNUZ formats have no -0 (ml_dtypes' float8_*fnuz: +0). Decimal('-0') alike."""
+    fnuz = fmt.endswith("fnuz")
+    for q in (Fraction(-3, 2**138), Fraction(-1, 2**200), Fraction(-1, 2**21), Fraction(-1, 2**30)):
+        got = float(fpx.as_format(q, fmt))
+        as_float = float(fpx.as_format(float(q), fmt))
+        assert same(got, as_float), (q, got, as_float)
+        if got == 0:
+            assert math.copysign(1, got) == (1 if fnuz else -1), (q, got)
+    z = float(fpx.as_format(Decimal("-0"), fmt))
+    assert z == 0 and math.copysign(1, z) == (1 if fnuz else -1)
+
+
+def test_ulp_in_another_format_refuses_values_past_its_range():
+    """ulp(x, "float8_e4m3") of 1000 (past e4m3's 448: NaN there) said 64, of inf (e4m3 has
+    none) inf: refused. Within the range every value has the format's spacing there (oracle:
+    2**(max(e, emin) - p + 1)), held by the format or not."""
+    for x in (1000.0, np.inf, -449.0):
+        with pytest.raises(ValueError, match=r"ulp\(x, 'float8_e4m3'\): .* past float8_e4m3's"):
+            fpx.ulp(np.float32(x), "float8_e4m3")
+    assert fpx.ulp(np.float32(448.0), "float8_e4m3") == 2.0 ** (8 - 3)
+    assert fpx.ulp(np.float32(0.1), "float8_e4m3") == 2.0 ** (-4 - 3)
+    assert fpx.ulp(np.float32(0.1), "tf32") == 2.0 ** (-4 - 10)
+    got = fpx.ulp(np.float32([1.0, np.inf, np.nan]), "tf32")  # tf32 has infinities
+    assert got[0] == 2.0**-10 and got[1] == np.inf and np.isnan(got[2])
+
+
+def test_the_fp8_refusal_names_as_format_and_warns_about_stepping():
+    x = np.array([1.0], ml_dtypes.float8_e4m3fn)
+    with pytest.raises(TypeError, match=r"to_bits, ulp, ulp_distance, as_format and mma.*"
+                       r"next_up and next_down then step in float32"):  # fmt: skip
+        fpx.next_up(x)

@@ -244,3 +244,21 @@ def test_linspace_dtype_and_axis_errors_name_the_argument():
     for axis in (0, 1, -1, -2):
         got = fpx.linspace(np.zeros(2), np.ones(2), 3, axis=axis)
         assert np.array_equal(got, np.linspace(np.zeros(2), np.ones(2), 3, axis=axis))
+
+
+def test_linspace_refuses_what_it_would_use_quietly():
+    """A masked start or stop (the masked value was used), a bool num (True was 1), and, for
+    the exact variant, an int float64 cannot hold (2**53 + 1 was rounded to 2**53 on the way
+    in): clear errors naming the argument. NumPy's own variants keep NumPy's behaviour."""
+    with pytest.raises(TypeError, match="linspace: start: masked arrays are not supported"):
+        fpx.linspace(np.ma.array([0.0, 1.0], mask=[0, 1]), 2.0, 3)
+    with pytest.raises(TypeError, match="linspace: num must be an integer, got True"):
+        fpx.linspace(0.0, 1.0, True)
+    with pytest.raises(ValueError, match=r"stop=9007199254740993 is not exact in float64"):
+        fpx.linspace(1, 2**53 + 1, 3, variant="exact")
+    with pytest.raises(ValueError, match=r"start=1152921504606846977 is not exact"):
+        fpx.linspace(np.array([2**60 + 1]), 0, 3, variant="exact")
+    # what float64 holds is taken; the NumPy variant rounds as np.linspace does
+    mid = fpx.linspace(1, 2**53, 3, variant="exact")[1]
+    assert mid == (1 + 2**53) / 2  # Python divides ints with one correct rounding
+    assert np.array_equal(fpx.linspace(1, 2**53 + 1, 3), np.linspace(1, 2**53 + 1, 3))

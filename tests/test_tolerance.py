@@ -243,3 +243,14 @@ def test_max_rel_diff_is_inf_where_a_result_overflowed():
     assert t.max_rel_diff == np.inf
     t = fpx.suggest_tolerance(np.float32([1.5, 1.0]), np.float32([1.0, 1.0]))
     assert t.max_rel_diff == 0.5
+
+
+def test_an_overflow_gets_no_ulp_count():
+    """inf against 3e38 is a finite count of ulps apart (inf follows the largest float32),
+    but no tolerance passes it: max_ulp covers only what rtol/atol can (it printed a count
+    that passes the overflow, beside a coverage of 50%)."""
+    t = fpx.suggest_tolerance(np.float32([np.inf, 1]), np.float32([3e38, 1.0000001]))
+    assert t.coverage == 0.5 and t.max_ulp == np.inf
+    assert "no ULP bound" in t.snippets["ulp"] and "overflow" in t.snippets["ulp"]
+    t = fpx.suggest_tolerance(np.float32([np.inf, 1]), np.float32([3e38, 1.0000001]), coverage=0.5)
+    assert t.max_ulp == 1.0  # the covered element: 1 and the next float32 up

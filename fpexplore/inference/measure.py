@@ -184,9 +184,7 @@ def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> n
             err += 2.01 * format_info(cfg.spec.input_rounding).unit_roundoff * S
         if cfg.where == "before":
             err += 1.01 * u_out * S * (2 if products else 1)
-    err = np.asarray(err, dtype=np.float64)
-    if red.divides:
-        err = err / n
+    err = np.asarray(err, dtype=np.float64)  # (S of a mean is already divided by n)
     return err + 2 * u_out * np.abs(np.asarray(ref, dtype=np.float64))
 
 

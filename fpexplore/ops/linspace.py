@@ -41,7 +41,7 @@ import numpy as np
 from .. import checks
 from ..data import generate
 from ..exact import fma as exact_fma
-from ..formats import as_format, format_info
+from ..formats import as_format, format_info, refuse_masked
 from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
 from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
@@ -117,6 +117,22 @@ def _strong(x) -> _Op:
     if a.dtype.kind not in "biuf" and a.dtype != _BF16:
         raise TypeError(f"linspace: start and stop must be real numbers or arrays, got {a.dtype}")
     return _Op(a)
+
+
+def _exact_in_float64(what: str, x) -> None:
+    """The exact variant computes with the values NumPy computes with (float64 for ints): an
+    int it cannot hold exactly is refused, not rounded on the way in."""
+    a = np.asarray(x, dtype=object) if isinstance(x, int) else np.asarray(x)
+    if a.dtype.kind not in "iuO":
+        return
+    ints = [int(v) for v in a.reshape(-1) if isinstance(v, (int, np.integer))]
+    bad = [v for v in ints if int(float(v)) != v]
+    if bad:
+        raise ValueError(
+            f"linspace: {what}={bad[0]} is not exact in float64, which the exact variant (as "
+            f"np.linspace) computes with: it would use {int(float(bad[0]))}; pass "
+            f"float({what}) to accept that"
+        )
 
 
 def _operand(x) -> _Op:
@@ -469,6 +485,8 @@ def linspace(
     for a 0-d float32 ``stop``, ``numpy2`` float32).
     """
     spec = OP_TABLE.lookup("linspace", variant)
+    if isinstance(num, (bool, np.bool_)):
+        raise TypeError(f"linspace: num must be an integer, got {checks.shown(num)}")
     try:
         num = operator.index(num)
     except TypeError:
@@ -477,8 +495,11 @@ def linspace(
         raise ValueError(f"linspace: num must be >= 0, got {num}")
     if not isinstance(endpoint, (bool, np.bool_)):
         raise TypeError(f"linspace: endpoint must be True or False, got {checks.shown(endpoint)}")
-    for x in (start, stop):
+    for what, x in (("start", start), ("stop", stop)):
+        refuse_masked(x, f"linspace: {what}")
         _operand(x)  # type checks
+        if spec.kind == EXACT:
+            _exact_in_float64(what, x)
     if dtype is not None:
         try:
             dt = np.dtype(dtype)

@@ -82,10 +82,14 @@ def _check_formats(g: Gpu, inputs: str, output: str) -> tuple[int, int]:
     if (inputs, output) in r.refusals:
         raise ValueError(f"output={checks.shown(output)}: {r.refusals[inputs, output]}")
     if output not in r.rounding or (output == "float16" and inputs not in r.float16_out):
-        only = ", ".join(r.float16_out) or "no"
+        which = (
+            f"for {', '.join(r.float16_out)} inputs only, not {inputs}"
+            if r.float16_out
+            else "for no inputs"
+        )
         raise ValueError(
-            f"output={checks.shown(output)}: the {g.name} model gives a float16 output for "
-            f"{only} inputs only, not {inputs} (output='float32')"
+            f"output={checks.shown(output)}: the {g.name} model gives a float16 output {which} "
+            "(use output='float32')"
         )
     return r.inputs[inputs]
 
