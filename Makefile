@@ -4,13 +4,21 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# JupyterLab refuses to run as root without --allow-root (containers, CI)
-JUPYTER_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root,)
+# the port to serve on: `make explore PORT=8890`, `make dashboard PORT=8867`; empty: JupyterLab's
+# 8888 (or the next free port) and Voila's 8866
+PORT ?=
+PORT_ARG = $(if $(strip $(PORT)),--port=$(strip $(PORT)),)
+# more arguments for JupyterLab (`make explore JUPYTER_ARGS="--no-browser"`) and for Voila
+JUPYTER_ARGS ?=
+VOILA_ARGS ?=
+# JupyterLab refuses to run as root without --allow-root (containers, CI): given as root,
+# whatever JUPYTER_ARGS says
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: explore dashboard test test-gmpy2 lint bench clean
 
 explore: $(VENV)/.installed-jupyter $(VENV)/.warm
-	$(BIN)/jupyter lab notebooks/00_explorer.ipynb $(JUPYTER_ARGS)
+	$(BIN)/jupyter lab notebooks/00_explorer.ipynb $(ALLOW_ROOT) $(PORT_ARG) $(JUPYTER_ARGS)
 
 # the explorer's first views compiled once, as binder/postBuild does for every op: a newcomer's
 # first `make explore` opens on a warm cache (numba's, beside the sources)
@@ -20,9 +28,10 @@ $(VENV)/.warm: $(VENV)/.installed-jupyter
 
 # the explorer as a dashboard (Voila: no code cells, just the app), set up by dashboard/voila.py:
 # nothing loaded from another machine, a page's kernel shut down when the page closes, idle
-# kernels culled (tests/test_dashboard.py runs this command line)
+# kernels culled (tests/test_dashboard.py runs this command line); http://localhost:8866/ unless
+# PORT says otherwise
 dashboard: $(VENV)/.installed-jupyter
-	JUPYTER_PATH=$(CURDIR)/dashboard $(BIN)/voila notebooks/00_explorer.ipynb --Voila.config_file_paths=$(CURDIR)/dashboard
+	JUPYTER_PATH=$(CURDIR)/dashboard $(BIN)/voila notebooks/00_explorer.ipynb --Voila.config_file_paths=$(CURDIR)/dashboard $(PORT_ARG) $(VOILA_ARGS)
 
 test: $(VENV)/.installed-dev
 	FPX_MIN_ORACLE_CASES=100000 $(BIN)/python -m pytest

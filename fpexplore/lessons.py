@@ -70,9 +70,12 @@ def _figure(size=(5.0, 2.6)):
     return Figure(figsize=size, layout="constrained")
 
 
+PNG_DPI = 90  # the lessons' figures, as PNG images
+
+
 def _png(fig) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
+    fig.savefig(buf, format="png", dpi=PNG_DPI)
     return buf.getvalue()
 
 
@@ -376,6 +379,12 @@ def _params_text(params: dict) -> str:
     return "".join(f", {k}={v!r}" for k, v in params.items())
 
 
+#: the step-through sum's figure: inches (drawn at 90 dpi) and its width on the page
+STEP_FIGURE_IN = (5.6, 3.7)
+STEP_FIGURE_PX = f"{round(STEP_FIGURE_IN[0] * PNG_DPI)}px"
+STEP_TABLE_CSS = "font-size:13px;line-height:1.35;overflow-wrap:anywhere"
+
+
 class StepSum(W.VBox):
     """A sum to watch (see :func:`step_sum`). Attributes: ``order`` (a Dropdown of
     ``fpexplore.teaching.STEP_ORDERS``), ``block`` (the tree's block size), ``step`` (the
@@ -390,12 +399,19 @@ class StepSum(W.VBox):
             options=[2**k for k in range(1, 8)], value=block, description="block"
         )
         self.step = W.IntSlider(min=1, max=1, value=1, description="step")
-        self.figure = W.Image(format="png", layout=W.Layout(max_width="760px"))
-        self.table = W.HTML()
+        # the numbers beside the figure (a projector's 1280x720 shows both without scrolling;
+        # a narrower page puts them below it)
+        self.figure = W.Image(format="png", layout=W.Layout(width=STEP_FIGURE_PX, max_width="100%"))
+        self.table = W.HTML(layout=W.Layout(flex="1 1 300px", max_width="460px"))
         self.message = W.HTML()
         self.trace = None
+        wrap = W.Layout(flex_flow="row wrap", align_items="flex-start")
         super().__init__(
-            [W.HBox([self.order, self.block]), self.step, self.figure, self.table, self.message]
+            [
+                W.HBox([self.order, self.block, self.step], layout=wrap),
+                W.HBox([self.figure, self.table], layout=wrap),
+                self.message,
+            ]
         )
         self.add_class("fpx-step-sum")
         self._retrace()
@@ -420,14 +436,14 @@ class StepSum(W.VBox):
         n = len(self.trace.steps)
         with self.step.hold_trait_notifications():
             self.step.max = n
-            self.step.value = n
+            self.step.value = 1  # the first addition: the class predicts the next
         self._draw()
 
     def _draw(self, _change=None) -> None:
         tr = self.trace
         k = self.step.value
         s = tr.steps[k - 1]
-        fig = _figure((7.6, 4.6))
+        fig = _figure(STEP_FIGURE_IN)
         draw_steps(tr, k, fig)
         self.figure.value = _png(fig)
         left = shortest_repr(tr.nodes[s.left]["value"])
@@ -446,11 +462,11 @@ class StepSum(W.VBox):
             ("exact sum", f"{shortest_repr(tr.exact_total)}"),
         ]
         body = "".join(
-            f"<tr><th style='text-align:left;padding-right:12px'>{a}</th>"
+            f"<tr><th style='text-align:left;vertical-align:top;padding-right:12px'>{a}</th>"
             f"<td><code>{html.escape(b)}</code></td></tr>"
             for a, b in rows
         )
-        self.table.value = f'<table class="fpx-steps">{body}</table>'
+        self.table.value = f'<table class="fpx-steps" style="{STEP_TABLE_CSS}">{body}</table>'
 
 
 def step_sum(x, order: str = "pairwise", *, block: int = 8) -> StepSum:

@@ -11,11 +11,13 @@ every legend names the backend. matplotlib is imported when a figure is drawn.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import checks
 from ._optional import require
-from .formats import bit_string, format_info
+from .formats import ULP_NAN, bit_string, format_info
 from .metrics import ulp_error
 from .numerics import clamp_ulps
 
@@ -66,33 +68,98 @@ def _title(cmp) -> str:
 
 
 def ulp_bars(cmp, ax=None):
-    """Signed ULP error of each scalar result against the correctly rounded value."""
+    """Signed ULP error of each scalar result against the correctly rounded value; a result
+    that is NaN or infinite where its reference is not (or a distance that is no count of
+    ulps) is a marked bar (cross-hatched, red edge, labelled "NaN" or "inf") drawn to the
+    axis's edge, so that the finite bars keep an axis of their own."""
     fig, ax = _new_ax() if ax is None else (ax.figure, ax)
     t = cmp.table
     labels = [_label(v, b) for v, b in zip(t["variant"], t["backend"])]
     vals = t["ulp_error"].astype(float).to_numpy()
+    marks = [
+        _bar_mark(u, cmp.results.get((v, b)), cmp)
+        for u, v, b in zip(t["ulp_error"], t["variant"], t["backend"])
+    ]
+    finite = np.array([v for v, m in zip(vals, marks) if m is None])
+    lim = max(1.0, float(np.max(np.abs(finite))) if finite.size else 1.0) * 1.25
+    widths = [
+        v if m is None else math.copysign(lim, v) if m != "NaN" else lim
+        for v, m in zip(vals, marks)
+    ]
     y = np.arange(len(labels))
-    bars = ax.barh(y, vals, color=[_color(i) for i in range(len(labels))], edgecolor="black")
-    for bar, b in zip(bars, t["backend"]):
-        bar.set_hatch(BACKEND_HATCH.get(b, ""))
-    for yi, v in zip(y, vals):
-        ax.annotate(
-            f"{int(v):+d}",
-            (v, yi),
-            xytext=(4 if v >= 0 else -4, 0),
-            textcoords="offset points",
-            va="center",
-            ha="left" if v >= 0 else "right",
-        )
+    bars = ax.barh(y, widths, color=[_color(i) for i in range(len(labels))], edgecolor="black")
+    for bar, b, m in zip(bars, t["backend"], marks):
+        bar.set_hatch(BACKEND_HATCH.get(b, "") if m is None else MARKED_HATCH)
+        if m is not None:
+            bar.set_edgecolor(MARKED_EDGE)
+            bar.set_linewidth(1.5)
+    for yi, v, w, m in zip(y, vals, widths, marks):
+        if m is None:
+            ax.annotate(
+                f"{int(v):+d}",
+                (v, yi),
+                xytext=(4 if v >= 0 else -4, 0),
+                textcoords="offset points",
+                va="center",
+                ha="left" if v >= 0 else "right",
+            )
+        else:
+            _mark_text(ax, w, yi, m)
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     ax.axvline(0, color="black", lw=1)
-    _backend_legend(ax, list(t["backend"]))
-    lim = max(1.0, float(np.max(np.abs(vals))) if len(vals) else 1.0) * 1.25
+    _backend_legend(ax, list(t["backend"]), marked=any(m is not None for m in marks))
     ax.set_xlim(-lim, lim)
     ax.set_xlabel(f"error in {_unit(cmp)} (0 = correctly rounded)")
     ax.set_title(_title(cmp))
     return fig
+
+
+#: how a bar whose error is no number (NaN, inf) is drawn: cross-hatched, a red edge
+MARKED_HATCH = "xx"
+MARKED_EDGE = OKABE_ITO[5]
+
+
+def _bar_mark(ulps, out, cmp) -> str | None:
+    """None for an error that is a count of ulps, else the bar's label: "NaN" (the result
+    is NaN where its reference is not, or the NaN sentinel), "+inf"/"-inf" (the result
+    overflowed where its reference is finite, or a saturated distance)."""
+    u = int(ulps)
+    if u == ULP_NAN:
+        return "NaN"
+    if out is not None and np.ndim(out) == 0:
+        r = float(np.asarray(out, dtype=np.float64))
+        ref = float(np.asarray(cmp.reference_of(out), dtype=np.float64))
+        if math.isnan(r) and not math.isnan(ref):
+            return "NaN"
+        if math.isinf(r) and math.isfinite(ref):
+            return f"{r:+}"
+    c = float(clamp_ulps(u, signed=True))  # a saturated distance: inf, no count of ulps
+    return f"{c:+}" if math.isinf(c) else None
+
+
+def _marked_patch(Patch):
+    return Patch(
+        facecolor="white",
+        edgecolor=MARKED_EDGE,
+        hatch=MARKED_HATCH,
+        label="NaN or inf (drawn to the edge)",
+    )
+
+
+def _mark_text(ax, w: float, yi: float, text: str) -> None:
+    """The label of a marked bar, inside the bar at the axis's edge."""
+    ax.annotate(
+        text,
+        (w, yi),
+        xytext=(-6 if w >= 0 else 6, 0),
+        textcoords="offset points",
+        va="center",
+        ha="right" if w >= 0 else "left",
+        fontweight="bold",
+        color=MARKED_EDGE,
+        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": MARKED_EDGE},
+    )
 
 
 def _unit(cmp) -> str:
@@ -105,9 +172,9 @@ def _unit(cmp) -> str:
 BACKEND_KIND = {"emulated": "emulated", "cupy": "GPU", "replay": "replayed GPU run"}
 
 
-def _backend_legend(ax, backends) -> None:
+def _backend_legend(ax, backends, marked: bool = False) -> None:
     """What the hatching says: emulated (hatched), a library on this CPU, a GPU, a replayed
-    GPU run; one entry per kind present."""
+    GPU run; one entry per kind present (``marked``: and the marked bars', NaN or inf)."""
     Patch = require("matplotlib.patches", "fpexplore's plots").Patch
 
     kinds = {}
@@ -117,16 +184,25 @@ def _backend_legend(ax, backends) -> None:
     handles = [
         Patch(facecolor="white", edgecolor="black", hatch=h, label=k) for k, h in kinds.items()
     ]
-    ax.legend(handles=handles, fontsize="small", loc="lower right", framealpha=0.8)
+    if marked:
+        handles.append(_marked_patch(Patch))
+    # (with marked bars to the edge: wherever it hides least)
+    ax.legend(
+        handles=handles, fontsize="small", loc="best" if marked else "lower right", framealpha=0.8
+    )
 
 
 def ulp_histogram(cmp, ax=None, bins: int = 41):
-    """Per-element signed ULP errors of each array result, one step histogram per result."""
+    """Per-element signed ULP errors of each array result, one step histogram per result
+    (elements whose error is NaN or inf are counted in the legend, not drawn)."""
     fig, ax = _new_ax() if ax is None else (ax.figure, ax)
     errs = {}
     for (variant, backend), out in cmp.results.items():
         e = clamp_ulps(ulp_error(out, cmp.reference_of(out)), signed=True).reshape(-1)
-        errs[_label(variant, backend)] = np.clip(e[np.isfinite(e)], -1e6, 1e6)
+        ok = np.isfinite(e)  # NaN or inf (no count of ulps): not drawn, counted in the legend
+        label = _label(variant, backend)
+        label += "" if ok.all() else f" ({np.count_nonzero(~ok):,} NaN or inf, not drawn)"
+        errs[label] = np.clip(e[ok], -1e6, 1e6)
     allv = np.concatenate(list(errs.values())) if errs else np.zeros(1)
     lim = max(2.0, float(np.max(np.abs(allv))) if allv.size else 2.0)
     edges = (
@@ -374,21 +450,29 @@ def explain_plot(expl, ax=None):
     y = np.arange(len(labels))
     err = np.asarray(t["rel_error"], dtype=np.float64)
     top = np.nanmax(np.where(np.isfinite(err), err, np.nan)) if np.isfinite(err).any() else 1.0
-    top = top if top > 0 else 1.0
+    top = (top if top > 0 else 1.0) * 1.3  # the axis: the finite errors and their labels
     for i, label in enumerate(labels):
         r = t.loc[label]
-        w = err[i] if np.isfinite(err[i]) else top * 1.1  # an overflow: past the others
+        mark = None if np.isfinite(err[i]) else _error_mark(expl, label, err[i])
         ax.barh(
             i,
-            w,
+            err[i] if mark is None else top,  # no number: a marked bar to the axis's edge
             color=OKABE_ITO[1 if r["closer"] else 0],
-            hatch="" if r["within_bound"] else "//",
-            edgecolor="black",
+            hatch=MARKED_HATCH if mark else "" if r["within_bound"] else "//",
+            edgecolor=MARKED_EDGE if mark else "black",
+            linewidth=1.5 if mark else None,
         )
-        ax.text(w, i, f" {r['rel_error']:.3g}", va="center", fontsize="small")
+        if mark is None:
+            ax.text(err[i], i, f" {err[i]:.3g}", va="center", fontsize="small")
+        else:
+            _mark_text(ax, top, i, mark)
+    ax.set_xlim(0, top)
+    if any(not np.isfinite(e) for e in err):
+        Patch = require("matplotlib.patches", "Explanation.plot").Patch
+        ax.legend(handles=[_marked_patch(Patch)], fontsize="small", loc="best", framealpha=0.8)
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
-    ax.set_xlabel("relative error (normwise) from the exact result (hatched: outside its bound)")
+    ax.set_xlabel("relative error (normwise)\nfrom the exact result (hatched: outside its bound)")
     ax.set_title("error of each result", fontsize="small")
     if ax2 is not None:
         c = expl.causes
@@ -407,6 +491,18 @@ def explain_plot(expl, ax=None):
         ax2.set_xlabel("share of the difference (dotted: undecided)")
         ax2.set_title("causes, the most likely first", fontsize="small")
     return fig
+
+
+def _error_mark(expl, label: str, err: float) -> str:
+    """A result's error that is no number, in words: "NaN" (the result holds a NaN),
+    "inf" (it overflowed), "inf (exact is 0)" (a nonzero result where the exact one is
+    zero: no relative error)."""
+    out = np.asarray(expl.results.get(label, np.nan), dtype=np.float64)
+    if np.isnan(out).any() or np.isnan(err):
+        return "NaN"
+    if np.isinf(out).any():
+        return "inf"
+    return "inf (exact is 0)"
 
 
 def reveal_plot(rev, ax=None):

@@ -522,46 +522,55 @@ def test_answers_outlast_a_kernel_restart_in_lesson_01(lab, tmp_path):
 
 
 def test_a_student_steps_through_a_sum_in_lesson_02(lab, tmp_path):
-    """Lesson 02's summation you can watch, in JupyterLab: the slider goes to the first step
-    (Home key) and back to the last (End), as a person would with the keyboard; the first step
-    adds two terms, the last step's partial sum is the result the widget names."""
+    """Lesson 02's summation you can watch, in JupyterLab: the slider starts on the first
+    step, which adds two terms; at 1280x720 (a projector) the step's numbers sit beside the
+    figure and both are on screen together; the slider goes to the last step (End key) and
+    back to the first (Home), as a person would with the keyboard; the last step's partial
+    sum is the result the widget names."""
     url, token = lab
     with _notebook_page(url, token, "02_summation_orders.ipynb", tmp_path) as page:
         widget = page.locator(".fpx-step-sum").first
         _wait_or_screenshot(
             page, widget.locator("table.fpx-steps"), 180_000, tmp_path / "no-step-sum.png"
         )
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.wait_for_timeout(500)
         widget.scroll_into_view_if_needed()
         table = widget.locator("table.fpx-steps")
         readout = widget.locator(".widget-readout").first
-        steps = readout.inner_text().strip()  # the slider starts on the last step
         deadline = time.time() + 60
-        last = _table_rows(table)
-        while not {"partial sum", "result"} <= set(last) and time.time() < deadline:
+        first = _table_rows(table)
+        while "(of 2 terms" not in first.get("partial sum", "") and time.time() < deadline:
             page.wait_for_timeout(250)  # (the widget may be drawing its table just now)
-            last = _table_rows(table)
+            first = _table_rows(table)
+        start = readout.inner_text().strip()  # the slider starts on the first step
+        fig = widget.locator("img").first.bounding_box()
+        numbers = table.bounding_box()
+        print(f"1280x720: figure {fig}, numbers {numbers}", flush=True)
         handle = widget.locator(".noUi-handle").first
         handle.focus()
 
-        def settle(step: str, want: str) -> dict:
-            """The table once the slider reads ``step`` and the table shows ``want``."""
+        def settle(check) -> tuple[str, dict]:
+            """The slider's readout and the table once ``check(rows)`` holds."""
             deadline = time.time() + 60
             rows = _table_rows(table)
-            while time.time() < deadline:
-                rows = _table_rows(table)
-                shown = rows.get("partial sum")
-                if readout.inner_text().strip() == step and shown and want in shown:
-                    break
+            while time.time() < deadline and not check(rows):
                 page.wait_for_timeout(250)
-            return rows
+                rows = _table_rows(table)
+            return readout.inner_text().strip(), rows
 
-        page.keyboard.press("Home")
-        first = settle("1", "(of 2 terms")
         page.keyboard.press("End")
-        back = settle(steps, last["partial sum"])
+        steps, last = settle(lambda rows: "(of 2 terms" not in rows.get("partial sum", "("))
+        page.keyboard.press("Home")
+        back_at, back = settle(lambda rows: rows.get("partial sum") == first["partial sum"])
         text = page.locator(".jp-Notebook").inner_text()
+    assert start == "1" and back_at == "1" and int(steps) > 1, (start, back_at, steps)
     assert " + " in first["this step"] and "(of 2 terms" in first["partial sum"], first
-    assert back == last, (back, last)  # the last step again
+    assert back == first, (back, first)  # the first step again
+    # beside, not below: the numbers start right of the figure, level with its top half
+    assert numbers["x"] >= fig["x"] + fig["width"] - 2, (fig, numbers)
+    assert numbers["y"] < fig["y"] + fig["height"] / 2, (fig, numbers)
+    assert max(fig["y"] + fig["height"], numbers["y"] + numbers["height"]) <= 720
     result = last["result"].split(" = ")[0]
     assert last["partial sum"].startswith(result + " "), last  # the last partial is the sum
     assert "Traceback" not in text

@@ -96,6 +96,23 @@ def test_a_class_of_files_and_a_changed_name(tmp_path):
     assert not ex.solved and ex.entry.value == ""
 
 
+def test_summary_says_when_the_answer_was_shown_before_any(tmp_path):
+    """A student who pressed "show answer" and checked nothing has no answer of their own:
+    the summary says so in words (it showed NaN); one who checked after looking keeps what
+    they typed."""
+    for name, typed in [("Eve", None), ("Fay", "2**-14")]:
+        classroom._SHEETS.clear()
+        fpx.lessons.answers("01", folder=tmp_path / name, student=name)
+        ex = fpx.exercise("ulp-float32")
+        ex.show_button.click()
+        if typed is not None:
+            _answer(ex, typed)
+    rows = fpx.lessons.summary(tmp_path).table.set_index("student")
+    assert rows.loc["Eve", "answer"] == "none (answer shown)"
+    assert rows.loc["Eve", "shown"] and rows.loc["Eve", "attempts"] == 0
+    assert rows.loc["Fay", "answer"] == "2**-14" and rows.loc["Fay", "right"]
+
+
 def test_answers_check_their_arguments(tmp_path):
     with pytest.raises(ValueError, match="lesson"):
         fpx.lessons.answers("07", folder=tmp_path)

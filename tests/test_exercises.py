@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -259,6 +260,23 @@ def test_the_teachers_guide_names_every_exercise_and_lesson():
     readme = (root / "README.md").read_text()
     assert "04_tolerances_and_testing" in readme and "05_gpu_arithmetic" in readme
     assert "docs/teaching.md" in readme
+
+
+@pytest.mark.parametrize("minutes", [60, 50])
+def test_the_guides_session_plans_fill_their_time(minutes):
+    """Each plan's rows follow each other from 0 to its length; the 50-minute plan still
+    gives every exercise a place (in the class or as homework)."""
+    root = Path(__file__).resolve().parents[1]
+    guide = (root / "docs" / "teaching.md").read_text()
+    head = f"## A {minutes}-minute session"
+    assert head in guide, head
+    plan = guide.split(head, 1)[1].split("\n## ", 1)[0]
+    spans = [tuple(map(int, m)) for m in re.findall(r"^\| (\d+)-(\d+) \|", plan, re.M)]
+    assert spans[0][0] == 0 and spans[-1][1] == minutes, spans
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:])), spans
+    if minutes == 50:
+        missing = [e.id for e in fpx.exercises() if f"`{e.id}`" not in plan]
+        assert not missing, missing
 
 
 def test_feedback_mentions_a_wrong_sign():

@@ -88,6 +88,29 @@ def test_exercise_refuses_unknown_ids():
 # ----------------------------------------------------------------------------- step_sum
 
 
+def test_step_sum_starts_at_step_1_with_its_numbers_beside_the_figure():
+    """A projector shows the first addition (the class predicts the next) and the numbers
+    beside the figure: one row that wraps only where the page is too narrow for both."""
+    import io
+
+    from PIL import Image
+
+    x = fpx.generate("normal", 20, "float16", seed=2)
+    app = fpx.lessons.step_sum(x, "sequential")
+    slider = find(app, W.IntSlider, description="step")
+    assert slider.value == 1 and slider.max == 19  # 20 terms added in turn: 19 additions
+    assert "(of 2 terms, x[0..1])" in app.table.value
+    row = next(b for b in app.children if isinstance(b, W.HBox) and app.figure in b.children)
+    assert list(row.children) == [app.figure, app.table]
+    assert row.layout.flex_flow == "row wrap"
+    width = Image.open(io.BytesIO(app.figure.value)).size[0]
+    assert app.figure.layout.width == f"{width}px" and width <= 520  # 520 + the table's 300
+    app.order.value = "pairwise"  # another order: its first step again
+    assert slider.value == 1 and "(of 2 terms" in app.table.value
+    slider.value = slider.max
+    assert "(of 20 terms" in app.table.value
+
+
 def test_step_sum_last_step_is_the_order_bit_for_bit():
     x = fpx.generate("normal", 20, "float16", seed=2)
     app = fpx.lessons.step_sum(x, "sequential")
@@ -95,7 +118,9 @@ def test_step_sum_last_step_is_the_order_bit_for_bit():
     slider = find(app, W.IntSlider, description="step")
     for name in order.options:
         order.value = name
-        assert slider.value == slider.max == len(app.trace.steps)
+        assert slider.value == 1 and slider.max == len(app.trace.steps)
+        slider.value = slider.max
+        assert f"(of {x.size} terms" in app.table.value
         params = {"block": app.block.value} if name == "tree" else {}
         want = fpx.sum(x, name, **params)
         assert fpx.to_bits(app.trace.result) == fpx.to_bits(want), name

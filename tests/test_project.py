@@ -209,6 +209,48 @@ def test_readme_quick_start_matches_makefile_and_ci():
     )
 
 
+def _make_line(target: str, tool: str, uid: int, tmp_path, *args) -> list[str]:
+    """The command `make -n target args` prints for ``tool`` (nothing is run), as if the
+    user's id were ``uid`` (an `id` on PATH that says so)."""
+    import shlex
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.skip("make not installed")
+    fake = tmp_path / f"bin{uid}"
+    fake.mkdir(exist_ok=True)
+    (fake / "id").write_text(f"#!/bin/sh\necho {uid}\n")
+    (fake / "id").chmod(0o755)
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    bindir = str(Path(sys.executable).parent)
+    out = subprocess.run(
+        ["make", "-n", "-s", target, f"BIN={bindir}", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return shlex.split([x for x in out.splitlines() if f"{bindir}/{tool} " in x][-1])
+
+
+def test_make_explore_and_dashboard_take_a_port(tmp_path):
+    """`make explore PORT=...` and `make dashboard PORT=...` serve there (empty: Jupyter's
+    and Voila's own 8888 and 8866); JUPYTER_ARGS adds to --allow-root as root, never drops it
+    (it did: the arguments replaced the default that held it); the README says all this."""
+    line = _make_line("explore", "jupyter", 0, tmp_path, "PORT=8890", "JUPYTER_ARGS=--no-browser")
+    assert line[-3:] == ["--allow-root", "--port=8890", "--no-browser"], line
+    line = _make_line("explore", "jupyter", 1000, tmp_path)
+    assert not [w for w in line if w.startswith("--")], line  # not root, no port: nothing
+    line = _make_line("dashboard", "voila", 0, tmp_path, "PORT=8867")
+    assert line[-1] == "--port=8867" and "--allow-root" not in line, line
+    line = _make_line("dashboard", "voila", 0, tmp_path)
+    assert not [w for w in line if w.startswith("--port")], line  # Voila's default, 8866
+    readme = (ROOT / "README.md").read_text()
+    for said in ("make explore PORT=", "make dashboard PORT=", "8866", "JUPYTER_ARGS"):
+        assert said in readme, said
+
+
 @pytest.mark.parametrize("nb", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
 def test_notebooks_stored_without_outputs(nb):
     data = json.loads(nb.read_text())

@@ -4,7 +4,7 @@ tells when compare() would compile, and the explorer says so while it does.
 Everything that compiles runs in subprocesses with a temporary NUMBA_CACHE_DIR (numba then
 writes all its cache files there), so the tree's own cache is neither used nor touched. To keep
 the runtime modest the warm-up is tested on a subset: sum and variance in float32 (about 10 s
-on 2 cores; the full warm-up, every op in every format, takes about 35 s).
+on 2 cores; the full warm-up, every op in every format, takes 1 to 2.5 minutes).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from .exercise import LESSONS
 
 __all__ = [
     "FILE_FORMAT",
+    "NO_ANSWER_SHOWN",
     "AnswerBook",
     "attempt",
     "lesson_number",
@@ -27,6 +28,8 @@ __all__ = [
     "tally",
 ]
 
+#: a tally's ``answer`` where the student pressed "show answer" and checked no answer
+NO_ANSWER_SHOWN = "none (answer shown)"
 #: the ``format`` field of an answers file
 FILE_FORMAT = "fpexplore answers 1"
 #: the file in an answers folder that remembers the last student name typed there
@@ -182,7 +185,8 @@ def read_attempts(folder) -> list[dict]:
 def tally(rows: list[dict]) -> list[dict]:
     """Per student and exercise (in the order first seen): ``attempts`` (checks), ``right``
     (ever answered right), ``first_try`` (the first check right, no answer shown before it),
-    ``shown`` ("show answer" pressed), ``answer`` (the last checked answer)."""
+    ``shown`` ("show answer" pressed), ``answer`` (the last checked answer; where none was
+    checked, :data:`NO_ANSWER_SHOWN`)."""
     out: dict[tuple, dict] = {}
     for r in rows:
         key = (r["student"], r["lesson"], r["exercise"], r.get("seed"))
@@ -208,4 +212,7 @@ def tally(rows: list[dict]) -> list[dict]:
         t["attempts"] += 1
         t["right"] = t["right"] or bool(r.get("right"))
         t["answer"] = r.get("answer")
+    for t in out.values():
+        if t["attempts"] == 0:  # "show answer" pressed, nothing checked: said, not left blank
+            t["answer"] = NO_ANSWER_SHOWN
     return list(out.values())
