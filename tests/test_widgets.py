@@ -882,3 +882,23 @@ def test_a_link_to_this_view_opens_the_same_view():
         fpx.explorer(link="abc")
     with pytest.raises(TypeError, match="link must be the text"):
         fpx.explorer(link=5)
+
+
+def test_large_type_scales_the_figure_too():
+    """ "large type" (teaching on a projector) draws the figure again with larger fonts, as
+    well as the table and verdict (a CSS class); off again, the sizes come back."""
+    import ipywidgets as W
+
+    app = fpx.explorer(n=1000, variants=["sequential", "pairwise"])
+
+    def sizes():
+        ax = app.figure.axes[0]
+        return [t.get_fontsize() for t in (*ax.get_xticklabels(), ax.xaxis.label)]
+
+    before = sizes()
+    find(app, W.ToggleButton, description="large type").value = True
+    assert "fpx-large" in app._dom_classes
+    bigger = sizes()
+    assert min(bigger) > max(before), (before, bigger)
+    find(app, W.ToggleButton, description="large type").value = False
+    assert sizes() == before and "fpx-large" not in app._dom_classes

@@ -173,7 +173,9 @@ def view_controls() -> dict:
         verdict=W.HTML(),  # one line: the answer, computed from the comparison
         table=table,
         large=W.ToggleButton(
-            value=False, description="large type", tooltip="bigger table and verdict (teaching)"
+            value=False,
+            description="large type",
+            tooltip="bigger table, verdict and figure (teaching)",
         ),
         snippet=W.Textarea(layout=W.Layout(width="100%"), description="reproduce this"),
         detect=W.Button(

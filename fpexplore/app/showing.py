@@ -16,6 +16,10 @@ from .controls import EXPORTS
 from .state import ORDER_OPS
 from .yourdata import Observed
 
+#: matplotlib's font sizes under "large type" (a projector at the back of a room)
+LARGE = {"font.size": 16, "axes.titlesize": 18, "axes.labelsize": 16, "xtick.labelsize": 14,
+         "ytick.labelsize": 14, "legend.fontsize": 13}  # fmt: skip
+
 
 class Output:
     """The explorer's output side, on its widgets (``c``: the app's controls): the last
@@ -60,13 +64,24 @@ class Output:
         self._c.message.value = render.error_html(error)
 
     def draw(self, state) -> None:
-        """The view of the comparison shown, drawn again for ``state``."""
+        """The view of the comparison shown, drawn again for ``state`` (large type: with
+        larger fonts)."""
+        import matplotlib
+
         c = self._c
-        c.view_out.value = render.draw(c.figure, self.comparison, self.observed, state)
-        if isinstance(c.canvas, W.Image):
-            c.canvas.value = render.png(c.figure)
-        else:
-            c.canvas.draw_idle()
+        with matplotlib.rc_context(LARGE if c.large.value else {}):
+            c.view_out.value = render.draw(c.figure, self.comparison, self.observed, state)
+            if isinstance(c.canvas, W.Image):
+                c.canvas.value = render.png(c.figure)
+            else:
+                c.canvas.draw_idle()
+
+    def large_type(self, app, on: bool, state) -> None:
+        """Large type for teaching: bigger table, verdict and diff (a CSS class on ``app``)
+        and the figure drawn again with larger fonts."""
+        (app.add_class if on else app.remove_class)("fpx-large")
+        if self.comparison is not None:
+            self.draw(state)
 
     def snippet(self, state) -> None:
         """The code that reproduces the comparison shown and draws its view."""

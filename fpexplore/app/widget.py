@@ -115,7 +115,7 @@ class Explorer(W.VBox):
             button.on_click(lambda _b, name=name: self.apply_preset(name))
         for w in (c.b_name, c.b_arch):
             w.observe(lambda _ch: builder_fits(c, self.state.format), names="value")
-        c.large.observe(self._large_changed, names="value")
+        c.large.observe(lambda ch: self._out.large_type(self, ch["new"], self.state), "value")
         c.detect.on_click(self._out.detect)
         for kind, button in c.exports.items():
             button.on_click(lambda _b, kind=kind: self.export(kind))
@@ -176,10 +176,6 @@ class Explorer(W.VBox):
             self.message.value = render.error_html(e)
             return
         self._relist()
-
-    def _large_changed(self, change):
-        """Large type for teaching: bigger table, verdict and diff (a CSS class)."""
-        (self.add_class if change["new"] else self.remove_class)("fpx-large")
 
     # ------------------------------------------------------------------ the public controls
 
