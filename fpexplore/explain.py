@@ -720,8 +720,13 @@ def _cast_text(cfg: Config, label: str, in_fmt: str) -> str:
     if not cfg.cast:
         return f"{label} sums in {in_fmt}"
     if cfg.where == "before":
+        how = (
+            "widens"
+            if format_info(cfg.cast_format).precision > format_info(in_fmt).precision
+            else "rounds"
+        )
         return (
-            f"{label} rounds the {in_fmt} inputs to {cfg.cast_format} first, then sums "
+            f"{label} {how} the {in_fmt} inputs to {cfg.cast_format} first, then sums "
             "(NumPy's np.sum(x, dtype=...))"
         )
     return (

@@ -489,3 +489,18 @@ def test_a_mean_is_measured_against_the_bound_of_a_mean(n, seed):
     u = Fraction(1, 2**24)
     higham = (n - 1) * u / (1 - (n - 1) * u) * sum(Fraction(float(v)) for v in x) / n
     assert err <= higham + u * abs(exact)  # the result is inside Higham's bound indeed
+
+
+@pytest.mark.parametrize(
+    "data_fmt,wide", [("float32", np.float64), ("float16", np.float32)]
+)  # fmt: skip
+def test_a_result_in_a_wider_format_is_found_as_the_widened_inputs(data_fmt, wide):
+    """np.sum(x, dtype=wider) against np.sum(x): the wider result is the inputs widened (exact)
+    and summed there, which explain tries and names (it said 'no configuration tried
+    reproduces' and blamed order or nondeterminism). Results made by plain NumPy."""
+    x = np.random.default_rng(3).uniform(0, 1, 3000).astype(data_fmt)
+    results = {"narrow": np.sum(x), "wide": np.sum(x, dtype=wide)}
+    e = fpx.explain("sum", x, results)
+    assert e.table.loc["wide", "cast"] == "before"
+    assert "widens the" in e.verdict and "no configuration tried" not in e.verdict
+    assert "The main cause is cast" in e.verdict

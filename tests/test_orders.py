@@ -992,3 +992,24 @@ def test_layouts_are_read_as_the_library_reads_them_or_refused():
     with pytest.raises(ValueError, match="order 'openblas' is a library's loop"):
         fpx.dot(C[0, ::2], C[1, ::2], "openblas")
     fpx.dot(np.ascontiguousarray(C[0, ::2]), np.ascontiguousarray(C[1, ::2]), "openblas")
+
+
+def test_an_input_rounding_that_changes_nothing_is_refused():
+    """tf32 holds every float16 and bfloat16 value, bfloat16 every bfloat16 value: rounding
+    such inputs changes none of them, so it is refused (as fma=True where it changes
+    nothing), in fpx.dot, fpx.matmul and compare; one that changes values is taken."""
+    import ml_dtypes
+
+    a16 = np.float16([1.5, 2.25, 3.0])
+    for r in ("tf32", "tf32-rne", "tf32-truncate"):
+        with pytest.raises(ValueError, match=f"input_rounding='{r}' changes nothing for float16"):
+            fpx.dot(a16, a16, input_rounding=r)
+    bf = np.array([1.5, 2.0], ml_dtypes.bfloat16)
+    with pytest.raises(ValueError, match="changes nothing for bfloat16 data"):
+        fpx.matmul(bf[None, :], bf[:, None], input_rounding="bfloat16")
+    with pytest.raises(ValueError, match="changes nothing for float16 data"):
+        fpx.compare("dot", format="float16", n=10, variants=["sequential+tf32"])
+    # values change: taken (float16 data to bfloat16 loses bits; float32 data to tf32)
+    assert fpx.dot(np.float16([1.0009765625]), np.float16([1.0]), input_rounding="bfloat16") == 1.0
+    x = np.float32([1 + 2**-20])
+    assert fpx.dot(x, np.float32([1.0]), input_rounding="tf32") == 1.0

@@ -492,3 +492,12 @@ def test_the_docs_tables_are_printed_from_fpx_gpus():
     assert _markdown(df, params) in doc
     assert _markdown(df.drop_duplicates("arch"), ["arch", "gpu", "aliases", "source",
                                                   "evidence"]) in doc  # fmt: skip
+
+
+def test_big_endian_arrays_are_their_values():
+    """A big-endian float16 array (>f2) is float16 data (its format was not recognised:
+    'give inputs=')."""
+    A = np.array([[1.5, -2.0, 0.25, 3.0]], ">f2")
+    B = np.array([[2.0], [1.0], [4.0], [0.5]], np.float16)
+    got = fpx.mma(A, B, 0.0, arch="h100")
+    assert got.tolist() == [[1.5 * 2 - 2.0 + 0.25 * 4 + 3.0 * 0.5]]

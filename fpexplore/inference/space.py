@@ -195,7 +195,8 @@ def _calls(op: str, fmt: str) -> list[Config]:
 def configs(op: str, in_fmt: str, out_fmts) -> list[Config]:
     """Every configuration tried: the candidates on the inputs' format, the real NumPy call
     where nothing emulates it, the seeded atomic orders (sum and dot), and for a narrower
-    result format both places of the cast."""
+    result format both places of the cast, for a wider one the inputs widened first (exact:
+    ``np.sum(x, dtype=np.float64)``)."""
     base_op = order_op(op)
     base = [Config(c) for c in candidates(base_op, in_fmt)] + _calls(op, in_fmt)
     if not reduction(op).matrix:
@@ -207,6 +208,8 @@ def configs(op: str, in_fmt: str, out_fmts) -> list[Config]:
         if info.precision < s_info.precision or info.emax < s_info.emax:
             out += [Config(c, "before:" + fmt) for c in candidates(base_op, fmt)]
             out += [replace(c, cast="after:" + fmt) for c in base]
+        elif info.precision > s_info.precision and info.emin <= s_info.emin:  # held exactly
+            out += [Config(c, "before:" + fmt) for c in candidates(base_op, fmt)]
     return out
 
 

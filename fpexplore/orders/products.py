@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..exact import exact_dot
-from ..formats import as_format, coerce
+from ..formats import as_format, coerce, format_info
 from ..numerics import flush_subnormals
 from .arith import (
     accumulator,
@@ -47,6 +47,20 @@ def _literal_products(a: np.ndarray, b: np.ndarray, ftz: bool) -> np.ndarray:
     if ftz and p.dtype == np.float32:  # NVRTC -ftz=true: subnormal products become zeros
         p = flush_subnormals(p)
     return p
+
+
+def check_rounding_changes(spec, input_rounding, info) -> None:
+    """ValueError where rounding the inputs changes none of them: the rounding's format
+    holds every value of the data's (tf32 of float16 data). A tensor-core order is exempt:
+    there the rounding names the instruction's input format."""
+    if input_rounding is None or spec.takes_rounding:
+        return
+    r = format_info(input_rounding)
+    if r.precision >= info.precision and r.emin <= info.emin and r.emax >= info.emax:
+        raise ValueError(
+            f"input_rounding={input_rounding!r} changes nothing for {info.name} data: "
+            f"{input_rounding} holds every {info.name} value"
+        )
 
 
 def round_inputs(input_rounding, info, *arrays) -> tuple:
@@ -87,6 +101,7 @@ def dot(
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
     a, b = spec.laid_out((a, b), "dot")
+    check_rounding_changes(spec, check_input_rounding(input_rounding), info)
     a, b = round_inputs(input_rounding, info, a, b)
     fused = check_fma(spec, fma, "dot", fusable("dot"))
     p = spec.validate(params)
@@ -141,6 +156,7 @@ def matmul(
     fused = check_fma(spec, fma, "matmul", fusable("matmul"))
     p = spec.validate(params)
     check_combine("matmul", p.get("combine", "sequential"))
+    check_rounding_changes(spec, check_input_rounding(input_rounding), info)
     A, B = round_inputs(input_rounding, info, A, B)
     split_k = check_split_k("matmul", spec, split_k, A.shape[1])
     check_accumulate(spec, accumulate)

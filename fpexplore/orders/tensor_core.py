@@ -300,7 +300,7 @@ def _inputs_of(A, B, inputs) -> str:
     """``inputs``, or the format of A's and B's dtype where it is None; an FP8 array of
     another FP8 format than ``inputs`` is refused (OCP and AMD FP8 are other numbers)."""
     A, B = as_array(A, "A"), as_array(B, "B")
-    fmts = {_DTYPE_INPUTS.get(x.dtype) for x in (A, B)}
+    fmts = {_DTYPE_INPUTS.get(x.dtype.newbyteorder("=")) for x in (A, B)}  # (>f2: float16)
     if inputs is None:
         if len(fmts) != 1 or None in fmts:
             raise ValueError(
