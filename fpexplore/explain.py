@@ -601,10 +601,15 @@ def _cause_sentence(ex, causes) -> str:
             f"than evidence (an order, block size or setting not tried here). "
             f"{_what_decides(ex)}"
         )
-    return (
-        f"Cannot tell the cause: {names} fit the evidence (the likeliest at "
-        f"{main['posterior']:.0%}, {DECIDED:.0%} decides). {_what_decides(ex)}"
-    )
+    p = float(main["posterior"])
+    if p < DECIDED:
+        why = f"the likeliest at {p:.0%}, {DECIDED:.0%} decides"
+    elif main["factor"] == "nondeterminism":
+        why = f"the likeliest at {p:.0%}, but only two differing runs of one computation decide it"
+    else:
+        why = f"the likeliest at {p:.0%}, but on results reproduced only nearly, not exactly"
+    fit = "fits" if " or " not in names else "fit"
+    return f"Cannot tell the cause: {names} {fit} the evidence ({why}). {_what_decides(ex)}"
 
 
 def _what_decides(ex) -> str:

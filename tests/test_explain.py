@@ -504,3 +504,17 @@ def test_a_result_in_a_wider_format_is_found_as_the_widened_inputs(data_fmt, wid
     assert e.table.loc["wide", "cast"] == "before"
     assert "widens the" in e.verdict and "no configuration tried" not in e.verdict
     assert "The main cause is cast" in e.verdict
+
+
+@pytest.mark.parametrize("seed,why", [(2, "reproduced only nearly"), (4, "two differing runs")])
+def test_an_undecided_cause_above_the_threshold_says_why(seed, why):
+    """A sequential sum against the same loop over a permutation (plain NumPy), one result
+    each: a cause above 90% yet undecided, and the verdict says why (it read 'the likeliest
+    at 95%, 90% decides', which contradicts itself)."""
+    x = np.random.default_rng(seed).standard_normal(100).astype(np.float32)
+    perm = np.random.default_rng(seed + 100).permutation(x)
+    r = {"a": np.add.accumulate(x)[-1], "b": np.add.accumulate(perm)[-1]}
+    e = fpx.explain("sum", x, r)
+    said = re.search(r"the likeliest at (\d+)%([^)]*)\)", e.verdict)
+    assert said and int(said.group(1)) >= 90, e.verdict
+    assert "decides" not in said.group(2).replace("decide it", "") and why in said.group(2)
