@@ -672,3 +672,15 @@ def test_no_module_function_or_class_is_too_long():
             if length > limit:
                 offences.append(f"{rel}:{node.lineno}: {kind} {node.name}, {length} lines")
     assert not offences, "too long:\n" + "\n".join(offences)
+
+
+def test_the_binder_badges_open_a_notebook_that_exists():
+    """Two badges: JupyterLab on the explorer, and the explorer as a Voila dashboard that runs
+    itself (issue 37: the badge opened a bare notebook with nothing interactive)."""
+    readme = (ROOT / "README.md").read_text()
+    paths = re.findall(r"mybinder\.org/v2/gh/[^)]*\?urlpath=([a-z]+/[a-z]+)/([^)\s]+)", readme)
+    assert {p for p, _ in paths} == {"lab/tree", "voila/render"}, paths
+    for _, nb in paths:
+        assert (ROOT / nb).is_file(), nb
+    env = (ROOT / "binder" / "environment.yml").read_text()
+    assert "voila" in env  # the dashboard badge needs Voila's server extension on Binder
