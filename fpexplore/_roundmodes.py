@@ -46,7 +46,7 @@ def _round_rational_mode(num: int, den: int, info) -> float:
     mode = TF32_TIES.get(info.name, "even")
     v = round_rational(num, den, info.precision, info.emin, info.emax)
     if mode == "zero" and math.isinf(v):  # a finite value past the largest: toward zero
-        return math.copysign(math.ldexp(2.0 - 2.0 ** (1 - info.precision), info.emax), num)
+        return math.copysign(math.ldexp(2.0 - 2.0 ** (1 - info.precision), info.emax), -(num < 0))
     if mode != "even" and math.isfinite(v):
         # the neighbour on the other side of num/den, if num/den is not v itself
         diff = Fraction(num, den) - Fraction(v)
@@ -96,8 +96,9 @@ def _as_ratio(v) -> tuple[int, int] | float:
 
 def round_exact_scalar(v, info) -> float:
     r = _as_ratio(v)
-    if isinstance(r, float):
-        return r
+    if isinstance(r, float):  # NaN or an infinity: NaN where the format has no infinity
+        no_inf = info.finite_max is not None or info.name.endswith("fnuz")
+        return math.nan if no_inf and math.isinf(r) else r
     num, den = r
     if num == 0:
         # keep the sign of a signed zero (-0.0, Decimal("-0")), integers and rationals give +0

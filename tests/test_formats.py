@@ -694,3 +694,20 @@ def test_the_fp8_refusal_names_as_format_and_warns_about_stepping():
     with pytest.raises(TypeError, match=r"to_bits, ulp, ulp_distance, as_format and mma.*"
                        r"next_up and next_down then step in float32"):  # fmt: skip
         fpx.next_up(x)
+
+
+def test_exact_infinities_and_huge_values_in_the_rounding_modes():
+    """Decimal('Infinity') rounded to a format without infinity is NaN, as the float inf is
+    (it gave inf); tf32-truncate saturates exact values past float64's range (it raised
+    OverflowError), as it saturates 2**200."""
+    for fmt in ("float8_e4m3", "float8_e4m3fnuz", "float8_e5m2fnuz"):
+        for v in (Decimal("Infinity"), Decimal("-Infinity")):
+            assert math.isnan(float(fpx.as_format(v, fmt)))
+            assert math.isnan(float(fpx.as_format(float(v), fmt)))
+        assert np.isnan(fpx.as_format(np.array([Decimal("-Infinity")], dtype=object), fmt)[0])
+    assert float(fpx.as_format(Decimal("-Infinity"), "float8_e5m2")) == -math.inf
+    top = float(fpx.as_format(2**200, "tf32-truncate"))
+    assert top == (2 - 2.0**-10) * 2.0**127
+    for v in (2**1030, Fraction(10**400), Decimal("1e400")):
+        assert float(fpx.as_format(v, "tf32-truncate")) == top
+    assert float(fpx.as_format(-(3**700), "tf32-truncate")) == -top

@@ -902,3 +902,22 @@ def test_large_type_scales_the_figure_too():
     assert min(bigger) > max(before), (before, bigger)
     find(app, W.ToggleButton, description="large type").value = False
     assert sizes() == before and "fpx-large" not in app._dom_classes
+
+
+def test_threads_and_crafted_links():
+    """threads=3 (a count the list does not offer) is shown, not a traitlets error; a link
+    code that is too deep, too large or carries backends (a link never does) is refused."""
+    import base64
+    import json
+    import zlib
+
+    app = fpx.explorer(threads=3, n=1000, variants=["sequential"])
+    assert app.threads.value == 3 and app.state.threads == 3
+
+    def code(text: str) -> str:
+        return base64.urlsafe_b64encode(zlib.compress(text.encode())).decode()
+
+    deep = '{"variants":' + "[" * 100_000 + "]" * 100_000 + "}"
+    for text in (deep, json.dumps({"backends": ["cupy"]}), json.dumps({"zzz": "a" * 100_000})):
+        with pytest.raises(ValueError, match="is not a view of this app"):
+            fpx.explorer(link=code(text))

@@ -286,11 +286,13 @@ def keywords_of_link(code) -> dict:
     """fpx.explorer()'s keywords from a code :func:`link_of` made (a clear error else)."""
     if not isinstance(code, str):
         raise TypeError(f"link must be the text 'Link to this view' gave, got {checks.shown(code)}")
-    try:
-        doc = json.loads(zlib.decompress(base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))))
-    except (ValueError, zlib.error):
+    try:  # a view is a few hundred bytes: more is not one (nor deep nesting)
+        d = zlib.decompressobj()
+        raw = d.decompress(base64.urlsafe_b64decode(code + "=" * (-len(code) % 4)), 1 << 16)
+        doc = None if d.unconsumed_tail else json.loads(raw)
+    except (ValueError, zlib.error, RecursionError):
         doc = None
-    if not isinstance(doc, dict):
+    if not isinstance(doc, dict) or {"backends", "source"} & set(doc):  # (never in a link)
         raise ValueError(
             f"link {checks.shown(code)} is not a view of this app: copy the whole text "
             "'Link to this view' shows"
@@ -549,6 +551,14 @@ def _named(*names):
     return lambda state, installed=(): list(names)
 
 
+def _thread_options(state, installed=()) -> list:
+    """0 (the libraries' defaults), 1, 2, 4, 8, and the count asked for (threads=3) too."""
+    shown = [("default", 0), ("1", 1), ("2", 2), ("4", 4), ("8", 8)]
+    return shown + (
+        [] if state.threads in dict(shown).values() else [(str(state.threads), state.threads)]
+    )
+
+
 # The app's controls, one row each (:class:`Control`): adding a control is one row here.
 CONTROLS = {
     row.name: row
@@ -629,7 +639,7 @@ CONTROLS = {
             "Dropdown",
             "threads",
             _threads,
-            _named(("default", 0), ("1", 1), ("2", 2), ("4", 4), ("8", 8)),
+            _thread_options,
             compare="always",
             omit=0,
         ),
