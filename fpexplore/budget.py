@@ -137,8 +137,7 @@ def difference_budget(
     factors, inputs = _checked(op, factors, inputs)
     cfg, target = _as_setting(start, op), _as_setting(end, op)
     needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
-    configs = _switched(op, cfg, target, factors, needs_rounding)
-    results = [evaluate(op, c, inputs) for _, c in configs]
+    configs, results = _evaluated(op, _switched(op, cfg, target, factors, needs_rounding), inputs)
     results = _common_format(results)
     for (step, c), r in zip(configs, results):
         if np.isnan(np.asarray(r, dtype=np.float64)).any():
@@ -231,6 +230,25 @@ def _switched(
                     cfg = _with(cfg, target, _FIELDS[g])
         configs.append((f, cfg))
     return configs
+
+
+def _evaluated(op: str, configs: list, inputs) -> tuple[list, list]:
+    """Each configuration's result; a half-switched one that is no setting (an A100 reading
+    FP8) makes one step with the next ("input_rounding and order"). The ends are the user's:
+    their errors are raised."""
+    kept, results, pending = [], [], []
+    for k, (step, c) in enumerate(configs):
+        try:
+            r = evaluate(op, c, inputs)
+        except ValueError:
+            if 0 < k < len(configs) - 1:
+                pending.append(step)
+                continue
+            raise
+        kept.append((" and ".join([*pending, step]), c))
+        results.append(r)
+        pending = []
+    return kept, results
 
 
 _CARRIED = ("order", "fma", "accumulate")  # the factors a setting may need switched with it

@@ -314,3 +314,26 @@ def test_difference_budget_of_nan_results_says_so():
     y = np.array([np.inf, -np.inf, 1.0], np.float32)
     with pytest.raises(ValueError, match="is NaN"):
         fpx.difference_budget(y, "sequential", "pairwise", op="sum")
+
+
+def test_difference_budget_joins_a_half_switched_setting_that_is_none():
+    """From A100 TF32 tensor cores to H100 FP8 ones, switching the input rounding first would
+    leave an A100 reading FP8, which no A100 does (it raised); that step joins the next:
+    one step 'input_rounding and tensor_core', the deltas still adding up, the end the H100
+    model's own product of the FP8-rounded inputs."""
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((8, 64)).astype(np.float32)
+    B = rng.standard_normal((64, 8)).astype(np.float32)
+    bud = budget.difference_budget(
+        (A, B), "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+float8_e5m2", "matmul"
+    )
+    t = bud.table
+    assert list(t["step"]) == ["start", "input_rounding and tensor_core"]
+    assert int(t["delta_ulp"].sum()) == bud.total_ulp
+    a8 = np.asarray(fpx.as_format(A, "float8_e5m2"))
+    b8 = np.asarray(fpx.as_format(B, "float8_e5m2"))
+    want = fpx.mma(a8, b8, np.zeros((8, 8), np.float32), arch="h100", inputs="float8_e5m2")
+    assert np.array_equal(bud.end, want)
+    with pytest.raises(ValueError, match="A100 tensor cores take no float8_e5m2"):  # an end
+        budget.difference_budget((A, B), "sequential", "tensor-core(arch=a100)+float8_e5m2",
+                                 "matmul")  # fmt: skip
