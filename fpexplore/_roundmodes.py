@@ -97,8 +97,7 @@ def _as_ratio(v) -> tuple[int, int] | float:
 def round_exact_scalar(v, info) -> float:
     r = _as_ratio(v)
     if isinstance(r, float):  # NaN or an infinity: NaN where the format has no infinity
-        no_inf = info.finite_max is not None or info.name.endswith("fnuz")
-        return math.nan if no_inf and math.isinf(r) else r
+        return math.nan if not info.has_infinity and math.isinf(r) else r
     num, den = r
     if num == 0:
         # keep the sign of a signed zero (-0.0, Decimal("-0")), integers and rationals give +0
@@ -109,7 +108,7 @@ def round_exact_scalar(v, info) -> float:
     else:
         return round_rational(num, den, info.precision, info.emin, info.emax)
     if out == 0:  # a rounded zero has the value's sign; the FNUZ formats have no -0
-        out = 0.0 if info.name.endswith("fnuz") else math.copysign(0.0, out if num == 0 else num)
+        out = math.copysign(0.0, out if num == 0 else num) if info.has_negative_zero else 0.0
     return out
 
 

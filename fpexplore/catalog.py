@@ -32,11 +32,10 @@ def formats() -> pd.DataFrame:
     for name in ROUNDINGS:
         info = format_info(name)
         own = info.dtype if info.storage else FP8_DTYPES.get(name)
-        no_inf = info.finite_max is not None and name != "float8_e5m2"
         rows.append({
             "format": name, "storage": info.storage, "dtype": "" if own is None else own.name,
             "precision": info.precision, "emin": info.emin, "emax": info.emax, "max": info.max,
-            "infinity": not no_inf,
+            "infinity": info.has_infinity,
             "rounding": {"tf32": "nearest, ties away from zero",
                          "tf32-truncate": "toward zero"}.get(name, "nearest-even"),
         })  # fmt: skip

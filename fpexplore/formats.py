@@ -137,6 +137,16 @@ class FormatInfo:
         return math.ldexp(1.0, self.emin)
 
     @property
+    def has_infinity(self) -> bool:
+        """False for the FP8 formats without one (``finite_max`` set: overflow is NaN)."""
+        return self.finite_max is None
+
+    @property
+    def has_negative_zero(self) -> bool:
+        """False for the FNUZ formats (AMD FP8: one zero, +0)."""
+        return not self.name.endswith("fnuz")
+
+    @property
     def max(self) -> float:
         if self.finite_max is not None:
             return self.finite_max
@@ -526,7 +536,7 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
     with np.errstate(invalid="ignore"):  # signalling NaNs (float16's 0x7d01): quiet, no warning
         x64 = arr.astype(np.float64)
         if info != storage and f8 is None:  # tf32, FP8 in float32: values within its range
-            no_inf = info.finite_max is not None or info.name.endswith("fnuz")  # no inf
+            no_inf = not info.has_infinity
             big = np.abs(x64[np.isfinite(x64) | no_inf & np.isinf(x64)]) > info.max
             if big.any():
                 raise ValueError(

@@ -272,11 +272,14 @@ def initial(variants=None, installed=(), op_params=(), **values) -> State:
     return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
 
 
+#: controls a link never holds: the data source and the backends belong to the machine
+_UNLINKED = frozenset({"source", "backends"})
+
+
 def link_of(state: State) -> str:
-    """The view as a short code ("Link to this view"): the controls that differ from their
-    defaults (not the data source or the backends: those belong to the machine), the
-    variants and the op parameters; ``fpx.explorer(link=...)`` opens it again."""
-    kept = {k: v for k, v in state.settings if k not in ("source", "backends")}
+    """The view as a short code ("Link to this view"): every control but :data:`_UNLINKED`,
+    the variants and the op parameters; ``fpx.explorer(link=...)`` opens it again."""
+    kept = {k: v for k, v in state.settings if k not in _UNLINKED}
     doc = {**kept, "variants": list(state.variants), **dict(state.op_params)}
     raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
@@ -292,7 +295,7 @@ def keywords_of_link(code) -> dict:
         doc = None if d.unconsumed_tail else json.loads(raw)
     except (ValueError, zlib.error, RecursionError):
         doc = None
-    if not isinstance(doc, dict) or {"backends", "source"} & set(doc):  # (never in a link)
+    if not isinstance(doc, dict) or _UNLINKED & set(doc):
         raise ValueError(
             f"link {checks.shown(code)} is not a view of this app: copy the whole text "
             "'Link to this view' shows"
