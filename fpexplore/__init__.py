@@ -60,12 +60,18 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    hold; they compute nothing (matplotlib loads when they run)
 - ``presentation`` the advisors' numbers and explanations as tables, sentences and
                    ready-to-paste code
+- ``libraries/``   the library wing, which the modules below never import (the order
+                   registry and backends load it by name on first use of one of its names):
+                   real CPU libraries' own loops emulated bit for bit (OpenBLAS, einsum,
+                   polars, LLVM, numba, torch, XLA; the SIMD family) and torch, jax and
+                   polars as backends; it registers its orders when it loads
 - ``backends/``    where results come from, one module per kind, each answering alike
                    (status, steps(job, name), results(job, step) -> Result records; job: Job,
                    Result): numpy (NumPy's call, its BLAS threads limited), emulated (each
                    variant), cupy (the only module importing CuPy, lazily; CuPy's own
-                   function for an op is named by the op's spec), replay (GPU recordings),
-                   libraries (torch, jax, polars); steps() in the table's order, run_step()
+                   function for an op is named by the op's spec), replay (GPU recordings);
+                   torch, jax and polars from the library wing; steps() in the table's order,
+                   run_step()
 - ``spec``         variant specs: "tree(block=256)+tf32@float64", one grammar for a setting
 - ``ops/``         one spec per op beside its implementation (variants, inputs, NumPy's call,
                    exact reference, CuPy counterpart, GPU recordings, the size guard

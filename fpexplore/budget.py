@@ -18,8 +18,8 @@ from . import checks
 from ._optional import require
 from .formats import as_format, format_info, holding, ulp_distance
 from .inference.space import evaluate, reduction
-from .orders.arith import check_accumulate, check_fma
-from .orders.registry import ORDERS_BY_OP
+from .orders.arith import ORDER_OPS, check_accumulate, check_fma
+from .orders.registry import lookup, orders_of
 from .spec import VariantSpec, parse_spec
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ __all__ = ["FACTORS", "Budget", "difference_budget"]
 FACTORS = ("input_rounding", "accumulate", "order", "fma", "tensor_core")
 CONFIG_KEYS = ("order", "params", "fma", "accumulate", "input_rounding")
 TENSOR_CORE = "tensor-core"  # the order whose switch is the tensor_core factor
-TENSOR_CORE_ROUNDED = ORDERS_BY_OP["matmul"][TENSOR_CORE].rounded_formats
+TENSOR_CORE_ROUNDED = lookup("matmul", TENSOR_CORE).rounded_formats
 
 
 @dataclass(repr=False)
@@ -165,7 +165,7 @@ def difference_budget(
 
 def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
     """The factors and the inputs (a tuple of the op's arrays), checked."""
-    if op not in ORDERS_BY_OP:
+    if op not in ORDER_OPS:
         raise ValueError(
             f"unknown op {checks.shown(op)}; difference_budget takes sum, dot or matmul"
         )
@@ -257,7 +257,7 @@ _CARRIED = ("order", "fma", "accumulate")  # the factors a setting may need swit
 def _valid(op: str, cfg: VariantSpec) -> bool:
     """The configuration is a setting of its order: fma where a product feeds an
     accumulator, an accumulator where the order is not a library's own loop."""
-    spec = ORDERS_BY_OP[reduction(op).orders].get(cfg.name)
+    spec = orders_of(reduction(op).orders).get(cfg.name)
     if spec is None:
         return True  # (an unknown order: evaluating it says so)
     try:

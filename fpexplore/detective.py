@@ -22,7 +22,7 @@ from ._optional import require
 from .formats import coerce, refuse_masked
 from .inference.space import Config, candidates, cost, distance, evaluate, reduction
 from .ops.registry import get
-from .orders.registry import ORDERS_BY_OP
+from .orders.arith import ORDER_OPS
 from .spec import VariantSpec, parse_spec
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def match_orders(
     accumulator, no fma); ``df.attrs["note"]`` says how many candidates reproduce everything.
     """
     pd = require("pandas", "fpx.match_orders")
-    if op not in ORDERS_BY_OP:
+    if op not in ORDER_OPS:
         raise ValueError(f"unknown op {checks.shown(op)}; match_orders takes sum, dot or matmul")
     if top is not None:
         checks.integer("top", top, 1)
@@ -246,10 +246,8 @@ def explain_numpy(
                 f"the comparison is of {checks.shown(inputs.op)}, not {checks.shown(op)}"
             )
         inputs = inputs.inputs
-    if op not in ORDERS_BY_OP:
-        raise ValueError(
-            f"explain_numpy explains {', '.join(ORDERS_BY_OP)}; got {checks.shown(op)}"
-        )
+    if op not in ORDER_OPS:
+        raise ValueError(f"explain_numpy explains {', '.join(ORDER_OPS)}; got {checks.shown(op)}")
     spec = get(op)
     label, names = spec.numpy_label, spec.input_names
     missing = [k for k in names if k not in inputs]

@@ -121,7 +121,7 @@ def compare(
     backends : "numpy" (NumPy's own function), "emulated" (fpexplore's variants), "cupy"
         (a real GPU; a message, not an error, where there is none), "replay" (recorded GPU
         runs), "torch", "jax", "polars" (the library's own sum/dot/matmul on this CPU where
-        it is installed; a message where it is not: :mod:`fpexplore.backends.libraries`)
+        it is installed; a message where it is not: :mod:`fpexplore.libraries.backend`)
     threads : for the real CPU libraries: NumPy's BLAS pool (through threadpoolctl) and
         torch's threads for this call; None: their defaults. (Emulated orders take their own
         ``threads`` parameter: ``"torch(threads=2)"``.)
@@ -166,8 +166,19 @@ def compare(
     params = {**job.params, "threads": threads}
     public = _public_params(job.variants, job.distribution, job.seed, chosen, params)
     table = pd.DataFrame(rows)  # job.cache: the reference in every format a result came in
+    specs = {str(s): s for s in job.variants}
     return Comparison(
-        op, job.format, int(job.n), table, results, ref, job.inputs, public, job.messages, job.cache
+        op,
+        job.format,
+        int(job.n),
+        table,
+        results,
+        ref,
+        job.inputs,
+        public,
+        job.messages,
+        job.cache,
+        specs,
     )
 
 

@@ -5,7 +5,7 @@ install it, the calls :func:`fpexplore.machine.run_elsewhere` can make of it, wh
 compare's backend row calls per op and in which formats, whether compare's ``threads=``
 reaches it, the environment variables that change what it computes, and fpexplore's orders
 that emulate its loops (by name). :mod:`fpexplore.machine`, :mod:`fpexplore.backends` and
-:mod:`fpexplore.backends.libraries` read these records.
+:mod:`fpexplore.libraries.backend` read these records.
 
 Imports nothing from fpexplore: ``run_elsewhere``'s child process loads this module beside
 ``machine.py`` without the package.
@@ -50,7 +50,7 @@ class LibrarySpec:
     package : the package to import ("numpy", "torch", "jax", "polars", "numba")
     install : the pip command that installs it (``'pip install "jax[cpu]"'``)
     calls : ``run_elsewhere``'s calls of it: call name -> (arrays it takes, what it computes)
-    ops : compare's backend row of it (fpexplore/backends/libraries.py): op -> the call it
+    ops : compare's backend row of it (fpexplore/libraries/backend.py): op -> the call it
         makes; empty where the library has no such row (NumPy's row is each op's own call)
     formats : the formats that backend row computes in
     threads : whether compare's ``threads=`` reaches its calls (NumPy: the BLAS pool of dot

@@ -16,8 +16,7 @@ from . import checks
 from .data import draw, wide_span
 from .formats import format_info
 from .ops.reductions import dot_second_distribution
-from .orders.registry import ORDERS_BY_OP
-from .spec import parse_spec
+from .orders.registry import lookup, orders_of
 from .tolerance import suggest_tolerance
 
 if TYPE_CHECKING:
@@ -28,9 +27,7 @@ __all__ = ["reproducer"]
 
 def _sources() -> dict[str, str]:
     """order name -> its plain-Python order_sum(t, T) (the registry's ``source``)."""
-    from .orders.registry import SUM_ORDERS
-
-    return {name: spec.source for name, spec in SUM_ORDERS.items() if spec.source}
+    return {name: spec.source for name, spec in orders_of("sum").items() if spec.source}
 
 
 def _literal(value) -> str:
@@ -101,7 +98,7 @@ def _chosen(comparison, variant) -> tuple:
     if extra:
         raise ValueError(f"reproducer: comparisons with {', '.join(extra)} are not supported")
     sources = _sources()
-    specs = {k: parse_spec(k[0], cmp.op) for k in cmp.results if k[1] == "emulated"}
+    specs = {k: cmp.specs[k[0]] for k in cmp.results if k[1] == "emulated"}
     emulated = [
         k
         for k, s in specs.items()
@@ -128,7 +125,7 @@ def _chosen(comparison, variant) -> tuple:
     if numpy_key is None:
         raise ValueError("the comparison has no numpy backend result to compare with")
     key = emulated[0]
-    order = ORDERS_BY_OP[cmp.op][specs[key].name]
+    order = lookup(cmp.op, specs[key].name)
     block = dict(specs[key].params).get("block", cmp.params.get("block"))
     if block is None and "block" in order.params:
         block = order.params["block"][0]

@@ -45,7 +45,9 @@ class Comparison:
     ``results`` (the raw outputs by label), ``reference`` (the correctly rounded result in
     the inputs' format), ``references`` (the reference in each format a result came in, by
     format name: ``np.matmul`` of bfloat16 gives float32, measured against the float32
-    reference), ``inputs``, ``messages`` (e.g. an unavailable backend), and ``plot()``."""
+    reference), ``inputs``, ``messages`` (e.g. an unavailable backend), ``specs`` (each
+    variant's label -> its :class:`~fpexplore.spec.VariantSpec`, parsed once by compare), and
+    ``plot()``."""
 
     op: str
     format: str
@@ -57,6 +59,7 @@ class Comparison:
     params: dict
     messages: list = field(default_factory=list)
     references: dict = field(default_factory=dict)
+    specs: dict = field(default_factory=dict)  # variant label -> its parsed VariantSpec
 
     def plot(self, kind: str = "auto", ax=None):
         """A matplotlib Figure: "bars" (ULP error per result, for scalar results), "hist"

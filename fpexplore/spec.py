@@ -70,6 +70,7 @@ from . import checks
 from .formats import FORMATS
 from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
 from .orders.arith import (
+    ORDER_OPS,
     check_accumulate,
     check_combine,
     check_fma,
@@ -77,7 +78,7 @@ from .orders.arith import (
     check_split_k,
     split_k_applies,
 )
-from .orders.registry import ORDERS_BY_OP, fusable
+from .orders.registry import fusable, lookup, orders_of
 
 __all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
 
@@ -379,7 +380,7 @@ def parse_spec(text: str | VariantSpec, op: str | None = None) -> VariantSpec:
     spec = text if isinstance(text, VariantSpec) else _parse(text)
     if op is None:
         return spec
-    if op in ORDERS_BY_OP:
+    if op in ORDER_OPS:
         _check_order(spec, op)
         return spec
     return _check_formula(spec, op)
@@ -396,7 +397,7 @@ def _describe_params(params: dict) -> str:
 
 
 def _order_params(op: str, name: str) -> dict:
-    order = ORDERS_BY_OP[op][name]
+    order = lookup(op, name)
     params = dict(order.params)
     if split_k_applies(op, order):
         params["split_k"] = (None, lambda v: check_split_k(op, order, v))
@@ -418,7 +419,7 @@ def _check_params(spec: VariantSpec, allowed: dict, what: str, extra_hint=None) 
 
 
 def _check_order(spec: VariantSpec, op: str) -> None:
-    table = ORDERS_BY_OP[op]
+    table = orders_of(op)
     if spec.name not in table:
         raise ValueError(
             f"unknown variant {spec.name!r} for {op}; valid variants: "
@@ -502,7 +503,7 @@ def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
             raise ValueError(f"fma does not apply to {label}: {reason}")
         if order is not None:
             check_fma(
-                ORDERS_BY_OP[f.order_of][order],
+                lookup(f.order_of, order),
                 True,
                 f.order_of,
                 fusable(f.order_of),

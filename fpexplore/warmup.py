@@ -47,7 +47,7 @@ def _dispatchers() -> dict:
 
     from . import _exact_kernels
     from .ops import variance
-    from .orders import _kernels, _matmul_kernels, _matrix_core_kernels, frameworks, simd
+    from .orders import _kernels, _matmul_kernels, _matrix_core_kernels, registry
 
     out = {n: f for n, f in vars(_kernels).items() if isinstance(f, Dispatcher)}
     out.update({n: f for n, f in vars(_matmul_kernels).items() if isinstance(f, Dispatcher)})
@@ -56,8 +56,7 @@ def _dispatchers() -> dict:
     # the exact core's kernels (references of sum and dot, fma)
     out.update({n: f for n, f in vars(_exact_kernels).items() if isinstance(f, Dispatcher)})
     out["_welford"] = variance.welford_kernel()
-    out.update(simd.DISPATCHERS)  # the library loops' kernels
-    out.update(frameworks.DISPATCHERS)
+    out.update(registry.dispatchers())  # the library wing's loops
     return out
 
 

@@ -1,4 +1,4 @@
-"""Slow, independent definitions of the framework orders (fpexplore/orders/frameworks.py),
+"""Slow, independent definitions of the framework orders (fpexplore/libraries/frameworks.py),
 written from docs/framework_orders.md and ATen's C++ loops, never calling fpexplore.
 
 Arithmetic on NumPy/ml_dtypes *scalars* (each operation rounds to the scalar's format),

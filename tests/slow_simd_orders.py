@@ -1,4 +1,4 @@
-"""Slow, literal definitions of the library orders' SIMD loops (fpexplore.orders.simd).
+"""Slow, literal definitions of the library orders' SIMD loops (fpexplore.libraries.simd).
 
 Each function transcribes one library loop (the OpenBLAS micro-kernels, NumPy's einsum loops,
 polars' float_sum.rs, the LLVM vectoriser's output as read from numba's assembly) with plain

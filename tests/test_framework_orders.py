@@ -1,4 +1,4 @@
-"""PyTorch's and XLA's CPU reductions (fpexplore/orders/frameworks.py).
+"""PyTorch's and XLA's CPU reductions (fpexplore/libraries/frameworks.py).
 
 * fast == slow (tests/slow_framework_orders.py) on random and edge inputs: +-0,
   subnormals, infinities, NaN, every tail length;
@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 import slow_framework_orders as slow
 
-from fpexplore.orders import frameworks as fw
+from fpexplore.libraries import frameworks as fw
 
 DATA = Path(__file__).parent / "data"
 _spec = importlib.util.spec_from_file_location("record_frameworks", DATA / "record_frameworks.py")

@@ -11,7 +11,7 @@ import pytest
 
 import fpexplore as fpx
 from fpexplore.backends import NAMES as BACKEND_NAMES
-from fpexplore.backends import libraries
+from fpexplore.libraries import backend as libraries
 from fpexplore.libspec import LIBRARIES
 
 HAS = {name: importlib.util.find_spec(name) is not None for name in libraries.NAMES}

@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore.orders import frameworks, library_orders
+from fpexplore.libraries import frameworks
+from fpexplore.libraries import orders as library_orders
 
 DATA = Path(__file__).parent / "data"
 

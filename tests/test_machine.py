@@ -1,7 +1,7 @@
 """fpexplore.machine: machine_info() and run_elsewhere().
 
 The real library runs in a child process under a forced OpenBLAS kernel and thread count,
-and its bits are compared with the emulated orders of fpexplore.orders.simd (recorded on
+and its bits are compared with the emulated orders of fpexplore.libraries.simd (recorded on
 another CPU, defined in docs/simd_orders.md): nothing depends on this host's default kernel,
 SIMD level or thread count. A kernel this CPU cannot run (threadpoolctl reports another one)
 is skipped.
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from fpexplore import machine
-from fpexplore.orders.library_orders import simd_sum
+from fpexplore.libraries.orders import simd_sum
 
 HAS_THREADPOOLCTL = importlib.util.find_spec("threadpoolctl") is not None
 
@@ -248,7 +248,7 @@ def absorb16(n: int, seed: int) -> np.ndarray:
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 @pytest.mark.parametrize("threads", [1, 2])
 def test_torch_sum_threads_live(threads):
-    from fpexplore.orders.frameworks import torch_sum
+    from fpexplore.libraries.frameworks import torch_sum
 
     x = absorb16(100_003, 1)
     got, info = machine.run_elsewhere(

@@ -10,7 +10,7 @@ import pytest
 
 import fpexplore as fpx
 from fpexplore import metrics
-from fpexplore.orders.registry import SUM_ORDERS
+from fpexplore.orders.registry import orders_of
 
 
 def test_ulp_and_bits_error():
@@ -76,7 +76,9 @@ def test_a_nan_result_in_the_table_and_the_one_line_answer():
 
 # the orders defined in docs/orders.md (library loops have no accumulator setting or depth;
 # the unlisted 'revealed' order is whatever tree it is given)
-DEFINED = [o for o, s in SUM_ORDERS.items() if s.library is None and o != "exact" and s.listed]
+DEFINED = [
+    o for o, s in orders_of("sum").items() if s.library is None and o != "exact" and s.listed
+]
 
 
 @pytest.mark.parametrize("order", DEFINED)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.util
 import inspect
 import json
@@ -486,6 +487,51 @@ def test_the_package_map_is_true():
             if layers.index(theirs) < layers.index(mine):
                 upward.append(f"{module} imports {target} ({theirs} is above {mine})")
     assert not upward, "imports against the map:\n" + "\n".join(sorted(upward))
+
+
+def test_no_module_outside_the_library_wing_imports_it():
+    """The library wing (fpexplore.libraries: the real CPU libraries' loops and backends) is
+    loaded by name only, by the order registry and the backends; no other module imports it,
+    lazily or not."""
+    graph = _import_graph()
+    wing = "fpexplore.libraries"
+    inside = lambda m: m == wing or m.startswith(wing + ".")  # noqa: E731
+    offences = [
+        f"{m} imports {t}" for m, ts in graph.items() if not inside(m) for t in ts if inside(t)
+    ]
+    assert not offences, "\n".join(sorted(offences))
+    assert any(inside(m) for m in graph) and graph[wing]  # the wing is there and was read
+
+
+def test_the_library_wing_loads_on_first_use_of_one_of_its_orders():
+    """A fresh process: ``import fpexplore`` and fpexplore's own orders leave the wing
+    unloaded; a library order's name loads it, and then its orders are listed with the rest
+    (fpexplore's own first, the tensor cores last)."""
+    code = """
+import sys
+import numpy as np
+import fpexplore as fpx
+loaded = lambda: "fpexplore.libraries" in sys.modules
+x = np.arange(1, 11, dtype=np.float32)
+fpx.sum(x, "pairwise"); fpx.dot(x, x, "sequential", fma=True)
+fpx.matmul(x.reshape(2, 5), x.reshape(5, 2), "tensor-core", input_rounding="tf32")
+before = loaded()
+value = float(fpx.sum(x, "polars"))
+names = list(fpx.orders("dot"))
+print(before, loaded(), value, names.index("openblas") > names.index("kahan"), names[-1])
+"""
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.split() == ["False", "True", "55.0", "True", "tensor-core"]
+
+
+def test_a_library_order_sets_no_fma():
+    from fpexplore.orders import registry
+
+    spec = registry.lookup("sum", "polars")
+    with pytest.raises(ValueError, match="sets no fma"):
+        registry.register([dataclasses.replace(spec, fma=True)])
+    assert registry.lookup("sum", "polars") is spec  # refused before anything changed
 
 
 def _pattern(expr: str):

@@ -1,5 +1,5 @@
-"""fpexplore.orders.simd: the SIMD-accumulator family (its loops, the library orders' tables
-in fpexplore.orders.library_orders, by name) against slow literal definitions
+"""fpexplore.libraries.simd: the SIMD-accumulator family (its loops, the library orders' tables
+in fpexplore.libraries.orders, by name) against slow literal definitions
 (tests/slow_simd_orders.py), against committed recordings of the real libraries
 (tests/data/cpu_*.json.gz, made by tests/data/record_cpu_libraries.py), and, where the library
 is installed and the CPU can run the kernel, against the live library."""
@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 import slow_simd_orders as ss
 
-from fpexplore.orders import library_orders, simd
+from fpexplore.libraries import orders as library_orders
+from fpexplore.libraries import simd
 
 from oracle import same
 from strategies import random_values
@@ -167,7 +168,7 @@ def test_custom_orders_and_errors():
         assert lo.library and lo.call and lo.condition and lo.description
         assert "/648 recorded" in lo.verified
     assert library_orders.simd_loop("numba-prange").order("float32").threads == 2
-    with pytest.raises(TypeError, match="library_orders.simd_sum"):
+    with pytest.raises(TypeError, match="libraries.orders.simd_sum"):
         simd.simd_sum(x, preset="polars-sum")  # simd.py knows shapes, not the orders' names
 
 

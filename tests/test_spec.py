@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import fpexplore as fpx
 from fpexplore import budget, detective
-from fpexplore.orders.registry import ORDERS_BY_OP
+from fpexplore.orders.registry import orders_of
 from fpexplore.spec import GRAMMAR, VariantSpec, parse_spec
 
 # ----------------------------------------------------------------------------- the grammar
@@ -185,8 +185,8 @@ def _valid_values(check):
 def order_spec(draw):
     """A valid spec of sum, dot or matmul, drawn from the order registry."""
     op = draw(st.sampled_from(["sum", "dot", "matmul"]))
-    name = draw(st.sampled_from(list(ORDERS_BY_OP[op])))
-    order = ORDERS_BY_OP[op][name]
+    name = draw(st.sampled_from(list(orders_of(op))))
+    order = orders_of(op)[name]
     params = {}
     for key, (_, check) in order.params.items():
         values = _valid_values(check)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore.orders import library_orders, tensor_core
+from fpexplore.orders import registry, tensor_core
 
 
 def _data(fmt, shape, seed, distribution="normal"):
@@ -92,7 +92,7 @@ def test_every_new_arch_is_an_order_parameter_and_a_detective_candidate():
         got = fpx.matmul(A, A.T.copy(), "tensor-core", arch=arch, input_rounding="tf32")
         want = fpx.mma(A, A.T.copy(), 0.0, arch=arch, inputs="tf32")
         assert np.array_equal(fpx.to_bits(got), fpx.to_bits(want))
-    spec = library_orders.TENSOR_CORES[0]
+    spec = registry.TENSOR_CORES[0]
     grid = {dict(p)["arch"] for p in spec.grid}
     assert grid == {"v100", "a100", "ada", "h100", "b200", "b200-rn", "mi100", "mi250", "mi300"}
 

@@ -21,10 +21,10 @@ import numpy as np
 
 from .. import checks
 from ..backends import NAMES as BACKEND_NAMES
-from ..backends.libraries import NAMES as LIBRARY_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import resolve_variants
 from ..formats import FORMATS
+from ..libspec import backend_libraries
 from ..ops.opspec import Params
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
@@ -34,7 +34,7 @@ from ..spec import parse_spec
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 # every backend but the CPU libraries, which join where installed (fpexplore.libspec)
-BACKEND_CHOICES = tuple(b for b in BACKEND_NAMES if b not in LIBRARY_NAMES)
+BACKEND_CHOICES = tuple(b for b in BACKEND_NAMES if b not in backend_libraries())
 VIEWS = ("errors", "A vs B", "sweep", "bits")
 SWEEP_UNITS = (("ulps", "ulps"), ("absolute error", "abs"))
 PLACES = ("side", "view", "picks")  # where a control shows: its column, or above the figure

@@ -15,6 +15,7 @@ import ipywidgets as W
 
 from .. import checks
 from ..experiment import compare
+from ..libspec import backend_libraries
 from . import render
 from .controls import arrange, builder_fits, builder_spec, make_controls, show_picks, show_state
 from .running import Cancelled, Runner
@@ -53,9 +54,9 @@ class Explorer(W.VBox):
     ``figure`` (the matplotlib Figure), ``table``, ``snippet``, ``message``."""
 
     def __init__(self, *, namespace=None, variants=None, **kwargs):
-        from ..backends import has_gpu, libraries
+        from ..backends import has_gpu, status
 
-        installed = tuple(b for b in libraries.NAMES if libraries.status(b)[0])
+        installed = tuple(b for b in backend_libraries() if status(b)[0])
         state = from_keywords(kwargs, variants, installed, has_gpu())
         op_params = dict(state.op_params)  # compare()'s op parameters (block=, accumulate=)
         if op_params:  # refused now, as compare() would refuse them, not later in the app

@@ -2,7 +2,7 @@
 bit-exact CPU implementations), ``cupy`` (a real GPU; :mod:`fpexplore.backends.cupy` is the
 only module that imports CuPy, and only when asked), ``replay`` (results recorded on a GPU),
 ``torch``, ``jax``, ``polars`` (those libraries' own functions on this CPU, where installed:
-:mod:`fpexplore.backends.libraries`).
+:mod:`fpexplore.libraries.backend`, in the library wing).
 
 ``backends()`` reports each one and, where one is unavailable, why; ``has_gpu()`` says
 whether the ``cupy`` backend can run here, and ``on_gpu()`` runs one op on the real GPU.
@@ -28,14 +28,14 @@ if TYPE_CHECKING:
 
 __all__ = ["backends", "has_gpu", "on_gpu", "run_step", "status", "steps"]
 
-#: backend name -> its module in this folder, in the table's order (the libraries with a
-#: backend row after the GPU ones, as fpexplore.libspec lists them)
+#: backend name -> its module, in the table's order (the libraries with a backend row after
+#: the GPU ones, as fpexplore.libspec lists them; their module is in the library wing)
 MODULES = {
-    "numpy": "numpy",
-    "emulated": "emulated",
-    "cupy": "cupy",
-    "replay": "replay",
-    **dict.fromkeys(backend_libraries(), "libraries"),
+    "numpy": f"{__name__}.numpy",
+    "emulated": f"{__name__}.emulated",
+    "cupy": f"{__name__}.cupy",
+    "replay": f"{__name__}.replay",
+    **dict.fromkeys(backend_libraries(), "fpexplore.libraries.backend"),
 }
 NAMES = tuple(MODULES)  # numpy, emulated, cupy, replay, torch, jax, polars
 
@@ -43,7 +43,7 @@ NAMES = tuple(MODULES)  # numpy, emulated, cupy, replay, torch, jax, polars
 def _module(name: str) -> types.ModuleType:
     if not isinstance(name, str) or name not in MODULES:
         raise ValueError(f"unknown backend {name!r}; valid backends: {', '.join(NAMES)}")
-    return importlib.import_module(f"{__name__}.{MODULES[name]}")
+    return importlib.import_module(MODULES[name])
 
 
 def status(name: str) -> tuple[bool, str]:

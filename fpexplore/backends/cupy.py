@@ -230,9 +230,9 @@ def _module(fmt: str):
 
 
 def _kernel_orders() -> tuple:
-    from ..orders.registry import SUM_ORDERS
+    from ..orders.registry import orders_of
 
-    return tuple(name for name, spec in SUM_ORDERS.items() if spec.gpu_kernel)
+    return tuple(name for name, spec in orders_of("sum").items() if spec.gpu_kernel)
 
 
 KERNEL_ORDERS = _kernel_orders()  # the orders with gpu_kernel=True in the order registry

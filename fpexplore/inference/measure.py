@@ -21,7 +21,7 @@ from ..exact import exact_dot, exact_sum
 from ..formats import as_format, format_info
 from ..metrics import gamma
 from ..orders.products import exact_matmul, matmul64
-from ..orders.registry import ORDERS_BY_OP
+from ..orders.registry import orders_of
 from .space import Config, factors, order_op, reduction, reference
 
 __all__ = ["beyond_rounding", "bound", "closer", "deviation", "errors", "magnitude"]
@@ -148,7 +148,7 @@ def closer(op: str, arrays: tuple, observed: dict, devs: dict, errs: dict) -> se
 
 
 def _depth(op: str, cfg: Config, n: int) -> int:
-    spec = ORDERS_BY_OP[order_op(op)].get(cfg.spec.name)
+    spec = orders_of(order_op(op)).get(cfg.spec.name)
     if spec is None or spec.depth is None or spec.library is not None or n < 2:
         return max(n - 1, 0)
     try:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import checks
 from ..formats import format_info
-from ..orders.registry import ORDERS_BY_OP
+from ..orders.registry import orders_of
 from ..spec import VariantSpec, parse_spec
 from .evidence import PROBES, probes, screened
 from .space import TRIED_ROUNDINGS, Config, Known, order_op, reduction, run
@@ -201,7 +201,7 @@ def _scans(op: str, fmt: str, k: int) -> list:
     base = order_op(op)
     fmas = (False, True) if reduction(op).products else (False,)
     out = []
-    for name, spec in ORDERS_BY_OP[base].items():
+    for name, spec in orders_of(base).items():
         if not spec.listed or fmt not in spec.formats or spec.library is not None:
             continue
         for key in spec.params:

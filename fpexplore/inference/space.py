@@ -32,7 +32,7 @@ from ..orders import exact_matmul
 from ..orders import matmul as fmatmul
 from ..orders import sum as fsum
 from ..orders.products import round_inputs
-from ..orders.registry import BLOCKS, ORDERS_BY_OP
+from ..orders.registry import BLOCKS, lookup, orders_of
 from ..spec import VariantSpec
 
 __all__ = [
@@ -142,7 +142,7 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
         products = reduction(op).products
         roundings = TRIED_ROUNDINGS if products and fmt in ("float32", "float64") else (None,)
     out = []
-    for order, spec in ORDERS_BY_OP[op].items():
+    for order, spec in orders_of(op).items():
         if not spec.listed or fmt not in spec.formats + spec.rounded_formats:
             continue  # a library loop for other formats
         fixed = order == "exact" or spec.library is not None  # no accumulator, no rounding
@@ -173,7 +173,7 @@ def _seeded(op: str) -> list[Config]:
     """The GPU's run-to-run orders: atomic block sums and a shuffled order, each seed."""
     out = []
     for name in ("tree", "tree-strided"):
-        default = ORDERS_BY_OP[op][name].params["block"][0]
+        default = lookup(op, name).params["block"][0]
         out += [
             Config(VariantSpec(name, (("block", b),) * (b != default) + atomic))
             for b in BLOCKS
@@ -288,7 +288,7 @@ def run(op: str, cfg: Config, arrays, known: Known | None = None):
 def _rounds_first(op: str, cfg: Config) -> bool:
     """Whether ``cfg``'s input rounding only rounds the inputs before the order runs (an
     emulated order; a library's, the tensor cores', takes it as a setting)."""
-    return not cfg.call and ORDERS_BY_OP[order_op(op)][cfg.spec.name].library is None
+    return not cfg.call and lookup(order_op(op), cfg.spec.name).library is None
 
 
 # ----------------------------------------------------------------------------- known results
@@ -335,7 +335,7 @@ class Known:
         spec, op = cfg.spec, order_op(self.op)
         if reduction(op).matrix or cfg.call:
             return None
-        order = ORDERS_BY_OP[op][spec.name]
+        order = lookup(op, spec.name)
         if spec.name != "exact" and (spec.accumulate != "float64" or op not in order.wide_once):
             return None
         arrays = self.inputs(cfg)
@@ -474,7 +474,7 @@ def _accumulator(cfg: Config, in_fmt: str):
     if cfg.call:
         return FIXED
     fmt = cfg.cast_format if cfg.where == "before" else in_fmt
-    spec = ORDERS_BY_OP["dot"].get(cfg.spec.name) or ORDERS_BY_OP["sum"][cfg.spec.name]
+    spec = orders_of("dot").get(cfg.spec.name) or lookup("sum", cfg.spec.name)
     if spec.library is not None:
         return FIXED
     return spec.float16_accumulate if fmt == "float16" and spec.float16_accumulate else fmt
@@ -519,7 +519,7 @@ def factor_bits(op: str, factor: str, value, in_fmt: str) -> float:
     if value is None or value == FIXED:
         return 0.0
     if factor in ("order", "tensor_core"):
-        orders = ORDERS_BY_OP[order_op(op)]
+        orders = orders_of(order_op(op))
         base = math.log2(sum(s.listed for s in orders.values()))
         if factor == "tensor_core":  # (arch, the format it reads float32 data in)
             arch_bits = math.log2(len(orders["tensor-core"].grid))

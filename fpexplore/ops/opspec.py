@@ -60,11 +60,11 @@ def with_settings(kw: dict, settings: dict, orders_of: str) -> dict:
     """The op-wide keyword arguments ``kw``, then a spec's ``settings`` (they win); an
     op-wide ``accumulate`` left out where the order (of ``orders_of``'s orders) takes none
     (the exact order), as each variant keeps the op-wide arguments it takes."""
+    from ..orders import registry
     from ..orders.arith import accumulate_applies
-    from ..orders.registry import ORDERS_BY_OP
 
     kw = {**kw, **settings}
-    order = ORDERS_BY_OP[orders_of].get(kw.get("order"))
+    order = registry.orders_of(orders_of).get(kw.get("order"))
     if "accumulate" not in settings and order is not None and not accumulate_applies(order):
         kw.pop("accumulate", None)
     return kw
@@ -188,7 +188,7 @@ class OpSpec:
     reduction: Reduction | None = None  # an op that adds terms: what explain's engine needs
 
     def __post_init__(self):
-        if not isinstance(self.variants, dict):  # a list of Variant
+        if not isinstance(self.variants, Mapping):  # a list of Variant
             object.__setattr__(self, "variants", {v.name: v for v in self.variants})
         unknown = [v for v in self.default_variants if v not in self.variants]
         if unknown:

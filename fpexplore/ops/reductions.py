@@ -6,6 +6,8 @@ the GPU recordings.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ..data import generate
@@ -15,7 +17,7 @@ from ..metrics import sum_bound
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
 from ..orders.arith import PRODUCT_OPS, accumulate_applies, fma_applies, split_k_applies
-from ..orders.registry import ORDERS_BY_OP, kernel_needs, orders_for
+from ..orders.registry import kernel_needs, lookup, orders_for, orders_of
 from .opspec import OpSpec, OpTable, Recording, Reduction, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
@@ -24,16 +26,37 @@ __all__ = ["OP_TABLE", "RECORDED_SUM_SIZES", "dot_second_distribution"]
 _KIND = {"definition": FORMULA, "library": LIBRARY, "hypothesis": HYPOTHESIS, "exact": EXACT}
 
 
-def _orders(op: str) -> list[Variant]:
-    """The op's orders as variants (kind "definition" is a formula)."""
-    return [
-        Variant(n, s.description, _KIND[s.kind]) for n, s in ORDERS_BY_OP[op].items() if s.listed
-    ]
+class _Orders(Mapping):
+    """The op's listed orders as variants (kind "definition" is a formula), read from the
+    order registry when asked: a library order's name, or the whole list, loads the library
+    wing; one of fpexplore's own orders does not."""
+
+    def __init__(self, op: str):
+        self.op = op
+
+    def __getitem__(self, name) -> Variant:
+        try:
+            s = lookup(self.op, name)
+        except (ValueError, TypeError):
+            raise KeyError(name) from None
+        if not s.listed:
+            raise KeyError(name)
+        return Variant(s.name, s.description, _KIND[s.kind])
+
+    def __iter__(self):
+        return (n for n, s in orders_of(self.op).items() if s.listed)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _orders(op: str) -> _Orders:
+    return _Orders(op)
 
 
 def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:
     """The op-wide params the order takes, then the spec's settings (they win)."""
-    spec = ORDERS_BY_OP[op][order]
+    spec = lookup(op, order)
     keep = set(spec.params) | ({"accumulate"} if accumulate_applies(spec) else set())
     if fma_applies(op, spec):
         keep.add("fma")

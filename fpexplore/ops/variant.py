@@ -61,9 +61,9 @@ def check_order(op: str, order, user: str = "") -> str:
     """``order`` if it is an order of ``op`` a formula can reduce with (not the tensor cores:
     a product of their own, not a reduction); else ValueError listing those orders (saying
     they are ``user``'s, the formula's op, where given)."""
-    from ..orders.registry import ORDERS_BY_OP
+    from ..orders.registry import orders_of
 
-    valid = [n for n, s in ORDERS_BY_OP[op].items() if not s.takes_rounding]
+    valid = [n for n, s in orders_of(op).items() if not s.takes_rounding]
     if order not in valid:
         raise ValueError(
             f"unknown order {checks.shown(order)}{' for ' + user if user else ''}; valid "

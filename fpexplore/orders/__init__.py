@@ -4,19 +4,15 @@
                  results; the rules of which setting applies where (fma, split_k, combine,
                  input rounding)
 - ``orderspec``  OrderSpec, everything about one order, and the kinds of order
-- ``registry``   the orders by op; fpexplore's own: parameters, runner, matmul code, error
-                 depth, the detective's grid, GPU kernel, warm-up kernels, reproducer source
-- ``library_orders`` the OrderSpecs of the library loops (SIMD family, frameworks) and the
-                 tensor cores; each SIMD order's loops in a table by its parameter
+- ``registry``   the orders by op; fpexplore's own and the tensor cores: parameters, runner,
+                 matmul code, error depth, the detective's grid, GPU kernel, warm-up
+                 kernels, reproducer source; the library wing (fpexplore.libraries: real CPU
+                 libraries' loops) registers its orders here when it loads
 - ``summation``  ``sum``
 - ``products``   ``dot``, ``matmul`` (fma, split-K, tf32/bfloat16 input rounding), ``exact_matmul``
 - ``_kernels``   the compiled loops (numba, imported on first use)
 - ``_matmul_kernels`` matmul's float16/bfloat16 orders and exact_matmul's bounds, a row
                  against tiles of columns on SIMD lanes (numba, imported on first use)
-- ``simd``       the SIMD-accumulator family's numba kernel and simd_sum
-- ``simd_shapes`` its shapes, pure (no numba): Stage, SimdOrder, the builders of the
-                 OpenBLAS dot, einsum and LLVM loops
-- ``frameworks`` torch.sum / torch.dot (and MKL's sdot as probed), XLA's jnp.sum / jnp.dot
 - ``tensor_core`` ``mma``: D = C + A @ B as a GPU's tensor cores (NVIDIA) or matrix cores
                  (AMD) compute it; the NVIDIA block sum
 - ``matrix_core`` the AMD matrix cores' sums (CDNA1 exact, CDNA2 pairwise, CDNA3 late c)

@@ -1,7 +1,8 @@
 """What an evaluation order is: :class:`OrderSpec`, the one record of everything about an
 order (its parameters and their checks, runner, kernels, depth, grid, source, the library
 loop it emulates), and the kinds of order. The orders themselves: registry.py (the
-definitions, fpexplore's own kernels) and library_orders.py (real libraries' own loops).
+definitions, fpexplore's own kernels, the tensor cores) and the library wing,
+fpexplore.libraries (real libraries' own loops).
 """
 
 from __future__ import annotations

@@ -10,24 +10,22 @@ in docs/orders.md.
 
 Adding an order: one ``OrderSpec`` here (and its kernel in _kernels.py if it needs a new
 loop), its definition in docs/orders.md, its slow definition in tests/slow_orders.py. A
-library's own loop: a loop of the SIMD family (simd_shapes.py, in its order's table of loops
-in library_orders.py; docs/simd_orders.md, tests/slow_simd_orders.py) or a function of
-frameworks.py (docs/framework_orders.md, tests/slow_framework_orders.py), its ``OrderSpec``
-in library_orders.py with ``library=`` and its ``formats``. This module gathers both lists
-into the tables by op (:data:`ORDERS_BY_OP`).
+real library's own loop belongs to the library wing (:mod:`fpexplore.libraries`, its
+docstring says how to add one), which registers its orders here when it loads: the first
+time an order is not found here or the tables are listed (:func:`orders_of`).
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable
 
 import numpy as np
 
 from .. import checks
-from . import trees
-from .arith import ORDER_OPS, cub_config, kernels, out_rp
-from .library_orders import LIBRARY_ORDERS, TENSOR_CORES
+from . import gpu_models, tensor_core, trees
+from .arith import ORDER_OPS, PRODUCT_OPS, cub_config, kernels, out_rp
 from .orderspec import DEFINITION, EXACT, HYPOTHESIS, LIBRARY, OrderSpec, fixed_calls
 
 __all__ = [
@@ -36,17 +34,17 @@ __all__ = [
     "EXACT",
     "HYPOTHESIS",
     "LIBRARY",
-    "DOT_ORDERS",
-    "MATMUL_ORDERS",
-    "ORDERS_BY_OP",
-    "SUM_ORDERS",
+    "TENSOR_CORES",
+    "WING",
     "OrderSpec",
+    "dispatchers",
     "fusable",
     "kernel_needs",
     "lookup",
     "orders_for",
     "orders_of",
     "orders",
+    "register",
 ]
 
 BLOCKS = (32, 64, 128, 256, 512, 1024)  # block sizes the detective tries
@@ -441,28 +439,104 @@ _DEFINED = [
 ]
 
 
-_ALL = _DEFINED + LIBRARY_ORDERS + TENSOR_CORES
-SUM_ORDERS = {s.name: s for s in _ALL if "sum" in s.ops}
-DOT_ORDERS = {s.name: s for s in _ALL if "dot" in s.ops}
-MATMUL_ORDERS = {
-    name: s
-    for name, s in DOT_ORDERS.items()
-    if s.matmul_code is not None or s.kind == EXACT or "matmul" in s.ops
-}
+# ----------------------------------------------------------------------------- tensor cores
+# GPU tensor cores (NVIDIA) and matrix cores (AMD) (fpx.mma, docs/tensor_cores.md): A @ B
+# with C = 0 and a float32 output, the inputs in the format of the arrays (float16, bfloat16)
+# or of the input rounding (+tf32, +bfloat16, +float8_e4m3, ...). Checked against the
+# published outputs of the V100, A100 and H100, outputs measured on an H200 (2026-11-26), the
+# published models elsewhere (fpx.gpus()).
 
-ORDERS_BY_OP = dict(zip(ORDER_OPS, (SUM_ORDERS, DOT_ORDERS, MATMUL_ORDERS)))
+
+def _tensor_core(x, y, p, rounding):
+    return tensor_core.product(x, y, p["arch"], rounding)
+
+
+TENSOR_CORES = [
+    OrderSpec(
+        "tensor-core",
+        "GPU tensor cores (NVIDIA) and matrix cores (AMD) (fpx.mma with C = 0, float32 "
+        f"output), arch= {', '.join(gpu_models.ARCHS)} or a product alias (fpx.gpus()); inputs: "
+        "float16/bfloat16 arrays or an input rounding (+tf32, +float8_e4m3, ...); verified "
+        "against published hardware outputs of the V100, A100 and H100 and outputs measured "
+        "on an H200, the published models elsewhere (docs/tensor_cores.md)",
+        LIBRARY,
+        params={"arch": ("h100", tensor_core.check_arch)},
+        choices={"arch": tuple((k, tensor_core.verified(k)) for k in gpu_models.ARCHS)},
+        ops=PRODUCT_OPS,
+        formats=("float16", "bfloat16"),
+        rounded_formats=("float32",),
+        takes_rounding=True,
+        library=_tensor_core,
+        fixed=(
+            "is the tensor cores' own arithmetic: each block of exact products is summed by "
+            "the GPU's rule (NVIDIA: aligned, truncated, added exactly, rounded once) "
+            "(docs/tensor_cores.md), with no accumulator format and no fma to choose"
+        ),
+        # one GPU per architecture: the detective's tensor-core candidates
+        grid=tuple((("arch", k),) for k in gpu_models.one_per_architecture()),
+        verified="published hardware outputs of the V100, A100 and H100 and outputs measured "
+        "on an H200, the published models elsewhere (docs/tensor_cores.md)",
+    ),
+]
+
+
+# ----------------------------------------------------------------------------- the tables
+# The real CPU libraries' loops live in the library wing (fpexplore.libraries), which this
+# module never imports: it loads by name the first time an order is not found here or the
+# tables are listed, and adds its orders with register().
+
+WING = "fpexplore.libraries"
+_LIBRARY: list[OrderSpec] = []  # the wing's orders, once it has loaded
+_TABLES: dict[str, dict[str, OrderSpec]] = {op: {} for op in ORDER_OPS}
+
+
+def _build() -> None:
+    every = _DEFINED + _LIBRARY + TENSOR_CORES
+    dot = {s.name: s for s in every if "dot" in s.ops}
+    matmul = {
+        name: s
+        for name, s in dot.items()
+        if s.matmul_code is not None or s.kind == EXACT or "matmul" in s.ops
+    }
+    _TABLES.update(sum={s.name: s for s in every if "sum" in s.ops}, dot=dot, matmul=matmul)
+
+
+_build()
+
+
+def register(specs: list[OrderSpec]) -> None:
+    """Add the library wing's orders (listed after fpexplore's own, before the tensor cores)."""
+    fused = [s.name for s in specs if s.fma or s.library is None]
+    if fused:
+        raise ValueError(f"a library order runs its library's loop and sets no fma: {fused}")
+    _LIBRARY[:] = specs
+    _build()
+
+
+def _complete() -> None:
+    """Load the library wing, which registers its orders (once; then a no-op)."""
+    if not _LIBRARY:
+        importlib.import_module(WING)
+
+
+def dispatchers() -> dict:
+    """The library wing's compiled kernels by name, for the warm-up (loads the wing)."""
+    return importlib.import_module(WING).dispatchers()
 
 
 def orders_of(op: str) -> dict:
-    """The orders of ``op`` (name -> OrderSpec); ValueError naming the ops that have orders."""
-    if op not in ORDERS_BY_OP:
-        raise ValueError(
-            f"unknown op {checks.shown(op)}; ops with orders: {', '.join(ORDERS_BY_OP)}"
-        )
-    return ORDERS_BY_OP[op]
+    """Every order of ``op`` (name -> OrderSpec, the library wing's too); ValueError naming
+    the ops that have orders."""
+    if op not in _TABLES:
+        raise ValueError(f"unknown op {checks.shown(op)}; ops with orders: {', '.join(_TABLES)}")
+    _complete()
+    return _TABLES[op]
 
 
 def lookup(op: str, order: str) -> OrderSpec:
+    """The OrderSpec of ``order`` for ``op``; a library order loads the wing first."""
+    if op in _TABLES and order in _TABLES[op]:
+        return _TABLES[op][order]
     table = orders_of(op)
     spec = table.get(order)
     if spec is None:
@@ -476,10 +550,9 @@ def orders_for(op: str, fmt: str, *, rounded: bool = False) -> list[str]:
     """The orders of ``op`` defined for inputs of format ``fmt`` (library loops take only
     the formats their library computes in); ``rounded=True`` adds those that take ``fmt``
     with an input rounding (the tensor cores: float32 with +tf32)."""
-    orders_of(op)
     return [
         name
-        for name, s in ORDERS_BY_OP[op].items()
+        for name, s in orders_of(op).items()
         if s.listed and (fmt in s.formats or (rounded and fmt in s.rounded_formats))
     ]
 
@@ -512,8 +585,11 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
 
 
 def fusable(op: str = "dot") -> list[str]:
-    """The orders of ``op`` where ``fma=True`` fuses a product into an addition."""
-    return [name for name, s in ORDERS_BY_OP[op].items() if s.fma]
+    """The orders of ``op`` where ``fma=True`` fuses a product into an addition (none of the
+    library wing's: a library's kernel decides where it fuses, so this loads nothing)."""
+    if op not in _TABLES:
+        orders_of(op)  # the ValueError naming the ops
+    return [name for name, s in _TABLES[op].items() if s.fma]
 
 
 def orders(op: str = "sum") -> dict[str, str]:
@@ -523,10 +599,9 @@ def orders(op: str = "sum") -> dict[str, str]:
     GPU) end with "[hypothesis]"; orders reproducing a library verified here, or (the tensor
     cores) against a GPU's published outputs, with "[library]".
     """
-    orders_of(op)
     tag = {LIBRARY: " [library]", HYPOTHESIS: " [hypothesis]"}
     return {
         name: spec.description + tag.get(spec.kind, "")
-        for name, spec in ORDERS_BY_OP[op].items()
+        for name, spec in orders_of(op).items()
         if spec.listed
     }

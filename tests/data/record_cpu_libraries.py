@@ -3,7 +3,7 @@
     python tests/data/record_cpu_libraries.py [openblas einsum polars numba]
 
 writes tests/data/cpu_<library>_<version>.json.gz for tests/test_simd_orders.py, which
-replays them against fpexplore.orders.simd. The inputs are not stored: each case is a recipe
+replays them against fpexplore.libraries.simd. The inputs are not stored: each case is a recipe
 (n, kind, dtype, offset) for :func:`make`, seeded and platform independent. Results are hex bit
 patterns. Every file carries the machine it was recorded on (CPU model and flags, NumPy's SIMD
 levels, the BLAS core threadpoolctl reports, thread counts, library versions).

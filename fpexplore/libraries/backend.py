@@ -25,10 +25,10 @@ import importlib.util
 import numpy as np
 
 from .. import checks
+from ..backends.job import Job, Result
 from ..libspec import LIBRARIES, backend_libraries
 from ..machine import run_here
 from ..timing import timed
-from .job import Job, Result
 
 __all__ = ["CALLS", "NAMES", "UNAVAILABLE", "call_name", "results", "run", "status", "steps"]
 

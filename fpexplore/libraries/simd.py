@@ -1,6 +1,6 @@
 """SIMD-accumulator orders computed: the compiled kernel of the family whose shapes
 simd_shapes.py defines (:class:`~.simd_shapes.SimdOrder`; the model is in its docstring), and
-:func:`simd_sum`, which runs one shape. The library orders of library_orders.py hold the
+:func:`simd_sum`, which runs one shape. The library orders of orders.py hold the
 shapes of the real libraries' loops and call :func:`simd_sum` with them.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kernels
-from ._kernels import cached_njit
+from ..orders import _kernels
+from ..orders._kernels import cached_njit
 from .simd_shapes import FOLD_CODES, STEP_CODES, TAIL_CODES, SimdOrder, Stage
 
 __all__ = ["SimdOrder", "Stage", "simd_sum"]
@@ -304,7 +304,7 @@ def simd_sum(x, y=None, *, preset: SimdOrder | None = None, **params):
     else:
         raise TypeError(
             "preset must be a SimdOrder or None (a library loop by its name: "
-            "fpexplore.orders.library_orders.simd_sum)"
+            "fpexplore.libraries.orders.simd_sum)"
         )
     if params:
         order = order.replace(**params)

@@ -28,7 +28,7 @@ from numba.extending import register_jitable
 from .. import checks
 from ..exact import fma as exact_fma
 from ..formats import coerce, scalar_out
-from ._kernels import cached_njit
+from ..orders._kernels import cached_njit
 
 __all__ = ["PRESETS", "mkl_sdot", "torch_dot", "torch_sum", "xla_dot", "xla_sum"]
 

@@ -4,7 +4,7 @@ library kernels sum and dot, bit for bit.
 One parametrised family (:class:`SimdOrder`, its loops :class:`Stage`) describes the loops
 that BLAS ``dot`` kernels, NumPy's ``einsum``, polars' ``Series.sum`` and LLVM's fast-math
 vectoriser run; the builders below give the shapes of those libraries' loops, which the
-library orders of library_orders.py hold in their tables (one per parameter value and format,
+library orders of orders.py hold in their tables (one per parameter value and format,
 with the library, version and CPU each was checked on); simd.py computes them.
 docs/simd_orders.md defines every loop in pseudo-code, with its source file and how it was
 verified.

@@ -1,9 +1,9 @@
-"""The orders of real libraries' own loops, emulated bit for bit, for the one order registry
-(registry.py gathers them): CPU libraries (OpenBLAS, NumPy's einsum, polars, LLVM's and
-numba's loops through the SIMD family of simd.py; torch and XLA through frameworks.py) and
-NVIDIA's tensor cores (tensor_core.py). Each is an :class:`~.orderspec.OrderSpec` with
-``library=`` its emulation and ``formats`` the input formats it takes; its parameters
-choose the library's kernel (``kernel=``, ``target=``, ``threads=``, ``arch=``, ...).
+"""The orders of real CPU libraries' own loops, emulated bit for bit, which the wing adds to
+the order registry when it loads (OpenBLAS, NumPy's einsum, polars, LLVM's and numba's loops
+through the SIMD family of simd.py; torch and XLA through frameworks.py). Each is an
+:class:`~fpexplore.orders.orderspec.OrderSpec` with ``library=`` its emulation and
+``formats`` the input formats it takes; its parameters choose the library's kernel
+(``kernel=``, ``target=``, ``threads=``, ...).
 
 A SIMD order's emulation is a :class:`SimdLoops`: its loops by the value of its parameter,
 each a :class:`SimdLoop` (its shape per format, from simd_shapes.py, and the library, call,
@@ -21,14 +21,11 @@ import numpy as np
 
 from .. import checks
 from ..libspec import LIBRARIES
-from . import gpu_models, tensor_core
-from .arith import PRODUCT_OPS
-from .orderspec import LIBRARY, OrderSpec, fixed_calls
+from ..orders.orderspec import LIBRARY, OrderSpec, fixed_calls
 from .simd_shapes import SimdOrder, Stage, einsum, llvm_fastmath, openblas_ddot, openblas_sdot
 
 __all__ = [
     "LIBRARY_ORDERS",
-    "TENSOR_CORES",
     "SimdLoop",
     "SimdLoops",
     "simd_loop",
@@ -98,7 +95,7 @@ class SimdLoops:
 
 
 def _framework(sum_name: str | None, dot_name: str | None) -> Callable:
-    """A runner over fpexplore.orders.frameworks: its sum and dot functions."""
+    """A runner over frameworks.py: its sum and dot functions."""
 
     def run(x, y, p):
         from . import frameworks
@@ -453,47 +450,6 @@ LIBRARY_ORDERS = [
         grid=((), (("ynn", False),)),
         verified="jax/jaxlib 0.10.2, AMD EPYC Zen 4",
         layout="contiguous",
-    ),
-]
-
-
-# ----------------------------------------------------------------------------- tensor cores
-# GPU tensor cores (NVIDIA) and matrix cores (AMD) (fpx.mma, docs/tensor_cores.md): A @ B
-# with C = 0 and a float32 output, the inputs in the format of the arrays (float16, bfloat16)
-# or of the input rounding (+tf32, +bfloat16, +float8_e4m3, ...). Checked against the
-# published outputs of the V100, A100 and H100, outputs measured on an H200 (2026-11-26), the
-# published models elsewhere (fpx.gpus()).
-
-
-def _tensor_core(x, y, p, rounding):
-    return tensor_core.product(x, y, p["arch"], rounding)
-
-
-TENSOR_CORES = [
-    OrderSpec(
-        "tensor-core",
-        "GPU tensor cores (NVIDIA) and matrix cores (AMD) (fpx.mma with C = 0, float32 "
-        f"output), arch= {', '.join(gpu_models.ARCHS)} or a product alias (fpx.gpus()); inputs: "
-        "float16/bfloat16 arrays or an input rounding (+tf32, +float8_e4m3, ...); verified "
-        "against published hardware outputs of the V100, A100 and H100 and outputs measured "
-        "on an H200, the published models elsewhere (docs/tensor_cores.md)",
-        LIBRARY,
-        params={"arch": ("h100", tensor_core.check_arch)},
-        choices={"arch": tuple((k, tensor_core.verified(k)) for k in gpu_models.ARCHS)},
-        ops=PRODUCT_OPS,
-        formats=("float16", "bfloat16"),
-        rounded_formats=("float32",),
-        takes_rounding=True,
-        library=_tensor_core,
-        fixed=(
-            "is the tensor cores' own arithmetic: each block of exact products is summed by "
-            "the GPU's rule (NVIDIA: aligned, truncated, added exactly, rounded once) "
-            "(docs/tensor_cores.md), with no accumulator format and no fma to choose"
-        ),
-        # one GPU per architecture: the detective's tensor-core candidates
-        grid=tuple((("arch", k),) for k in gpu_models.one_per_architecture()),
-        verified="published hardware outputs of the V100, A100 and H100 and outputs measured "
-        "on an H200, the published models elsewhere (docs/tensor_cores.md)",
     ),
 ]
 
