@@ -133,6 +133,11 @@ def test_compare_shape_and_ragged_errors_name_the_input():
         fpx.compare("dot", inputs={"a": np.ones(3), "b": np.ones(4)})
     with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['A'\] has shape \(2, 3\)"):
         fpx.compare("matmul", inputs=(np.ones((2, 3)), np.ones((4, 2))))
+    # pow's x and y that do not broadcast: NumPy's message named neither (issue 36)
+    with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['x'\] of shape \(3,\) and "):
+        fpx.compare("pow", inputs=(np.ones(3, np.float32), np.ones(2, np.float32)))
+    c = fpx.compare("pow", inputs=(np.array([2, 3], np.float32), np.array([2], np.float32)))
+    assert np.array_equal(c.reference, [4.0, 9.0])  # (broadcasting ones still run)
     ragged = [[1.0, 2.0], [3.0]]
     with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['a'\]: a nested list whose rows"):
         fpx.compare("dot", inputs={"a": ragged, "b": [1.0, 2.0]})

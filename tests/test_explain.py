@@ -164,6 +164,10 @@ def test_mean_and_the_arguments():
         fpx.explain("sum", np.ma.masked_array(x), {"a": np.float32(1), "b": np.float32(2)})
     with pytest.raises(TypeError, match="blok"):
         fpx.explain("sum", x, {"a": np.float32(1), "b": np.float32(2)}, blok=1)
+    # labels 1 and "1" are one name in the table: refused (it was "max() arg is an empty
+    # sequence", one result silently dropped) (issue 36)
+    with pytest.raises(ValueError, match="two labels that read '1'"):
+        fpx.explain("sum", x, {1: np.float32(1), "1": np.float32(2)})
 
 
 @pytest.mark.parametrize("fmt", ["float32", "float16", "bfloat16"])
