@@ -806,6 +806,7 @@ def test_adam_compare_runs_the_step_asked_for(step):
         ({"hyper_step": -1}, ValueError, r"hyper\[.step.\] must be from 1"),
         ({"step": 3, "hyper_step": 4}, ValueError, "step=3 but the inputs' hyper says step 4"),
         ({"hyper_extra": 1.0}, ValueError, "hyper takes lr, .* unknown 'betas'"),
+        ({"hyper_only_lr": 1}, ValueError, "hyper takes lr, .*; missing beta1, beta2, eps$"),
     ],
 )
 def test_adam_compare_step_checked(kwargs, error, match):
@@ -815,6 +816,8 @@ def test_adam_compare_step_checked(kwargs, error, match):
         hyper["step"] = kwargs.pop("hyper_step")
     if kwargs.pop("hyper_extra", None):
         hyper["betas"] = (0.9, 0.999)
+    if kwargs.pop("hyper_only_lr", None):
+        hyper = {"lr": 1e-3}
     inputs = {"param": a, "grad": a, "m": a, "v": a, "hyper": hyper}
     with pytest.raises(error, match=match):
         fpx.compare("adam_step", inputs=inputs, **kwargs)

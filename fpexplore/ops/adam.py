@@ -734,10 +734,12 @@ def _adam_call(name, settings, inputs, params):
             f"got {checks.shown(hyper)}"
         )
     unknown = sorted(set(hyper) - set(_ADAM_HYPER) - {"step"}, key=str)
-    if unknown:
+    missing = [k for k in _ADAM_HYPER if k not in hyper and k != "weight_decay"]
+    if unknown or missing:
         raise ValueError(
-            f"adam_step's input hyper takes {', '.join(_ADAM_HYPER)} and step; unknown "
-            + ", ".join(map(checks.shown, unknown))
+            f"adam_step's input hyper takes {', '.join(_ADAM_HYPER)} and step"
+            + (f"; unknown {', '.join(map(checks.shown, unknown))}" if unknown else "")
+            + (f"; missing {', '.join(missing)}" if missing else "")
         )
     step = _adam_step_of(hyper, params)
     h = {k: v for k, v in hyper.items() if k != "step"}
