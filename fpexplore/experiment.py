@@ -165,7 +165,7 @@ def compare(
     checks.refuse_unknown("fpx.compare", job.params.unused(), COMPARE_ARGUMENTS | job.params.taken)
     params = {**job.params, "threads": threads}
     public = _public_params(job.variants, job.distribution, job.seed, chosen, params)
-    table = pd.DataFrame(rows)  # job.cache: the reference in every format a result came in
+    table = _exact_ulps(pd, rows)  # job.cache: the reference in every format a result came in
     specs = {str(s): s for s in job.variants}
     return Comparison(
         op,
@@ -270,6 +270,19 @@ def _row(job: Job, r, env: dict) -> dict:
         **env,
         **({"device": r.device} if r.device else {}),
     }
+
+
+def _exact_ulps(pd, rows: list):
+    """The table of ``rows``, its ``max_abs_ulp`` column exact: pandas makes a column of ints
+    and an inf (a NaN mismatch) float64, which would round counts beyond 2**53 (float64
+    results far apart): such a column holds the Python ints and inf (object dtype)."""
+    table = pd.DataFrame(rows)
+    ulps = [r["max_abs_ulp"] for r in rows]
+    if table.get("max_abs_ulp", pd.Series([], dtype=object)).dtype.kind == "f" and any(
+        v != np.inf and v > 2**53 for v in ulps
+    ):
+        table["max_abs_ulp"] = pd.Series(ulps, dtype=object, index=table.index)
+    return table
 
 
 def _public_params(variants, distribution, seed, backends, op_params) -> dict:

@@ -135,6 +135,11 @@ def _observed(results, shape) -> dict:
         raise ValueError(f"explain compares two or more results, got {len(results)}")
     out = {}
     for label, r in results.items():
+        if str(label) in out:  # 1 and "1": one name in the table, one result lost
+            raise ValueError(
+                f"results has two labels that read {str(label)!r} ({checks.shown(label)} and "
+                "another): give each result its own name"
+            )
         refuse_masked(r, f"fpx.explain: result {checks.shown(label)}")
         arr = native(np.asarray(r))  # a Python float is a float64
         if arr.dtype.name not in FORMATS:

@@ -81,7 +81,10 @@ def summarize(value, reference) -> dict:
     """Summary numbers of a result (scalar or array) against its reference.
 
     Keys: ``n`` (elements), ``exact_share`` (share bit-equal to the reference, NaN == NaN),
-    ``max_abs_ulp``, ``mean_abs_ulp`` (``ULP_NAN`` elements count as infinite), ``ulp``
+    ``max_abs_ulp`` (an int, exact: float64 results far apart are more than 2**53 ulps apart;
+    ``inf`` where an element is NaN and its reference not, or the reverse; ``2**63 - 1``, the
+    saturated distance of :func:`~fpexplore.formats.ulp_distance`, means at least that many),
+    ``mean_abs_ulp`` (a float; ``ULP_NAN`` elements count as infinite), ``ulp``
     (the signed error of a scalar result, else the one of largest magnitude), ``max_bits``,
     ``max_rel`` (largest exact relative error; an element NaN where the reference is not, or
     the reverse, counts as infinite).
@@ -92,7 +95,14 @@ def summarize(value, reference) -> dict:
     nan_mismatch = u == ULP_NAN
     absu = np.where(nan_mismatch, np.inf, np.abs(u.astype(np.float64)))
     n = int(u.size)
-    worst = int(u[np.argmax(absu)]) if n else 0
+    # the largest distance in int64, exact (float64 rounds counts beyond 2**53: far-apart
+    # float64 results); abs() of ULP_NAN would overflow, so those elements are left out
+    exact_abs = np.abs(np.where(nan_mismatch, 0, u))
+    if nan_mismatch.any():
+        worst, largest = ULP_NAN, math.inf
+    else:
+        k = int(np.argmax(exact_abs)) if n else 0
+        worst, largest = (int(u[k]), int(exact_abs[k])) if n else (0, 0)
     # the largest relative error: located in float64 (exact differences of values of the
     # same format are within one float64 rounding), then computed exactly for that element
     rel = _rel_fast(v, r) if n else np.zeros(0)
@@ -105,7 +115,7 @@ def summarize(value, reference) -> dict:
     return {
         "n": n,
         "exact_share": float(np.mean(u == 0)) if n else 1.0,
-        "max_abs_ulp": float(absu.max()) if n else 0.0,
+        "max_abs_ulp": largest,
         "mean_abs_ulp": float(absu.mean()) if n else 0.0,
         "ulp": worst,
         "max_bits": float(bits_error(worst)) if n else 0.0,

@@ -338,7 +338,7 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
         "elements": int(va.size),
         "bitwise_equal": int(np.sum(equal)),
         "equal_share": float(np.mean(equal)) if va.size else 1.0,
-        "max_abs_ulp": int(np.max(finite)) if finite.size else 0,
+        "max_abs_ulp": int(np.max(np.abs(ulps[np.isfinite(mag)]))) if finite.size else 0,
         "mean_abs_ulp": float(np.mean(finite)) if finite.size else 0.0,
         "nan_mismatches": int(np.sum(ulps == ULP_NAN)),
         "saturated": int(np.sum(~np.isfinite(mag)) - np.sum(ulps == ULP_NAN)),

@@ -133,6 +133,11 @@ def test_compare_shape_and_ragged_errors_name_the_input():
         fpx.compare("dot", inputs={"a": np.ones(3), "b": np.ones(4)})
     with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['A'\] has shape \(2, 3\)"):
         fpx.compare("matmul", inputs=(np.ones((2, 3)), np.ones((4, 2))))
+    # pow's x and y that do not broadcast: NumPy's message named neither (issue 36)
+    with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['x'\] of shape \(3,\) and "):
+        fpx.compare("pow", inputs=(np.ones(3, np.float32), np.ones(2, np.float32)))
+    c = fpx.compare("pow", inputs=(np.array([2, 3], np.float32), np.array([2], np.float32)))
+    assert np.array_equal(c.reference, [4.0, 9.0])  # (broadcasting ones still run)
     ragged = [[1.0, 2.0], [3.0]]
     with pytest.raises(ValueError, match=r"^fpx.compare: inputs\['a'\]: a nested list whose rows"):
         fpx.compare("dot", inputs={"a": ragged, "b": [1.0, 2.0]})
@@ -613,3 +618,28 @@ def test_diff_of_two_formats_is_in_one_holding_both():
     assert holding("float64", "bfloat16").name == "float64"
     wide = fpx.diff(np.float32(0.1), np.float64(0.1))
     assert wide.format == "float64" and wide.ulps[()] != 0
+
+
+def test_compare_says_where_an_fp8_input_rounding_overflows():
+    """+float8_e4m3 turns a float32 input beyond 464 into NaN (e4m3 has no infinity; ml_dtypes'
+    conversion), +float8_e5m2 into inf, where cuBLAS's __NV_SATFINITE conversion saturates to
+    the largest finite value: compare said nothing (issue 36). Counted here with plain NumPy:
+    e4m3's largest is 448 (464 ties to it), e5m2's 57344 (61440 ties to it)."""
+    rng = np.random.default_rng(5)
+    A = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
+    A[0, 1], A[2, 3], A[1, 0] = 465.0, -1e4, 464.0  # two overflow e4m3, 464 rounds to 448
+    B = rng.uniform(-1, 1, (4, 2)).astype(np.float32)
+    want = int(np.sum(np.abs(A) > 464) + np.sum(np.abs(B) > 464))
+    for v in ("sequential+float8_e4m3", "tensor-core(arch=h100)+float8_e4m3"):
+        cmp = fpx.compare("matmul", inputs=(A, B), variants=[v])
+        notes = [m for m in cmp.messages if m.startswith(v)]
+        assert len(notes) == 1 and f": {want} finite input value(s)" in notes[0], cmp.messages
+        assert "became NaN" in notes[0] and "saturates them to ±448" in notes[0]
+        assert np.isnan(cmp.results[(v, "emulated")][0]).any()  # what the note explains
+    big = A * np.float32(200)  # e5m2: |x| > 61440 becomes inf
+    want = int(np.sum(np.abs(big.astype(np.float64)) > 61440))
+    cmp = fpx.compare("matmul", inputs=(big, B), variants=["sequential+float8_e5m2"])
+    assert any(f": {want} finite input value(s)" in m and "became ±inf" in m for m in cmp.messages)
+    small = np.clip(A, -448, 448)
+    cmp = fpx.compare("matmul", inputs=(small, B), variants=["sequential+float8_e4m3"])
+    assert not [m for m in cmp.messages if "float8" in m]

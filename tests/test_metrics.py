@@ -127,3 +127,43 @@ def test_dot_bound_and_gamma():
         metrics.sum_bound(np.ones(4), "magic")
     with pytest.raises(ValueError, match="no depth for order 'kahan'"):
         metrics.sum_depth(4, "kahan")  # compensated: sum_bound has its own bound
+
+
+def _key64(f: float) -> int:
+    """float64 ordered key from the bits (Python ints: no overflow, no rounding)."""
+    import struct
+
+    b = struct.unpack("<q", struct.pack("<d", f))[0]
+    return b if b >= 0 else -(b & 0x7FFFFFFFFFFFFFFF)
+
+
+def test_largest_ulp_difference_beyond_2_53_is_exact():
+    """float64 results far apart are more than 2**53 ulps apart: compare's max_abs_ulp,
+    summarize, fpx.diff and the explorer's one-line answer gave the count rounded through
+    float64 (4488560370910694400 for 4488560370910694567) (issue 36)."""
+    from fpexplore.app.render import verdict
+
+    want = _key64(1.0) - _key64(1e-300)  # 1 + 1e100 - 1e100 + 1e-300 summed in order
+    assert want > 2**53 and want % 2**10  # not representable in float64
+    s = metrics.summarize(np.array([1e-300, 2.0]), np.array([1.0, 2.0]))
+    assert s["max_abs_ulp"] == want and s["ulp"] == -want
+    d = fpx.diff(np.array([1.0, 2.0]), np.array([1e-300, 2.0]))
+    assert d.summary["max_abs_ulp"] == want and f"{want:,} ulps" in repr(d)
+    A = np.array([[1.0, 1e100, -1e100, 1e-300]])
+    cmp = fpx.compare("matmul", inputs=(A, np.ones((4, 1))), variants=["sequential"])
+    row = cmp.table.set_index("variant").loc["sequential"]
+    assert row["max_abs_ulp"] == want
+    assert f"{want:,} ulps" in verdict(cmp)
+    assert cmp.formatted().set_index("variant").loc["sequential", "max_abs_ulp"] == str(want)
+
+
+def test_saturated_ulp_distance_is_stated_as_a_lower_bound():
+    """-1e308 against 1e308 is more than 2**63 - 1 float64 ulps apart (ulp_distance
+    saturates): the one-line answer says "or more", never a count that is not the distance."""
+    from fpexplore.app.render import ulps
+
+    true = _key64(1e308) - _key64(-1e308)
+    assert true > 2**63 - 1
+    s = metrics.summarize(np.array([-1e308, 0.0]), np.array([1e308, 0.0]))
+    assert s["max_abs_ulp"] == 2**63 - 1
+    assert ulps(s["max_abs_ulp"]) == f"{2**63 - 1:,} or more ulps"

@@ -190,6 +190,11 @@ def test_linspace_errors():
         fpx.linspace(0.0, 1.0, -1)
     with pytest.raises(TypeError, match="num must be an integer"):
         fpx.linspace(0.0, 1.0, 2.5)
+    # a num no memory holds: named (it was NumPy's MemoryError, or minutes of the exact
+    # variant before it) (issue 36)
+    for variant in ("numpy2", "exact"):
+        with pytest.raises(ValueError, match=r"^linspace: num=1000000000000000 needs about"):
+            fpx.linspace(0.0, 1.0, 10**15, variant=variant)
     with pytest.raises(ValueError, match="valid variants: numpy1, numpy2"):
         fpx.linspace(0.0, 1.0, 5, variant="numpy3")
     with pytest.raises(TypeError, match="complex"):

@@ -725,7 +725,7 @@ def test_cdist_bad_input():
         ({"eps": 0.0}, ValueError, "eps must be > 0"),
         ({"eps": math.inf}, ValueError, "eps must be finite"),
         ({"weight_decay": -1.0}, ValueError, "weight_decay must be >= 0"),
-        ({"step": 0}, ValueError, "step must be >= 1"),
+        ({"step": 0}, ValueError, "step must be from 1 to"),
         ({"step": 1.5}, TypeError, "step must be an integer"),
         ({"step": True}, TypeError, "step must be an integer"),
     ],
@@ -755,3 +755,75 @@ def test_adam_bad_arrays():
     # 0-d inputs give NumPy scalars
     p0, m0, v0 = adam_step(np.float32(1), np.float32(0.5), np.float32(0), np.float32(0), 1, **HYPER)
     assert isinstance(p0, np.float32) and isinstance(m0, np.float32)
+
+
+def _adam_div_then_mul_f32(p, g, m, v, step, lr, beta1, beta2, eps):
+    """div-then-mul with lerp moments, written out in float32 NumPy (each op rounded once)."""
+    f = np.float32
+    w = f(1.0 - beta1)
+    m1 = m + w * (g - m)  # |w| < 0.5: lerp's first branch
+    v1 = f(beta2) * v + (f(1.0 - beta2) * g) * g
+    m_hat = m1 / f(1.0 - beta1**step)
+    v_hat = v1 / f(1.0 - beta2**step)
+    return p - f(lr) * (m_hat / (np.sqrt(v_hat) + f(eps)))
+
+
+@pytest.mark.parametrize("step", [1, 2, 7, 1000])
+def test_adam_compare_runs_the_step_asked_for(step):
+    """compare('adam_step') ran step 2 whatever the data (issue 36): ``step=`` (or the
+    inputs' hyper["step"]) is the step's number, checked against a float32 NumPy oracle."""
+    rng = np.random.default_rng(3)
+    p, g, m = (rng.standard_normal(64).astype(np.float32) for _ in range(3))
+    v = np.abs(rng.standard_normal(64)).astype(np.float32)
+    want = _adam_div_then_mul_f32(p, g, m, v, step, **HYPER)
+    inputs = {"param": p, "grad": g, "m": m, "v": v, "hyper": dict(HYPER)}
+    c = fpx.compare("adam_step", inputs=inputs, variants=["div-then-mul"], step=step)
+    assert np.array_equal(
+        c.results[("div-then-mul", "emulated")].view(np.uint32), want.view(np.uint32)
+    )
+    c = fpx.compare(
+        "adam_step", inputs={**inputs, "hyper": {**HYPER, "step": step}}, variants=["div-then-mul"]
+    )
+    assert np.array_equal(
+        c.results[("div-then-mul", "emulated")].view(np.uint32), want.view(np.uint32)
+    )
+    # generated data: the step is a parameter too, kept with the inputs
+    c = fpx.compare("adam_step", n=8, variants=["div-then-mul"], step=step)
+    assert c.inputs["hyper"]["step"] == step
+    d = c.inputs
+    want = _adam_div_then_mul_f32(d["param"], d["grad"], d["m"], d["v"], step, **HYPER)
+    assert np.array_equal(
+        c.results[("div-then-mul", "emulated")].view(np.uint32), want.view(np.uint32)
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"step": 0}, ValueError, "step must be from 1 to"),
+        ({"step": 2.0}, TypeError, "step must be an integer"),
+        ({"step": 10**400}, ValueError, "step must be"),
+        ({"hyper_step": -1}, ValueError, r"hyper\[.step.\] must be from 1"),
+        ({"step": 3, "hyper_step": 4}, ValueError, "step=3 but the inputs' hyper says step 4"),
+        ({"hyper_extra": 1.0}, ValueError, "hyper takes lr, .* unknown 'betas'"),
+        ({"hyper_only_lr": 1}, ValueError, "hyper takes lr, .*; missing beta1, beta2, eps$"),
+    ],
+)
+def test_adam_compare_step_checked(kwargs, error, match):
+    a = np.ones(4, np.float32)
+    hyper = dict(HYPER)
+    if "hyper_step" in kwargs:
+        hyper["step"] = kwargs.pop("hyper_step")
+    if kwargs.pop("hyper_extra", None):
+        hyper["betas"] = (0.9, 0.999)
+    if kwargs.pop("hyper_only_lr", None):
+        hyper = {"lr": 1e-3}
+    inputs = {"param": a, "grad": a, "m": a, "v": a, "hyper": hyper}
+    with pytest.raises(error, match=match):
+        fpx.compare("adam_step", inputs=inputs, **kwargs)
+
+
+def test_adam_step_beyond_int64_refused():
+    a = np.ones(4, np.float32)
+    with pytest.raises(ValueError, match="step must be"):
+        adam_step(a, a, a, a, 10**400, **HYPER)  # was Python's OverflowError, unnamed

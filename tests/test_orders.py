@@ -308,6 +308,15 @@ def test_exact_order_and_signed_zeros():
     assert not np.signbit(fpx.sum(z, "numpy"))  # NumPy adds to the identity +0.0
     assert not np.signbit(fpx.sum(z, "tree"))  # combined onto a zeroed result
     assert not np.signbit(fpx.sum(np.array([], np.float32), "kahan"))
+    # Neumaier's textbook result s + c, c starting at +0.0: rn(-0 + +0) = +0 (docs/orders.md)
+    z32 = np.array([-0.0, -0.0], np.float32)
+    s, c = np.float32(-0.0), np.float32(0.0)
+    for t in z32[1:]:  # the algorithm written out in plain float32 NumPy
+        u = s + t
+        c = c + ((s - u) + t if abs(s) >= abs(t) else (t - u) + s)
+        s = u
+    assert not np.signbit(s + c) and not np.signbit(fpx.sum(z32, "neumaier"))
+    assert np.signbit(fpx.sum(z32, "kahan")) and np.signbit(fpx.exact_sum(z32))
 
 
 def test_sum_of_2d_flattens_in_c_order():

@@ -15,6 +15,8 @@ from ..formats import ULP_NAN, format_info
 from ..results import EXACT_LABEL, diff_values
 from .state import OBSERVED, ORDER_OPS, State, sweep_arguments
 
+SATURATED = 2**63 - 1  # ulp_distance's saturated distance: "at least"
+
 TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls for the rest
     "variant",
     "backend",
@@ -43,7 +45,9 @@ def result_format(out) -> str:
 
 
 def ulps(k: int) -> str:
-    return f"{k:,} ulp{'' if k == 1 else 's'}"
+    """ "3 ulps"; the saturated distance of ulp_distance (2**63 - 1) is a lower bound."""
+    more = " or more" if abs(k) >= SATURATED else ""
+    return f"{k:,}{more} ulp{'' if k == 1 else 's'}"
 
 
 def units(cmp) -> list[str]:
@@ -103,7 +107,7 @@ def _phrase(op: str, name: str, out, r, unit: str) -> tuple[float, str]:
         side = "below" if k < 0 else "above"
         text = "is exact" if k == 0 else f"is {ulps(abs(k))}{unit} {side} the exact {op}"
         return abs(k), f"{name} {text}"
-    k = float(r["max_abs_ulp"])  # inf: an element NaN where the exact one is not
+    k = r["max_abs_ulp"]  # an exact int (beyond 2**53 too); inf: NaN where the exact is not
     share = 100 * float(r["exact_share"])
     if k == 0:
         text = "is exact everywhere"

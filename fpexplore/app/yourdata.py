@@ -239,7 +239,7 @@ def _measured(cmp, name: str, v, ref) -> tuple[dict, dict]:
     fmt = format_of(v)
     numbers = {
         "ulp_error": int(s["ulp"]),
-        "max_abs_ulp": float(s["max_abs_ulp"]),
+        "max_abs_ulp": s["max_abs_ulp"],  # an exact int, or inf (a NaN mismatch)
         "mean_abs_ulp": float(s["mean_abs_ulp"]),
         "exact_share": float(s["exact_share"]),
         "rel_error": float(s["max_rel"]),

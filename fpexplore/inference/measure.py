@@ -158,6 +158,38 @@ def _depth(op: str, cfg: Config, n: int) -> int:
     return min(d, n - 1)
 
 
+def _tiny(fmt: str) -> float:
+    """The most one rounding into ``fmt`` may be off in absolute terms below its normal range
+    (the relative u |x| says nothing there): the least normal value, which covers rounding
+    to a subnormal and flushing one to zero alike."""
+    return float(format_info(fmt).smallest_normal)
+
+
+def _underflow(op: str, arrays: tuple, fmt: str, ops: int):
+    """The absolute part of a bound where values fall below ``fmt``'s normal range: ``ops``
+    roundings to it per term (an addition, a product), each off by up to tiny(fmt); the
+    inputs rounded to a format are :func:`_inputs_underflow`."""
+    red = reduction(op)
+    n = red.length(arrays)
+    t = _tiny(fmt) * ops * n
+    return t / n if red.divides else t
+
+
+def _inputs_underflow(op: str, arrays: tuple, fmt: str):
+    """|exact of the inputs - exact of the inputs rounded to ``fmt``| beyond the relative part:
+    each input off by at most tiny(fmt); a product a*b then by tiny (|a| + |b|) + tiny**2."""
+    red, t = reduction(op), _tiny(fmt)
+    if not red.products:
+        return t  # n inputs each off by t: n t, a mean's n t / n
+    a, b = (np.abs(np.asarray(x, np.float64)) for x in arrays)
+    with np.errstate(all="ignore"):
+        if red.matrix:
+            s = a.sum(axis=1)[:, None] + b.sum(axis=0)[None, :]
+        else:
+            s = a.sum() + b.sum()
+        return 1.01 * t * s + red.length(arrays) * t * t
+
+
 def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> np.ndarray:
     """The worst-case |result - exact| of ``cfg`` per element (None: the op's generic bound,
     a sequential evaluation in the result's format): Higham's gamma_d S (d the order's
@@ -167,25 +199,36 @@ def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> n
     n, products = red.length(arrays), red.products
     u_out = format_info(out_fmt).unit_roundoff
     in_fmt = arrays[0].dtype.name
+    # below the normal range a rounding is off by up to the least normal value, not u |x|:
+    # the absolute terms (_underflow, _inputs_underflow) cover it
     if cfg is None:
         cast = format_info(out_fmt).precision < format_info(in_fmt).precision
         err = (gamma(n + products, out_fmt) + cast * 2 * u_out) * S
+        err = (
+            err + _underflow(op, arrays, out_fmt, 2) + cast * _inputs_underflow(op, arrays, out_fmt)
+        )
     elif cfg.spec.name == "tensor-core":
         u_r = format_info(cfg.spec.input_rounding or in_fmt).unit_roundoff
         u32 = format_info("float32").unit_roundoff
         err = (2 * (n + 32) * u32 + 2.01 * u_r * (cfg.spec.input_rounding is not None)) * S
+        err = err + _underflow(op, arrays, "float32", 4)
+        if cfg.spec.input_rounding:
+            err = err + _inputs_underflow(op, arrays, cfg.spec.input_rounding)
     else:
         acc = factors(cfg, in_fmt)["accumulator"]
         acc = in_fmt if acc in (None, "fixed") else acc
         if cfg.call:  # a library's own order: any
             acc = min((acc, in_fmt), key=lambda f: format_info(f).precision)
-        err = gamma(_depth(op, cfg, n) + products, acc) * S
+        err = gamma(_depth(op, cfg, n) + products, acc) * S + _underflow(op, arrays, acc, 2)
         if cfg.spec.input_rounding:
             err += 2.01 * format_info(cfg.spec.input_rounding).unit_roundoff * S
+            err = err + _inputs_underflow(op, arrays, cfg.spec.input_rounding)
         if cfg.where == "before":
             err += 1.01 * u_out * S * (2 if products else 1)
+            err = err + _inputs_underflow(op, arrays, out_fmt)
     err = np.asarray(err, dtype=np.float64)  # (S of a mean is already divided by n)
-    return err + 2 * u_out * np.abs(np.asarray(ref, dtype=np.float64))
+    ref = np.abs(np.asarray(ref, dtype=np.float64))
+    return err + 2 * u_out * ref + 2 * _tiny(out_fmt)  # the result's and the reference's
 
 
 def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
@@ -211,8 +254,9 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
         else:
             exact = np.asarray(reference(op, rounded, "float64"), np.float64)
         slack = 2 * gamma(n + 1, "float64") * S  # the float64 reference of a matmul
-        width = gamma(2 * n + 64 + products, acc) * S
+        width = gamma(2 * n + 64 + products, acc) * S + _underflow(op, arrays, acc, 4)
         width = width + 2 * format_info(out_fmt).unit_roundoff * np.abs(exact) + slack
+        width = width + 2 * _tiny(out_fmt)  # below the normal range: absolute
         with np.errstate(all="ignore"):
             far = np.abs(r.astype(np.float64) - exact) > width
         far &= np.isfinite(r.astype(np.float64)) & np.isfinite(exact)

@@ -61,6 +61,7 @@ from ..numerics import (
     two_product,
     two_sum,
 )
+from . import _error_bounds as eb
 from .formula import RoundedArith
 from .opspec import OpSpec, OpTable, pick
 from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
@@ -79,6 +80,8 @@ __all__ = [
 ]
 
 _F64 = np.dtype(np.float64)
+
+MAX_STEP = 2**63 - 1  # an int64 step counter
 
 ADAM_MOMENTS = {
     "lerp": "m + w*(g - m) (w < 0.5) or g - (g - m)*(1 - w), w = 1 - beta1, each op rounded "
@@ -151,7 +154,8 @@ class AdamHyper:
             raise ValueError(f"eps must be > 0, got {checks.shown(self.eps)}")
         if self.weight_decay < 0:
             raise ValueError(f"weight_decay must be >= 0, got {checks.shown(self.weight_decay)}")
-        put(self, "step", checks.integer("step", self.step, 1))  # 1 for the first step
+        # 1 for the first step; beyond int64 Python's float ** int cannot form beta**step
+        put(self, "step", checks.integer("step", self.step, 1, MAX_STEP))
 
 
 def _moments_for(variant: str, moments: str | None) -> str:
@@ -353,48 +357,6 @@ def _adam_formula(F, param, grad, m, v, variant: str, moments: str, h: AdamHyper
 
 # ----------------------------------------------------------------------------- Adam: exact
 
-_U = 2.0**-53
-_TINY = 4 * 2.0**-1074
-
-
-def _e_add(a, ea, b, eb):
-    s = a + b
-    return s, ea + eb + _U * np.abs(s) + _TINY
-
-
-def _e_mul(a, ea, b, eb):
-    p = a * b
-    return p, np.abs(a) * eb + np.abs(b) * ea + ea * eb + _U * np.abs(p) + _TINY
-
-
-def _e_div(a, ea, b, eb):
-    q = a / b
-    room = np.abs(b) - eb
-    ok = room > 0
-    err = np.where(
-        ok, (np.abs(b) * ea + np.abs(a) * eb) / (np.abs(b) * np.where(ok, room, 1.0)), np.inf
-    )
-    return q, err + _U * np.abs(q) + _TINY
-
-
-def _e_scalar(q: Fraction) -> tuple[float, float]:
-    """A rational constant as float64 (correctly rounded) and a bound on its error."""
-    f = float(q)  # int / int true division is correctly rounded in CPython
-    return f, (0.0 if Fraction(f) == q else _U * abs(f))
-
-
-def _decide_bounds(val, err, info: FormatInfo, out: np.ndarray, undecided: np.ndarray) -> None:
-    """Where [val - E, val + E] rounds to one F value, store it; else mark undecided.
-
-    The vectorized float64 counterpart of ``numerics.ziv_decide``: val and its error bound err
-    are float64 arrays, E widens err to cover the float64 roundings of the ends."""
-    E = 2.0 * err + 2.0 * _U * np.abs(val) + _TINY
-    lo = round_f64(val - E, info)
-    hi = round_f64(val + E, info)
-    same = (lo.view(info.uint) == hi.view(info.uint)) & np.isfinite(E)
-    out[...] = np.where(same, lo, out)
-    undecided |= ~same
-
 
 def _adam_exact(param, grad, m, v, info, h: AdamHyper):
     shape = param.shape
@@ -426,15 +388,15 @@ def _adam_bounds(P, G0, M, V, info, outs, h: AdamHyper) -> np.ndarray:
         h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, h.step
     )  # fmt: skip
     b1, b2 = Fraction(beta1), Fraction(beta2)
-    c1, ec1 = _e_scalar(1 - b1)
-    c2, ec2 = _e_scalar(1 - b2)
-    bc1, ebc1 = _e_scalar(1 - b1**step) if step <= 4096 else _bc_bounds(beta1, step)
-    bc2, ebc2 = _e_scalar(1 - b2**step) if step <= 4096 else _bc_bounds(beta2, step)
+    c1, ec1 = eb.scalar(1 - b1)
+    c2, ec2 = eb.scalar(1 - b2)
+    bc1, ebc1 = eb.scalar(1 - b1**step) if step <= 4096 else _bc_bounds(beta1, step)
+    bc2, ebc2 = eb.scalar(1 - b2**step) if step <= 4096 else _bc_bounds(beta2, step)
     z = np.zeros_like(P)
     if wd == 0:
         g, eg = G0, z
     else:
-        g, eg = _e_add(G0, z, *_e_mul(np.float64(wd), 0.0, P, z))
+        g, eg = eb.add(G0, z, *eb.mul(np.float64(wd), 0.0, P, z))
     undecided = np.zeros(P.size, dtype=bool)
     if wd == 0 and ec1 == 0 and ec2 == 0:
         # exact: with decimal betas, beta*m + (1 - beta)*g is often within 2**-55 of a
@@ -442,24 +404,24 @@ def _adam_bounds(P, G0, M, V, info, outs, h: AdamHyper) -> np.ndarray:
         m1, em1 = _ro_dot2(beta1, M, c1, G0, info, outs[1], undecided)
         v1, ev1 = _ro_dot2(beta2, V, c2, G0 * G0, info, outs[2], undecided)  # g*g is exact
     else:
-        m1, em1 = _e_add(*_e_mul(np.float64(beta1), 0.0, M, z), *_e_mul(np.float64(c1), ec1, g, eg))
-        g2 = _e_mul(g, eg, g, eg)
-        v1, ev1 = _e_add(*_e_mul(np.float64(beta2), 0.0, V, z), *_e_mul(np.float64(c2), ec2, *g2))
-        _decide_bounds(m1, em1, info, outs[1], undecided)
-        _decide_bounds(v1, ev1, info, outs[2], undecided)
-    mh, emh = _e_div(m1, em1, np.float64(bc1), ebc1)
-    vh, evh = _e_div(v1, ev1, np.float64(bc2), ebc2)
+        m1, em1 = eb.add(*eb.mul(np.float64(beta1), 0.0, M, z), *eb.mul(np.float64(c1), ec1, g, eg))
+        g2 = eb.mul(g, eg, g, eg)
+        v1, ev1 = eb.add(*eb.mul(np.float64(beta2), 0.0, V, z), *eb.mul(np.float64(c2), ec2, *g2))
+        eb.decide_bounds(m1, em1, info, outs[1], undecided)
+        eb.decide_bounds(v1, ev1, info, outs[2], undecided)
+    mh, emh = eb.div(m1, em1, np.float64(bc1), ebc1)
+    vh, evh = eb.div(v1, ev1, np.float64(bc2), ebc2)
     # sqrt: decided only where the true v_hat is known to be >= 0
     nonneg = vh - evh >= 0
     s = np.sqrt(np.maximum(vh, 0.0))
     es = np.where(vh > 0, np.minimum(evh / np.where(vh > 0, s, 1.0), np.sqrt(evh)), np.sqrt(evh))
-    es = es + _U * s + _TINY
-    den, eden = _e_add(s, es, np.float64(eps), 0.0)
-    q, eq = _e_div(mh, emh, den, eden)
-    u, eu = _e_mul(np.float64(lr), 0.0, q, eq)
-    p1, ep1 = _e_add(P, z, -u, eu)
+    es = es + eb.U * s + eb.TINY
+    den, eden = eb.add(s, es, np.float64(eps), 0.0)
+    q, eq = eb.div(mh, emh, den, eden)
+    u, eu = eb.mul(np.float64(lr), 0.0, q, eq)
+    p1, ep1 = eb.add(P, z, -u, eu)
     und_p = ~nonneg
-    _decide_bounds(p1, ep1, info, outs[0], und_p)
+    eb.decide_bounds(p1, ep1, info, outs[0], und_p)
     # an exact zero update (m' == 0 or lr == 0) is decided above only if p itself is exact:
     # signed zeros of p - (+-0) are handled by the slow path
     und_p |= (P == 0) | (m1 == 0)
@@ -494,7 +456,7 @@ def _ro_dot2(a: float, B: np.ndarray, c: float, D: np.ndarray, info, out, undeci
     safe &= (h1 != 0) | (B == 0) | (a == 0)
     safe &= (h2 != 0) | (D == 0) | (c == 0)
     ok = safe & np.isfinite(z) & ((r2 == 0) | (np.abs(r2) > 2 * small))
-    ok &= (rest_sign == 0) | ((z != 0) & (np.abs(r2) + small < _U * np.abs(z)))
+    ok &= (rest_sign == 0) | ((z != 0) & (np.abs(r2) + small < eb.U * np.abs(z)))
     zero = (z == 0) & (rest_sign == 0)
     ro = nudge_to_odd(np.where(ok & ~zero, z, 1.0), np.where(ok, rest_sign, 0.0), np.uint64)
     val = round_f64(ro, info)
@@ -502,7 +464,7 @@ def _ro_dot2(a: float, B: np.ndarray, c: float, D: np.ndarray, info, out, undeci
     val = np.where(zero, round_f64(np.float64(a) * B + np.float64(c) * D, info), val)
     out[...] = np.where(ok, val, out)
     undecided |= ~ok
-    return z, np.where(ok, _U * np.abs(z), np.inf)
+    return z, np.where(ok, eb.U * np.abs(z), np.inf)
 
 
 def _bc_bounds(beta: float, step: int) -> tuple[float, float]:
@@ -510,7 +472,7 @@ def _bc_bounds(beta: float, step: int) -> tuple[float, float]:
     with _iv_prec(120) as iv:
         lo, hi = _iv_ends(1 - iv.mpf(beta) ** step)
     f = float((lo + hi) / 2)
-    return f, float(hi - lo) + _U * abs(f)
+    return f, float(hi - lo) + eb.U * abs(f)
 
 
 @contextmanager
@@ -723,17 +685,20 @@ def _gradients(grads):
 
 
 _ADAM_HYPER = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0}
+_ADAM_STEP = 2  # compare's step when none is given: the moments are those after step 1
 
 
 def _adam_inputs(n, fmt, distribution, seed, params):
     """n parameters from the distribution; gradients normal; moments after one step with a
-    previous gradient; this is step 2. Hyperparameters: lr=1e-3, betas (0.9, 0.999),
-    eps=1e-8 unless given (``lr=``, ``beta1=``, ...). The table measures the new parameters."""
+    previous gradient; this is step ``step`` (default 2). Hyperparameters: lr=1e-3, betas
+    (0.9, 0.999), eps=1e-8 unless given (``lr=``, ``beta1=``, ...); ``hyper`` holds them and
+    the step. The table measures the new parameters."""
     p = generate(distribution, n, fmt, seed)
     g0 = generate("normal", n, fmt, seed + 1)
     zero = np.zeros_like(p)
     h = {k: params.get(k, v) for k, v in _ADAM_HYPER.items()}
     _, m, v = adam_step(p, g0, zero, zero, 1, variant="div-then-mul", **h)
+    h["step"] = _adam_step_of({}, params)
     return {
         "format": fmt,
         "param": p,
@@ -744,18 +709,42 @@ def _adam_inputs(n, fmt, distribution, seed, params):
     }
 
 
+def _adam_step_of(hyper, params) -> int:
+    """The number of the step compare runs: ``step=`` (an op parameter) or the inputs'
+    ``hyper["step"]`` (both: they must agree), else 2; checked (an int >= 1)."""
+    given = [
+        checks.integer(name, value, 1, MAX_STEP)
+        for name, value in (("step", params.get("step")), ('hyper["step"]', hyper.get("step")))
+        if value is not None
+    ]
+    if len(given) == 2 and given[0] != given[1]:
+        raise ValueError(
+            f"adam_step: step={given[0]} but the inputs' hyper says step {given[1]}: give one"
+        )
+    return given[0] if given else _ADAM_STEP
+
+
 def _adam_call(name, settings, inputs, params):
     kw = pick(params, ("moments",))
     kw.update(settings)
+    hyper = inputs["hyper"]
+    if not isinstance(hyper, dict):
+        raise TypeError(
+            f"adam_step's input hyper must be a dict of {', '.join(_ADAM_HYPER)} (and step), "
+            f"got {checks.shown(hyper)}"
+        )
+    unknown = sorted(set(hyper) - set(_ADAM_HYPER) - {"step"}, key=str)
+    missing = [k for k in _ADAM_HYPER if k not in hyper and k != "weight_decay"]
+    if unknown or missing:
+        raise ValueError(
+            f"adam_step's input hyper takes {', '.join(_ADAM_HYPER)} and step"
+            + (f"; unknown {', '.join(map(checks.shown, unknown))}" if unknown else "")
+            + (f"; missing {', '.join(missing)}" if missing else "")
+        )
+    step = _adam_step_of(hyper, params)
+    h = {k: v for k, v in hyper.items() if k != "step"}
     return adam_step(
-        inputs["param"],
-        inputs["grad"],
-        inputs["m"],
-        inputs["v"],
-        2,
-        variant=name,
-        **inputs["hyper"],
-        **kw,
+        inputs["param"], inputs["grad"], inputs["m"], inputs["v"], step, variant=name, **h, **kw
     )[0]
 
 

@@ -459,6 +459,19 @@ def exact_column(s: float, e: float, num: int, div: int, dt) -> np.ndarray:
 # ----------------------------------------------------------------------------- public
 
 
+def _check_memory(num: int, start, stop) -> None:
+    """Refuse a ``num`` whose float64 result (and its working copies) cannot fit in the
+    memory left, naming ``num`` (NumPy's MemoryError names no argument)."""
+    from ..machine import available_memory
+
+    need = 4 * 8 * num * max(int(np.size(start)), int(np.size(stop)), 1)
+    if need > available_memory():
+        raise ValueError(
+            f"linspace: num={num} needs about {need / 2**30:.3g} GiB, more than the "
+            f"{available_memory() / 2**30:.3g} GiB of memory left"
+        )
+
+
 def linspace(
     start: ArrayLike,
     stop: ArrayLike,
@@ -493,6 +506,7 @@ def linspace(
         raise TypeError(f"linspace: num must be an integer, got {checks.shown(num)}") from None
     if num < 0:
         raise ValueError(f"linspace: num must be >= 0, got {num}")
+    _check_memory(num, start, stop)
     if not isinstance(endpoint, (bool, np.bool_)):
         raise TypeError(f"linspace: endpoint must be True or False, got {checks.shown(endpoint)}")
     for what, x in (("start", start), ("stop", stop)):

@@ -374,8 +374,16 @@ class OpTable(dict):
 
 
 def _check_inner(op: str, out: dict, what: str) -> None:
-    """dot's a and b of one length, matmul's A columns matching B rows (NumPy's own message
-    would name neither input)."""
+    """dot's a and b of one length, matmul's A columns matching B rows, pow's x and y
+    broadcasting together (NumPy's own message would name neither input)."""
+    if op == "pow":
+        try:
+            np.broadcast_shapes(out["x"].shape, out["y"].shape)
+        except ValueError:
+            raise ValueError(
+                f"{what}: inputs['x'] of shape {out['x'].shape} and inputs['y'] of shape "
+                f"{out['y'].shape} of pow do not broadcast together"
+            ) from None
     if op == "dot" and out["a"].shape != out["b"].shape:
         raise ValueError(
             f"{what}: inputs['a'] and inputs['b'] of dot have lengths {out['a'].shape} and "
