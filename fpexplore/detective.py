@@ -227,7 +227,8 @@ def explain_numpy(
     ----------
     op : "sum", "dot" or "matmul"
     inputs : the op's inputs as :attr:`Comparison.inputs` holds them (``{"x"}`` for sum,
-        ``{"a", "b"}`` for dot, ``{"A", "B"}`` for matmul), or a :class:`Comparison`
+        ``{"a", "b"}`` for dot, ``{"A", "B"}`` for matmul), as a tuple in that order (one
+        array for sum), or a :class:`Comparison`
     probes, top : the number of extra probe inputs; rows to return (as in match_orders)
 
     Returns
@@ -250,9 +251,7 @@ def explain_numpy(
         raise ValueError(f"explain_numpy explains {', '.join(ORDER_OPS)}; got {checks.shown(op)}")
     spec = get(op)
     label, names = spec.numpy_label, spec.input_names
-    missing = [k for k in names if k not in inputs]
-    if missing:
-        raise ValueError(f"{op} needs inputs {', '.join(names)}; missing {', '.join(missing)}")
+    inputs = spec.user_inputs(inputs, what="explain_numpy")[0]  # a dict, a tuple or an array
     probes = checks.integer("probes", probes, 0, MAX_PROBES)  # each is a 20,011-element run
     if top is not None:
         checks.integer("top", top, 1)

@@ -52,7 +52,15 @@ def parse_variants(op: str, variants, fmt: str | None = None) -> list[VariantSpe
         variants = get_op(op).defaults_for(fmt)
     elif isinstance(variants, str) or not hasattr(variants, "__iter__"):
         variants = [variants]  # one name, spec string or VariantSpec
-    return [parse_spec(v, op) for v in variants]
+    specs = [parse_spec(v, op) for v in variants]
+    seen = [str(s) for s in specs]
+    twice = sorted({t for t in seen if seen.count(t) > 1})
+    if twice:  # one row per variant: a second one would be the same row again
+        raise ValueError(
+            f"variants lists {', '.join(map(repr, twice))} more than once (as written or in "
+            "another spelling of the same setting); list each variant once"
+        )
+    return specs
 
 
 def resolve_variants(op: str, variants, fmt: str | None = None) -> list[str]:

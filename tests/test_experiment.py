@@ -643,3 +643,17 @@ def test_compare_says_where_an_fp8_input_rounding_overflows():
     small = np.clip(A, -448, 448)
     cmp = fpx.compare("matmul", inputs=(small, B), variants=["sequential+float8_e4m3"])
     assert not [m for m in cmp.messages if "float8" in m]
+
+
+def test_compare_refuses_a_variant_listed_twice():
+    """Each variant is one row: the same setting twice (as written, or spelled another way)
+    is refused by name, not shown as two identical rows."""
+    with pytest.raises(ValueError, match="'pairwise' more than once"):
+        fpx.compare("sum", n=10, variants=["pairwise", "pairwise"])
+    with pytest.raises(ValueError, match=r"'blocked\(block=64\)' more than once"):
+        fpx.compare("sum", n=10, variants=["blocked(block=64)", "blocked( block=64 )"])
+    table = fpx.compare("sum", n=10, variants=["pairwise", "blocked(block=64)"]).table
+    assert list(table["variant"][table["backend"] == "emulated"]) == [
+        "pairwise",
+        "blocked(block=64)",
+    ]

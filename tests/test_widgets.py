@@ -92,6 +92,15 @@ def test_explain_numpy_checks_its_arguments():
     with pytest.raises(ValueError, match="comparison is of 'sum'"):
         fpx.explain_numpy("dot", cmp)
     assert fpx.explain_numpy("sum", cmp, probes=1).iloc[0]["variant"] == "numpy"
+    # the inputs as a tuple (explain's form) or one array for sum: the same answer
+    a, b = cmp.inputs["x"], cmp.inputs["x"][::-1].copy()
+    by_name = fpx.explain_numpy("dot", {"a": a, "b": b}, probes=1)
+    assert fpx.explain_numpy("dot", (a, b), probes=1).equals(by_name)
+    assert fpx.explain_numpy("sum", a, probes=1).equals(fpx.explain_numpy("sum", cmp, probes=1))
+    with pytest.raises(ValueError, match="takes 2 inputs"):
+        fpx.explain_numpy("dot", (a,))
+    with pytest.raises(TypeError, match="give a tuple or a dict"):
+        fpx.explain_numpy("dot", a)
 
 
 def test_errors_stay_inside_the_app():
