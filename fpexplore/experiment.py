@@ -175,19 +175,8 @@ def compare(
     public = _public_params(job.variants, job.distribution, job.seed, chosen, params)
     table = _exact_ulps(pd, rows)  # job.cache: the reference in every format a result came in
     specs = {str(s): s for s in job.variants}
-    return Comparison(
-        op,
-        job.format,
-        int(job.n),
-        table,
-        results,
-        ref,
-        job.inputs,
-        public,
-        job.messages,
-        job.cache,
-        specs,
-    )
+    fields = (table, results, ref, job.inputs, public, job.messages, job.cache, specs)
+    return Comparison(op, job.format, int(job.n), *fields)
 
 
 def _job(

@@ -459,7 +459,8 @@ def test_answers_outlast_a_kernel_restart_in_lesson_01(lab, tmp_path):
     """Lesson 01 under Run All: no revealed output shows before its exercise is answered; a
     student types a name and answers two exercises; the answers file is written; after
     "Restart Kernel and Run All Cells" both exercises show answered again, the name filled
-    in, the revealed output visible; fpx.lessons.summary counts the two answers."""
+    in, the revealed output visible; the notebook closed and opened again in a new page
+    (Run All) shows both answers and the name; fpx.lessons.summary counts the two answers."""
     import fpexplore as fpx
     from fpexplore import teaching
 
@@ -508,6 +509,19 @@ def test_answers_outlast_a_kernel_restart_in_lesson_01(lab, tmp_path):
         _wait_for_text(page, reveal, answer_line, timeout=60)
         shown_again = answer_line in reveal.inner_text()
         text = page.locator(".jp-Notebook").inner_text()
+        # the notebook closed and opened again in a new page (a fresh page load), then Run All
+        address = f"{url}/lab/tree/01_bits_and_ulps.ipynb?token={token}"
+        reopened = page.context.new_page()
+        page.close()
+        _open_notebook(reopened, address, [], tmp_path)
+        _run_all_cells(reopened, tmp_path)
+        exercises = {
+            i: reopened.locator(".fpx-exercise", has_text=f"Exercise {i}").first for i in ids
+        }
+        for i in ids:
+            _wait_for_text(reopened, exercises[i], "Correct", timeout=180)
+        reopened_verdicts = [exercises[i].locator(".fpx-verdict").inner_text() for i in ids]
+        reopened_name = reopened.locator(".fpx-answers input").first.input_value()
     assert hidden_before, (
         f"the revealed output showed before its exercise was answered: {note_before!r}"
     )
@@ -515,6 +529,8 @@ def test_answers_outlast_a_kernel_restart_in_lesson_01(lab, tmp_path):
     assert written == ["01-Ada_Lovelace.json"], written
     assert all("Correct" in v for v in again), again
     assert name_again == "Ada Lovelace"
+    assert all("Correct" in v for v in reopened_verdicts), reopened_verdicts
+    assert reopened_name == "Ada Lovelace"
     assert "Traceback" not in text
     table = fpx.lessons.summary(folder).table
     mine = table[(table["student"] == "Ada Lovelace") & table["exercise"].isin(ids)]
@@ -695,13 +711,20 @@ def _wait_for_value(page, locator, text: str, timeout: float = 120) -> None:
 
 def test_explorer_your_arrays_in_jupyterlab(lab, tmp_path):
     """Your data in a real kernel: the notebook's own variables are offered by name (IPython's
-    user namespace), an observed result becomes a row with fpx.explain's verdict, an uploaded
-    .npy file joins the names; no console error on the way."""
+    user namespace), an observed result becomes a row with fpx.explain's verdict; two results
+    uploaded as .npy files (a float32 loop's and the correctly rounded sum, made here by plain
+    NumPy) are what the app judges: a headline naming both that agrees with fpx.explain's
+    verdict, which names both; an uploaded .npy file joins the inputs' names; no console error
+    on the way."""
+    import html as html_module
     import io
     import json
+    from fractions import Fraction
 
     import numpy as np
     from playwright.sync_api import sync_playwright
+
+    import fpexplore as fpx
 
     code = (
         "%matplotlib widget\n"
@@ -728,6 +751,19 @@ def test_explorer_your_arrays_in_jupyterlab(lab, tmp_path):
     (tmp_path / "notebooks" / "yours.ipynb").write_text(json.dumps(notebook))
     buf = io.BytesIO()
     np.save(buf, np.array([0.1, 0.2, 0.3], dtype=np.float64))
+    # the notebook's xs, drawn here alike; two results of its sum, by plain NumPy
+    xs = np.random.default_rng(0).random(1000, dtype=np.float32)
+    results = {
+        "loop.npy": np.add.accumulate(xs)[-1],  # one float32 addition after another
+        "dev.npy": np.float32(np.sum(xs.astype(np.float64))),  # exact, rounded once
+    }
+    uploads = []
+    for name, value in results.items():
+        data = io.BytesIO()
+        np.save(data, value)
+        uploads.append(
+            {"name": name, "mimeType": "application/octet-stream", "buffer": data.getvalue()}
+        )
     url, token = lab
     answered, console = [], []
     with sync_playwright() as p:
@@ -752,6 +788,23 @@ def test_explorer_your_arrays_in_jupyterlab(lab, tmp_path):
         said = explained.inner_text()
         rows = _table(table)
         snippet = app.locator("textarea").first.input_value()
+        # two results of your own, uploaded as a person does (the button, two files)
+        with page.expect_file_chooser() as chooser:
+            app.locator(".jupyter-widget-file-upload, .widget-upload").first.click()
+        chooser.value.set_files(files=uploads)
+        deadline = time.time() + 60
+        while "dev.npy" not in " ".join(observed.locator("option").all_inner_texts()):
+            assert time.time() < deadline, observed.locator("option").all_inner_texts()
+            page.wait_for_timeout(300)
+        picks = [
+            o for o in observed.locator("option").all_inner_texts() if o.startswith(tuple(results))
+        ]
+        observed.select_option(label=picks)
+        _wait_for_text(page, explained, "dev.npy", timeout=180)
+        _wait_for_text(page, app.locator(".fpx-verdict"), "loop.npy", timeout=60)
+        two_said = explained.inner_text()
+        two_head = app.locator(".fpx-verdict").inner_text()
+        two_rows = _table(table)
         with page.expect_file_chooser() as chooser:  # as a person uploads: the button
             app.locator(".jupyter-widget-file-upload, .widget-upload").first.click()
         chooser.value.set_files(
@@ -777,3 +830,15 @@ def test_explorer_your_arrays_in_jupyterlab(lab, tmp_path):
     assert "inputs = {'x': xs}" in snippet and "fpx.explain('sum'" in snippet, snippet
     assert console == [], console
     assert errors == [], errors
+    # your two results: fpx.explain of them alone, shown; a headline by the exact oracle
+    direct = fpx.explain("sum", {"x": xs}, results)
+    assert html_module.unescape(direct.verdict) in two_said.replace("\n", " "), two_said
+    assert "dev.npy is closer" in direct.verdict
+    exact = sum(Fraction(float(v)) for v in xs)
+    assert Fraction(float(results["dev.npy"])) == Fraction(float(np.float32(float(exact))))
+    k = abs(int(fpx.ulp_distance(results["loop.npy"], results["dev.npy"])))
+    side = "below" if Fraction(float(results["loop.npy"])) < exact else "above"
+    want = f"loop.npy is {k} ulp{'s' if k > 1 else ''} {side} the exact sum; dev.npy is exact"
+    assert want in two_head, two_head
+    assert list(two_rows["variant"][:2]) == ["loop.npy", "dev.npy"], two_rows
+    assert list(two_rows["backend"][:2]) == ["observed", "observed"], two_rows

@@ -1022,3 +1022,17 @@ def test_an_input_rounding_that_changes_nothing_is_refused():
     assert fpx.dot(np.float16([1.0009765625]), np.float16([1.0]), input_rounding="bfloat16") == 1.0
     x = np.float32([1 + 2**-20])
     assert fpx.dot(x, np.float32([1.0]), input_rounding="tf32") == 1.0
+
+
+def test_difference_budget_of_results_that_overflow_warns_nothing():
+    """Two steps whose results are both inf (float16 sums past 65504): their difference is no
+    number (NaN in the table), said without a RuntimeWarning reaching the user."""
+    import warnings
+
+    x = np.array([60000, 60000, 1, 2], dtype=np.float16)  # 120003 > float16's 65504
+    assert np.isinf(np.float64(fpx.sum(x, "sequential")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        budget = fpx.difference_budget(x, "sequential@float32", "sequential", "sum")
+    assert list(budget.table["step"]) == ["start", "accumulate"]
+    assert np.isnan(budget.table["delta_abs"]).all()
