@@ -366,9 +366,18 @@ def draw_steps(trace, upto: int, fig) -> None:
     tree.set_title(
         f"{trace.order}{_params_text(trace.params)}: step {upto} of {len(trace.steps)}", fontsize=9
     )
-    steps = np.arange(1, len(trace.steps) + 1)
-    errs.bar(steps, [s.rounding_ulps for s in trace.steps], color="#bbbbbb", label="rounding")
-    errs.plot(steps, [s.error_ulps for s in trace.steps], color=NOTE, lw=1, label="vs exact")
+    # the steps done so far only (the later ones would give the story away), on an axis that
+    # holds every step, so that it stays put while the slider moves
+    shown = trace.steps[:upto]
+    steps = np.arange(1, upto + 1)
+    errs.bar(steps, [s.rounding_ulps for s in shown], color="#bbbbbb", label="rounding")
+    errs.plot(steps, [s.error_ulps for s in shown], color=NOTE, lw=1, label="vs exact")
+    errs.set_xlim(0.5, len(trace.steps) + 0.5)
+    every = (v for s in trace.steps for v in (s.rounding_ulps, s.error_ulps))
+    everything = [float(v) for v in every if np.isfinite(v)]
+    low, high = min(0.0, *everything), max(0.0, *everything)
+    pad = 0.1 * (high - low) or 0.5
+    errs.set_ylim(low - pad, high + pad)
     errs.axvline(upto, color=BAD, lw=1)
     errs.set_xlabel("step")
     errs.set_ylabel("ulps")

@@ -136,6 +136,32 @@ def test_step_sum_last_step_is_the_order_bit_for_bit():
     assert app.figure.value != before and "ulps" in app.table.value
 
 
+def test_step_sum_error_panel_shows_the_steps_done_only():
+    """The error panel under the tree shows the steps done so far (the later ones would give
+    the story away) on an axis that holds every step, so it stays put as the slider moves;
+    the errors drawn are sum_steps' own for those steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from fpexplore.lessons import draw_steps
+
+    x = fpx.generate("normal", 20, "float16", seed=2)
+    trace = fpx.teaching.sum_steps(x, "sequential")
+    limits = set()
+    for upto in (1, 7, len(trace.steps)):
+        fig = Figure()
+        draw_steps(trace, upto, fig)
+        errs = fig.axes[1]
+        bars = [p.get_height() for p in errs.patches]
+        (line,) = [ln for ln in errs.get_lines() if ln.get_label() == "vs exact"]
+        assert bars == [s.rounding_ulps for s in trace.steps[:upto]], upto
+        assert list(line.get_ydata()) == [s.error_ulps for s in trace.steps[:upto]], upto
+        limits.add((errs.get_xlim(), errs.get_ylim()))
+    assert len(limits) == 1  # the same axis at every step
+
+
 def test_step_sum_checks_its_arguments():
     with pytest.raises(ValueError, match="unknown order"):
         fpx.lessons.step_sum(np.ones(4, np.float32), "kahan")
