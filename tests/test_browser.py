@@ -511,14 +511,16 @@ def test_answers_outlast_a_kernel_restart_in_lesson_01(lab, tmp_path):
         text = page.locator(".jp-Notebook").inner_text()
         # the notebook closed and opened again in a new page (a fresh page load), then Run All
         address = f"{url}/lab/tree/01_bits_and_ulps.ipynb?token={token}"
-        reopened = page.context.new_page()
+        reopened = page.context.browser.new_page(viewport={"width": 1400, "height": 1000})
         page.close()
         _open_notebook(reopened, address, [], tmp_path)
         _run_all_cells(reopened, tmp_path)
         exercises = {
             i: reopened.locator(".fpx-exercise", has_text=f"Exercise {i}").first for i in ids
         }
-        for i in ids:
+        for i in ids:  # (a long notebook draws the cells in view: scrolled to, as a person)
+            exercises[i].wait_for(state="attached", timeout=180_000)
+            exercises[i].scroll_into_view_if_needed()
             _wait_for_text(reopened, exercises[i], "Correct", timeout=180)
         reopened_verdicts = [exercises[i].locator(".fpx-verdict").inner_text() for i in ids]
         reopened_name = reopened.locator(".fpx-answers input").first.input_value()
