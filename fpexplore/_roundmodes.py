@@ -1,8 +1,9 @@
 """The rounding modes of the input roundings, apart from the format registry: tf32's ties
 (away from zero, to even, truncation) on float32 bits, and one exact rational (a Python
-number, ``Fraction`` or ``Decimal``) rounded correctly in a format's mode, FP8's overflow to
-NaN included. ``info`` is a :class:`fpexplore.formats.FormatInfo`; :mod:`fpexplore.formats`
-calls these.
+number, ``Fraction`` or ``Decimal``) rounded correctly in a format's mode, the ends of the
+formats without infinity included (FP8's overflow to NaN, FP6 and FP4 saturating, E8M0's
+missing zero and sign). ``info`` is a :class:`fpexplore.formats.FormatInfo`;
+:mod:`fpexplore.formats` calls these.
 """
 
 from __future__ import annotations
@@ -41,6 +42,20 @@ def round_f32_bits(x32: np.ndarray, drop: int, mode: str) -> np.ndarray:
     return np.where(np.isnan(x32), x32, out)
 
 
+def round_power_of_two(x64: np.ndarray, info) -> np.ndarray:
+    """Round float64 values to E8M0 (``info``: powers of two 2**emin .. 2**emax, no zero, no
+    sign) as float32: the nearest power of two by value, a tie 1.5 * 2**k to 2**(k+1);
+    below 2**emin, 2**emin; from 1.5 * 2**emax on, zero, negative values, NaN and ±inf: NaN.
+    Exact from the float64 (``frexp``), not through float32: ml_dtypes 0.6 rounds the float32
+    subnormals in (2**-127, 2**-126) all up to 2**-126."""
+    with np.errstate(invalid="ignore"):
+        m, e = np.frexp(x64)  # x = m * 2**e, m in [0.5, 1)
+        k = e.astype(np.int64) - 1 + (m >= 0.75)  # floor(log2 x), +1 from the tie 1.5 on
+        ok = (x64 > 0) & np.isfinite(x64) & (k <= info.emax)
+        out = np.ldexp(1.0, np.clip(k, info.emin, info.emax))
+        return np.where(ok, out, np.nan).astype(np.float32)
+
+
 def _round_rational_mode(num: int, den: int, info) -> float:
     """Round ``num/den`` exactly to ``info`` in its rounding mode (tf32 variants, FP8)."""
     mode = TF32_TIES.get(info.name, "even")
@@ -60,8 +75,11 @@ def _round_rational_mode(num: int, den: int, info) -> float:
                 v = hi
             if math.isinf(v) or abs(v) >= math.ldexp(1.0, info.emax + 1):
                 v = math.copysign(math.inf, v)
+    if v == 0 and not info.has_zero:  # E8M0: no zero, every positive value at least 2**emin
+        return info.smallest_normal
     if info.finite_max is not None and abs(v) > info.finite_max:
-        return math.nan  # float8_e4m3 (ml_dtypes' e4m3fn): no infinity, overflow is NaN
+        # no infinity: FP6 and FP4 saturate, the others' overflow is NaN (as in ml_dtypes)
+        return math.copysign(info.finite_max, v) if info.saturates else math.nan
     return v
 
 
@@ -96,9 +114,13 @@ def _as_ratio(v) -> tuple[int, int] | float:
 
 def round_exact_scalar(v, info) -> float:
     r = _as_ratio(v)
-    if isinstance(r, float):  # NaN or an infinity: NaN where the format has no infinity
-        return math.nan if not info.has_infinity and math.isinf(r) else r
+    if isinstance(r, float):  # NaN or an infinity: as overflow where there is no infinity
+        if math.isinf(r) and not info.has_infinity:
+            return math.copysign(info.max, r) if info.saturates else math.nan
+        return r
     num, den = r
+    if not info.signed and num <= 0:  # E8M0: no sign, no zero: a zero or negative is NaN
+        return math.nan
     if num == 0:
         # keep the sign of a signed zero (-0.0, Decimal("-0")), integers and rationals give +0
         signed = isinstance(v, (float, np.floating)) or type(v).__name__ == "Decimal"
