@@ -126,6 +126,7 @@ from .experiment import compare, sweep
 from .explain import Explanation, explain
 from .formats import (
     FORMATS,
+    ROUNDING_MODES,
     ROUNDINGS,
     ULP_NAN,
     BitFields,
@@ -214,6 +215,7 @@ __all__ = [
     "FORMATS",
     "FormatInfo",
     "ROUNDINGS",
+    "ROUNDING_MODES",
     "Reveal",
     "ULP_NAN",
     "VariantSpec",

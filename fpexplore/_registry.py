@@ -19,6 +19,8 @@ MX_NAMES = ("float6_e2m3", "float6_e3m2", "float4_e2m1", "float8_e8m0")
 ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", *FP8_NAMES, *MX_NAMES)
 # the roundings a product's inputs may get first (+tf32 in a spec, input_rounding="tf32")
 INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", *FP8_NAMES)
+#: the rounding modes of ``as_format(x, fmt, rounding=...)``
+ROUNDING_MODES = ("nearest-even", "nearest-away", "toward-zero", "up", "down", "stochastic")
 INPUT_ROUNDINGS_TEXT = "None, 'tf32' or 'bfloat16' (or 'tf32-rne', 'tf32-truncate', " + (
     "'float8_e4m3', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz')"
 )
@@ -35,7 +37,9 @@ class FormatInfo:
     ``precision`` counts the implicit bit (float32: 24). Values are Python floats. Past the
     largest value (``finite_max`` where it is not the IEEE one) a format without infinity
     gives NaN, or ``±max`` where it ``saturates`` (FP6, FP4). ``signed`` and ``has_zero`` are
-    False for the MX scale E8M0 alone (powers of two, no sign, no zero).
+    False for the MX scale E8M0 alone (powers of two, no sign, no zero). ``rounding`` is the
+    format's own mode (tf32: ties away from zero, as cuBLAS converts; tf32-truncate: toward
+    zero, as a tensor core reading float32 bits; the others nearest-even).
     """
 
     name: str
@@ -50,6 +54,7 @@ class FormatInfo:
     saturates: bool = field(default=False, repr=False)  # past finite_max: ±max, not NaN
     signed: bool = field(default=True, repr=False)
     has_zero: bool = field(default=True, repr=False)
+    rounding: str = field(default="nearest-even", repr=False)  # its own, one of ROUNDING_MODES
 
     @property
     def fraction_bits(self) -> int:
@@ -94,8 +99,11 @@ class FormatInfo:
 
     @property
     def overflow(self) -> str:
-        """What rounding gives past the largest value: "inf", "max" (saturation) or "nan"."""
-        return "inf" if self.has_infinity else "max" if self.saturates else "nan"
+        """What the format's own rounding gives past the largest value: "inf", "max"
+        (saturation; tf32-truncate's toward zero) or "nan"."""
+        if self.saturates or self.rounding == "toward-zero":
+            return "max"
+        return "inf" if self.has_infinity else "nan"
 
     @property
     def max(self) -> float:
@@ -116,9 +124,9 @@ INFO = {
     "float64": FormatInfo(
         "float64", np.dtype(np.float64), np.dtype(np.uint64), 64, 53, -1022, 1023
     ),
-    "tf32": _held("tf32", 11, -126, 127),
+    "tf32": _held("tf32", 11, -126, 127, rounding="nearest-away"),
     "tf32-rne": _held("tf32-rne", 11, -126, 127),
-    "tf32-truncate": _held("tf32-truncate", 11, -126, 127),
+    "tf32-truncate": _held("tf32-truncate", 11, -126, 127, rounding="toward-zero"),
     "float8_e4m3": _held("float8_e4m3", 4, -6, 8, finite_max=448.0),
     "float8_e5m2": _held("float8_e5m2", 3, -14, 15),
     "float8_e4m3fnuz": _held("float8_e4m3fnuz", 4, -7, 7, finite_max=240.0),

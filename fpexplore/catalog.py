@@ -24,8 +24,10 @@ def formats() -> pd.DataFrame:
         own; else values held in float32), ``dtype`` (NumPy's or ml_dtypes' type of the
         format, "" where there is none), ``precision`` (significand bits with the implicit
         one), ``emin``, ``emax``, ``max`` (the largest finite value), ``infinity`` (whether
-        it has one), ``overflow`` (what rounding gives past the largest value: "inf", "max"
-        where it saturates, "nan") and ``rounding`` (how ``as_format`` rounds to it).
+        it has one), ``overflow`` (what its rounding gives past the largest value: "inf",
+        "max" where it saturates or truncates, "nan") and ``rounding`` (how ``as_format``
+        rounds to it by default, one of ``ROUNDING_MODES``; E8M0's ties, with one significand
+        bit, go up).
     """
     import pandas as pd
 
@@ -37,9 +39,7 @@ def formats() -> pd.DataFrame:
             "format": name, "storage": info.storage, "dtype": "" if own is None else own.name,
             "precision": info.precision, "emin": info.emin, "emax": info.emax, "max": info.max,
             "infinity": info.has_infinity, "overflow": info.overflow,
-            "rounding": {"tf32": "nearest, ties away from zero",
-                         "tf32-truncate": "toward zero",
-                         "float8_e8m0": "nearest, ties up (1.5 * 2**k to 2**(k+1))",
-                         }.get(name, "nearest-even"),
+            "rounding": info.rounding + (" (1.5 * 2**k to 2**(k+1))" if info.precision == 1
+                                         else ""),
         })  # fmt: skip
     return pd.DataFrame(rows)

@@ -36,9 +36,9 @@ roundings* (float32 storage), accepted by :func:`as_format`, :func:`format_info`
   2**-126, the nearest: 1.25 * 2**-127 gives 2**-127.
 
 Everything here is exact: :func:`as_format` rounds correctly (to nearest, ties to even unless
-the rounding says otherwise) with gradual underflow and overflow to infinity, from any of the
-formats, from integers of any size and from exact rationals (``fractions.Fraction``,
-``decimal.Decimal``).
+the format or ``rounding=`` says otherwise: ``ROUNDING_MODES``, stochastic rounding
+included) with gradual underflow and overflow to infinity, from any of the formats, from
+integers of any size and from exact rationals (``fractions.Fraction``, ``decimal.Decimal``).
 
 For the other modules of the package (internal, not in ``__all__``): :func:`coerce` brings
 inputs to one format, :func:`round_f64` rounds a float64 array to a format, :func:`scalar_out`
@@ -54,14 +54,14 @@ import ml_dtypes
 import numpy as np
 
 from . import checks
-from ._registry import FORMATS, INFO, ROUNDINGS, SMALL_DTYPES, FormatInfo
+from ._registry import FORMATS, INFO, ROUNDING_MODES, ROUNDINGS, SMALL_DTYPES, FormatInfo
 from ._registry import FP8_DTYPES as FP8_DTYPES  # (re-exported, as are the next two)
 from ._registry import INPUT_ROUNDINGS as INPUT_ROUNDINGS
 from ._registry import INPUT_ROUNDINGS_TEXT as INPUT_ROUNDINGS_TEXT
 from ._roundmodes import (
-    TF32_TIES,
     round_exact_scalar,
     round_f32_bits,
+    round_f64_in,
     round_power_of_two,
     shortest_by_search,
 )
@@ -75,6 +75,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS",
     "ROUNDINGS",
+    "ROUNDING_MODES",
     "ULP_NAN",
     "BitFields",
     "FormatInfo",
@@ -228,15 +229,17 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
             out = odd32.astype(SMALL_DTYPES[name]).astype(np.float32)  # the registry says
             # FP6, FP4: no NaN (ml_dtypes gives -0.0 for it); the float32 holding keeps it
             return np.where(np.isnan(odd32), odd32, out) if info.saturates else out
-        return round_f32_bits(odd32, 13, TF32_TIES[name])
+        return round_f32_bits(odd32, 13, info.rounding)
 
 
 def as_format(
-    x: ArrayLike | Fraction | Decimal, fmt: DTypeLike | FormatInfo
+    x: ArrayLike | Fraction | Decimal,
+    fmt: DTypeLike | FormatInfo,
+    *,
+    rounding: str | None = None,
+    seed: int | None = None,
 ) -> np.ndarray | np.generic:
-    """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``), nearest-even unless the
-    rounding says otherwise (``"tf32"``: ties away from zero; ``"tf32-truncate"``: toward
-    zero; see the module docstring).
+    """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``) in the mode ``rounding``.
 
     ``x`` may be a NumPy array or scalar of any of the formats, a Python float or int, a list,
     an integer array (exact whatever its size), or exact rationals (``Fraction``, ``Decimal``,
@@ -246,9 +249,21 @@ def as_format(
     underflow, overflow to ``±inf`` (``"tf32-truncate"``: to the largest finite value;
     ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``; FP6, FP4: ``±max``); NaN stays
     NaN, signed zeros keep their sign (see the module docstring for E8M0, which has none).
+
+    ``rounding`` (one of ``ROUNDING_MODES``; None: the format's own, nearest-even but for
+    ``"tf32"``, ties away from zero, and ``"tf32-truncate"``, toward zero, which take no
+    other): ``"nearest-even"``, ``"nearest-away"`` (ties away from zero), ``"toward-zero"``,
+    ``"up"`` (toward +inf), ``"down"`` (toward -inf), or ``"stochastic"``: up with probability
+    (x - lo) / (hi - lo) between the neighbours lo < x < hi (to 2**-53: the draws have 53
+    bits), seeded by ``seed`` (an int, required there and only there). Past the largest
+    value a directed mode gives ``±max`` toward the range and the format's overflow
+    (``±inf``, NaN, saturation) away from it; beyond ``max`` the stochastic neighbour is the
+    grid's next value, which overflows as nearest would. E8M0 gives 2**-127 for every
+    positive value below it, in every mode.
     """
     refuse_masked(x, "as_format")
     info = format_info(fmt)
+    mode, rng = _rounding_mode(info, rounding, seed)
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("boolean values are not numbers to round")
     arr = as_array(x, "as_format: x") if not isinstance(x, np.ndarray) else x
@@ -257,6 +272,12 @@ def as_format(
     if isinstance(x, (list, tuple)) and arr.dtype == np.float64:
         if any(_inexact_int(v) for v in np.asarray(x, dtype=object).reshape(-1)):
             arr = np.asarray(x, dtype=object)  # ints float64 would round: each exactly
+
+    def vector(x64: np.ndarray) -> np.ndarray:
+        if mode == info.rounding:
+            return round_f64(x64, info)
+        return round_f64_in(x64, info, mode, rng).astype(info.dtype)
+
     kind = arr.dtype.kind
     if arr.dtype in _BY_DTYPE:
         src = _BY_DTYPE[arr.dtype]
@@ -265,23 +286,48 @@ def as_format(
         with np.errstate(invalid="ignore"):  # a signalling NaN converts to NaN, no warning
             if src.precision <= info.precision and src.emin >= info.emin and src.emax <= info.emax:
                 return scalar_out(arr.astype(info.dtype))  # widening: exact
-            return scalar_out(round_f64(arr.astype(np.float64), info))
+            return scalar_out(vector(arr.astype(np.float64)))
     if kind in "iu":
         if arr.size == 0 or int(np.max(np.abs(arr.astype(np.float64)))) < 2**53:
-            return scalar_out(round_f64(arr.astype(np.float64), info))
+            return scalar_out(vector(arr.astype(np.float64)))
         arr = arr.astype(object)
         kind = "O"
     if kind in "fO":  # other float widths (longdouble) and objects: exact per element
-        flat = (
-            [round_exact_scalar(v, info) for v in arr.reshape(-1).tolist()]
-            if kind == "O"
-            else [round_exact_scalar(v, info) for v in arr.reshape(-1)]
-        )
+        items = arr.reshape(-1).tolist() if kind == "O" else arr.reshape(-1)
+        flat = [round_exact_scalar(v, info, mode, rng) for v in items]
         out = np.array(flat, dtype=np.float64).reshape(arr.shape)
         return scalar_out(out.astype(info.dtype))  # exactly representable already
     if kind == "b":
         raise TypeError("boolean values are not numbers to round")
     raise TypeError(f"cannot round values of dtype {arr.dtype} to {info.name}")
+
+
+def _rounding_mode(info: FormatInfo, rounding, seed) -> tuple[str, np.random.Generator | None]:
+    """as_format's ``rounding`` and ``seed`` checked: the mode, and the stochastic draws."""
+    if rounding is None:
+        mode = info.rounding
+    else:
+        if not isinstance(rounding, str):
+            raise TypeError(
+                f"as_format: rounding must be a string, one of {', '.join(ROUNDING_MODES)}; "
+                f"got {checks.shown(rounding)}"
+            )
+        mode = checks.choice("rounding", rounding, ROUNDING_MODES)
+        if info.name in ("tf32", "tf32-truncate") and mode != info.rounding:
+            raise ValueError(
+                f"as_format: rounding={mode!r} with fmt={info.name!r}, which rounds "
+                f"{info.rounding} by definition; for the tf32 grid in another mode give "
+                f"fmt='tf32-rne', rounding={mode!r}"
+            )
+    if mode == "stochastic":
+        if seed is None:
+            raise ValueError("as_format: rounding='stochastic' needs seed= (an integer)")
+        return mode, np.random.default_rng(checks.seed(seed))
+    if seed is not None:
+        raise ValueError(
+            f"as_format: seed= is for rounding='stochastic' only; rounding is {mode!r}"
+        )
+    return mode, None
 
 
 # ----------------------------------------------------------------------------- bits
