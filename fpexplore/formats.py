@@ -512,6 +512,11 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
                     f"ulp(x, {info.name!r}): x holds a value past {info.name}'s largest, "
                     f"{info.max!r}{' (and no infinity)' if no_inf else ''}, which it cannot hold"
                 )
+            if not info.signed and (x64 <= 0).any():
+                raise ValueError(
+                    f"ulp(x, {info.name!r}): x holds zero or a negative value, which "
+                    f"{info.name} (powers of two, no sign, no zero) cannot hold"
+                )
         _, e = np.frexp(np.abs(x64))  # |x| = m * 2^e, m in [0.5, 1): floor(log2|x|) = e - 1
         e = np.where(x64 == 0, info.emin, e.astype(np.int64) - 1)
         q = np.maximum(e, info.emin) - (info.precision - 1)

@@ -296,6 +296,10 @@ def test_ulp_and_neighbours_against_the_enumerated_values(name):
     top = float(values[-1])
     with pytest.raises(ValueError, match=rf"ulp\(x, '{name}'\): .* past {name}'s largest"):
         fpx.ulp(np.float32(top * 1.5), name)
+    if name == E8M0:  # no zero, no sign: not values of the format
+        for v in (0.0, -1.0):
+            with pytest.raises(ValueError, match=r"zero or a negative value, which float8_e8m0"):
+                fpx.ulp(np.float32([1.0, v]), name)
 
 
 @pytest.mark.parametrize("name", NAMES)
