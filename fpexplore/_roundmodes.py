@@ -1,5 +1,5 @@
 """The rounding modes, apart from the format registry: tf32's own (ties away, to even,
-truncation) on float32 bits, E8M0's powers of two, and every mode of ``ROUNDING_MODES``
+truncation) on float32 bits, and every mode of ``ROUNDING_MODES``
 (nearest-even, nearest-away, toward-zero, up, down, stochastic) on a format's grid, for
 float64 arrays and for one exact rational (a Python number, ``Fraction`` or ``Decimal``), the
 ends of the formats without infinity included (FP8's overflow to NaN, FP6 and FP4 saturating,
@@ -38,20 +38,6 @@ def round_f32_bits(x32: np.ndarray, drop: int, mode: str) -> np.ndarray:
         r = (b + half + ((b >> np.uint32(drop)) & np.uint32(1))) & mask
     out = r.view(np.float32)
     return np.where(np.isnan(x32), x32, out)
-
-
-def round_power_of_two(x64: np.ndarray, info) -> np.ndarray:
-    """Round float64 values to E8M0 (``info``: powers of two 2**emin .. 2**emax, no zero, no
-    sign) as float32: the nearest power of two by value, a tie 1.5 * 2**k to 2**(k+1);
-    below 2**emin, 2**emin; from 1.5 * 2**emax on, zero, negative values, NaN and ±inf: NaN.
-    Exact from the float64 (``frexp``), not through float32: ml_dtypes 0.6 rounds the float32
-    subnormals in (2**-127, 2**-126) all up to 2**-126."""
-    with np.errstate(invalid="ignore"):
-        m, e = np.frexp(x64)  # x = m * 2**e, m in [0.5, 1)
-        k = e.astype(np.int64) - 1 + (m >= 0.75)  # floor(log2 x), +1 from the tie 1.5 on
-        ok = (x64 > 0) & np.isfinite(x64) & (k <= info.emax)
-        out = np.ldexp(1.0, np.clip(k, info.emin, info.emax))
-        return np.where(ok, out, np.nan).astype(np.float32)
 
 
 def _choose(mode: str, lo, hi, frac, positive, draw):

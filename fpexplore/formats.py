@@ -62,7 +62,6 @@ from ._roundmodes import (
     round_exact_scalar,
     round_f32_bits,
     round_f64_in,
-    round_power_of_two,
     shortest_by_search,
 )
 from .numerics import odd_f64_to_f32
@@ -220,8 +219,9 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
         if name in ("float32", "float16"):
             # IEEE conversions (float16: NumPy's direct double->half, no double rounding)
             return x64.astype(info.dtype)
-        if not info.has_zero:  # E8M0, from the float64 itself
-            return round_power_of_two(x64, info)
+        if not info.has_zero:  # E8M0 from the float64 itself: ml_dtypes 0.6 rounds every
+            # float32 subnormal in (2**-127, 2**-126) up to 2**-126
+            return round_f64_in(x64, info, info.rounding).astype(np.float32)
         odd32 = odd_f64_to_f32(x64)  # round to odd at 24 bits, then once to the target
         if name == "bfloat16":
             return odd32.astype(_BF16)
