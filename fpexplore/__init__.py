@@ -99,11 +99,15 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 - ``_exact_kernels`` exact's numba kernels: llvm.fma, exponent-bin (superaccumulator) sums
                    and dot products (loaded on exact's first call)
 - ``catalog``      fpx.formats(): every format and input rounding as a table
-- ``formats``      format registry, correct rounding to a format
-                   (incl. tf32, OCP and AMD FP8), bits, ulp, neighbours, shortest round-trip
-                   decimals
+- ``formats``      correct rounding to a format of the registry
+                   (incl. tf32, OCP and AMD FP8, OCP MX FP6/FP4/E8M0), bits, ulp,
+                   neighbours, shortest round-trip decimals
 - ``_roundmodes``  the input roundings' modes: tf32's ties on float32 bits, one exact
-                   rational rounded in a format's mode (FP8 overflow to NaN)
+                   rational rounded in a format's mode (FP8 overflow to NaN, FP6/FP4
+                   saturation, E8M0's missing zero)
+- ``_registry``    the format registry: FormatInfo (a format's parameters and its ends:
+                   infinity, NaN or saturation), one entry per name, the ml_dtypes types
+                   of the formats held in float32 (FP8, FP6, FP4, E8M0)
 - ``_numba``       numba plumbing for every kernel: cached_njit (the disk cache keyed also on
                    numerics.py), hw_fma (llvm.fma), float_bits; registers numerics' JITTABLE
 - ``numerics``     the shared numerics, one definition each (imports only NumPy): exact
@@ -128,6 +132,7 @@ from .experiment import compare, sweep
 from .explain import Explanation, explain
 from .formats import (
     FORMATS,
+    ROUNDING_MODES,
     ROUNDINGS,
     ULP_NAN,
     BitFields,
@@ -216,6 +221,7 @@ __all__ = [
     "FORMATS",
     "FormatInfo",
     "ROUNDINGS",
+    "ROUNDING_MODES",
     "Reveal",
     "ULP_NAN",
     "VariantSpec",

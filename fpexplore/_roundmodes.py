@@ -1,8 +1,10 @@
-"""The rounding modes of the input roundings, apart from the format registry: tf32's ties
-(away from zero, to even, truncation) on float32 bits, and one exact rational (a Python
-number, ``Fraction`` or ``Decimal``) rounded correctly in a format's mode, FP8's overflow to
-NaN included. ``info`` is a :class:`fpexplore.formats.FormatInfo`; :mod:`fpexplore.formats`
-calls these.
+"""The rounding modes, apart from the format registry: tf32's own (ties away, to even,
+truncation) on float32 bits, and every mode of ``ROUNDING_MODES``
+(nearest-even, nearest-away, toward-zero, up, down, stochastic) on a format's grid, for
+float64 arrays and for one exact rational (a Python number, ``Fraction`` or ``Decimal``), the
+ends of the formats without infinity included (FP8's overflow to NaN, FP6 and FP4 saturating,
+E8M0's missing zero and sign). ``info`` is a :class:`fpexplore.formats.FormatInfo`;
+:mod:`fpexplore.formats` calls these.
 """
 
 from __future__ import annotations
@@ -16,23 +18,20 @@ import numpy as np
 from . import checks
 from .numerics import round_rational
 
-# tf32 from float32 bits: ties away (cvt.rna), ties to even, or truncation
-TF32_TIES = {"tf32": "away", "tf32-rne": "even", "tf32-truncate": "zero"}
-
 
 def round_f32_bits(x32: np.ndarray, drop: int, mode: str) -> np.ndarray:
     """Round float32 values to ``24 - drop`` significand bits, NaN kept.
 
-    ``mode``: "even" (nearest, ties to even), "away" (nearest, ties away from zero) or "zero"
-    (truncation). The bit pattern is sign-magnitude, so adding to it rounds the magnitude; a
-    carry out of the significand bumps the exponent, up to infinity. A float32 rounded to odd
-    first (``odd_f64_to_f32``) rounds correctly this way from float64.
+    ``mode``: "nearest-even", "nearest-away" (ties away from zero, tf32's cvt.rna) or
+    "toward-zero" (truncation). The bit pattern is sign-magnitude, so adding to it rounds the
+    magnitude; a carry out of the significand bumps the exponent, up to infinity. A float32
+    rounded to odd first (``odd_f64_to_f32``) rounds correctly this way from float64.
     """
     b = x32.view(np.uint32)
     mask = np.uint32((0xFFFFFFFF >> drop) << drop)
-    if mode == "zero":
+    if mode == "toward-zero":
         r = b & mask
-    elif mode == "away":
+    elif mode == "nearest-away":
         r = (b + np.uint32(1 << (drop - 1))) & mask
     else:
         half = np.uint32((1 << (drop - 1)) - 1)
@@ -41,28 +40,73 @@ def round_f32_bits(x32: np.ndarray, drop: int, mode: str) -> np.ndarray:
     return np.where(np.isnan(x32), x32, out)
 
 
-def _round_rational_mode(num: int, den: int, info) -> float:
-    """Round ``num/den`` exactly to ``info`` in its rounding mode (tf32 variants, FP8)."""
-    mode = TF32_TIES.get(info.name, "even")
-    v = round_rational(num, den, info.precision, info.emin, info.emax)
-    if mode == "zero" and math.isinf(v):  # a finite value past the largest: toward zero
-        return math.copysign(math.ldexp(2.0 - 2.0 ** (1 - info.precision), info.emax), -(num < 0))
-    if mode != "even" and math.isfinite(v):
-        # the neighbour on the other side of num/den, if num/den is not v itself
-        diff = Fraction(num, den) - Fraction(v)
-        if diff:
-            step = math.ldexp(1.0, max(_floor_log2(num, den), info.emin) - info.precision + 1)
-            other = v + step if diff > 0 else v - step
-            lo, hi = sorted((v, other), key=abs)
-            if mode == "zero":
-                v = lo
-            elif 2 * abs(diff) == step:  # a tie: away from zero
-                v = hi
-            if math.isinf(v) or abs(v) >= math.ldexp(1.0, info.emax + 1):
-                v = math.copysign(math.inf, v)
-    if info.finite_max is not None and abs(v) > info.finite_max:
-        return math.nan  # float8_e4m3 (ml_dtypes' e4m3fn): no infinity, overflow is NaN
-    return v
+def _choose(mode: str, lo, hi, frac, positive, draw):
+    """The multiple of the quantum that ``mode`` picks between ``lo = floor(t)`` and ``hi =
+    ceil(t)`` (``frac = t - lo``; ``draw``: the stochastic draw fell below ``frac``), for
+    NumPy arrays and Python numbers (exact Fractions) alike."""
+    if mode == "up":
+        return hi
+    if mode == "down":
+        return lo
+    if mode == "toward-zero":
+        return np.where(positive, lo, hi)
+    if mode == "stochastic":  # up with probability frac: (x - lo) / gap
+        return np.where(draw, hi, lo)
+    tie = np.where(lo % 2 == 1, hi, lo) if mode == "nearest-even" else np.where(positive, hi, lo)
+    return np.where(frac > 0.5, hi, np.where(frac < 0.5, lo, tie))
+
+
+def _ends(r, negative, big, info, mode: str):
+    """The grid value ``r`` where the format holds it. Past the largest value (``big``):
+    ``±max`` where the mode rounds toward the range (toward-zero, down for x > 0, up for
+    x < 0) or the format saturates, else its overflow (``±inf``, or NaN without infinity).
+    A zero takes x's sign (FNUZ: +0); E8M0, without zero, gives 2**emin instead."""
+    negative = np.asarray(negative)
+    sign = np.where(negative, -1.0, 1.0)
+    toward = (mode == "toward-zero") | (mode == "down") & ~negative | (mode == "up") & negative
+    over = np.inf if info.has_infinity else np.nan
+    r = np.where(big, np.where(toward | info.saturates, sign * info.max, sign * over), r)
+    if not info.has_zero:
+        return np.where(r == 0, info.smallest_normal, r)
+    return np.where(r == 0, sign * 0.0 if info.has_negative_zero else 0.0, r)
+
+
+def round_f64_in(x64: np.ndarray, info, mode: str, rng=None) -> np.ndarray:
+    """Round a float64 array to ``info`` in ``mode`` (one of ``ROUNDING_MODES``; a NumPy
+    Generator ``rng`` for "stochastic"), as float64 holding the results: exact, on the grid
+    of quantum 2**(max(e, emin) - p + 1) with the exponent unbounded above, then the ends
+    (:func:`_ends`). ±inf as the format's overflow, NaN kept; E8M0: NaN for x <= 0."""
+    with np.errstate(all="ignore"):
+        x = np.where(np.isfinite(x64), x64, 0.0)
+        _, e = np.frexp(x)  # |x| = m * 2**e, m in [0.5, 1)
+        q = np.ldexp(1.0, np.maximum(e.astype(np.int64) - 1, info.emin) - info.precision + 1)
+        t = x / q  # exact: q is a power of two, |t| < 2**p
+        lo, hi = np.floor(t), np.ceil(t)
+        draw = rng.random(x.shape) < t - lo if mode == "stochastic" else None
+        r = _choose(mode, lo, hi, t - lo, t > 0, draw) * q
+        out = _ends(r, np.signbit(x64), ~(np.abs(r) <= info.max), info, mode)
+        out = np.where(np.isinf(x64), _infinity(info, x64), out)
+        out = np.where(np.isnan(x64), np.nan, out)
+        return out if info.signed else np.where(x64 > 0, out, np.nan)
+
+
+def _infinity(info, x):
+    """What ``±inf`` becomes: itself, ``±max`` in a saturating format, else NaN."""
+    if info.has_infinity:
+        return x
+    return np.copysign(info.max, x) if info.saturates else np.nan * x
+
+
+def _round_rational_in(num: int, den: int, info, mode: str, rng=None) -> float:
+    """Round ``num/den`` (not zero) exactly to ``info`` in ``mode``: :func:`round_f64_in` on
+    exact rationals (a stochastic draw of 53 bits, as there)."""
+    q = Fraction(2) ** (max(_floor_log2(num, den), info.emin) - info.precision + 1)
+    t = Fraction(num, den) / q
+    lo, hi = math.floor(t), math.ceil(t)
+    draw = mode == "stochastic" and Fraction(rng.random()) < t - lo
+    r = int(_choose(mode, lo, hi, t - lo, t > 0, draw)) * q
+    big = abs(r) > info.max
+    return float(_ends(0.0 if big else float(r), num < 0, big, info, mode))
 
 
 def _floor_log2(num: int, den: int) -> int:
@@ -94,22 +138,24 @@ def _as_ratio(v) -> tuple[int, int] | float:
     raise TypeError(f"cannot round {type(v).__name__} value {checks.shown(v)} to a binary format")
 
 
-def round_exact_scalar(v, info) -> float:
+def round_exact_scalar(v, info, mode: str | None = None, rng=None) -> float:
+    """One number (``Fraction``, ``Decimal``, an int of any size, a float) rounded exactly
+    to ``info`` in ``mode`` (default: the format's own), as a Python float."""
+    mode = mode or info.rounding
     r = _as_ratio(v)
-    if isinstance(r, float):  # NaN or an infinity: NaN where the format has no infinity
-        return math.nan if not info.has_infinity and math.isinf(r) else r
+    if isinstance(r, float):  # NaN or an infinity: as overflow where there is no infinity
+        return float(_infinity(info, r)) if math.isinf(r) else r
     num, den = r
+    if not info.signed and num <= 0:  # E8M0: no sign, no zero: a zero or negative is NaN
+        return math.nan
     if num == 0:
         # keep the sign of a signed zero (-0.0, Decimal("-0")), integers and rationals give +0
         signed = isinstance(v, (float, np.floating)) or type(v).__name__ == "Decimal"
         out = math.copysign(0.0, float(v)) if signed else 0.0
-    elif not info.storage:
-        out = _round_rational_mode(num, den, info)
-    else:
+        return out if info.has_negative_zero else 0.0
+    if mode == "nearest-even" and info.has_infinity:
         return round_rational(num, den, info.precision, info.emin, info.emax)
-    if out == 0:  # a rounded zero has the value's sign; the FNUZ formats have no -0
-        out = math.copysign(0.0, out if num == 0 else num) if info.has_negative_zero else 0.0
-    return out
+    return _round_rational_in(num, den, info, mode, rng)
 
 
 def shortest_by_search(v: float, info) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .formats import FP8_DTYPES, ROUNDINGS, format_info
+from .formats import ROUNDINGS, SMALL_DTYPES, format_info
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,19 +24,22 @@ def formats() -> pd.DataFrame:
         own; else values held in float32), ``dtype`` (NumPy's or ml_dtypes' type of the
         format, "" where there is none), ``precision`` (significand bits with the implicit
         one), ``emin``, ``emax``, ``max`` (the largest finite value), ``infinity`` (whether
-        it has one) and ``rounding`` (how ``as_format`` rounds to it).
+        it has one), ``overflow`` (what its rounding gives past the largest value: "inf",
+        "max" where it saturates or truncates, "nan") and ``rounding`` (how ``as_format``
+        rounds to it by default, one of ``ROUNDING_MODES``; E8M0's ties, with one significand
+        bit, go up).
     """
     import pandas as pd
 
     rows = []
     for name in ROUNDINGS:
         info = format_info(name)
-        own = info.dtype if info.storage else FP8_DTYPES.get(name)
+        own = info.dtype if info.storage else SMALL_DTYPES.get(name)
         rows.append({
             "format": name, "storage": info.storage, "dtype": "" if own is None else own.name,
             "precision": info.precision, "emin": info.emin, "emax": info.emax, "max": info.max,
-            "infinity": info.has_infinity,
-            "rounding": {"tf32": "nearest, ties away from zero",
-                         "tf32-truncate": "toward zero"}.get(name, "nearest-even"),
+            "infinity": info.has_infinity, "overflow": info.overflow,
+            "rounding": info.rounding + (" (1.5 * 2**k to 2**(k+1))" if info.precision == 1
+                                         else ""),
         })  # fmt: skip
     return pd.DataFrame(rows)

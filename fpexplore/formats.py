@@ -19,11 +19,26 @@ roundings* (float32 storage), accepted by :func:`as_format`, :func:`format_info`
   values 240 and 57344. Rounding is nearest-even; beyond the largest value, and ``±inf``,
   give NaN, as in ml_dtypes. Kept apart from OCP's float8_e4m3 / float8_e5m2: the same bits
   are other numbers.
+- ``"float6_e2m3"``, ``"float6_e3m2"``, ``"float4_e2m1"``: the OCP Microscaling (MX v1.0)
+  element formats, ml_dtypes' ``float6_e2m3fn``, ``float6_e3m2fn``, ``float4_e2m1fn``: no
+  infinity, no NaN; largest values 7.5, 28 and 6 (float4_e2m1 holds 0, 0.5, 1, 1.5, 2, 3, 4, 6
+  and their negatives). Nearest-even; past the largest value, and ``±inf``, they *saturate*
+  to ``±max``, as ml_dtypes does, as the MX spec has element values clamped to the largest
+  normal, and as the only float32 conversions to them in PTX do (``cvt.rn.satfinite``). NaN
+  has no encoding: it stays NaN in the float32 holding (ml_dtypes makes it -0.0, a number the
+  input never was; fpexplore does not).
+- ``"float8_e8m0"``: the MX scale, ml_dtypes' ``float8_e8m0fnu``: the powers of two 2**-127
+  .. 2**127 (bias 127), NaN 0xFF, no zero, no sign (precision 1: no subnormals). Rounded to
+  the nearest power of two by value, a tie 1.5 * 2**k to 2**(k+1) (the even significand, 2 *
+  2**k against 1 * 2**k), as ml_dtypes does; below 2**-127 every positive value gives 2**-127;
+  from 1.5 * 2**127 on, and ``inf``, NaN; zero and negative values NaN (as in ml_dtypes).
+  Unlike ml_dtypes 0.6, which rounds every float32 subnormal in (2**-127, 2**-126) up to
+  2**-126, the nearest: 1.25 * 2**-127 gives 2**-127.
 
 Everything here is exact: :func:`as_format` rounds correctly (to nearest, ties to even unless
-the rounding says otherwise) with gradual underflow and overflow to infinity, from any of the
-formats, from integers of any size and from exact rationals (``fractions.Fraction``,
-``decimal.Decimal``).
+the format or ``rounding=`` says otherwise: ``ROUNDING_MODES``, stochastic rounding
+included) with gradual underflow and overflow to infinity, from any of the formats, from
+integers of any size and from exact rationals (``fractions.Fraction``, ``decimal.Decimal``).
 
 For the other modules of the package (internal, not in ``__all__``): :func:`coerce` brings
 inputs to one format, :func:`round_f64` rounds a float64 array to a format, :func:`scalar_out`
@@ -32,8 +47,6 @@ turns 0-d results into NumPy scalars.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -41,7 +54,16 @@ import ml_dtypes
 import numpy as np
 
 from . import checks
-from ._roundmodes import TF32_TIES, round_exact_scalar, round_f32_bits, shortest_by_search
+from ._registry import FORMATS, INFO, ROUNDING_MODES, ROUNDINGS, SMALL_DTYPES, FormatInfo
+from ._registry import FP8_DTYPES as FP8_DTYPES  # (re-exported, as are the next two)
+from ._registry import INPUT_ROUNDINGS as INPUT_ROUNDINGS
+from ._registry import INPUT_ROUNDINGS_TEXT as INPUT_ROUNDINGS_TEXT
+from ._roundmodes import (
+    round_exact_scalar,
+    round_f32_bits,
+    round_f64_in,
+    shortest_by_search,
+)
 from .numerics import odd_f64_to_f32
 
 if TYPE_CHECKING:
@@ -52,6 +74,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS",
     "ROUNDINGS",
+    "ROUNDING_MODES",
     "ULP_NAN",
     "BitFields",
     "FormatInfo",
@@ -72,120 +95,13 @@ __all__ = [
     "ulp_distance",
 ]
 
-FORMATS = ("float16", "bfloat16", "float32", "float64")
-_FP8_NAMES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
-ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", *_FP8_NAMES)
-# the roundings a product's inputs may get first (+tf32 in a spec, input_rounding="tf32")
-INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", *_FP8_NAMES)
-INPUT_ROUNDINGS_TEXT = "None, 'tf32' or 'bfloat16' (or 'tf32-rne', 'tf32-truncate', " + (
-    "'float8_e4m3', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz')"
-)
-
 #: Returned by ``ulp_distance(..., nan="sentinel")`` where exactly one side is NaN.
 ULP_NAN = int(np.iinfo(np.int64).min)
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
-_F32 = np.dtype(np.float32)
-
-
-@dataclass(frozen=True)
-class FormatInfo:
-    """Parameters of a binary format (IEEE 754 style, with subnormals).
-
-    ``precision`` counts the implicit bit (float32: 24). Values are Python floats.
-    """
-
-    name: str
-    dtype: np.dtype = field(repr=False)
-    uint: np.dtype = field(repr=False)
-    bits: int
-    precision: int
-    emin: int
-    emax: int
-    storage: bool = True
-    finite_max: float | None = field(default=None, repr=False)  # where it is not the IEEE one
-
-    @property
-    def fraction_bits(self) -> int:
-        """Explicit significand bits (precision - 1)."""
-        return self.precision - 1
-
-    @property
-    def exponent_bits(self) -> int:
-        return self.bits - 1 - (self.precision - 1) if self.storage else 8
-
-    @property
-    def bias(self) -> int:
-        return self.emax
-
-    @property
-    def eps(self) -> float:
-        """Distance from 1 to the next larger value, 2**(1 - precision)."""
-        return math.ldexp(1.0, 1 - self.precision)
-
-    @property
-    def unit_roundoff(self) -> float:
-        """u = eps / 2, the bound on the relative error of one rounding."""
-        return math.ldexp(1.0, -self.precision)
-
-    @property
-    def smallest_subnormal(self) -> float:
-        return math.ldexp(1.0, self.emin - self.precision + 1)
-
-    @property
-    def smallest_normal(self) -> float:
-        return math.ldexp(1.0, self.emin)
-
-    @property
-    def has_infinity(self) -> bool:
-        """False for the FP8 formats without one (``finite_max`` set: overflow is NaN)."""
-        return self.finite_max is None
-
-    @property
-    def has_negative_zero(self) -> bool:
-        """False for the FNUZ formats (AMD FP8: one zero, +0)."""
-        return not self.name.endswith("fnuz")
-
-    @property
-    def max(self) -> float:
-        if self.finite_max is not None:
-            return self.finite_max
-        return math.ldexp(2.0 - math.ldexp(1.0, 1 - self.precision), self.emax)
-
-
-_INFO = {
-    "float16": FormatInfo("float16", np.dtype(np.float16), np.dtype(np.uint16), 16, 11, -14, 15),
-    "bfloat16": FormatInfo("bfloat16", _BF16, np.dtype(np.uint16), 16, 8, -126, 127),
-    "float32": FormatInfo("float32", np.dtype(np.float32), np.dtype(np.uint32), 32, 24, -126, 127),
-    "float64": FormatInfo(
-        "float64", np.dtype(np.float64), np.dtype(np.uint64), 64, 53, -1022, 1023
-    ),
-}
-for _name in ("tf32", "tf32-rne", "tf32-truncate"):
-    _INFO[_name] = FormatInfo(_name, _F32, np.dtype(np.uint32), 32, 11, -126, 127, storage=False)
-_INFO["float8_e4m3"] = FormatInfo(
-    "float8_e4m3", _F32, np.dtype(np.uint32), 32, 4, -6, 8, storage=False, finite_max=448.0
-)
-_INFO["float8_e5m2"] = FormatInfo(
-    "float8_e5m2", _F32, np.dtype(np.uint32), 32, 3, -14, 15, storage=False
-)
-_INFO["float8_e4m3fnuz"] = FormatInfo(
-    "float8_e4m3fnuz", _F32, np.dtype(np.uint32), 32, 4, -7, 7, storage=False, finite_max=240.0
-)
-_INFO["float8_e5m2fnuz"] = FormatInfo(
-    "float8_e5m2fnuz", _F32, np.dtype(np.uint32), 32, 3, -15, 15, storage=False,
-    finite_max=57344.0,
-)  # fmt: skip
-#: the FP8 formats as ml_dtypes' types (arrays of them are read as their format)
-FP8_DTYPES = {
-    "float8_e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
-    "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
-    "float8_e4m3fnuz": np.dtype(ml_dtypes.float8_e4m3fnuz),
-    "float8_e5m2fnuz": np.dtype(ml_dtypes.float8_e5m2fnuz),
-}
-_FP8 = FP8_DTYPES
+_INFO = INFO
 _BY_DTYPE = {_INFO[name].dtype: _INFO[name] for name in FORMATS}
-_FP8_BY_DTYPE = {dt: name for name, dt in FP8_DTYPES.items()}
+_SMALL_BY_DTYPE = {dt: name for name, dt in SMALL_DTYPES.items()}
 
 
 def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
@@ -226,11 +142,13 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
             "object arrays are not supported: "
             "convert to one of the formats with fpx.as_format(x, fmt)"
         )
-    elif dt in _FP8_BY_DTYPE:
+    elif dt in _SMALL_BY_DTYPE:
+        fp8 = _SMALL_BY_DTYPE[dt] in FP8_DTYPES
         hint = (
-            f"FP8 arrays ({dt}) are read by to_bits, ulp, ulp_distance, as_format and mma; for "
-            "the others convert it, e.g. x.astype(np.float32) (exact; next_up and next_down "
-            "then step in float32)"
+            f"{'FP8' if fp8 else _SMALL_BY_DTYPE[dt]} arrays ({dt}) are read by to_bits, ulp, "
+            f"ulp_distance{', as_format and mma' if fp8 else ' and as_format'}; for the others "
+            "convert it, "
+            "e.g. x.astype(np.float32) (exact; next_up and next_down then step in float32)"
         )
     else:
         hint = f"dtype {dt} is not supported"
@@ -301,39 +219,65 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
         if name in ("float32", "float16"):
             # IEEE conversions (float16: NumPy's direct double->half, no double rounding)
             return x64.astype(info.dtype)
+        if not info.has_zero:  # E8M0 from the float64 itself: ml_dtypes 0.6 rounds every
+            # float32 subnormal in (2**-127, 2**-126) up to 2**-126
+            return round_f64_in(x64, info, info.rounding).astype(np.float32)
         odd32 = odd_f64_to_f32(x64)  # round to odd at 24 bits, then once to the target
         if name == "bfloat16":
             return odd32.astype(_BF16)
-        if name in _FP8:  # ml_dtypes rounds float32 to nearest-even (e4m3: overflow to NaN)
-            return odd32.astype(_FP8[name]).astype(np.float32)
-        return round_f32_bits(odd32, 13, TF32_TIES[name])
+        if name in SMALL_DTYPES:  # ml_dtypes rounds float32 to nearest, past the ends as
+            out = odd32.astype(SMALL_DTYPES[name]).astype(np.float32)  # the registry says
+            # FP6, FP4: no NaN (ml_dtypes gives -0.0 for it); the float32 holding keeps it
+            return np.where(np.isnan(odd32), odd32, out) if info.saturates else out
+        return round_f32_bits(odd32, 13, info.rounding)
 
 
 def as_format(
-    x: ArrayLike | Fraction | Decimal, fmt: DTypeLike | FormatInfo
+    x: ArrayLike | Fraction | Decimal,
+    fmt: DTypeLike | FormatInfo,
+    *,
+    rounding: str | None = None,
+    seed: int | None = None,
 ) -> np.ndarray | np.generic:
-    """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``), nearest-even unless the
-    rounding says otherwise (``"tf32"``: ties away from zero; ``"tf32-truncate"``: toward
-    zero; see the module docstring).
+    """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``) in the mode ``rounding``.
 
     ``x`` may be a NumPy array or scalar of any of the formats, a Python float or int, a list,
     an integer array (exact whatever its size), or exact rationals (``Fraction``, ``Decimal``,
     object arrays of them). The result has the format's dtype (``"tf32"``: float32 holding
-    values with 11 significant bits; ``"float8_*"``: float32 holding FP8 values). Rounding is
-    correct: no double rounding, gradual underflow, overflow to ``±inf`` (``"tf32-truncate"``:
-    to the largest finite value; ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``);
-    NaN stays NaN, signed zeros keep their sign.
+    values with 11 significant bits; ``"float8_*"``, ``"float6_*"``, ``"float4_e2m1"``:
+    float32 holding their values). Rounding is correct: no double rounding, gradual
+    underflow, overflow to ``±inf`` (``"tf32-truncate"``: to the largest finite value;
+    ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``; FP6, FP4: ``±max``); NaN stays
+    NaN, signed zeros keep their sign (see the module docstring for E8M0, which has none).
+
+    ``rounding`` (one of ``ROUNDING_MODES``; None: the format's own, nearest-even but for
+    ``"tf32"``, ties away from zero, and ``"tf32-truncate"``, toward zero, which take no
+    other): ``"nearest-even"``, ``"nearest-away"`` (ties away from zero), ``"toward-zero"``,
+    ``"up"`` (toward +inf), ``"down"`` (toward -inf), or ``"stochastic"``: up with probability
+    (x - lo) / (hi - lo) between the neighbours lo < x < hi (to 2**-53: the draws have 53
+    bits), seeded by ``seed`` (an int, required there and only there). Past the largest
+    value a directed mode gives ``±max`` toward the range and the format's overflow
+    (``±inf``, NaN, saturation) away from it; beyond ``max`` the stochastic neighbour is the
+    grid's next value, which overflows as nearest would. E8M0 gives 2**-127 for every
+    positive value below it, in every mode.
     """
     refuse_masked(x, "as_format")
     info = format_info(fmt)
+    mode, rng = _rounding_mode(info, rounding, seed)
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("boolean values are not numbers to round")
     arr = as_array(x, "as_format: x") if not isinstance(x, np.ndarray) else x
-    if (f8 := _fp8_array(arr)) is not None:
-        arr = f8.astype(np.float32)  # an FP8 array's values, exact in float32
+    if (sm := _small_array(arr)) is not None:
+        arr = sm.astype(np.float32)  # an ml_dtypes array's values, exact in float32
     if isinstance(x, (list, tuple)) and arr.dtype == np.float64:
         if any(_inexact_int(v) for v in np.asarray(x, dtype=object).reshape(-1)):
             arr = np.asarray(x, dtype=object)  # ints float64 would round: each exactly
+
+    def vector(x64: np.ndarray) -> np.ndarray:
+        if mode == info.rounding:
+            return round_f64(x64, info)
+        return round_f64_in(x64, info, mode, rng).astype(info.dtype)
+
     kind = arr.dtype.kind
     if arr.dtype in _BY_DTYPE:
         src = _BY_DTYPE[arr.dtype]
@@ -342,23 +286,48 @@ def as_format(
         with np.errstate(invalid="ignore"):  # a signalling NaN converts to NaN, no warning
             if src.precision <= info.precision and src.emin >= info.emin and src.emax <= info.emax:
                 return scalar_out(arr.astype(info.dtype))  # widening: exact
-            return scalar_out(round_f64(arr.astype(np.float64), info))
+            return scalar_out(vector(arr.astype(np.float64)))
     if kind in "iu":
         if arr.size == 0 or int(np.max(np.abs(arr.astype(np.float64)))) < 2**53:
-            return scalar_out(round_f64(arr.astype(np.float64), info))
+            return scalar_out(vector(arr.astype(np.float64)))
         arr = arr.astype(object)
         kind = "O"
     if kind in "fO":  # other float widths (longdouble) and objects: exact per element
-        flat = (
-            [round_exact_scalar(v, info) for v in arr.reshape(-1).tolist()]
-            if kind == "O"
-            else [round_exact_scalar(v, info) for v in arr.reshape(-1)]
-        )
+        items = arr.reshape(-1).tolist() if kind == "O" else arr.reshape(-1)
+        flat = [round_exact_scalar(v, info, mode, rng) for v in items]
         out = np.array(flat, dtype=np.float64).reshape(arr.shape)
         return scalar_out(out.astype(info.dtype))  # exactly representable already
     if kind == "b":
         raise TypeError("boolean values are not numbers to round")
     raise TypeError(f"cannot round values of dtype {arr.dtype} to {info.name}")
+
+
+def _rounding_mode(info: FormatInfo, rounding, seed) -> tuple[str, np.random.Generator | None]:
+    """as_format's ``rounding`` and ``seed`` checked: the mode, and the stochastic draws."""
+    if rounding is None:
+        mode = info.rounding
+    else:
+        if not isinstance(rounding, str):
+            raise TypeError(
+                f"as_format: rounding must be a string, one of {', '.join(ROUNDING_MODES)}; "
+                f"got {checks.shown(rounding)}"
+            )
+        mode = checks.choice("rounding", rounding, ROUNDING_MODES)
+        if info.name in ("tf32", "tf32-truncate") and mode != info.rounding:
+            raise ValueError(
+                f"as_format: rounding={mode!r} with fmt={info.name!r}, which rounds "
+                f"{info.rounding} by definition; for the tf32 grid in another mode give "
+                f"fmt='tf32-rne', rounding={mode!r}"
+            )
+    if mode == "stochastic":
+        if seed is None:
+            raise ValueError("as_format: rounding='stochastic' needs seed= (an integer)")
+        return mode, np.random.default_rng(checks.seed(seed))
+    if seed is not None:
+        raise ValueError(
+            f"as_format: seed= is for rounding='stochastic' only; rounding is {mode!r}"
+        )
+    return mode, None
 
 
 # ----------------------------------------------------------------------------- bits
@@ -398,10 +367,10 @@ def _bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     return np.array(arr, dtype=info.dtype, order="C", copy=True).view(info.uint)
 
 
-def _fp8_array(x, what: str = "fpexplore") -> np.ndarray | None:
+def _small_array(x, what: str = "fpexplore") -> np.ndarray | None:
     """``x`` as an array where it is an FP8 array or scalar (ml_dtypes' types), else None."""
     refuse_masked(x, what)
-    if isinstance(x, (np.ndarray, np.generic)) and x.dtype in _FP8_BY_DTYPE:
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype in _SMALL_BY_DTYPE:
         return np.asarray(x)
     return None
 
@@ -409,8 +378,8 @@ def _fp8_array(x, what: str = "fpexplore") -> np.ndarray | None:
 def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
     """The bit patterns of ``x`` as unsigned integers of the format's width (an FP8 array of
     ml_dtypes' types: uint8)."""
-    if (f8 := _fp8_array(x)) is not None:
-        return scalar_out(np.array(f8, order="C", copy=True).view(np.uint8))
+    if (sm := _small_array(x)) is not None:
+        return scalar_out(np.array(sm, order="C", copy=True).view(np.uint8))
     arr, info = _float_array(x)
     return scalar_out(_bits(arr, info))
 
@@ -521,13 +490,13 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
     data) selects the precision when it differs from the storage format. An FP8 array
     (ml_dtypes' types) has its own format's ulps.
     """
-    if (f8 := _fp8_array(x)) is not None:
-        arr, storage, out_dtype = f8, _INFO[_FP8_BY_DTYPE[f8.dtype]], f8.dtype
+    if (sm := _small_array(x)) is not None:
+        arr, storage, out_dtype = sm, _INFO[_SMALL_BY_DTYPE[sm.dtype]], sm.dtype
     else:
         arr, storage = _float_array(x)
         out_dtype = storage.dtype
     info = storage if fmt is None else format_info(fmt)
-    if info.dtype != storage.dtype or (f8 is not None and info != storage):
+    if info.dtype != storage.dtype or (sm is not None and info != storage):
         raise TypeError(
             f"ulp(x, {info.name!r}) needs x stored as {np.dtype(info.dtype).name}, got "
             f"{storage.name} data: convert x first (fpx.as_format(x, {info.name!r})), or leave "
@@ -535,13 +504,18 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
         )
     with np.errstate(invalid="ignore"):  # signalling NaNs (float16's 0x7d01): quiet, no warning
         x64 = arr.astype(np.float64)
-        if info != storage and f8 is None:  # tf32, FP8 in float32: values within its range
+        if info != storage and sm is None:  # tf32, FP8 in float32: values within its range
             no_inf = not info.has_infinity
             big = np.abs(x64[np.isfinite(x64) | no_inf & np.isinf(x64)]) > info.max
             if big.any():
                 raise ValueError(
                     f"ulp(x, {info.name!r}): x holds a value past {info.name}'s largest, "
                     f"{info.max!r}{' (and no infinity)' if no_inf else ''}, which it cannot hold"
+                )
+            if not info.signed and (x64 <= 0).any():
+                raise ValueError(
+                    f"ulp(x, {info.name!r}): x holds zero or a negative value, which "
+                    f"{info.name} (powers of two, no sign, no zero) cannot hold"
                 )
         _, e = np.frexp(np.abs(x64))  # |x| = m * 2^e, m in [0.5, 1): floor(log2|x|) = e - 1
         e = np.where(x64 == 0, info.emin, e.astype(np.int64) - 1)
@@ -630,9 +604,9 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
     """
     if nan not in ("raise", "sentinel"):
         raise ValueError(f"nan must be 'raise' or 'sentinel', got {checks.shown(nan)}")
-    f8 = [_fp8_array(v, f"ulp_distance: {n}") for v, n in ((a, "a"), (b, "b"))]
-    if f8[0] is not None or f8[1] is not None:
-        ka, kb, na, nb_ = _fp8_keys(a, b, *f8)
+    sm = [_small_array(v, f"ulp_distance: {n}") for v, n in ((a, "a"), (b, "b"))]
+    if sm[0] is not None or sm[1] is not None:
+        ka, kb, na, nb_ = _small_keys(a, b, *sm)
     else:
         (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True, names=("a", "b"))
         xa, xb = np.broadcast_arrays(xa, xb)
@@ -656,17 +630,18 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
     return scalar_out(np.asarray(d, dtype=np.int64))
 
 
-def _fp8_keys(a, b, fa, fb) -> tuple[np.ndarray, ...]:
-    """ulp_distance's ordered keys and NaN positions of two FP8 arrays of one type, from
-    their bits (sign-magnitude: consecutive values differ by 1 in the key)."""
+def _small_keys(a, b, fa, fb) -> tuple[np.ndarray, ...]:
+    """ulp_distance's ordered keys and NaN positions of two arrays of one ml_dtypes type
+    (FP8, FP6, FP4, E8M0), from their bits: sign-magnitude (E8M0: no sign), so consecutive
+    values differ by 1 in the key."""
     if fa is None or fb is None or fa.dtype != fb.dtype:
         kinds = [
             str(v.dtype) if isinstance(v, (np.ndarray, np.generic)) else f"a {type(v).__name__}"
             for v in (a, b)
         ]
         raise TypeError(
-            f"ulp_distance: a is {kinds[0]} and b is {kinds[1]}: give both in one FP8 type, "
-            "or convert both, e.g. with .astype(np.float32) (exact for FP8)"
+            f"ulp_distance: a is {kinds[0]} and b is {kinds[1]}: give both in one ml_dtypes "
+            "type, or convert both, e.g. with .astype(np.float32) (exact for these types)"
         )
     try:
         fa, fb = np.broadcast_arrays(fa, fb)
@@ -674,16 +649,15 @@ def _fp8_keys(a, b, fa, fb) -> tuple[np.ndarray, ...]:
         raise ValueError(
             f"ulp_distance: shapes {fa.shape} and {fb.shape} do not broadcast together"
         ) from None
-    name = _FP8_BY_DTYPE[fa.dtype]
+    signed = _INFO[_SMALL_BY_DTYPE[fa.dtype]].signed
+    sign = 1 << (ml_dtypes.finfo(fa.dtype).bits - 1) if signed else 0  # 0x80, 0x20, 0x08
     keys, nans = [], []
     for f in (fa, fb):
         bits = np.array(f, order="C", copy=True).view(np.uint8).astype(np.int64)
-        mag = bits & 0x7F
-        keys.append(np.where(bits & 0x80, -mag, mag))
-        if name.endswith("fnuz"):  # one NaN, 0x80 (no -0)
-            nans.append(bits == 0x80)
-        else:  # e4m3fn: S.1111.111, no infinity; e5m2: beyond ±inf (S.11111.00)
-            nans.append(mag > (0x7E if name == "float8_e4m3" else 0x7C))
+        mag = bits & ~sign
+        keys.append(np.where(bits & sign, -mag, mag))
+        with np.errstate(invalid="ignore"):
+            nans.append(np.isnan(f.astype(np.float32)))  # ml_dtypes reads the NaN patterns
     return keys[0], keys[1], nans[0], nans[1]
 
 

@@ -1,0 +1,155 @@
+"""The format registry: :class:`FormatInfo` (a format's parameters and how it meets the ends
+of its range), one entry per format name in ``INFO``, and ``SMALL_DTYPES``, the ml_dtypes type
+of each format held in float32 (FP8, FP6, FP4, E8M0). :mod:`fpexplore.formats` rounds, reads
+bits and counts ulps from these facts and says what each format does past its largest value.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import ml_dtypes
+import numpy as np
+
+FORMATS = ("float16", "bfloat16", "float32", "float64")
+FP8_NAMES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+#: the OCP Microscaling (MX v1.0) element formats and the MX scale
+MX_NAMES = ("float6_e2m3", "float6_e3m2", "float4_e2m1", "float8_e8m0")
+ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", *FP8_NAMES, *MX_NAMES)
+# the roundings a product's inputs may get first (+tf32 in a spec, input_rounding="tf32")
+INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", *FP8_NAMES)
+#: the rounding modes of ``as_format(x, fmt, rounding=...)``
+ROUNDING_MODES = ("nearest-even", "nearest-away", "toward-zero", "up", "down", "stochastic")
+INPUT_ROUNDINGS_TEXT = "None, 'tf32' or 'bfloat16' (or 'tf32-rne', 'tf32-truncate', " + (
+    "'float8_e4m3', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz')"
+)
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+_F32 = np.dtype(np.float32)
+_U32 = np.dtype(np.uint32)
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    """Parameters of a binary format (IEEE 754 style, with subnormals).
+
+    ``precision`` counts the implicit bit (float32: 24). Values are Python floats. Past the
+    largest value (``finite_max`` where it is not the IEEE one) a format without infinity
+    gives NaN, or ``±max`` where it ``saturates`` (FP6, FP4). ``signed`` and ``has_zero`` are
+    False for the MX scale E8M0 alone (powers of two, no sign, no zero). ``rounding`` is the
+    format's own mode (tf32: ties away from zero, as cuBLAS converts; tf32-truncate: toward
+    zero, as a tensor core reading float32 bits; the others nearest-even).
+    """
+
+    name: str
+    dtype: np.dtype = field(repr=False)
+    uint: np.dtype = field(repr=False)
+    bits: int
+    precision: int
+    emin: int
+    emax: int
+    storage: bool = True
+    finite_max: float | None = field(default=None, repr=False)  # where it is not the IEEE one
+    saturates: bool = field(default=False, repr=False)  # past finite_max: ±max, not NaN
+    signed: bool = field(default=True, repr=False)
+    has_zero: bool = field(default=True, repr=False)
+    rounding: str = field(default="nearest-even", repr=False)  # its own, one of ROUNDING_MODES
+
+    @property
+    def fraction_bits(self) -> int:
+        """Explicit significand bits (precision - 1)."""
+        return self.precision - 1
+
+    @property
+    def exponent_bits(self) -> int:
+        return self.bits - 1 - (self.precision - 1) if self.storage else 8
+
+    @property
+    def bias(self) -> int:
+        return self.emax
+
+    @property
+    def eps(self) -> float:
+        """Distance from 1 to the next larger value, 2**(1 - precision)."""
+        return math.ldexp(1.0, 1 - self.precision)
+
+    @property
+    def unit_roundoff(self) -> float:
+        """u = eps / 2, the bound on the relative error of one rounding."""
+        return math.ldexp(1.0, -self.precision)
+
+    @property
+    def smallest_subnormal(self) -> float:
+        return math.ldexp(1.0, self.emin - self.precision + 1)
+
+    @property
+    def smallest_normal(self) -> float:
+        return math.ldexp(1.0, self.emin)
+
+    @property
+    def has_infinity(self) -> bool:
+        """False for the formats without one (``finite_max`` set: FP8 e4m3, FNUZ, MX)."""
+        return self.finite_max is None
+
+    @property
+    def has_negative_zero(self) -> bool:
+        """False for the FNUZ formats (AMD FP8: one zero, +0) and E8M0 (no zero)."""
+        return self.signed and self.has_zero and not self.name.endswith("fnuz")
+
+    @property
+    def overflow(self) -> str:
+        """What the format's own rounding gives past the largest value: "inf", "max"
+        (saturation; tf32-truncate's toward zero) or "nan"."""
+        if self.saturates or self.rounding == "toward-zero":
+            return "max"
+        return "inf" if self.has_infinity else "nan"
+
+    @property
+    def max(self) -> float:
+        if self.finite_max is not None:
+            return self.finite_max
+        return math.ldexp(2.0 - math.ldexp(1.0, 1 - self.precision), self.emax)
+
+
+def _held(name: str, precision: int, emin: int, emax: int, **kw) -> FormatInfo:
+    """A format held in float32 (no array dtype of its own in ``FORMATS``)."""
+    return FormatInfo(name, _F32, _U32, 32, precision, emin, emax, storage=False, **kw)
+
+
+INFO = {
+    "float16": FormatInfo("float16", np.dtype(np.float16), np.dtype(np.uint16), 16, 11, -14, 15),
+    "bfloat16": FormatInfo("bfloat16", _BF16, np.dtype(np.uint16), 16, 8, -126, 127),
+    "float32": FormatInfo("float32", _F32, _U32, 32, 24, -126, 127),
+    "float64": FormatInfo(
+        "float64", np.dtype(np.float64), np.dtype(np.uint64), 64, 53, -1022, 1023
+    ),
+    "tf32": _held("tf32", 11, -126, 127, rounding="nearest-away"),
+    "tf32-rne": _held("tf32-rne", 11, -126, 127),
+    "tf32-truncate": _held("tf32-truncate", 11, -126, 127, rounding="toward-zero"),
+    "float8_e4m3": _held("float8_e4m3", 4, -6, 8, finite_max=448.0),
+    "float8_e5m2": _held("float8_e5m2", 3, -14, 15),
+    "float8_e4m3fnuz": _held("float8_e4m3fnuz", 4, -7, 7, finite_max=240.0),
+    "float8_e5m2fnuz": _held("float8_e5m2fnuz", 3, -15, 15, finite_max=57344.0),
+    # OCP MX v1.0: FP6 and FP4 have no infinity and no NaN; conversions saturate
+    "float6_e2m3": _held("float6_e2m3", 4, 0, 2, finite_max=7.5, saturates=True),
+    "float6_e3m2": _held("float6_e3m2", 3, -2, 4, finite_max=28.0, saturates=True),
+    "float4_e2m1": _held("float4_e2m1", 2, 0, 2, finite_max=6.0, saturates=True),
+    # the MX scale: 2**-127 .. 2**127 (bias 127), NaN 0xFF; precision 1: no subnormals
+    "float8_e8m0": _held(
+        "float8_e8m0", 1, -127, 127, finite_max=2.0**127, signed=False, has_zero=False
+    ),
+}
+#: the formats held in float32 as ml_dtypes' types (arrays of them are read as their format)
+SMALL_DTYPES = {
+    "float8_e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
+    "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
+    "float8_e4m3fnuz": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "float8_e5m2fnuz": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    "float6_e2m3": np.dtype(ml_dtypes.float6_e2m3fn),
+    "float6_e3m2": np.dtype(ml_dtypes.float6_e3m2fn),
+    "float4_e2m1": np.dtype(ml_dtypes.float4_e2m1fn),
+    "float8_e8m0": np.dtype(ml_dtypes.float8_e8m0fnu),
+}
+#: the FP8 ones, the tensor cores' inputs
+FP8_DTYPES = {name: SMALL_DTYPES[name] for name in FP8_NAMES}
