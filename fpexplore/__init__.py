@@ -94,6 +94,9 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    call per op and formats, threads, environment variables, emulating orders
 - ``timing``       timed(): warm time with first-use compiling and imports measured apart
 - ``data``         generate(): seeded input data, the same on every machine
+- ``quantize``     quantize(x, scheme): block-scaled formats (OCP MX: MXFP8/6/4, E8M0
+                   scales per 32; NVIDIA's NVFP4: E4M3 scales per 16 and a tensor scale),
+                   elements, scales, dequantize, errors in ulps of each block's grid
 - ``exact``        correctly rounded references: fma, exact_sum, exact_dot (the oracles' fast
                    twins)
 - ``_exact_kernels`` exact's numba kernels: llvm.fma, exponent-bin (superaccumulator) sums
@@ -177,6 +180,7 @@ from .orders import (
     orders,
     sum,  # noqa: A004  (like np.sum)
 )
+from .quantize import Quantized, quantize
 from .reproduce import reproducer
 from .results import Diff, diff
 from .reveal import Reveal, reveal
@@ -223,6 +227,7 @@ __all__ = [
     "ROUNDINGS",
     "ROUNDING_MODES",
     "Reveal",
+    "Quantized",
     "ULP_NAN",
     "VariantSpec",
     "adam_pass_rates",
@@ -271,6 +276,7 @@ __all__ = [
     "parse_spec",
     "pass_rate",
     "pow",
+    "quantize",
     "reproducer",
     "reveal",
     "shortest_repr",

@@ -1,0 +1,247 @@
+"""fpx.quantize against oracles written here from the texts, by exact rationals:
+
+- OCP Microscaling Formats (MX) v1.0, section 6.3: "Set X to be the largest power-of-two
+  less than or equal to max(|V_i|), divided by the largest power-of-two representable in the
+  element data type. Set P_i to be the scaled inputs V_i / X quantized to the element data
+  type. For this quantization, normal numbers that exceed the max normal representation of
+  the element data type should be clamped to the max normal, preserving the sign."
+  Rounding: roundTiesToEven. Table 1: blocks of k = 32, scale E8M0; Table 7: E8M0 exponents
+  -127 .. 127, 0xFF NaN.
+- NVFP4, arXiv:2509.25149 Appendix B: s_enc = 6 * 448 / amax_x, s_dec = 1 / s_enc; per block
+  of 16, s_dec_b = amax_b / 6, s_dec_b_e4m3 = e4m3(s_dec_b * s_enc), s_enc_b = 1 /
+  (fp32(s_dec_b_e4m3) * s_dec), x_hat = q(x * s_enc_b): every step in float32, the roundings
+  to E4M3 and E2M1 nearest even (E2M1 saturating at 6).
+
+The element grids are enumerated from their bit fields (OCP FP8 and MX tables), not taken from
+fpexplore.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+
+# element formats: (exponent bits, mantissa bits, bias, codes that are not numbers)
+FIELDS = {
+    "float8_e4m3": (4, 3, 7, {0b1111111}),  # S.1111.111 is NaN: largest 448
+    "float8_e5m2": (5, 2, 15, set(range(0b1111100, 0b10000000))),  # inf and NaN
+    "float6_e2m3": (2, 3, 1, set()),
+    "float6_e3m2": (3, 2, 3, set()),
+    "float4_e2m1": (2, 1, 1, set()),
+}
+
+
+def grid(fmt: str) -> list[Fraction]:
+    """The non-negative values of ``fmt``, by code (so a code's parity is its last bit)."""
+    e_bits, m_bits, bias, skip = FIELDS[fmt]
+    out = []
+    for code in range(1 << (e_bits + m_bits)):
+        if code in skip:
+            break
+        e, m = code >> m_bits, code & ((1 << m_bits) - 1)
+        if e == 0:
+            out.append(Fraction(m, 1 << m_bits) * Fraction(2) ** (1 - bias))
+        else:
+            out.append((1 + Fraction(m, 1 << m_bits)) * Fraction(2) ** (e - bias))
+    return out
+
+
+GRIDS = {f: grid(f) for f in FIELDS}
+
+
+def nearest_even(v: Fraction, fmt: str) -> Fraction:
+    """v rounded to nearest, ties to the even code, clamped to the largest value."""
+    g = GRIDS[fmt]
+    a = min(abs(v), g[-1])
+    i = max(k for k, w in enumerate(g) if w <= a)
+    if i + 1 < len(g) and (g[i + 1] - a < a - g[i] or (g[i + 1] - a == a - g[i] and i % 2)):
+        i += 1
+    return -g[i] if v < 0 else g[i]
+
+
+def floor_log2(a: Fraction) -> int:
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    while Fraction(2) ** e > a:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= a:
+        e += 1
+    return e
+
+
+EMAX = {"float8_e4m3": 8, "float8_e5m2": 15, "float6_e2m3": 2, "float6_e3m2": 4, "float4_e2m1": 2}
+MX = {
+    "mxfp8_e4m3": "float8_e4m3",
+    "mxfp8_e5m2": "float8_e5m2",
+    "mxfp6_e2m3": "float6_e2m3",
+    "mxfp6_e3m2": "float6_e3m2",
+    "mxfp4": "float4_e2m1",
+}
+
+
+def mx_oracle(block, fmt: str):
+    """(scale, elements) of one block of float values by section 6.3, as Fractions (scale
+    None: the NaN scale)."""
+    vals = [Fraction(float(v)) for v in block]
+    amax = max((abs(v) for v in vals), default=Fraction(0))
+    e = (floor_log2(amax) if amax else -127 + EMAX[fmt]) - EMAX[fmt]
+    if e > 127:
+        return None, None
+    x = Fraction(2) ** max(e, -127)
+    return x, [nearest_even(v / x, fmt) for v in vals]
+
+
+def _data(rng, n: int, kind: str) -> np.ndarray:
+    if kind == "normal":
+        return rng.standard_normal(n)
+    if kind == "wide":  # magnitudes over many binades, signs mixed
+        return rng.choice([-1, 1], n) * 2.0 ** rng.uniform(-40, 40, n)
+    if kind == "ties":  # values on the element grid's midpoints at some power of two
+        return rng.choice([-1, 1], n) * (rng.integers(0, 64, n) + 0.5) * 2.0 ** rng.integers(-8, 8)
+    if kind == "zeros":
+        x = rng.standard_normal(n)
+        x[rng.random(n) < 0.5] = 0.0
+        return x
+    raise ValueError(kind)
+
+
+@pytest.mark.parametrize("scheme", list(MX))
+@pytest.mark.parametrize("kind", ["normal", "wide", "ties", "zeros"])
+def test_mx_scales_and_elements_follow_section_6_3(scheme, kind):
+    rng = np.random.default_rng([len(scheme), len(kind)])
+    fmt = MX[scheme]
+    for n in (1, 31, 32, 33, 100):
+        x = _data(rng, n, kind).astype(np.float32)
+        q = fpx.quantize(x, scheme)
+        assert q.scales.shape == (-(-n // 32),) and q.elements.shape == (n,)
+        for b in range(q.scales.size):
+            block = x[32 * b : 32 * b + 32]  # a short last block: as padded with zeros
+            scale, elements = mx_oracle(block, fmt)
+            assert Fraction(float(q.scales[b])) == scale, (scheme, kind, n, b)
+            got = [Fraction(float(v)) for v in q.elements[32 * b : 32 * b + 32]]
+            assert got == elements, (scheme, kind, n, b)
+
+
+def test_mx_clamps_to_the_largest_normal_keeping_the_sign():
+    """MXFP4 of a block whose largest magnitude is 3.5: X = 2**1 / 2**2 = 0.5, and 3.5 / 0.5
+    = 7 lies past E2M1's largest normal 6: clamped to 6 (and -7 to -6), not rounded to 8."""
+    x = np.zeros(32, np.float32)
+    x[:3] = [3.5, -3.5, 1.0]
+    q = fpx.quantize(x, "mxfp4")
+    assert q.scales.tolist() == [0.5]
+    assert q.elements[:3].tolist() == [6.0, -6.0, 2.0]
+    assert q.dequantize()[:3].tolist() == [3.0, -3.0, 1.0]
+    assert q.error_ulps()[0] == -0.5 / 1.0  # 3 against 3.5, the grid's step there 2 * 0.5
+    # MXFP8 E4M3: 480 / 2**(8 - 8) = 480 past 448, clamped to 448 (not NaN)
+    y = np.full(32, 480.0, np.float32)
+    assert fpx.quantize(y, "mxfp8_e4m3").elements.tolist() == [448.0] * 32
+
+
+def test_mx_edge_blocks():
+    """An all-zero block takes the least scale 2**-127 (the reference code's choice) and zero
+    elements; a block holding NaN or inf gets the NaN scale (E8M0 0xFF) and NaN elements,
+    the other blocks untouched; a tiny block's scale stops at 2**-127; float64 values past
+    2**129 would need a scale past 2**127: NaN."""
+    x = np.ones((3, 32), np.float32)
+    x[0] = 0.0
+    x[1, 5] = np.nan
+    q = fpx.quantize(x, "mxfp8_e5m2", axis=1)
+    assert q.scales[0, 0] == 2.0**-127 and (q.elements[0] == 0).all()
+    assert np.isnan(q.scales[1, 0]) and np.isnan(q.elements[1]).all()
+    assert q.scales[2, 0] == 2.0**-15 and (q.elements[2] == 2.0**15).all()
+    assert np.isnan(fpx.quantize(np.full(32, np.inf, np.float32), "mxfp4").scales).all()
+    tiny = np.full(32, 2.0**-140)
+    assert fpx.quantize(tiny, "mxfp4").scales.tolist() == [2.0**-127]
+    assert np.isnan(fpx.quantize(np.full(32, 2.0**200), "mxfp4").scales).all()
+
+
+def test_mx_along_another_axis_equals_the_transposed_blocks():
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((64, 5)).astype(np.float32)
+    by_columns = fpx.quantize(A, "mxfp6_e2m3", axis=0)
+    by_rows = fpx.quantize(A.T.copy(), "mxfp6_e2m3")
+    assert by_columns.scales.shape == (2, 5)
+    assert np.array_equal(by_columns.scales, by_rows.scales.T)
+    assert np.array_equal(by_columns.elements, by_rows.elements.T)
+
+
+def test_dequantize_is_exact_and_rounding_errors_are_within_half_a_step():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(200).astype(np.float32)
+    for scheme in (*MX, "nvfp4"):
+        q = fpx.quantize(x, scheme)
+        scales = np.repeat(q.scales.astype(np.float64), q.scheme.block)[: x.size]
+        want = [
+            Fraction(float(e)) * Fraction(float(s)) * Fraction(q.tensor_scale)
+            for e, s in zip(q.elements, scales)
+        ]
+        assert [Fraction(float(v)) for v in q.dequantize()] == want, scheme
+        assert np.abs(q.error_ulps()).max() <= 0.5 or scheme == "mxfp4", scheme
+
+
+def f32(v) -> np.float32:
+    return np.float32(v)
+
+
+def nvfp4_oracle(x: np.ndarray):
+    """(s_dec, scales, elements) by Appendix B, in NumPy float32 and the grids above."""
+    amax = f32(np.max(np.abs(x)))
+    s_enc = f32(f32(6 * 448) / amax) if amax > 0 else f32(1)
+    s_dec = f32(f32(1) / s_enc)
+    scales, elements = [], []
+    for b in range(0, x.size, 16):
+        block = x[b : b + 16]
+        s_dec_b = f32(f32(np.max(np.abs(block))) / f32(6))
+        s = nearest_even(Fraction(float(f32(s_dec_b * s_enc))), "float8_e4m3")
+        scales.append(s)
+        if s == 0:
+            elements += [Fraction(0)] * block.size
+            continue
+        s_enc_b = f32(f32(1) / f32(f32(float(s)) * s_dec))
+        elements += [nearest_even(Fraction(float(f32(v * s_enc_b))), "float4_e2m1") for v in block]
+    return s_dec, scales, elements
+
+
+@pytest.mark.parametrize("kind", ["normal", "wide", "ties", "zeros"])
+def test_nvfp4_follows_appendix_b(kind):
+    rng = np.random.default_rng(len(kind))
+    for n in (16, 17, 100, 256):
+        x = _data(rng, n, kind).astype(np.float32)
+        q = fpx.quantize(x, "nvfp4")
+        s_dec, scales, elements = nvfp4_oracle(x)
+        assert q.tensor_scale == float(s_dec)
+        assert [Fraction(float(s)) for s in q.scales] == scales, (kind, n)
+        assert [Fraction(float(e)) for e in q.elements] == elements, (kind, n)
+
+
+def test_nvfp4_edges_and_refusals():
+    """All zeros: tensor scale 1, block scales 0, elements 0. A block far smaller than the
+    tensor's largest value (its E4M3 scale rounds to 0) quantizes to zeros. float64 data and
+    NaN or inf are refused, by name."""
+    q = fpx.quantize(np.zeros(32, np.float32), "nvfp4")
+    assert q.tensor_scale == 1.0 and (q.scales == 0).all() and (q.elements == 0).all()
+    x = np.full(32, 1e-9, np.float32)
+    x[0] = 1e6
+    q = fpx.quantize(x, "nvfp4")
+    assert q.scales[1] == 0 and (q.elements[16:] == 0).all() and q.elements[0] == 6.0
+    with pytest.raises(TypeError, match="float32 or narrower"):
+        fpx.quantize(np.ones(16), "nvfp4")
+    with pytest.raises(ValueError, match="must be finite"):
+        fpx.quantize(np.array([1.0, np.nan], np.float32), "nvfp4")
+
+
+def test_quantize_checks_its_arguments():
+    with pytest.raises(ValueError, match="unknown scheme 'mxfp5'; schemes: mxfp8_e4m3"):
+        fpx.quantize(np.ones(4, np.float32), "mxfp5")
+    with pytest.raises(ValueError, match="axis"):
+        fpx.quantize(np.ones((2, 4), np.float32), "mxfp4", axis=2)
+    with pytest.raises(TypeError, match="array of floats"):
+        fpx.quantize(np.ones(4, np.int32), "mxfp4")
+    with pytest.raises(ValueError, match="at least one axis"):
+        fpx.quantize(np.float32(1), "mxfp4")
+    assert "mxfp4: 4 values in 1 blocks" in repr(fpx.quantize(np.ones(4, np.float32), "mxfp4"))
+    assert math.isclose(fpx.quantize(np.ones(4, np.float32), "mxfp4").scales[0], 0.25)
