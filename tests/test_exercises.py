@@ -135,7 +135,17 @@ def test_parse_number():
 
 
 def _fp8(fmt):
-    return {"float8_e4m3": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}[fmt]
+    """ml_dtypes' type of one of the small formats (FP8, FP6, FP4, E8M0): the oracle."""
+    return {
+        "float8_e4m3": ml_dtypes.float8_e4m3fn,
+        "float8_e5m2": ml_dtypes.float8_e5m2,
+        "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
+        "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
+        "float6_e2m3": ml_dtypes.float6_e2m3fn,
+        "float6_e3m2": ml_dtypes.float6_e3m2fn,
+        "float4_e2m1": ml_dtypes.float4_e2m1fn,
+        "float8_e8m0": ml_dtypes.float8_e8m0fnu,
+    }[fmt]
 
 
 def _reference_value(bits: int, fmt: str) -> float:
@@ -173,6 +183,37 @@ def test_bit_fields_match_from_bits_and_bits_of_matches_as_format(fmt):
     for v in (0.1, -2.5, 1e-7, 3.0e38, 70000.0, 448.0, 500.0, 1e-300, -0.0, "0.1", "2**-20"):
         want = _reference_bits(teaching.parse_number(v) if isinstance(v, str) else v, fmt)
         assert teaching.bits_of(v, fmt) == want, (fmt, v)
+
+
+def test_every_pattern_of_the_small_formats_and_their_neighbours():
+    """FP8, FP6, FP4 and E8M0: every bit pattern's value is ml_dtypes' (NaN where it says
+    NaN), bits_of gives the pattern back, and next_up / next_down are the neighbours in the
+    sorted list of every value (None past the ends); NaN has no pattern in FP6 and FP4."""
+    for fmt in ("float8_e4m3fnuz", "float8_e5m2", "float6_e2m3", "float6_e3m2", "float4_e2m1",
+                "float8_e8m0"):  # fmt: skip
+        width = teaching.bit_fields(0, fmt)["width"]
+        values = {b: _reference_value(b, fmt) for b in range(1 << width)}
+        numbers = sorted({v for v in values.values() if not math.isnan(v)})
+        for b, want in values.items():
+            f = teaching.bit_fields(b, fmt)
+            got = f["value"]
+            assert (math.isnan(got) and math.isnan(want)) or (
+                got == want and math.copysign(1, got) == math.copysign(1, want)
+            ), (fmt, b)
+            if math.isnan(want) or math.isinf(want):
+                continue
+            assert teaching.bits_of(want, fmt) == b or want == 0, (fmt, b)
+            k = numbers.index(want)
+            up = numbers[k + 1] if k + 1 < len(numbers) else None
+            down = numbers[k - 1] if k > 0 else None
+            assert f["next_up"] == up and f["next_down"] == down, (fmt, b, f)
+    with pytest.raises(ValueError, match="float4_e2m1 has no NaN"):
+        teaching.bits_of(math.nan, "float4_e2m1")
+    scale = teaching.bit_fields(0x7F, "float8_e8m0")
+    assert scale["value"] == 1.0 and scale["bit_string"] == "01111111" and scale["ulp"] == 1.0
+    assert teaching.bit_fields(0xFF, "float8_e8m0")["class"] == "NaN"
+    four = teaching.bit_fields(0b0111, "float4_e2m1")
+    assert four["value"] == 6.0 and four["bit_string"] == "0 11 1" and four["next_up"] is None
 
 
 def test_bit_fields_of_one():

@@ -7,85 +7,154 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from fractions import Fraction
+from typing import NamedTuple
+
+import ml_dtypes
 
 from .. import checks
+from .._registry import SMALL_DTYPES
 from ..formats import as_format, format_info
 from .numbers import parse_number, rounded
 
 __all__ = ["BIT_FORMATS", "bit_fields", "bits_of", "ordered"]
 
-#: the formats :func:`bit_fields` and :func:`bits_of` take apart
-BIT_FORMATS = ("float16", "bfloat16", "tf32", "float32", "float64", "float8_e4m3", "float8_e5m2")
+#: the formats :func:`bit_fields` and :func:`bits_of` take apart: the storage formats, tf32,
+#: and every format ml_dtypes holds (FP8, the MX elements FP6 and FP4, the E8M0 scale)
+BIT_FORMATS = (
+    "float16",
+    "bfloat16",
+    "tf32",
+    "float32",
+    "float64",
+    *SMALL_DTYPES,
+)
 
 
-def _layout(fmt: str) -> tuple[int, int, int, int, bool]:
-    """(total bits, exponent bits, fraction bits, bias, IEEE specials) of ``fmt``."""
+class _Layout(NamedTuple):
+    """A format's encoding: widths, bias and how its top exponent field reads. ``specials``:
+    "ieee" (all-ones exponent: infinity or NaN), "finite" (all-ones exponent and fraction:
+    NaN, OCP e4m3), "fnuz" (the negative zero's pattern is the NaN), "none" (every pattern a
+    number: FP6, FP4), "e8m0" (unsigned, exponent only, all ones NaN, no zero)."""
+
+    total: int
+    ebits: int
+    fbits: int
+    bias: int
+    signed: bool
+    specials: str
+
+
+def _layout(fmt: str) -> _Layout:
     checks.choice("format", fmt, BIT_FORMATS)
     info = format_info(fmt)
-    fbits = info.precision - 1
-    ebits = {"tf32": 8, "float8_e4m3": 4, "float8_e5m2": 5}.get(fmt, info.exponent_bits)
-    return 1 + ebits + fbits, ebits, fbits, 1 - info.emin, fmt != "float8_e4m3"
+    if fmt in SMALL_DTYPES:
+        f = ml_dtypes.finfo(SMALL_DTYPES[fmt])
+        total, ebits = f.bits, f.nexp
+    else:  # the IEEE formats, and tf32: 1 + 8 + 10 bits
+        ebits = info.exponent_bits
+        total = 1 + ebits + info.precision - 1
+    if not info.signed:
+        specials = "e8m0"
+    elif info.has_infinity:
+        specials = "ieee"
+    elif not info.has_negative_zero:
+        specials = "fnuz"
+    elif info.saturates:
+        specials = "none"
+    else:
+        specials = "finite"
+    bias = -info.emin if specials == "e8m0" else 1 - info.emin
+    return _Layout(total, ebits, info.precision - 1, bias, info.signed, specials)
+
+
+def _fields(bits: int, lay: _Layout) -> tuple[int, int, int]:
+    """(sign, exponent field, fraction field) of a pattern."""
+    s = bits >> (lay.total - 1) if lay.signed else 0
+    e = (bits >> lay.fbits) & ((1 << lay.ebits) - 1)
+    return s, e, bits & ((1 << lay.fbits) - 1)
 
 
 def _decode(bits: int, fmt: str) -> float:
-    total, ebits, fbits, bias, ieee = _layout(fmt)
-    s, E, F = bits >> (total - 1), (bits >> fbits) & ((1 << ebits) - 1), bits & ((1 << fbits) - 1)
-    top = (1 << ebits) - 1
+    lay = _layout(fmt)
+    s, E, F = _fields(bits, lay)
+    top, full = (1 << lay.ebits) - 1, (1 << lay.fbits) - 1
     sign = -1.0 if s else 1.0
-    if E == top and (ieee or F == (1 << fbits) - 1):
-        return sign * math.inf if ieee and F == 0 else math.nan
+    if lay.specials == "e8m0":
+        return math.nan if E == top else math.ldexp(1.0, E - lay.bias)
+    if lay.specials == "fnuz" and s and E == 0 and F == 0:
+        return math.nan
+    if E == top and (lay.specials == "ieee" or (lay.specials == "finite" and F == full)):
+        return sign * math.inf if lay.specials == "ieee" and F == 0 else math.nan
     if E == 0:
-        return sign * math.ldexp(F, 1 - bias - fbits)
-    return sign * math.ldexp((1 << fbits) + F, E - bias - fbits)
+        return sign * math.ldexp(F, 1 - lay.bias - lay.fbits)
+    return sign * math.ldexp((1 << lay.fbits) + F, E - lay.bias - lay.fbits)
 
 
 def bits_of(value, fmt: str) -> int:
     """The bit pattern (an int) of ``value`` rounded to ``fmt`` with ``fpx.as_format``; typed
-    text is read exactly (:func:`parse_number`)."""
-    total, ebits, fbits, bias, ieee = _layout(fmt)
+    text is read exactly (:func:`parse_number`). ValueError for NaN in a format with no NaN
+    (FP6, FP4: every pattern is a number)."""
+    lay = _layout(fmt)
     if isinstance(value, (str, Fraction, Decimal, int)) and not isinstance(value, bool):
         v = float(rounded(parse_number(value), fmt))
     else:
         v = float(as_format(value, fmt))
-    s = 1 if math.copysign(1.0, v) < 0 else 0
-    top = (1 << ebits) - 1
+    negative = lay.signed and math.copysign(1.0, v) < 0
+    sign = (1 << (lay.total - 1)) if negative else 0
+    top, full = (1 << lay.ebits) - 1, (1 << lay.fbits) - 1
     if math.isnan(v):
+        if lay.specials == "none":
+            raise ValueError(f"{fmt} has no NaN: every one of its bit patterns is a number")
+        if lay.specials == "e8m0":
+            return top
+        if lay.specials == "fnuz":
+            return 1 << (lay.total - 1)
         return (
-            (s << (total - 1))
-            | (top << fbits)
-            | ((1 << fbits) - 1 if not ieee else 1 << (fbits - 1))
+            sign | (top << lay.fbits) | (full if lay.specials == "finite" else 1 << (lay.fbits - 1))
         )
     a = abs(v)
     if math.isinf(a):
-        return (s << (total - 1)) | (top << fbits)
+        return sign | (top << lay.fbits)
     if a == 0:
-        return s << (total - 1)
+        return 0 if lay.specials == "fnuz" else sign
     e = math.frexp(a)[1] - 1
-    if e < 1 - bias:
-        E, F = 0, int(a / math.ldexp(1.0, 1 - bias - fbits))
+    if lay.specials == "e8m0":
+        return e + lay.bias
+    if e < 1 - lay.bias:
+        E, F = 0, int(a / math.ldexp(1.0, 1 - lay.bias - lay.fbits))
     else:
-        E, F = e + bias, int(math.ldexp(a, fbits - e)) - (1 << fbits)
-    return (s << (total - 1)) | (E << fbits) | F
+        E, F = e + lay.bias, int(math.ldexp(a, lay.fbits - e)) - (1 << lay.fbits)
+    return sign | (E << lay.fbits) | F
 
 
 def ordered(bits: int, fmt: str) -> int:
     """Bit patterns as integers that count the values in order (both zeros at 0)."""
-    sign = 1 << (_layout(fmt)[0] - 1)
+    lay = _layout(fmt)
+    if not lay.signed:
+        return bits
+    sign = 1 << (lay.total - 1)
     return -(bits & ~sign) if bits & sign else bits
 
 
 def _neighbour(bits: int, fmt: str, up: bool) -> float | None:
-    total = _layout(fmt)[0]
+    lay = _layout(fmt)
     v = _decode(bits, fmt)
     if math.isnan(v) or (math.isinf(v) and (v > 0) == up):
         return None
-    sign = 1 << (total - 1)
+    if not lay.signed:  # E8M0: the patterns count the values
+        nb = bits + 1 if up else bits - 1
+        return None if nb < 0 else (None if math.isnan(out := _decode(nb, fmt)) else out)
+    sign = 1 << (lay.total - 1)
     if v == 0:
         nb = 1 if up else sign | 1
     elif (v > 0) == up:
+        if bits & ~sign == sign - 1:  # the largest pattern: no pattern beyond it
+            return None
         nb = bits + 1
     else:
         nb = bits - 1
+    if lay.specials == "fnuz" and nb == sign:  # toward zero from the least negative value
+        return 0.0
     out = _decode(nb, fmt)
     return None if math.isnan(out) else out
 
@@ -94,12 +163,15 @@ def bit_fields(bits, fmt: str) -> dict:
     """A bit pattern of ``fmt`` taken apart: value, sign, exponent, significand, class,
     neighbours, ulp, hex and the bit string (sign, exponent and fraction separated by spaces).
 
-    ``bits`` is an int in [0, 2**width); tf32 is 19 bits (1 + 8 + 10), the FP8 formats 8.
+    ``bits`` is an int in [0, 2**width); tf32 is 19 bits (1 + 8 + 10), the FP8 formats 8, FP6
+    6, FP4 4, E8M0 8 (an exponent alone: no sign, no fraction).
     """
-    total, ebits, fbits, bias, ieee = _layout(fmt)
+    lay = _layout(fmt)
+    total, ebits, fbits, bias = lay.total, lay.ebits, lay.fbits, lay.bias
     b = checks.integer("bits", bits, 0, (1 << total) - 1)
     v = _decode(b, fmt)
-    s, E, F = b >> (total - 1), (b >> fbits) & ((1 << ebits) - 1), b & ((1 << fbits) - 1)
+    s, E, F = _fields(b, lay)
+    e8m0 = lay.specials == "e8m0"
     if math.isnan(v):
         kind = "NaN"
     elif math.isinf(v):
@@ -107,21 +179,23 @@ def bit_fields(bits, fmt: str) -> dict:
     elif v == 0:
         kind = "zero"
     else:
-        kind = "subnormal" if E == 0 else "normal"
-    e = (1 - bias) if E == 0 else E - bias
-    significand = (F / (1 << fbits)) + (0 if E == 0 else 1)
+        kind = "subnormal" if E == 0 and not e8m0 else "normal"
+    e = E - bias if e8m0 or E else 1 - bias
+    significand = (F / (1 << fbits)) + (0 if E == 0 and not e8m0 else 1)
     if math.isfinite(v):
         q = max(math.frexp(abs(v))[1] - 1 if v else 1 - bias, 1 - bias) - fbits
         gap = math.ldexp(1.0, q)
     else:
         gap = math.nan
     string = format(b, f"0{total}b")
+    head = 1 if lay.signed else 0
+    parts = [string[:head], string[head : head + ebits], string[head + ebits :]]
     return {
         "format": fmt,
         "bits": b,
         "width": total,
         "hex": f"0x{b:0{(total + 3) // 4}x}",
-        "bit_string": f"{string[0]} {string[1 : 1 + ebits]} {string[1 + ebits :]}",
+        "bit_string": " ".join(p for p in parts if p),
         "value": v,
         "class": kind,
         "sign": s,
