@@ -43,18 +43,27 @@ def generate(
     a significand uniform in [1, 2) times 2^k for k uniform over the range, random signs
     (computed exactly, so NumPy's CPU-dispatched exp2 cannot make machines disagree);
     "ill-conditioned" pairs each value with its negation times (1 + 1e-3 * noise), shuffled.
-    With ``shape``, ``n`` must be the number of values it holds.
+    With ``shape`` (a tuple of sizes, or one int), ``n`` must be the number of values it holds.
     """
     check_choice("distribution", distribution, DISTRIBUTIONS)
     info = format_info(fmt)
     n = checks.integer("n", n, 0)
     seed = checks.seed(seed)
-    shape = (n,) if shape is None else tuple(shape)
+    shape = (n,) if shape is None else _shape(shape)
     size = int(np.prod(shape))
     if size != n:  # (n was ignored when a shape was given)
         raise ValueError(f"shape {shape} holds {size} values, not n={n}")
     x = draw(np.random.default_rng(seed), distribution, size, wide_span(info.name))
     return np.asarray(as_format(x, info.name)).reshape(shape)
+
+
+def _shape(shape) -> tuple:
+    """``shape`` as a tuple of sizes, as NumPy takes it (one int: a vector), or an error
+    naming it (it was "'int' object is not iterable", "shape (2, -3) holds -6 values")."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if not hasattr(dims, "__iter__") or isinstance(dims, (str, bytes)):
+        raise TypeError(f"shape must be a tuple of sizes, got {checks.shown(shape)}")
+    return tuple(checks.integer("shape", d, 0) for d in dims)
 
 
 def wide_span(fmt: str) -> int:

@@ -193,3 +193,17 @@ def test_compare_arguments_are_what_compare_takes():
         S.set_control(s, ops="sum")
     with pytest.raises(ValueError, match="valid: errors"):
         S.set_control(s, view="heatmap")
+
+
+def test_another_op_leaves_the_op_parameters_of_the_first():
+    # explorer(op="sum", block=64) then op "sqrt" (or a preset's matmul): block went on to
+    # every comparison, and compare refused each one ("unexpected keyword argument 'block'")
+    import fpexplore as fpx
+
+    s = S.from_keywords({"op": "sum", "n": 10, "block": 64}, ["tree"], (), False)
+    assert S.compare_arguments(s)["block"] == 64
+    for moved in (S.set_op(s, "sqrt"), S.apply_preset(s.set(op="mean"), "tensor cores vs CPU")):
+        args = S.compare_arguments(moved)
+        assert "block" not in args and moved.op_params == ()
+        assert "block" not in S.keywords_of_link(S.link_of(moved))
+        fpx.compare(**{**args, "n": 10, "backends": ["emulated"]})

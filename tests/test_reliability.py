@@ -381,3 +381,16 @@ def test_signalling_nans_give_nan_without_warnings(name, fmt):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert SNAN_CALLS[name](x, ones, fmt)
+
+
+def test_generate_takes_a_shape_as_numpy_does_or_names_it():
+    # shape=6 was "'int' object is not iterable"; (2, -3) "shape (2, -3) holds -6 values"
+    a = fpx.generate("normal", 6, "float16", 3, shape=6)
+    assert a.shape == (6,) and np.array_equal(a, fpx.generate("normal", 6, "float16", 3))
+    assert fpx.generate("uniform", 6, shape=np.int64(6)).shape == (6,)
+    with pytest.raises(ValueError, match="shape must be >= 0, got -3"):
+        fpx.generate("uniform", 6, shape=(2, -3))
+    with pytest.raises(TypeError, match="shape must be an integer, got 2.0"):
+        fpx.generate("uniform", 6, shape=(2.0, 3))
+    with pytest.raises(TypeError, match="shape must be a tuple of sizes, got 'ab'"):
+        fpx.generate("uniform", 6, shape="ab")

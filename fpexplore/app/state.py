@@ -348,16 +348,19 @@ def set_control(state: State, formats: dict | None = None, **values) -> State:
 
 def set_op(state: State, op, formats=None) -> State:
     """A new op: its own first size (a matmul of 10^5 would be refused), its default variants,
-    no built specs (specs belong to an op), its inputs picked again (sum x; dot a, b; matmul
-    A, B). ``formats``: the arrays offered by name, each with its format (None: not one)."""
+    no built specs or op parameters (they belong to an op), its inputs picked again (sum x;
+    dot a, b; matmul A, B). ``formats``: the arrays offered by name, each with its format
+    (None: not one)."""
     checks.choice("op", op, list(op_names()))
     state = _reset_for_op(state, op, formats or {})
     return follow_data_format(with_variants(state, None), formats or {})
 
 
 def _reset_for_op(state: State, op: str, formats: dict) -> State:
+    # the op parameters (block=64) were given for the op, as specs are built for it: another
+    # op that takes none would refuse every comparison (compare: "unexpected keyword")
     n = nearest_size(get_op(op).default_n)
-    state = state.set(op=op, variants=(), extra=(), n=n, inputs=())
+    state = state.set(op=op, variants=(), extra=(), n=n, inputs=(), op_params=())
     return list_names(state, formats, follow=False)
 
 
