@@ -314,7 +314,10 @@ def sweep(
     ``seeds``: how many data seeds per size (``seed``, ``seed + 1``, ...), or a list of seeds;
     one seed gives one noisy sample per size, several give the median and a 10-90% band
     (what ``plot()`` draws). ``table`` has compare's columns (``seed`` among them) plus
-    ``abs_error`` (|value - exact| for scalar results, else the largest element error); for
+    ``abs_error`` (|value - reference|, the reference being the exact result correctly
+    rounded to the result's format, as compare measures: 0 where a result is the correctly
+    rounded one; for scalar results, else the largest element error; the bounds below are of
+    |value - exact|, which differs from it by at most half an ulp of the result); for
     sum/dot ``bounds`` has one row per size with ``worst_sequential`` (gamma_{n-1} S),
     ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and ``probabilistic`` (sqrt(n) u S), all
     absolute, the median over the seeds. A progress bar shows on long sweeps.
