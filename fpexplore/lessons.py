@@ -11,10 +11,10 @@
 - :func:`answers`, :func:`reveal`, :func:`summary`, :func:`answer_key`, :func:`handout`: the
   classroom around the exercises (answers kept in a file beside the notebook, output held back
   until an exercise is answered, a class's summary, paper), from :mod:`fpexplore.classroom`.
-- :func:`bit_inspector`: click the bits of a float16, bfloat16, tf32, float32, float64 or FP8
-  number and see its value (in full: every digit), exponent, significand, neighbours and
-  ulp; type a value to see its bits (what was typed stays where the format holds it exactly);
-  the hex field is the shareable state (editing it sets the value).
+- :func:`bit_inspector`: click the bits of a float16, bfloat16, tf32, float32, float64, FP8,
+  FP6, FP4 or E8M0 number and see its value (in full: every digit), exponent, significand,
+  neighbours and ulp; type a value to see its bits (what was typed stays where the format
+  holds it exactly); the hex field is the shareable state (editing it sets the value).
 
 What they show is computed by :mod:`fpexplore.teaching`; ipywidgets and matplotlib load
 with this module (``fpx.exercise`` and ``fpx.lessons`` say which extra to install where they
