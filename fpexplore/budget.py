@@ -65,6 +65,14 @@ class Budget:
         return "\n".join(lines)
 
 
+def _named(name: str, cfg, op: str) -> VariantSpec:
+    """:func:`_as_setting`, its error naming the argument (``start`` or ``end``)."""
+    try:
+        return _as_setting(cfg, op)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"difference_budget: {name}: {e}") from None
+
+
 def _as_setting(cfg, op: str) -> VariantSpec:
     """The VariantSpec of a configuration given as a variant spec (string or VariantSpec)
     or a dict of CONFIG_KEYS (missing keys: order "sequential", no parameters, no fma, the
@@ -135,7 +143,7 @@ def difference_budget(
     """
     pd = require("pandas", "fpx.difference_budget")
     factors, inputs = _checked(op, factors, inputs)
-    cfg, target = _as_setting(start, op), _as_setting(end, op)
+    cfg, target = (_named(name, value, op) for name, value in (("start", start), ("end", end)))
     needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
     configs, results = _evaluated(op, _switched(op, cfg, target, factors, needs_rounding), inputs)
     results = _common_format(results)

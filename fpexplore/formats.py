@@ -388,12 +388,21 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
     """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`)."""
     refuse_masked(bits, "from_bits")
     try:
-        info = format_info(fmt)
+        small = None if isinstance(fmt, (str, FormatInfo)) else _SMALL_BY_DTYPE.get(np.dtype(fmt))
+    except TypeError:
+        small = None
+    try:
+        info = format_info(small or fmt)
     except (TypeError, ValueError) as e:
         raise type(e)(f"from_bits: fmt: {e}") from None
     if not info.storage:
+        hint = (
+            f" (fpx.teaching.bit_fields(bits, {info.name!r}) takes its patterns apart)"
+            if info.name in SMALL_DTYPES
+            else ""
+        )
         raise ValueError(
-            f"from_bits: fmt: {info.name} is an input rounding, not a storage format; "
+            f"from_bits: fmt: {info.name} is an input rounding, not a storage format{hint}; "
             f"valid formats: {', '.join(FORMATS)}"
         )
     try:

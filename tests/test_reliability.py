@@ -394,3 +394,25 @@ def test_generate_takes_a_shape_as_numpy_does_or_names_it():
         fpx.generate("uniform", 6, shape=(2.0, 3))
     with pytest.raises(TypeError, match="shape must be a tuple of sizes, got 'ab'"):
         fpx.generate("uniform", 6, shape="ab")
+
+
+def test_messages_name_what_they_are_about_round_two():
+    """The round-two pass's findings: compare's backends in another order is the default
+    comparison (its snippet and reproducer take it); from_bits with ml_dtypes' type names the
+    format and where its patterns are read; difference_budget says whether start or end is
+    wrong."""
+    import ml_dtypes
+
+    cmp = fpx.compare("sum", n=100, backends=["emulated", "numpy"])
+    assert "backends" not in cmp.params and "backends" not in cmp.snippet()
+    assert "Reproduces" in fpx.reproducer(cmp)
+    assert "Reproduces" in fpx.reproducer(
+        fpx.compare("sum", n=100, backends=["emulated", "numpy", "replay"])
+    )
+    with pytest.raises(ValueError, match=r"float8_e4m3 is an input rounding.*bit_fields"):
+        fpx.from_bits(1, ml_dtypes.float8_e4m3fn)
+    x = np.ones(10, np.float32)
+    with pytest.raises(ValueError, match="difference_budget: end: unknown variant 'sequentail'"):
+        fpx.difference_budget(x, "sequential", "sequentail", "sum")
+    with pytest.raises(ValueError, match="difference_budget: start: .*no parameter 'blok'"):
+        fpx.difference_budget(x, "blocked(blok=3)", "sequential", "sum")
