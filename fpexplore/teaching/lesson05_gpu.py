@@ -1,8 +1,9 @@
 """Lesson 05's exercises, GPU arithmetic: a float16 block tree, TF32 and FP8 roundings, the
-TF32 tensor cores' error."""
+TF32 tensor cores' error, FP4 and the block-scaled formats (MXFP4, NVFP4)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -12,6 +13,7 @@ from ..exact import exact_dot
 from ..formats import as_format, ulp, ulp_distance
 from ..orders import dot
 from ..orders import sum as order_sum
+from ..quantize import quantize
 from .exercise import (
     Exercise,
     bars,
@@ -166,4 +168,101 @@ def _tensor_core_ulps(rng):
         figure_spec=lambda f: bars(
             ["TF32 tensor cores", "float32 tree + FMA"], [f["answer"], f["cuda"]], "ulps from exact"
         ),
+    )
+
+
+@registered("fp4-value", "05")
+def _fp4_value(rng):
+    d = decimal(rng, 0.05, 8, 2, "0.1")
+
+    def compute():
+        return {"answer": round_decimal(d, "float4_e2m1"), "d": d}
+
+    return Exercise(
+        "",
+        "",
+        "FP4 e2m1",
+        f"FP4 e2m1 (1 fraction bit, 2 exponent bits, no infinity, no NaN) is what MXFP4 and "
+        f"NVFP4 store each value in. What does {d} become, fpx.as_format({d}, "
+        "'float4_e2m1')? Type it exactly.",
+        "exact",
+        compute,
+        fmt="float4_e2m1",
+        hint="FP4 holds 0, 0.5, 1, 1.5, 2, 3, 4 and 6 (and their negatives): take the nearest, "
+        "a tie to the one with an even last bit; past 6 it stays at 6.",
+        explanation_template="FP4 holds 0, 0.5, 1, 1.5, 2, 3, 4, 6: {d} becomes {answer}.",
+        figure_spec=lambda f: bits_figure(f["answer"], "float4_e2m1"),
+    )
+
+
+@registered("mx-block-scale", "05")
+def _mx_block_scale(rng):
+    big = decimal(rng, 40, 2000, 2, "100")
+    small = decimal(rng, 0.5, 30, 2, "3.3")
+
+    def compute():
+        x = np.zeros(32, np.float32)
+        x[0], x[1] = float(Decimal(big)), float(Decimal(small))
+        q = quantize(x, "mxfp4")
+        back = q.dequantize()
+        return {
+            "answer": np.float32(back[1]),
+            "scale": exact_text(q.scales[0]),
+            "elem": exact_text(q.elements[1]),
+            "big_back": exact_text(np.float32(back[0])),
+            "errs": [abs(float(back[0]) - float(x[0])), abs(float(back[1]) - float(x[1]))],
+        }
+
+    return Exercise(
+        "",
+        "",
+        "an MX block's scale",
+        f"x = np.zeros(32, np.float32); x[0] = {big}; x[1] = {small}. In MXFP4 the 32 values "
+        "share one power-of-two scale, set by the largest: what does x[1] come back as, "
+        "fpx.quantize(x, 'mxfp4').dequantize()[1]? Type it exactly.",
+        "exact",
+        compute,
+        fmt="float32",
+        hint="The scale is the largest power of two not above max|x|, divided by 4 (FP4's "
+        "largest power of two); x[1] / scale is rounded to FP4 (0, 0.5, 1, 1.5, 2, 3, 4, 6).",
+        explanation_template="The block's scale is {scale}; x[1] / scale rounds to the FP4 "
+        "element {elem}, so x[1] comes back as {answer} (x[0] as {big_back}). A small value "
+        "next to a large one loses its digits, or everything, to the shared scale.",
+        figure_spec=lambda f: bars(["x[0]", "x[1]"], f["errs"], "absolute error"),
+    )
+
+
+@registered("nvfp4-blocks", "05")
+def _nvfp4_blocks(rng):
+    s = 0 if rng is None else int(rng.integers(1, 1000))
+    out = "40" if rng is None else decimal(rng, 8, 200, 2, "40")
+
+    def compute():
+        x = generate("normal", 64, "float32", seed=s)
+        x[3] = float(Decimal(out))
+        err = {}
+        for scheme in ("mxfp4", "nvfp4"):
+            back = quantize(x, scheme).dequantize()
+            err[scheme] = float(np.max(np.abs(back - x.astype(np.float64))))
+        mx, nv = err["mxfp4"], err["nvfp4"]
+        answer = "equally close" if mx == nv else ("mxfp4" if mx < nv else "nvfp4")
+        return {"answer": answer, "mx": mx, "nv": nv}
+
+    return Exercise(
+        "",
+        "",
+        "NVFP4's blocks of 16",
+        f"x = fpx.generate('normal', 64, 'float32', seed={s}); x[3] = {out} (one outlier). "
+        "Which gives the smaller largest error, max |q.dequantize() - x|: q = fpx.quantize(x, "
+        "'mxfp4') (blocks of 32, power-of-two scales) or fpx.quantize(x, 'nvfp4') (blocks of "
+        "16, E4M3 scales and a scale for the whole tensor)?",
+        "choice",
+        compute,
+        choices=("mxfp4", "nvfp4", "equally close"),
+        hint="The outlier sets its block's scale: how many neighbours share it, and can a "
+        "power of two fit the block's largest value to FP4's 6?",
+        explanation_template="The largest errors: mxfp4 {mx:.3g}, nvfp4 {nv:.3g}: {answer}. "
+        "NVFP4's blocks of 16 let an outlier spoil half as many neighbours, and its E4M3 "
+        "scale fits each block's largest value to 6 instead of the power of two below it.",
+        figure_spec=lambda f: bars(["mxfp4", "nvfp4"], [f["mx"], f["nv"]], "largest error"),
     )
