@@ -33,6 +33,18 @@ TIES = {"tf32": "away", "tf32-truncate": "zero"}
 # value is 1.75 * 2**8 = 448 and what rounds beyond it becomes NaN
 MAX_FINITE = {"float8_e4m3": Fraction(448)}
 UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+# ml_dtypes' type of each format fpexplore holds in float32 (FP8, the MX elements, E8M0): its
+# bit patterns read by ml_dtypes, a second way to the values
+ML_TYPES = {
+    "float8_e4m3": ml_dtypes.float8_e4m3fn,
+    "float8_e5m2": ml_dtypes.float8_e5m2,
+    "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
+    "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
+    "float6_e2m3": ml_dtypes.float6_e2m3fn,
+    "float6_e3m2": ml_dtypes.float6_e3m2fn,
+    "float4_e2m1": ml_dtypes.float4_e2m1fn,
+    "float8_e8m0": ml_dtypes.float8_e8m0fnu,
+}
 
 CHECKED = {"cases": 0}  # incremented by every oracle comparison (reported by conftest)
 

@@ -8,12 +8,13 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import fpexplore as fpx
 from fpexplore import teaching
+
+from oracle import ML_TYPES
 
 IDS = [e.id for e in fpx.exercises()]
 
@@ -136,16 +137,7 @@ def test_parse_number():
 
 def _fp8(fmt):
     """ml_dtypes' type of one of the small formats (FP8, FP6, FP4, E8M0): the oracle."""
-    return {
-        "float8_e4m3": ml_dtypes.float8_e4m3fn,
-        "float8_e5m2": ml_dtypes.float8_e5m2,
-        "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
-        "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
-        "float6_e2m3": ml_dtypes.float6_e2m3fn,
-        "float6_e3m2": ml_dtypes.float6_e3m2fn,
-        "float4_e2m1": ml_dtypes.float4_e2m1fn,
-        "float8_e8m0": ml_dtypes.float8_e8m0fnu,
-    }[fmt]
+    return ML_TYPES[fmt]
 
 
 def _reference_value(bits: int, fmt: str) -> float:

@@ -18,6 +18,8 @@ import pytest
 
 import fpexplore as fpx
 
+from oracle import ML_TYPES
+
 # name: (precision with the implicit bit, emin, emax, largest value, ending) -- the formats'
 # definitions; ending past the largest: "inf", "nan" or "max" (saturation)
 FORMATS = {
@@ -39,18 +41,7 @@ E8M0 = "float8_e8m0"
 FNUZ = ("float8_e4m3fnuz", "float8_e5m2fnuz")
 MODES = ("nearest-even", "nearest-away", "toward-zero", "up", "down")
 # every bit pattern of these types, read by NumPy / ml_dtypes: a second way to the values
-TYPES = {
-    "float16": np.float16,
-    "bfloat16": ml_dtypes.bfloat16,
-    "float8_e4m3": ml_dtypes.float8_e4m3fn,
-    "float8_e5m2": ml_dtypes.float8_e5m2,
-    "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
-    "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
-    "float6_e2m3": ml_dtypes.float6_e2m3fn,
-    "float6_e3m2": ml_dtypes.float6_e3m2fn,
-    "float4_e2m1": ml_dtypes.float4_e2m1fn,
-    E8M0: ml_dtypes.float8_e8m0fnu,
-}
+TYPES = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16, **ML_TYPES}
 
 
 def largest(name: str) -> Fraction:
