@@ -53,8 +53,14 @@ def generate(
     size = int(np.prod(shape))
     if size != n:  # (n was ignored when a shape was given)
         raise ValueError(f"shape {shape} holds {size} values, not n={n}")
-    x = draw(np.random.default_rng(seed), distribution, size, wide_span(info.name))
-    return np.asarray(as_format(x, info.name)).reshape(shape)
+    try:
+        x = draw(np.random.default_rng(seed), distribution, size, wide_span(info.name))
+        return np.asarray(as_format(x, info.name)).reshape(shape)
+    except MemoryError:  # NumPy's own message names no argument
+        raise MemoryError(
+            f"generate: n={n:,} values do not fit in this machine's memory (drawing them takes "
+            f"{8 * n / 2**30:,.1f} GiB of float64 first)"
+        ) from None
 
 
 def _shape(shape) -> tuple:

@@ -416,3 +416,9 @@ def test_messages_name_what_they_are_about_round_two():
         fpx.difference_budget(x, "sequential", "sequentail", "sum")
     with pytest.raises(ValueError, match="difference_budget: start: .*no parameter 'blok'"):
         fpx.difference_budget(x, "blocked(blok=3)", "sequential", "sum")
+
+
+def test_generate_names_n_when_the_values_do_not_fit_in_memory():
+    """10**13 values (80 TB of float64): a MemoryError naming n, not NumPy's own."""
+    with pytest.raises(MemoryError, match=r"generate: n=10,000,000,000,000 values do not fit"):
+        fpx.generate("uniform", 10**13)
