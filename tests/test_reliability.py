@@ -41,6 +41,7 @@ ARRAY_CALLS = {
         m, m, m, m, 1, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8
     ),
     "as_format": lambda m, M: fpx.as_format(m, "bfloat16"),
+    "quantize": lambda m, M: fpx.quantize(m, "mxfp4"),
     "to_bits": lambda m, M: fpx.to_bits(m),
     "fields": lambda m, M: fpx.fields(m),
     "bit_string": lambda m, M: fpx.bit_string(m),
