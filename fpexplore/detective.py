@@ -19,7 +19,7 @@ import numpy as np
 
 from . import checks
 from ._optional import require
-from .formats import coerce, refuse_masked
+from .formats import coerce
 from .inference.space import Config, candidates, cost, distance, evaluate, reduction
 from .ops.registry import get
 from .orders.arith import ORDER_OPS
@@ -251,14 +251,12 @@ def explain_numpy(
         raise ValueError(f"explain_numpy explains {', '.join(ORDER_OPS)}; got {checks.shown(op)}")
     spec = get(op)
     label, names = spec.numpy_label, spec.input_names
-    inputs = spec.user_inputs(inputs, what="explain_numpy")[0]  # a dict, a tuple or an array
+    # a dict, a tuple or an array; masked arrays and mixed formats refused
+    inputs, fmt, _ = spec.user_inputs(inputs, what="explain_numpy")
     probes = checks.integer("probes", probes, 0, MAX_PROBES)  # each is a 20,011-element run
     if top is not None:
         checks.integer("top", top, 1)
-    for k in names:
-        refuse_masked(inputs[k], "explain_numpy")
     first = tuple(np.asarray(inputs[k]) for k in names)
-    fmt = coerce(*first, what="explain_numpy")[1].name
     ins = [first]
     if not reduction(op).matrix:
         for s in range(probes):

@@ -97,6 +97,8 @@ __all__ = [
 
 #: Returned by ``ulp_distance(..., nan="sentinel")`` where exactly one side is NaN.
 ULP_NAN = int(np.iinfo(np.int64).min)
+#: ``ulp_distance``'s saturated distance (±): float64 values farther apart give it.
+ULP_SATURATED = int(np.iinfo(np.int64).max)
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _INFO = INFO
@@ -630,7 +632,7 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
     with np.errstate(over="ignore"):
         d = kb - ka
     overflow = ((ka < 0) != (kb < 0)) & ((d < 0) != (kb < 0))
-    big = np.int64(np.iinfo(np.int64).max)
+    big = np.int64(ULP_SATURATED)
     overflow |= d == -big - 1  # exactly -2**63 (2.0 to -2.0): no overflow, but the sentinel
     if overflow.any():
         d = np.where(overflow, np.where(kb < 0, -big, big), d)

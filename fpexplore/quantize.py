@@ -19,7 +19,6 @@ encode scale 1 / (scale * s_dec), and each element e2m1(x_i * that), saturating 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -133,16 +132,13 @@ def _mx(v: np.ndarray, s: Scheme) -> tuple[np.ndarray, np.ndarray]:
     """(elements, scales) of blocks ``v`` (..., blocks, block) by OCP MX section 6.3."""
     info = format_info(s.element)
     amax = np.max(np.abs(v), axis=-1)  # NaN where a block holds NaN
-    scales = np.empty(amax.shape, np.float64)
-    for idx, a in np.ndenumerate(amax):
-        if not math.isfinite(a):  # NaN or inf in the block: the scale's NaN (0xFF)
-            scales[idx] = math.nan
-            continue
-        # floor(log2(amax)) exactly (frexp: a = m 2**e, m in [0.5, 1)); an all-zero block
-        # takes the least scale, as the reference code (microxcaling) does
-        top = math.frexp(a)[1] - 1 if a > 0 else E8M0_MIN + info.emax
-        e = top - info.emax
-        scales[idx] = math.nan if e > E8M0_MAX else math.ldexp(1.0, max(e, E8M0_MIN))
+    finite = np.isfinite(amax)
+    # floor(log2(amax)) exactly (frexp: a = m 2**e, m in [0.5, 1)); an all-zero block takes
+    # the least scale, as the reference code (microxcaling) does
+    top = np.frexp(np.where(finite, amax, 1.0))[1].astype(np.int64) - 1
+    e = np.where(amax > 0, top, E8M0_MIN + info.emax) - info.emax
+    # NaN or inf in the block, or a scale past 2**127: the scale's NaN (0xFF)
+    scales = np.where(finite & (e <= E8M0_MAX), np.ldexp(1.0, np.maximum(e, E8M0_MIN)), np.nan)
     with np.errstate(invalid="ignore"):
         scaled = v / scales[..., None]  # exact: a power of two
     big = format_info(s.element).max

@@ -11,11 +11,9 @@ import math
 
 import numpy as np
 
-from ..formats import ULP_NAN, format_info
+from ..formats import ULP_NAN, ULP_SATURATED, format_info
 from ..results import EXACT_LABEL, diff_values
 from .state import OBSERVED, ORDER_OPS, State, sweep_arguments
-
-SATURATED = 2**63 - 1  # ulp_distance's saturated distance: "at least"
 
 TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls for the rest
     "variant",
@@ -46,7 +44,7 @@ def result_format(out) -> str:
 
 def ulps(k: int) -> str:
     """ "3 ulps"; the saturated distance of ulp_distance (2**63 - 1) is a lower bound."""
-    more = " or more" if abs(k) >= SATURATED else ""
+    more = " or more" if abs(k) >= ULP_SATURATED else ""
     return f"{k:,}{more} ulp{'' if k == 1 else 's'}"
 
 

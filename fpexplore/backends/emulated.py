@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formats import as_format, format_info
+from ..formats import FP8_DTYPES, as_format, format_info
 from ..timing import timed
 from .job import Job, Result
 
@@ -41,9 +41,8 @@ def _fp8_overflow(job: Job, step) -> None:
     conversion, emulated here, gives NaN (e4m3, no infinity) or ±inf (e5m2), where CUDA's
     ``__NV_SATFINITE`` conversion (what cuBLAS FP8 GEMMs are fed with) saturates to the
     largest finite value: the result is then not what such a GPU gives."""
-    kw = step.kwargs() if hasattr(step, "kwargs") else {}
-    rounding = kw.get("input_rounding")
-    if not isinstance(rounding, str) or not rounding.startswith("float8"):
+    rounding = step.kwargs().get("input_rounding")
+    if rounding not in FP8_DTYPES:
         return
     largest = format_info(rounding).max
     count = 0

@@ -506,9 +506,11 @@ _build()
 
 def register(specs: list[OrderSpec]) -> None:
     """Add the library wing's orders (listed after fpexplore's own, before the tensor cores)."""
-    fused = [s.name for s in specs if s.fma or s.library is None]
-    if fused:
-        raise ValueError(f"a library order runs its library's loop and sets no fma: {fused}")
+    bad = [s.name for s in specs if s.fma or s.library is None]
+    if bad:
+        raise ValueError(
+            f"a library order runs its library's loop (library=) and sets no fma: {bad}"
+        )
     _LIBRARY[:] = specs
     _build()
 

@@ -141,9 +141,12 @@ def _neighbour(bits: int, fmt: str, up: bool) -> float | None:
     v = _decode(bits, fmt)
     if math.isnan(v) or (math.isinf(v) and (v > 0) == up):
         return None
-    if not lay.signed:  # E8M0: the patterns count the values
+    if not lay.signed:  # E8M0: the patterns count the values (0xFF is NaN)
         nb = bits + 1 if up else bits - 1
-        return None if nb < 0 else (None if math.isnan(out := _decode(nb, fmt)) else out)
+        if nb < 0:
+            return None
+        out = _decode(nb, fmt)
+        return None if math.isnan(out) else out
     sign = 1 << (lay.total - 1)
     if v == 0:
         nb = 1 if up else sign | 1
