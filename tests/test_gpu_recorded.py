@@ -8,6 +8,7 @@ H200"), and where none does, the test says so.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -196,3 +197,24 @@ def test_cupy_matmul_tf32_is_the_h200_tensor_core_model(n, parts):
     assert _bits_equal(D, _tensor_core(A, B, parts))
     other = 2 if parts == 1 else 1
     assert np.mean(_tensor_core(A, B, other) == D) < 0.5
+
+
+def test_an_h100_computed_what_the_h200_did():
+    """The same recorder on an NVIDIA H100 80GB HBM3 (132 SMs, like the H200; CuPy 14.2, CUDA
+    13): digests of its 344 results (tests/data/gpu/gpu_nvidia_h100_digests.json). Every result
+    kept from the H200 is the H100's, bit for bit, except the twenty-run atomicAdd trees, whose
+    order is the scheduler's: 15 of those 16 differ."""
+    h100 = json.loads((Path(__file__).parent / "data" / "gpu" / "gpu_nvidia_h100_digests.json")
+                      .read_text())  # fmt: skip
+    assert h100["device"]["device"] == "NVIDIA H100 80GB HBM3"
+    key = ("op", "format", "n", "distribution", "seed", "variant")
+    digests = {tuple(e[k] for k in key): e["sha256"] for e in h100["entries"]}
+    assert len(digests) == 344
+    same, atomic = [], []
+    for e in ENTRIES:
+        r = np.asarray(replay.decode(e))
+        d = hashlib.sha256(f"{r.dtype.str}{r.shape}".encode() + r.tobytes()).hexdigest()[:32]
+        mine = digests[tuple(e[k] for k in key)]
+        (atomic if e["variant"].endswith("atomic x20") else same).append(d == mine)
+    assert len(same) == 220 and all(same)
+    assert len(atomic) == 16 and sum(atomic) == 1  # one float64 sum of 1,000 came out alike

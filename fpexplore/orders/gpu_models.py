@@ -194,6 +194,10 @@ _H200 = (
     "mma.sync: fp16 float32 and float16 out, bf16, tf32, E4M3 and E5M2 float16 out, one "
     "instruction and chains; FP8 float32 out: cuBLASLt's FP8 GEMM with fast accumulation)"
 )
+_H100 = (
+    "; an H100 80GB HBM3 measured here the same way, every row alike (h100hbm3_*.npz), and "
+    "cuBLASLt's FP8 GEMM on it gives the published FP8 float32 rows"
+)
 _HOPPER_FP8 = (
     "; FP8 float32 out is Hopper's own FP8 path (wgmma, as cuBLAS runs it); mma.sync "
     "unpacks FP8 to float16 and gives h100-mma"
@@ -211,12 +215,12 @@ ARCHS = {
         Gpu("l40s", "L40S", ADA, "L40STC.m", _model("L40STC.m, the parameters of AdaTC.m")),
         Gpu("h100", "H100", HOPPER, "H100TC.m",
             _rows("H100", "fp16 float32 and float16 out, bf16, tf32, E4M3 and E5M2 float32 "
-                  "and float16 out") + _HOPPER_FP8),  # fmt: skip
+                  "and float16 out") + _H100 + _HOPPER_FP8),  # fmt: skip
         Gpu("h200", "H200", HOPPER, "H200TC.m", _H200 + _HOPPER_FP8),
         Gpu("h100-mma", "H100 / H200 through mma.sync", HOPPER_MMA, "measured here",
-            "hardware rows matched: an H200's mma.sync with E4M3 and E5M2 inputs, float32 and "
-            "float16 out, one instruction and chains (tests/data/tensor_cores/h200_fp8.npz); "
-            "other inputs as h100"),  # fmt: skip
+            "hardware rows matched: an H200's and an H100's mma.sync with E4M3 and E5M2 "
+            "inputs, float32 and float16 out, one instruction and chains (tests/data/"
+            "tensor_cores/h200_fp8.npz, h100hbm3_fp8.npz); other inputs as h100"),  # fmt: skip
         Gpu("b200", "B200", BLACKWELL, "B200TC.m", _model("B200TC.m")),
         Gpu("b200-rn", "B200 (round-to-nearest variant)", BLACKWELL_RN, "B200TCRN.m",
             _model("B200TCRN.m, 'the B200 with final rounding mode set to RN'; the model "

@@ -337,6 +337,41 @@ def scaled_mm_products() -> dict:
     return got
 
 
+def published_scaled_mm() -> dict:
+    """torch._scaled_mm (cuBLASLt's FP8 GEMM) of the published H100 FP8 rows, c = 0: does the
+    13-bit path of Hopper's wgmma give the published float32 outputs?  The rows are A's rows and
+    B's columns (K = 32); the diagonal of A @ B is the rows' d: ``pubscaled_<fmt>_<fast>_d``."""
+    try:
+        import ml_dtypes
+        import torch
+    except ImportError as e:
+        print("published rows through torch._scaled_mm: skipped:", e, flush=True)
+        return {}
+    got = {}
+    one = torch.ones((), device="cuda")
+    types = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
+    for fmt, ttype in types.items():
+        a, b, _, _ = published_rows(fmt, 32)
+        ml = ml_dtypes.float8_e4m3fn if fmt == "e4m3" else ml_dtypes.float8_e5m2
+        rows = -(-len(a) // 16) * 16
+        a8 = np.zeros((rows, 32), np.uint8)
+        b8 = np.zeros((rows, 32), np.uint8)
+        a8[: len(a)] = a.astype(ml).view(np.uint8)
+        b8[: len(b)] = b.astype(ml).view(np.uint8)
+        ta = torch.from_numpy(a8).cuda().view(ttype)
+        tb = torch.from_numpy(b8).cuda().view(ttype).t()  # column-major B: column i is row i's b
+        for fast in (False, True):
+            key = f"pubscaled_{fmt}_{int(fast)}"
+            try:
+                d = torch._scaled_mm(ta, tb, one, one, out_dtype=torch.float32, use_fast_accum=fast)
+            except Exception as e:  # noqa: BLE001  (e5m2 x e5m2 may be refused)
+                print(f"{key}: failed: {type(e).__name__}: {e}", flush=True)
+                continue
+            got[f"{key}_d"] = torch.diagonal(d).cpu().numpy()[: len(a)].copy()
+    print("published rows through torch._scaled_mm:", len(got), "runs", flush=True)
+    return got
+
+
 def device_info(cp) -> str:
     props = cp.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
@@ -394,6 +429,7 @@ def main(path: str) -> int:
         print(f"{key}: {len(d)} rows", flush=True)
     files["fp16"].update(cublas_products(cp))
     files["fp8"].update(scaled_mm_products())
+    files["fp8"].update(published_scaled_mm())
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     for name, arrays in files.items():
