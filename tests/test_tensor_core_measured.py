@@ -106,7 +106,7 @@ def test_fp8_float32_mma_sync_is_not_the_13_bit_block(key, gpu):
     # the published H100 inputs with c = 0, as the published rows ran: mma.sync (on the H100
     # too) gives other bits than the published H100 outputs in most rows
     if 5 in kind.tolist():
-        pub = np.load(DATA / f"h100_{key[:4]}.npz")["d_fp32"].view(np.float32)
+        pub = np.load(DATA / "published" / f"h100_{key[:4]}.npz")["d_fp32"].view(np.float32)
         sel = kind == 5
         assert _same(d[sel], pub[: sel.sum()]).mean() < 0.7
 
@@ -166,7 +166,7 @@ def test_the_published_fp8_rows_are_cublaslt_fp8_gemm_on_an_h100(fmt, fast):
     """The published H100 E4M3 rows (float32 out, c = 0) through torch._scaled_mm on our H100
     (measure.py's published_scaled_mm): every output is the published one, in both accumulation
     modes (one block of K = 32), while mma.sync gives other bits in most rows (test above)."""
-    pub = np.load(DATA / f"h100_{fmt}.npz")
+    pub = np.load(DATA / "published" / f"h100_{fmt}.npz")
     d = np.load(DATA / "h100hbm3_fp8.npz")[f"pubscaled_{fmt}_{fast}_d"]
     assert len(d) == 5000
     assert _same(d, pub["d_fp32"].view(np.float32)).all()

@@ -127,9 +127,9 @@ def test_labelled_library_verified_against_published_outputs():
     assert tensor_core.verified("h100") == (
         "H100 (Hopper): hardware rows matched: every published H100 row (fp16 float32 and "
         "float16 out, bf16, tf32, E4M3 and E5M2 float32 and float16 out; 5,000 each, "
-        "tests/data/tensor_cores); an H100 80GB HBM3 measured here the same way, every row "
-        "alike (h100hbm3_*.npz), and cuBLASLt's FP8 GEMM on it gives the published FP8 float32 "
-        "rows; FP8 float32 out is Hopper's own FP8 path (wgmma, as cuBLAS "
+        "tests/data/tensor_cores/published); an H100 80GB HBM3 measured here the same way, "
+        "every row alike (h100hbm3_*.npz), and cuBLASLt's FP8 GEMM on it gives the published "
+        "FP8 float32 rows; FP8 float32 out is Hopper's own FP8 path (wgmma, as cuBLAS "
         "runs it); mma.sync unpacks FP8 to float16 and gives h100-mma (docs/tensor_cores.md)"
     )
     assert tensor_core.verified("h200-mma").startswith(

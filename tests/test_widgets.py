@@ -502,7 +502,8 @@ def test_builder_offers_the_gpu_tensor_cores_with_an_arch():
     assert app.b_rounding.value == "tf32"  # float32 data reach the tensor cores as tf32
     assert arch.tooltip == (
         "A100 (Ampere): hardware rows matched: every published A100 row (fp16 float32 and "
-        "float16 out, bf16, tf32; 5,000 each, tests/data/tensor_cores) (docs/tensor_cores.md)"
+        "float16 out, bf16, tf32; 5,000 each, tests/data/tensor_cores/published) "
+        "(docs/tensor_cores.md)"
     )
     find(app, W.Button, description="add").click()
     spec = "tensor-core(arch=a100)+tf32"

@@ -1,9 +1,10 @@
 """Build the compact test copies of the published tensor-core outputs (BSD-2, see LICENCE).
 
 Usage: ``python tests/data/tensor_cores/convert.py FOLDER``, where FOLDER holds the original
-text files as published (``V100/fp16``, ``A100/{fp16,bf16,tf32}``,
-``H100/{fp16,bf16,tf32,E4M3,E5M2}``, each with ``a_*.txt``, ``b_*.txt``, ``c_*_fp32.txt`` and
-``d_*_fp32.txt`` / ``d_*_fp16.txt``). Writes ``<gpu>_<format>.npz`` beside this script: uint32
+text files as published (the repository's ``model_validation``: ``V100/fp16``,
+``A100/{fp16,bf16,tf32}``, ``A2/...``, ``Ada/...``, ``L40S/...``, ``H100/...``, ``H200/...``,
+``B200/{fp16,bf16,tf32,E4M3,E5M2}``, each with ``a_*.txt``, ``b_*.txt``, ``c_*_fp32.txt`` and
+``d_*_fp32.txt`` / ``d_*_fp16.txt``). Writes ``published/<gpu>_<format>.npz``: uint32
 arrays ``a`` and ``b`` (rows x K, float32 bits), ``c`` (the float32 addend as written to the
 files) and ``d_fp32`` / ``d_fp16`` (the GPU's output as float32 bits; fp16 outputs are exact in
 float32).
@@ -55,5 +56,5 @@ def convert(folder: Path, out: Path) -> list[Path]:
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    for path in convert(Path(sys.argv[1]), Path(__file__).resolve().parent):
+    for path in convert(Path(sys.argv[1]), Path(__file__).resolve().parent / "published"):
         print(path.name, path.stat().st_size)

@@ -234,7 +234,7 @@ def generated_rows(fmt: str, K: int, rows: int, seed: int):
 
 def published_rows(fmt: str, K: int, zero_c: bool = False):
     """The published H100 rows' inputs (zero_c: with c = 0, as the FP8 float32 rows ran)."""
-    z = np.load(HERE / f"h100_{fmt}.npz")
+    z = np.load(HERE / "published" / f"h100_{fmt}.npz")
     a = z["a"].view(np.float32)
     b = z["b"].view(np.float32)
     pad = K - a.shape[1]
