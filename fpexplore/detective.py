@@ -106,7 +106,7 @@ def match_orders(
         order with its block sizes (4 ... 1024 for blocked, 32 ... 1024 for the GPU trees)
         and other parameters, fma off/on, accumulator =
         the format or a wider one, input rounding none/tf32/bfloat16 for dot and matmul; the
-        tensor cores (matrix cores) of one GPU per architecture of ``fpx.gpus()``, on float32
+        tensor cores (matrix cores) of one GPU per set of rules of ``fpx.gpus()``, on float32
         data with each input rounding they read it in)
     top : rows to return (None: all)
 

@@ -472,7 +472,7 @@ TENSOR_CORES = [
             "the GPU's rule (NVIDIA: aligned, truncated, added exactly, rounded once) "
             "(docs/tensor_cores.md), with no accumulator format and no fma to choose"
         ),
-        # one GPU per architecture: the detective's tensor-core candidates
+        # one GPU per set of rules: the detective's tensor-core candidates
         grid=tuple((("arch", k),) for k in gpu_models.one_per_architecture()),
         verified="published hardware outputs of the V100, A100 and H100 and outputs measured "
         "on an H200, the published models elsewhere (docs/tensor_cores.md)",
