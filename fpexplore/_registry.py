@@ -67,7 +67,9 @@ class FormatInfo:
 
     @property
     def bias(self) -> int:
-        return self.emax
+        """The exponent bias: 1 - emin with subnormals (not emax where the format gives up
+        infinity for range: E4M3 has emax 8, bias 7); emax for E8M0 (no subnormals)."""
+        return 1 - self.emin if self.has_zero else self.emax
 
     @property
     def eps(self) -> float:

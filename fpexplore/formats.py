@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import ml_dtypes
 import numpy as np
 
-from . import checks
+from . import _small, checks
 from ._registry import FORMATS, INFO, ROUNDING_MODES, ROUNDINGS, SMALL_DTYPES, FormatInfo
 from ._registry import FP8_DTYPES as FP8_DTYPES  # (re-exported, as are the next two)
 from ._registry import INPUT_ROUNDINGS as INPUT_ROUNDINGS
@@ -148,9 +148,8 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         fp8 = _SMALL_BY_DTYPE[dt] in FP8_DTYPES
         hint = (
             f"{'FP8' if fp8 else _SMALL_BY_DTYPE[dt]} arrays ({dt}) are read by to_bits, ulp, "
-            f"ulp_distance{', as_format and mma' if fp8 else ' and as_format'}; for the others "
-            "convert it, "
-            "e.g. x.astype(np.float32) (exact; next_up and next_down then step in float32)"
+            f"ulp_distance, next_up, next_down{', as_format and mma' if fp8 else ' and as_format'}"
+            "; for the others convert it, e.g. x.astype(np.float32) (exact)"
         )
     else:
         hint = f"dtype {dt} is not supported"
@@ -387,7 +386,8 @@ def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
 
 
 def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.generic:
-    """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`)."""
+    """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`; FP8,
+    FP6, FP4 and E8M0 give ml_dtypes' type of the format)."""
     refuse_masked(bits, "from_bits")
     try:
         small = None if isinstance(fmt, (str, FormatInfo)) else _SMALL_BY_DTYPE.get(np.dtype(fmt))
@@ -397,15 +397,11 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
         info = format_info(small or fmt)
     except (TypeError, ValueError) as e:
         raise type(e)(f"from_bits: fmt: {e}") from None
-    if not info.storage:
-        hint = (
-            f" (fpx.teaching.bit_fields(bits, {info.name!r}) takes its patterns apart)"
-            if info.name in SMALL_DTYPES
-            else ""
-        )
+    small = SMALL_DTYPES.get(info.name)  # FP8, FP6, FP4, E8M0: ml_dtypes' type, one byte
+    if not info.storage and small is None:
         raise ValueError(
-            f"from_bits: fmt: {info.name} is an input rounding, not a storage format{hint}; "
-            f"valid formats: {', '.join(FORMATS)}"
+            f"from_bits: fmt: {info.name} is an input rounding, not a storage format; "
+            f"valid formats: {', '.join((*FORMATS, *SMALL_DTYPES))}"
         )
     try:
         b = np.asarray(bits)
@@ -421,12 +417,14 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
             f"from_bits: bits must be integers (bit patterns), got {checks.shown(bits)} "
             f"of dtype {b.dtype}"
         )
-    if b.size and (int(b.min()) < 0 or int(b.max()) >= 1 << info.bits):
-        bad = next(int(v) for v in b.reshape(-1).tolist() if not 0 <= int(v) < 1 << info.bits)
+    width = info.bits if small is None else ml_dtypes.finfo(small).bits
+    if b.size and (int(b.min()) < 0 or int(b.max()) >= 1 << width):
+        bad = next(int(v) for v in b.reshape(-1).tolist() if not 0 <= int(v) < 1 << width)
         raise ValueError(
-            f"from_bits: bits: {bad} is not a {info.name} bit pattern; they lie in "
-            f"[0, 2**{info.bits})"
+            f"from_bits: bits: {bad} is not a {info.name} bit pattern; they lie in [0, 2**{width})"
         )
+    if small is not None:
+        return scalar_out(b.astype(np.uint8).view(small))
     return scalar_out(b.astype(info.uint).view(info.dtype))
 
 
@@ -561,12 +559,18 @@ def _step_impl(x, direction: int):
 
 def next_up(x: ArrayLike) -> np.ndarray | np.generic:
     """The least value of the format greater than ``x`` (IEEE nextUp; ``next_up(-0.0)`` is the
-    smallest positive subnormal, ``next_up(max) = inf``, ``next_up(inf) = inf``, NaN stays)."""
+    smallest positive subnormal, ``next_up(max) = inf``, ``next_up(inf) = inf``, NaN stays).
+    An array of ml_dtypes' FP8, FP6, FP4 or E8M0 type steps in its format; where the format has
+    no infinity, the largest value has no next and is refused."""
+    if (sm := _small_array(x)) is not None:
+        return scalar_out(_small.step(sm, _SMALL_BY_DTYPE[sm.dtype], +1))
     return _step(x, +1)
 
 
 def next_down(x: ArrayLike) -> np.ndarray | np.generic:
-    """The greatest value of the format less than ``x`` (IEEE nextDown)."""
+    """The greatest value of the format less than ``x`` (IEEE nextDown), as :func:`next_up`."""
+    if (sm := _small_array(x)) is not None:
+        return scalar_out(_small.step(sm, _SMALL_BY_DTYPE[sm.dtype], -1))
     return _step(x, -1)
 
 

@@ -630,8 +630,18 @@ def test_fp8_arrays_bits_ulp_and_ulp_distance_against_their_ordered_values(t):
         assert u == expected or (math.isnan(u) and math.isnan(expected)), (f, u)
     with pytest.raises(TypeError, match=f"^ulp_distance: a is {t.__name__} and b is float32"):
         fpx.ulp_distance(v, v.astype(np.float32))
-    with pytest.raises(TypeError, match=r"FP8 arrays .* for the others convert it"):
-        fpx.next_up(v)
+    for f, x in zip(floats, v):  # next_up: the next value in the list (+inf stays)
+        if math.isnan(f) or f == math.inf:
+            continue
+        if rank[f] + 1 == len(values):  # the largest, in a format without infinity
+            with pytest.raises(ValueError, match="which has no greater value"):
+                fpx.next_up(x)
+            continue
+        want = values[rank[f] + 1]
+        got = float(fpx.next_up(x))
+        neg_zero = any(g == 0 and math.copysign(1, g) < 0 for g in floats)  # FNUZ: none
+        sign = math.copysign(1, f) if neg_zero else 1.0  # IEEE nextUp(-tiny) = -0
+        assert got == want and (want != 0 or math.copysign(1, got) == sign)
 
 
 @pytest.mark.parametrize("src", [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2])
@@ -689,11 +699,12 @@ def test_ulp_in_another_format_refuses_values_past_its_range():
     assert got[0] == 2.0**-10 and got[1] == np.inf and np.isnan(got[2])
 
 
-def test_the_fp8_refusal_names_as_format_and_warns_about_stepping():
+def test_the_fp8_refusal_names_what_reads_fp8_arrays():
     x = np.array([1.0], ml_dtypes.float8_e4m3fn)
-    with pytest.raises(TypeError, match=r"to_bits, ulp, ulp_distance, as_format and mma.*"
-                       r"next_up and next_down then step in float32"):  # fmt: skip
-        fpx.next_up(x)
+    with pytest.raises(TypeError, match=r"to_bits, ulp, ulp_distance, next_up, next_down, "
+                       r"as_format and mma; for the others convert it"):  # fmt: skip
+        fpx.sum(x)
+    assert float(fpx.next_up(x)[0]) == 1.125  # stepped in E4M3, not in float32
 
 
 def test_exact_infinities_and_huge_values_in_the_rounding_modes():

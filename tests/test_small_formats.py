@@ -256,8 +256,10 @@ def test_bits_round_trip_for_every_pattern(name):
     assert fpx.to_bits(x[n - 1]) == n - 1
     back = fpx.as_format(x.astype(np.float32), name)
     assert fpx.to_bits(back.astype(t)).tolist() == list(range(n))
-    with pytest.raises(ValueError, match=r"from_bits: fmt: .* not a storage format"):
-        fpx.from_bits(3, name)
+    again = fpx.from_bits(np.arange(n), name)  # the inverse of to_bits
+    assert again.dtype == t and fpx.to_bits(again).tolist() == list(range(n))
+    with pytest.raises(ValueError, match=rf"from_bits: bits: {n} is not a {name} bit pattern"):
+        fpx.from_bits([0, n], name)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -303,10 +305,52 @@ def test_ulp_and_neighbours_against_the_enumerated_values(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_next_up_and_next_down_step_through_the_enumerated_values(name):
+    """Every pattern: next_up is the least enumerated value above it, next_down the greatest
+    below (toward zero from the smallest values: -0 from below, +0 from above; ±0 step to the
+    smallest value of each sign); where there is none (the largest value; E8M0's least) the
+    format has no infinity to give, so it is refused naming x."""
+    t = DEFINITIONS[name][0]
+    values, _ = TABLES[name]
+    for b in range(1 << width(name)):
+        d = decode(name, b)
+        x = np.array(b, np.uint8).view(t)
+        for f, nxt in ((fpx.next_up, [v for v in values if v > (d or 0)]),
+                       (fpx.next_down, [v for v in values if v < (d or 0)][::-1])):  # fmt: skip
+            if d is None:  # NaN stays
+                assert np.isnan(np.float32(f(x)))
+                continue
+            if not nxt:
+                with pytest.raises(ValueError, match=r"x holds .* no (greater|smaller) value in"):
+                    f(x)
+                continue
+            got = f(x)
+            assert got.dtype == t
+            want = float(nxt[0])
+            if want == 0:  # the sign of the zero: IEEE nextUp(-tiny) = -0, nextDown(tiny) = +0
+                want = math.copysign(0.0, float(d))
+            assert same(float(got), want), (name, b, float(got), want)
+    assert fpx.format_info(name).bias == DEFINITIONS[name][3]
+
+
+def test_fp8_next_up_down_and_bias():
+    """FP8: E5M2 steps as IEEE (the pattern plus one: the largest value to inf); E4M3 has no
+    infinity (448 has no next), FNUZ no -0; the biases of the OCP and FNUZ tables."""
+    e5m2 = np.arange(0, 0x7B, dtype=np.uint8).view(ml_dtypes.float8_e5m2)  # +0 .. below max
+    assert (fpx.to_bits(fpx.next_up(e5m2)) == np.arange(1, 0x7C)).all()
+    assert np.isinf(np.float32(fpx.next_up(np.array(57344.0, ml_dtypes.float8_e5m2))))
+    with pytest.raises(ValueError, match=r"x holds 448.0, which has no greater value"):
+        fpx.next_up(np.array([1.0, 448.0], ml_dtypes.float8_e4m3fn))
+    tiny = np.array(-(2.0**-10), ml_dtypes.float8_e4m3fnuz)
+    assert fpx.to_bits(fpx.next_up(tiny)) == 0  # +0: FNUZ has no -0
+    assert fpx.to_bits(fpx.next_up(np.array(-(2.0**-9), ml_dtypes.float8_e4m3fn))) == 0x80
+    biases = {"float8_e4m3": 7, "float8_e5m2": 15, "float8_e4m3fnuz": 8, "float8_e5m2fnuz": 16,
+              "float16": 15, "bfloat16": 127, "float32": 127, "float64": 1023}  # fmt: skip
+    assert {f: fpx.format_info(f).bias for f in biases} == biases
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_what_is_not_read_is_refused_with_the_way_out(name):
     x = np.zeros(2, DEFINITIONS[name][0])
-    with pytest.raises(TypeError, match=rf"{name} arrays .* to_bits, ulp, ulp_distance and "
-                       r"as_format; for the others convert it"):  # fmt: skip
-        fpx.next_up(x)
     with pytest.raises(TypeError, match=r"ulp_distance: a is .* give both in one ml_dtypes"):
         fpx.ulp_distance(x, x.astype(np.float32))
