@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = ["check_op_params", "compare", "parse_variants", "resolve_variants", "sweep"]
+__all__ = ["check_op_params", "compare", "parse_variants", "sweep"]
 
 BACKENDS = NAMES  # fpexplore/backends: numpy, emulated, cupy, replay, torch, jax, polars
 
@@ -61,11 +61,6 @@ def parse_variants(op: str, variants, fmt: str | None = None) -> list[VariantSpe
             "another spelling of the same setting); list each variant once"
         )
     return specs
-
-
-def resolve_variants(op: str, variants, fmt: str | None = None) -> list[str]:
-    """:func:`parse_variants` as canonical variant spec strings (a plain name stays itself)."""
-    return [str(s) for s in parse_variants(op, variants, fmt)]
 
 
 COMPARE_ARGUMENTS = frozenset(
