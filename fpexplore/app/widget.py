@@ -305,8 +305,10 @@ def explorer(**kwargs) -> Explorer:
         A view's code from "Link to this view": that view again (op, format, n, variants,
         the other controls, the op parameters); keywords given beside it win.
     **op_params
-        compare()'s op parameters (``block=``, ``accumulate=``...); one no variant takes is
-        a TypeError, now.
+        compare()'s op parameters (``block=``, ``accumulate=``...), checked now without
+        computing anything: one that neither the op nor a variant takes is a TypeError, a
+        value a variant's spec refuses a ValueError (the op's own, cdist's ``d`` or
+        linspace's ``endpoint``, are checked when compare() runs: a message in the app).
     namespace : dict, optional
         Where "data from: your arrays" finds arrays by name (default: IPython's user
         namespace, the notebook's variables; an empty dict outside a kernel).
