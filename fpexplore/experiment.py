@@ -29,14 +29,14 @@ from .metrics import summarize
 from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .results import USER_DATA, Comparison, Sweep
-from .spec import VariantSpec, parse_spec
+from .spec import VariantSpec, keywords_of, parse_spec, with_keywords
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from numpy.typing import ArrayLike
 
-__all__ = ["compare", "parse_variants", "resolve_variants", "sweep"]
+__all__ = ["check_op_params", "compare", "parse_variants", "sweep"]
 
 BACKENDS = NAMES  # fpexplore/backends: numpy, emulated, cupy, replay, torch, jax, polars
 
@@ -63,15 +63,23 @@ def parse_variants(op: str, variants, fmt: str | None = None) -> list[VariantSpe
     return specs
 
 
-def resolve_variants(op: str, variants, fmt: str | None = None) -> list[str]:
-    """:func:`parse_variants` as canonical variant spec strings (a plain name stays itself)."""
-    return [str(s) for s in parse_variants(op, variants, fmt)]
-
-
 COMPARE_ARGUMENTS = frozenset(
     ("op", "format", "n", "variants", "distribution", "seed", "backends", "threads", "inputs")
     + ("progress",)
 )
+
+
+def check_op_params(op: str, variants, fmt: str | None, op_params: dict) -> None:
+    """compare()'s op parameters checked before anything runs (compare itself refuses an
+    unused one after its run): each value as a setting of the variants that take it
+    (:func:`fpexplore.parse_spec`'s ValueError), a keyword that neither the op nor these
+    variants take compare's TypeError."""
+    taken = set(get_op(op).keywords)
+    for spec in parse_variants(op, variants, fmt):
+        keys = keywords_of(spec, op, op_params.get("order"))
+        taken |= keys
+        parse_spec(with_keywords(spec, {k: v for k, v in op_params.items() if k in keys}), op)
+    checks.refuse_unknown("fpx.compare", set(op_params) - taken, COMPARE_ARGUMENTS | taken)
 
 
 class Default:

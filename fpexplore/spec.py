@@ -76,6 +76,7 @@ from .orders.arith import (
     check_fma,
     check_input_rounding,
     check_split_k,
+    order_keywords,
     split_k_applies,
 )
 from .orders.registry import fusable, lookup, orders_of
@@ -384,6 +385,36 @@ def parse_spec(text: str | VariantSpec, op: str | None = None) -> VariantSpec:
         _check_order(spec, op)
         return spec
     return _check_formula(spec, op)
+
+
+def keywords_of(spec: VariantSpec, op: str, order: str | None = None) -> set:
+    """compare()'s op parameters (``block=``, ``accumulate=``) that variant ``spec`` of ``op``
+    takes as settings of its spec: an order's (:func:`~fpexplore.orders.arith.order_keywords`),
+    or what a formula variant's :class:`~fpexplore.ops.variant.Settings` allow (with the
+    parameters of its ``order``: the spec's, else ``order``, else "sequential")."""
+    if op in ORDER_OPS:
+        return order_keywords(op, lookup(op, spec.name))
+    from .ops.registry import get
+    from .ops.variant import Settings
+
+    f = get(op).settings.get(spec.name, Settings())
+    keys = set(f.params) | {k for k, on in (("accumulate", f.accumulate), ("fma", f.fma)) if on}
+    if f.order_of:
+        keys.add("order")
+        order = orders_of(f.order_of).get(spec.param_dict.get("order", order or "sequential"))
+        if f.order_params and order is not None:  # (an unknown order: parse_spec says so)
+            keys |= set(order.params)
+    return keys
+
+
+def with_keywords(spec: VariantSpec, keywords: dict) -> VariantSpec:
+    """``spec`` with op parameters as its settings, as compare passes them to its variant
+    (the spec's own settings win): ``fma``, ``accumulate`` and ``input_rounding`` as its
+    modifiers, the others as its parameters; unchecked (:func:`parse_spec` checks it)."""
+    own = spec.kwargs()
+    kw = {k: v for k, v in keywords.items() if k not in own}
+    parts = {k: kw.pop(k) for k in ("fma", "accumulate", "input_rounding") if k in kw}
+    return dataclasses.replace(spec, params={**spec.param_dict, **kw}, **parts)
 
 
 # ----------------------------------------------------------------------------- sum, dot, matmul

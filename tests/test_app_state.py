@@ -10,6 +10,12 @@ import pytest
 
 from fpexplore.app import state as S
 from fpexplore.ops import registry as op_registry
+from fpexplore.spec import VariantSpec
+
+
+def texts(specs) -> tuple:
+    """The variant specs' canonical spellings (the state holds them parsed)."""
+    return tuple(map(str, specs))
 
 
 def test_the_state_is_frozen_and_loads_no_widgets():
@@ -26,10 +32,11 @@ def test_the_state_is_frozen_and_loads_no_widgets():
 def test_initial_state_takes_the_arguments_as_given():
     s = S.initial(op="dot", n=2000, variants=["sequential + fma", "pairwise"], seed=3)
     assert (s.op, s.n, s.seed, s.format) == ("dot", 2000, 3, "float32")
-    assert s.variants == ("sequential+fma", "pairwise")  # canonical, parsed once
+    assert texts(s.variants) == ("sequential+fma", "pairwise")  # canonical, parsed once
+    assert all(isinstance(v, VariantSpec) for v in s.variants)
     assert s.inputs == (("a", ""), ("b", ""))  # dot's inputs, none chosen
     assert S.initial(op="matmul").n == op_registry.get("matmul").default_n
-    assert S.initial().variants == tuple(op_registry.get("sum").defaults_for("float32"))
+    assert texts(S.initial().variants) == tuple(op_registry.get("sum").defaults_for("float32"))
     with pytest.raises(ValueError, match="unknown variant 'seq'"):
         S.initial(variants=["seq"])
     with pytest.raises(ValueError, match="the largest size the app offers"):
@@ -38,15 +45,15 @@ def test_initial_state_takes_the_arguments_as_given():
 
 def test_set_op_and_set_format():
     s = S.add_variant(S.initial(n=10), "tree(block=64)")
-    assert s.extra == ("tree(block=64)",) and "tree(block=64)" in s.variants
+    assert texts(s.extra) == ("tree(block=64)",) and "tree(block=64)" in texts(s.variants)
     m = S.set_op(s, "matmul")
     assert m.n == 100 and m.extra == () and m.inputs == (("A", ""), ("B", ""))
-    assert m.variants == tuple(op_registry.get("matmul").defaults_for("float32"))
+    assert texts(m.variants) == tuple(op_registry.get("matmul").defaults_for("float32"))
     with pytest.raises(ValueError, match="valid: sum, dot"):
         S.set_op(s, "cumsum")
     # a new format keeps the selection where it is still offered
-    f = S.set_format(S.with_variants(s, ["sequential", "kahan"]), "float64")
-    assert f.format == "float64" and f.variants == ("sequential", "kahan")
+    f = S.set_format(S.select_variants(s, ["sequential", "kahan"]), "float64")
+    assert f.format == "float64" and texts(f.variants) == ("sequential", "kahan")
     with pytest.raises(ValueError):
         S.set_format(s, "float8")
 
@@ -54,16 +61,16 @@ def test_set_op_and_set_format():
 def test_add_and_remove_variants():
     s = S.initial(op="dot", variants=["pairwise"])
     s = S.add_variant(s, "sequential+fma")
-    assert S.variant_options(s)[0] == "sequential+fma"  # a built spec: on top
-    assert s.variants == ("pairwise", "sequential+fma")
+    assert str(S.variant_options(s)[0]) == "sequential+fma"  # a built spec: on top
+    assert texts(s.variants) == ("pairwise", "sequential+fma")
     assert S.add_variant(s, "sequential + fma") == s  # the same spec: nothing new
     s = S.add_variant(s, "sequential")  # one of the op's own: not an extra
-    assert s.extra == ("sequential+fma",) and s.variants[-1] == "sequential"
+    assert texts(s.extra) == ("sequential+fma",) and str(s.variants[-1]) == "sequential"
     with pytest.raises(ValueError, match="unknown variant"):
         S.add_variant(s, "bogus")
     r = S.remove_variants(s, ["sequential+fma", "pairwise"])
-    assert r.variants == ("sequential",) and r.extra == ()
-    assert "sequential+fma" not in S.variant_options(r)
+    assert texts(r.variants) == ("sequential",) and r.extra == ()
+    assert "sequential+fma" not in texts(S.variant_options(r))
 
 
 def test_the_builder_spec_is_a_plain_function():
@@ -83,7 +90,7 @@ def test_presets():
     s = S.initial(op="sum", format="float16", backends=("emulated",))
     p = S.apply_preset(s, "tensor cores vs CPU")
     assert (p.op, p.format, p.view) == ("matmul", "float32", "errors")
-    assert p.variants == (
+    assert texts(p.variants) == (
         "sequential",
         "tensor-core(arch=a100)+tf32",
         "tensor-core(arch=h100)+tf32",
@@ -207,3 +214,27 @@ def test_another_op_leaves_the_op_parameters_of_the_first():
         assert "block" not in args and moved.op_params == ()
         assert "block" not in S.keywords_of_link(S.link_of(moved))
         fpx.compare(**{**args, "n": 10, "backends": ["emulated"]})
+
+
+def test_variant_specs_are_parsed_where_their_text_enters_only(monkeypatch):
+    """The state holds the variants parsed (VariantSpec): the transitions that move them
+    (a format, the list's selection, removing, an op's defaults, compare's arguments) parse
+    nothing again; they were parsed on every change (with_variants: parse_spec, then
+    resolve_variants parsing the same texts a second time)."""
+    from fpexplore import experiment, spec
+
+    s = S.add_variant(S.initial(op="dot", variants=["sequential + fma", "pairwise"]), "kahan")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a variant spec was parsed again")
+
+    for module in (S, experiment, spec):
+        monkeypatch.setattr(module, "parse_spec", refuse)
+    f = S.set_format(S.select_variants(s, ["pairwise", "sequential+fma"]), "float64")
+    assert texts(f.variants) == ("pairwise", "sequential+fma") and f.extra == s.extra
+    r = S.remove_variants(f, ["pairwise"])
+    assert texts(r.variants) == ("sequential+fma",)
+    assert S.compare_arguments(r)["variants"] == list(r.variants)  # the specs, passed on
+    m = S.set_op(r, "matmul")
+    assert texts(m.variants) == tuple(op_registry.get("matmul").defaults_for("float32"))
+    assert texts(S.set_op(m, "sum").variants) == texts(S.initial().variants)

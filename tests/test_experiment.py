@@ -657,3 +657,29 @@ def test_compare_refuses_a_variant_listed_twice():
         "pairwise",
         "blocked(block=64)",
     ]
+
+
+def test_the_op_parameters_checked_before_a_run_are_those_compare_takes(monkeypatch):
+    """The explorer checks its op parameters without a run (check_op_params: the op's
+    ``keywords`` and what its variants take as settings); every keyword a compare() of an
+    op's default variants looks for is one of those, so nothing compare takes is refused."""
+    from fpexplore import experiment
+    from fpexplore.ops.opspec import Params
+    from fpexplore.ops.registry import get
+    from fpexplore.spec import keywords_of
+
+    made = []
+
+    class Spy(Params):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(experiment, "Params", Spy)
+    for op in fpx.ops():
+        made.clear()
+        fpx.compare(op, n=16, backends=("emulated",))
+        taken = set().union(*(p.taken for p in made)) - experiment.COMPARE_ARGUMENTS
+        specs = experiment.parse_variants(op, None, "float32")
+        static = set(get(op).keywords).union(*(keywords_of(s, op) for s in specs))
+        assert taken <= static, (op, taken - static)

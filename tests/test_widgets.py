@@ -868,6 +868,28 @@ def test_adding_a_control_is_one_row(monkeypatch):
         fpx.explorer(n=100, backends=("emulated",), digits=0)
 
 
+def test_op_parameters_are_checked_without_running_compare(monkeypatch):
+    """explorer(block=...) checked its op parameters by running a whole compare() on 10
+    values; now the variants' specs check them (nothing computed), with the same errors."""
+    import fpexplore.app.widget as widget
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("compare() ran to check the op parameters")
+
+    monkeypatch.setattr(widget, "compare", refuse, raising=False)
+    app = fpx.explorer(n=100, variants=["sequential", "blocked"], backends=("emulated",), block=64)
+    assert app.op_params == {"block": 64} and app.comparison.params["block"] == 64
+    with pytest.raises(ValueError, match="block must be from 1 to 1073741824, got 0"):
+        fpx.explorer(n=100, variants=["blocked"], block=0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'blok'"):
+        fpx.explorer(n=100, blok=64)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'block'"):
+        fpx.explorer(op="mean", n=100, block=64)  # no mean variant takes one
+    with pytest.raises(ValueError, match="unknown accumulator 'float8'"):
+        fpx.explorer(n=100, accumulate="float8")
+    assert fpx.explorer(op="variance", n=100, ddof=1).op_params == {"ddof": 1}  # the op's own
+
+
 def test_a_link_to_this_view_opens_the_same_view():
     """ "Link to this view" gives a code; fpx.explorer(link=code) opens the same op, format,
     n, variants, view and op parameters (the comparison is the same, bit for bit); a damaged

@@ -282,9 +282,9 @@ def show_table_controls(c, state: State) -> None:
             set_choices(w, options, value)
         w.value = value
         w.layout.display = None if row.shown is None or row.shown(state) else "none"
-    opts = variant_options(state)
-    if list(c.variants.options) != opts or c.variants.value != state.variants:
-        set_choices(c.variants, opts, state.variants)
+    opts, chosen = [str(v) for v in variant_options(state)], tuple(map(str, state.variants))
+    if list(c.variants.options) != opts or c.variants.value != chosen:
+        set_choices(c.variants, opts, chosen)
 
 
 def show_data_controls(c, state: State, arrays: dict, on_input) -> None:

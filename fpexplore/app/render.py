@@ -238,7 +238,7 @@ def view_code(state: State, cmp, code_of) -> str:
         if state.source == "arrays":
             return "# the sweep view draws generated data of each size"
         kw = sweep_arguments(state)
-        op = kw.pop("op")
+        op, kw["variants"] = kw.pop("op"), [str(v) for v in kw["variants"]]
         sw = f"fpx.sweep({op!r}, " + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
         if state.sweep_unit == "abs":
             return sw + ".plot()"

@@ -4,8 +4,10 @@
 data source (your arrays by variable name, the observed results), the view and the A/B picks.
 Each transition takes a state (and plain values) and returns a new one; the app's one change
 handler replaces its state with the result and renders it. Variant specs enter the state once,
-in their canonical spelling (parsed here, never again per redraw); results are named by their
-key, ``(variant spec, backend)``, an observed result by ``(name, "observed")``.
+parsed (:class:`~fpexplore.spec.VariantSpec`, where a string enters: the ``variants`` keyword,
+the builder's spec, a preset's list; never again per redraw); results are named by their key,
+``(variant spec, backend)`` (the spec's canonical spelling), an observed result by
+``(name, "observed")``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from .. import checks
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
-from ..experiment import resolve_variants
+from ..experiment import parse_variants
 from ..formats import FORMATS
 from ..libspec import backend_libraries
 from ..ops.opspec import Params
@@ -30,7 +32,7 @@ from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
 from ..orders.arith import ORDER_OPS
 from ..orders.registry import lookup, orders_for
-from ..spec import parse_spec
+from ..spec import VariantSpec, parse_spec
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 # every backend but the CPU libraries, which join where installed (fpexplore.libspec)
@@ -156,9 +158,9 @@ class Control:
 class State:
     """Everything the app shows, as values. ``settings``: (name, value) per row of
     :data:`CONTROLS` (read as attributes: ``state.n``); ``variants``: the selection,
-    canonical specs; ``extra``: specs built or given beyond the op's own (newest first, on
-    top of the list); ``inputs``: (the op's input name, the variable chosen for it, "" for
-    none) per input; ``observed``: the observed results' variable names; ``pick_a``,
+    parsed specs (VariantSpec); ``extra``: specs built or given beyond the op's own (newest
+    first, on top of the list); ``inputs``: (the op's input name, the variable chosen for it,
+    "" for none) per input; ``observed``: the observed results' variable names; ``pick_a``,
     ``pick_b``: result keys; ``want_picks``: the pair a preset asks for, taken once its
     results exist."""
 
@@ -195,10 +197,15 @@ def sizes(state: State) -> list[int]:
     return sorted({*SIZES, int(state.n)})
 
 
-def variant_options(state: State) -> list[str]:
+def _own_variants(state: State, names=None) -> list[VariantSpec]:
+    """The op's variants for the format (or ``names`` of them), as specs."""
+    return [VariantSpec(n) for n in names or get_op(state.op).variants_for(state.format)]
+
+
+def variant_options(state: State) -> list[VariantSpec]:
     """The variants offered: the specs built or given (on top, where the list shows them),
     then those the op has for the format."""
-    base = get_op(state.op).variants_for(state.format)
+    base = _own_variants(state)
     return [e for e in state.extra if e not in base] + base
 
 
@@ -237,21 +244,19 @@ def built_spec(name, *, arch="h100", block=0, fma=False, rounding="", acc="") ->
 
 
 def with_variants(state: State, selected=None) -> State:
-    """Select these specs (None: keep the selection where it is still offered, else the op's
-    defaults for the format); given specs join the list in their canonical spelling (an
-    invalid one: ValueError)."""
+    """Select these specs (parsed: VariantSpecs; None: keep the selection where it is still
+    offered, else the op's defaults for the format); specs beyond the op's own join the
+    list."""
     extra = list(state.extra)
-    base = get_op(state.op).variants_for(state.format)
     if selected is not None:
-        keep = [str(parse_spec(v, state.op)) for v in selected]
-        extra = [t for t in reversed(keep) if t not in base and t not in extra] + extra
-        selected = keep
+        base = _own_variants(state)
+        extra = [t for t in reversed(selected) if t not in base and t not in extra] + extra
     state = state.set(extra=tuple(dict.fromkeys(extra)))
     opts = variant_options(state)
     if selected is None:
-        selected = [v for v in state.variants if v in opts] or None
-    chosen = resolve_variants(state.op, selected, state.format)
-    return state.set(variants=tuple(v for v in chosen if v in opts))
+        kept = [v for v in state.variants if v in opts]
+        selected = kept or _own_variants(state, get_op(state.op).defaults_for(state.format))
+    return state.set(variants=tuple(v for v in selected if v in opts))
 
 
 def initial(variants=None, installed=(), op_params=(), **values) -> State:
@@ -269,6 +274,8 @@ def initial(variants=None, installed=(), op_params=(), **values) -> State:
     state = State(op_params=tuple(op_params)).set(**{**defaults, **given})
     if "n" not in given:
         state = state.set(n=int(get_op(state.op).default_n))  # the op's own first size
+    if variants is not None:  # where the variants enter as text: parsed, once
+        variants = parse_variants(state.op, variants, state.format)
     return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
 
 
@@ -280,7 +287,7 @@ def link_of(state: State) -> str:
     """The view as a short code ("Link to this view"): every control but :data:`_UNLINKED`,
     the variants and the op parameters; ``fpx.explorer(link=...)`` opens it again."""
     kept = {k: v for k, v in state.settings if k not in _UNLINKED}
-    doc = {**kept, "variants": list(state.variants), **dict(state.op_params)}
+    doc = {**kept, "variants": [str(v) for v in state.variants], **dict(state.op_params)}
     raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
 
@@ -376,18 +383,19 @@ def set_format(state: State, fmt, formats: dict | None = None) -> State:
 
 
 def add_variant(state: State, spec: str) -> State:
-    """Add a variant spec (the builder's) to the list, on top, and select it; an invalid one
-    is a ValueError."""
-    text = str(parse_spec(spec, state.op))
-    extra = state.extra if text in variant_options(state) else (text, *state.extra)
-    return state.set(extra=extra, variants=tuple(dict.fromkeys([*state.variants, text])))
+    """Add a variant spec (the builder's text) to the list, on top, and select it; an invalid
+    one is a ValueError."""
+    spec = parse_spec(spec, state.op)
+    extra = state.extra if spec in variant_options(state) else (spec, *state.extra)
+    return state.set(extra=extra, variants=tuple(dict.fromkeys([*state.variants, spec])))
 
 
 def remove_variants(state: State, specs) -> State:
-    """Take these variants out of the selection (built specs leave the list too)."""
-    specs = set(specs)
-    state = state.set(extra=tuple(e for e in state.extra if e not in specs))
-    return with_variants(state, [v for v in state.variants if v not in specs])
+    """Take these variants (specs, or their canonical spelling as the list shows it) out of
+    the selection (built specs leave the list too)."""
+    gone = {str(s) for s in specs}
+    state = state.set(extra=tuple(e for e in state.extra if str(e) not in gone))
+    return with_variants(state, [v for v in state.variants if str(v) not in gone])
 
 
 def apply_preset(state: State, label: str, formats=None) -> State:
@@ -406,13 +414,13 @@ def apply_preset(state: State, label: str, formats=None) -> State:
         state = state.set(format=preset.format)
     offered = {v for _, v in builder_names(state.op, state.format)}
     specs = [parse_spec(v, state.op) for v in preset.variants]
-    chosen = [str(sp) for sp in specs if sp.name in offered]
+    chosen = [sp for sp in specs if sp.name in offered]
     if preset.numpy and "numpy" not in state.backends:
         state = state.set(backends=("numpy", *state.backends))
     # two variants: show them against each other; more: their errors
     view = preset.view or ("A vs B" if len(chosen) == 2 else "errors")
     state = with_variants(state.set(view=view), chosen)
-    return state.set(want_picks=tuple((v, "emulated") for v in chosen)[:2])
+    return state.set(want_picks=tuple((str(v), "emulated") for v in chosen)[:2])
 
 
 @functools.cache
@@ -512,7 +520,7 @@ def compare_arguments(state: State, inputs=None) -> dict:
         if (row.compare == "always" or (row.compare == "generated" and not mine))
         and getattr(state, k) != row.omit
     }
-    kw["variants"] = list(state.variants)
+    kw["variants"] = list(state.variants)  # parsed: compare takes the specs
     if mine:
         kw["inputs"] = inputs
     return {**kw, **dict(state.op_params)}
@@ -529,8 +537,10 @@ def sweep_arguments(state: State) -> dict:
 
 
 def select_variants(state: State, specs) -> State:
-    """The variants selected in the list (each one offered, so already canonical)."""
-    return state.set(variants=tuple(specs))
+    """The variants selected in the list, by the canonical spelling it shows (each one
+    offered, so already parsed)."""
+    offered = {str(v): v for v in variant_options(state)}
+    return state.set(variants=tuple(offered[str(s)] for s in specs))
 
 
 def shown_part(state: State) -> tuple:

@@ -14,7 +14,7 @@ import traceback
 import ipywidgets as W
 
 from .. import checks
-from ..experiment import compare
+from ..experiment import check_op_params
 from ..libspec import backend_libraries
 from . import render
 from .controls import arrange, builder_fits, builder_spec, make_controls, show_picks, show_state
@@ -24,7 +24,6 @@ from .state import (
     CONTROLS,
     OBSERVED,
     PRESETS,
-    SIZES,
     add_variant,
     apply_preset,
     checked_request,
@@ -59,9 +58,8 @@ class Explorer(W.VBox):
         installed = tuple(b for b in backend_libraries() if status(b)[0])
         state = from_keywords(kwargs, variants, installed, has_gpu())
         op_params = dict(state.op_params)  # compare()'s op parameters (block=, accumulate=)
-        if op_params:  # refused now, as compare() would refuse them, not later in the app
-            probe = dict(format=state.format, n=min(SIZES), variants=variants)
-            compare(state.op, **probe, backends=("emulated",), **op_params)
+        # refused now, as compare() would refuse them, not later in the app
+        check_op_params(state.op, state.variants, state.format, op_params)
         self._arrays = YourArrays(namespace)
         self.op_params = op_params
         self.state = list_names(state, self._formats(), follow=False)
@@ -307,8 +305,10 @@ def explorer(**kwargs) -> Explorer:
         A view's code from "Link to this view": that view again (op, format, n, variants,
         the other controls, the op parameters); keywords given beside it win.
     **op_params
-        compare()'s op parameters (``block=``, ``accumulate=``...); one no variant takes is
-        a TypeError, now.
+        compare()'s op parameters (``block=``, ``accumulate=``...), checked now without
+        computing anything: one that neither the op nor a variant takes is a TypeError, a
+        value a variant's spec refuses a ValueError (the op's own, cdist's ``d`` or
+        linspace's ``endpoint``, are checked when compare() runs: a message in the app).
     namespace : dict, optional
         Where "data from: your arrays" finds arrays by name (default: IPython's user
         namespace, the notebook's variables; an empty dict outside a kernel).

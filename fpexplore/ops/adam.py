@@ -772,6 +772,7 @@ OP_TABLE = OpTable(
         default_n=1000,  # float64's exact reference is mpmath intervals for every element
         bytes_per_element=160.0,
         settings=_ADAM_SETTINGS,
+        keywords=(*_ADAM_HYPER, "step", "moments"),
         rank=21,
     ),
 )

@@ -360,6 +360,7 @@ OP_TABLE = OpTable(
         default_n=100,
         size_of=lambda n, itemsize: n * n * 64,
         settings=_CDIST_SETTINGS,
+        keywords=(*_CDIST_KEYS, "d", "closeness"),
         kernels=_cdist_kernels,
         rank=20,
     ),

@@ -158,7 +158,9 @@ class OpSpec:
     parameters, no ``+fma``, no ``@ACCUMULATOR``); ``kernels(name, settings, info)``: the
     compiled kernels the variant calls for inputs of format ``info``, as
     :func:`fpexplore.orders.registry.kernel_needs` lists them (fpexplore.warmup announces a
-    first compile from it; None: no kernels).
+    first compile from it; None: no kernels). ``keywords``: compare's op parameters the op's
+    own code reads for every variant (cdist's ``d``, linspace's ``endpoint``), beside those
+    its variants take as settings: what the explorer accepts before anything runs.
     """
 
     name: str
@@ -186,6 +188,7 @@ class OpSpec:
     settings: Mapping = field(default_factory=dict)  # variant -> Settings (its spec's parts)
     kernels: Callable | None = None  # (name, settings, info) -> compiled kernels it calls
     reduction: Reduction | None = None  # an op that adds terms: what explain's engine needs
+    keywords: tuple = ()  # compare's op parameters the op reads whatever the variant
 
     def __post_init__(self):
         if not isinstance(self.variants, Mapping):  # a list of Variant

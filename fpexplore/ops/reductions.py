@@ -16,7 +16,7 @@ from ..exact import kernel_needs as exact_kernel_needs
 from ..metrics import sum_bound
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
-from ..orders.arith import PRODUCT_OPS, accumulate_applies, fma_applies, split_k_applies
+from ..orders.arith import order_keywords
 from ..orders.registry import kernel_needs, lookup, orders_for, orders_of
 from .opspec import OpSpec, OpTable, Recording, Reduction, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
@@ -56,15 +56,7 @@ def _orders(op: str) -> _Orders:
 
 def _order_kwargs(op: str, order: str, settings: dict, params: dict) -> dict:
     """The op-wide params the order takes, then the spec's settings (they win)."""
-    spec = lookup(op, order)
-    keep = set(spec.params) | ({"accumulate"} if accumulate_applies(spec) else set())
-    if fma_applies(op, spec):
-        keep.add("fma")
-    if op in PRODUCT_OPS:
-        keep.add("input_rounding")
-    if split_k_applies(op, spec):
-        keep.add("split_k")
-    kw = pick(params, keep)
+    kw = pick(params, order_keywords(op, lookup(op, order)))
     kw.update(settings)
     return kw
 

@@ -302,6 +302,7 @@ OP_TABLE = OpTable(
         _VARIANCE_VARIANTS,
         inputs=x_inputs,
         call=caller(variance, ("order", "accumulate", "ddof"), ("welford", "numpy", "exact")),
+        keywords=("order", "accumulate", "ddof"),
         reference=referee(variance),
         numpy=_np_var,
         numpy_label="np.var",

@@ -169,6 +169,20 @@ def fma_applies(op: str, spec) -> bool:
     return op in PRODUCT_OPS and spec.library is None and spec.fma
 
 
+def order_keywords(op: str, spec) -> set:
+    """The op-wide keyword arguments (compare's op parameters) order ``spec`` of ``op`` takes:
+    its parameters, and ``accumulate``, ``fma``, ``input_rounding`` and ``split_k`` where
+    they apply (the settings its variant spec may have)."""
+    keys = set(spec.params) | ({"accumulate"} if accumulate_applies(spec) else set())
+    if fma_applies(op, spec):
+        keys.add("fma")
+    if op in PRODUCT_OPS:
+        keys.add("input_rounding")
+    if split_k_applies(op, spec):
+        keys.add("split_k")
+    return keys
+
+
 def matmul_by_columns(spec, ar: Arith) -> bool:
     """Whether matmul runs order ``spec`` in ``ar`` with the kernel that takes a row of A
     against tiles of B's columns (``matmul_columns``: float16 and bfloat16 accumulators, the
