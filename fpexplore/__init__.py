@@ -108,6 +108,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 - ``_roundmodes``  the input roundings' modes: tf32's ties on float32 bits, one exact
                    rational rounded in a format's mode (FP8 overflow to NaN, FP6/FP4
                    saturation, E8M0's missing zero)
+- ``_small``       next_up / next_down in ml_dtypes' small formats, by a table of their
+                   values (their bit order is not their value order)
 - ``_registry``    the format registry: FormatInfo (a format's parameters and its ends:
                    infinity, NaN or saturation), one entry per name, the ml_dtypes types
                    of the formats held in float32 (FP8, FP6, FP4, E8M0)
