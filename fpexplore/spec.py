@@ -67,7 +67,7 @@ import re
 from dataclasses import dataclass
 
 from . import checks
-from .formats import FORMATS
+from .formats import FORMATS, ROUNDING_MODES
 from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
 from .orders.arith import (
     ORDER_OPS,
@@ -75,11 +75,12 @@ from .orders.arith import (
     check_combine,
     check_fma,
     check_input_rounding,
+    check_rounding,
     check_split_k,
     order_keywords,
     split_k_applies,
 )
-from .orders.registry import fusable, lookup, orders_of
+from .orders.registry import fusable, lookup, orders_of, roundable
 
 __all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
 
@@ -420,11 +421,23 @@ def with_keywords(spec: VariantSpec, keywords: dict) -> VariantSpec:
 # ----------------------------------------------------------------------------- sum, dot, matmul
 
 
+# the parameters of a sum order whose additions take a rounding mode (fpx.sum's rounding=)
+ROUNDING_PARAMS = {
+    "rounding": ("nearest-even", checks.choice_check("rounding", ROUNDING_MODES)),
+    "seed": (None, checks.seed),
+}
+
+
 def _describe_params(params: dict) -> str:
-    if not params:
-        return "it takes no parameters"
-    shown = ", ".join(f"{k}={_format_value(d)}" for k, (d, _) in params.items())
-    return f"its parameters (defaults): {shown}"
+    own = {k: v for k, v in params.items() if v is not ROUNDING_PARAMS.get(k)}
+    shown = ", ".join(f"{k}={_format_value(d)}" for k, (d, _) in own.items())
+    said = f"its parameters (defaults): {shown}" if own else "it takes no parameters"
+    if len(own) == len(params):
+        return said
+    return (
+        f"{said}{' of its own' if not own else ''}; the rounding of its additions: "
+        "rounding=nearest-even (seed=None, for rounding=stochastic)"
+    )
 
 
 def _order_params(op: str, name: str) -> dict:
@@ -460,6 +473,11 @@ def _check_order(spec: VariantSpec, op: str) -> None:
     order = table[spec.name]
 
     def hint(k):
+        if k == "rounding":
+            return (
+                f"order {spec.name!r} of {op} takes no rounding=: its additions round to "
+                f"nearest-even; the orders that take one (sum's): {', '.join(roundable())}"
+            )
         if k != "split_k":
             return None
         try:
@@ -468,7 +486,15 @@ def _check_order(spec: VariantSpec, op: str) -> None:
             return str(e)
         return None
 
-    _check_params(spec, _order_params(op, spec.name), f"order {spec.name!r} of {op}", hint)
+    allowed = _order_params(op, spec.name)
+    if op == "sum" and order.run_rounded is not None:  # sum's rounding= and its seed
+        allowed.update(ROUNDING_PARAMS)
+    _check_params(spec, allowed, f"order {spec.name!r} of {op}", hint)
+    if "rounding" in allowed:
+        given = spec.param_dict
+        check_rounding(
+            order, op, given.get("rounding", "nearest-even"), given, written=repr(str(spec))
+        )
     check_combine(op, spec.param_dict.get("combine", "sequential"), f"{str(spec)!r}: ")
     check_fma(order, spec.fma, op, fusable(op), written="+fma")
     check_input_rounding(spec.input_rounding, op, written=f"+{spec.input_rounding}")

@@ -47,9 +47,11 @@ def _dispatchers() -> dict:
 
     from . import _exact_kernels
     from .ops import variance
-    from .orders import _kernels, _matmul_kernels, _matrix_core_kernels, registry
+    from .orders import _kernels, _matmul_kernels, _matrix_core_kernels, _rounded_kernels, registry
 
     out = {n: f for n, f in vars(_kernels).items() if isinstance(f, Dispatcher)}
+    # sum's orders with their additions in another rounding mode (rounding=)
+    out.update({n: f for n, f in vars(_rounded_kernels).items() if isinstance(f, Dispatcher)})
     out.update({n: f for n, f in vars(_matmul_kernels).items() if isinstance(f, Dispatcher)})
     # the AMD matrix cores' chain of blocks (fpx.mma, the tensor-core order's mi* archs)
     out.update({n: f for n, f in vars(_matrix_core_kernels).items() if isinstance(f, Dispatcher)})

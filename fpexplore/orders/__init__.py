@@ -11,6 +11,8 @@
 - ``summation``  ``sum``
 - ``products``   ``dot``, ``matmul`` (fma, split-K, tf32/bfloat16 input rounding), ``exact_matmul``
 - ``_kernels``   the compiled loops (numba, imported on first use)
+- ``_rounded_kernels`` sum's orders with their additions in another rounding mode
+                 (``rounding=``: directed, nearest-away, stochastic; numba, first use)
 - ``_matmul_kernels`` matmul's float16/bfloat16 orders and exact_matmul's bounds, a row
                  against tiles of columns on SIMD lanes (numba, imported on first use)
 - ``tensor_core`` ``mma``: D = C + A @ B as a GPU's tensor cores (NVIDIA) or matrix cores

@@ -16,7 +16,8 @@ Which setting applies where is judged here, each rule by one function, whoever a
 :func:`fpexplore.spec.parse_spec` (which passes ``written=`` the setting as a spec writes it,
 ``"+fma"``, so the message names what the user wrote): :func:`check_fma`,
 :func:`check_combine` (matmul combines tree blocks in order), :func:`check_split_k`,
-:func:`check_input_rounding`, :func:`check_accumulate`; and, as booleans,
+:func:`check_input_rounding`, :func:`check_accumulate`, :func:`check_rounding` (sum's
+``rounding=`` and its ``seed``); and, as booleans,
 :func:`accumulate_applies`, :func:`fma_applies`, :func:`split_k_applies`, ``op in PRODUCT_OPS``
 (input rounding).
 """
@@ -32,6 +33,7 @@ from ..formats import (
     FORMATS,
     INPUT_ROUNDINGS,
     INPUT_ROUNDINGS_TEXT,
+    ROUNDING_MODES,
     FormatInfo,
     as_format,
     format_info,
@@ -48,6 +50,7 @@ __all__ = [
     "check_combine",
     "check_fma",
     "check_input_rounding",
+    "check_rounding",
     "check_accumulate",
     "check_split_k",
     "cub_config",
@@ -58,6 +61,7 @@ __all__ = [
     "kernels",
     "matmul_by_columns",
     "out_rp",
+    "rounded_kernels",
     "to_storage",
 ]
 
@@ -137,6 +141,14 @@ def kernels():
     from . import _kernels
 
     return _kernels
+
+
+def rounded_kernels():
+    """The compiled loops of the orders' additions in another rounding mode (numba is
+    imported on first use only)."""
+    from . import _rounded_kernels
+
+    return _rounded_kernels
 
 
 def cub_config(params: dict, acc: FormatInfo) -> tuple:
@@ -290,3 +302,42 @@ def check_accumulate(spec, accumulate, written: str = "accumulate") -> None:
             f"{written} does not apply to order {spec.name!r}: it "
             + (spec.fixed or "is a library's own loop, with the accumulators of that library")
         )
+
+
+def check_rounding(
+    spec, op: str, rounding, params: dict, roundable=(), *, written: str = ""
+) -> tuple[str, int | None]:
+    """The rounding mode of the additions of order ``spec`` of ``op`` (``fpx.sum``'s
+    ``rounding=``, one of ``ROUNDING_MODES``) and, for "stochastic", its seed, taken out of
+    ``params`` (the order's keyword arguments). TypeError for a non-string; ValueError for an
+    unknown mode, a mode other than nearest-even where the order has no other (``roundable``:
+    the orders that have, for the message), "stochastic" without ``seed`` and, in those
+    orders, ``seed`` without it (elsewhere ``seed`` is the order's own parameter, or unknown
+    to it). ``written``: the spec the setting
+    came from, for the message."""
+    where = f"{written}: " if written else ""
+    if not isinstance(rounding, str):
+        raise TypeError(
+            f"{where}rounding must be a string, one of {', '.join(ROUNDING_MODES)}; "
+            f"got {checks.shown(rounding)}"
+        )
+    try:
+        mode = checks.choice("rounding", rounding, ROUNDING_MODES)
+    except ValueError as e:
+        raise ValueError(f"{where}{e}") from None
+    if mode != "nearest-even" and (op != "sum" or spec.run_rounded is None):
+        raise ValueError(
+            f"{where}rounding={mode!r} is not a setting of order {spec.name!r} of {op}: its "
+            f"additions round to nearest-even; the orders of sum that take rounding=: "
+            f"{', '.join(roundable) or 'none'}"
+        )
+    if mode == "stochastic":
+        if params.get("seed") is None:
+            raise ValueError(
+                f"{where}rounding='stochastic' needs seed= (an integer): the draws are "
+                "np.random.default_rng(seed).random(), one per addition"
+            )
+        return mode, checks.seed(params.pop("seed"))
+    if "seed" in params and "seed" not in spec.params and spec.run_rounded is not None:
+        raise ValueError(f"{where}seed= is for rounding='stochastic' only; rounding is {mode!r}")
+    return mode, None

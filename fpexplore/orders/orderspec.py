@@ -46,6 +46,9 @@ class OrderSpec:
     fma: bool = False
     float16_accumulate: str | None = None  # default accumulator for float16 data
     run: Callable | None = None
+    # its additions in another rounding mode (sum's rounding=): run_rounded(X, rp, mode, draws,
+    # params), mode an index into ROUNDING_MODES, draws the stochastic uniforms (_rounded_kernels)
+    run_rounded: Callable | None = None
     matmul_code: int | None = None  # the order's number in _kernels.reduce_code
     depth: Callable | None = None
     grid: tuple = ((),)  # the detective's parameter settings, each a tuple of (key, value)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import checks
 from . import gpu_models, tensor_core, trees
-from .arith import ORDER_OPS, PRODUCT_OPS, cub_config, kernels, out_rp
+from .arith import ORDER_OPS, PRODUCT_OPS, cub_config, kernels, out_rp, rounded_kernels
 from .orderspec import DEFINITION, EXACT, HYPOTHESIS, LIBRARY, OrderSpec, fixed_calls
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "orders_of",
     "orders",
     "register",
+    "roundable",
 ]
 
 BLOCKS = (32, 64, 128, 256, 512, 1024)  # block sizes the detective tries
@@ -134,6 +135,33 @@ def _run_kahan(X, Y, fused, ar, p, out):
 def _run_neumaier(X, Y, fused, ar, p, out):
     Y, has_y = _y(X, Y)
     return kernels().neumaier(X, Y, has_y, ar.z, ar.rp)
+
+
+# the orders whose additions take a rounding mode (sum's rounding=; _rounded_kernels)
+
+
+def _rounded_sequential(X, rp, mode, draws, p):
+    return rounded_kernels().sequential_rounded(X, rp, mode, draws, 0, 0, X.shape[0], 1)
+
+
+def _rounded_reverse(X, rp, mode, draws, p):
+    return rounded_kernels().sequential_rounded(X, rp, mode, draws, 0, X.shape[0] - 1, -1, -1)
+
+
+def _rounded_pairwise(X, rp, mode, draws, p):
+    return rounded_kernels().pairwise_rounded(X, rp, mode, draws)
+
+
+def _rounded_blocked(X, rp, mode, draws, p):
+    return rounded_kernels().blocked_rounded(X, rp, mode, draws, p["block"])
+
+
+_ROUNDED_KERNEL = {  # the compiled loop each of them runs (kernel_needs)
+    "sequential": "sequential_rounded",
+    "reverse": "sequential_rounded",
+    "pairwise": "pairwise_rounded",
+    "blocked": "blocked_rounded",
+}
 
 
 def _run_revealed(X, Y, fused, ar, p, out):
@@ -273,6 +301,7 @@ _DEFINED = [
         "acc = x[0]; acc = acc + x[i] for i = 1..n-1",
         fma=True,
         run=_run_sequential,
+        run_rounded=_rounded_sequential,
         matmul_code=0,
         depth=lambda n, p: n - 1,
         gpu_kernel=True,
@@ -284,6 +313,7 @@ _DEFINED = [
         "sequential from the last element to the first",
         fma=True,
         run=_run_reverse,
+        run_rounded=_rounded_reverse,
         matmul_code=1,
         depth=lambda n, p: n - 1,
         kernel_calls=fixed_calls(("sequential", "S")),
@@ -293,6 +323,7 @@ _DEFINED = [
         "pairwise",
         "recursive halving: S(x[:n//2]) + S(x[n//2:])",
         run=_run_pairwise,
+        run_rounded=_rounded_pairwise,
         matmul_code=2,
         depth=lambda n, p: _log2(n),
         kernel_calls=fixed_calls(("pairwise", "S")),
@@ -327,6 +358,7 @@ _DEFINED = [
         params={"block": (128, checks.int_check("block", 1, 1 << 30))},
         fma=True,
         run=_run_blocked,
+        run_rounded=_rounded_blocked,
         matmul_code=3,
         depth=lambda n, p: p["block"] - 1 + math.ceil(n / p["block"]) - 1,
         grid=_CPU_BLOCK_GRID,
@@ -576,6 +608,8 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     if spec.name == "exact":
         return []
     ar = arith(accumulator(accumulate, info, spec))
+    if op == "sum" and (params or {}).get("rounding", "nearest-even") != "nearest-even":
+        return [(_ROUNDED_KERNEL[spec.name], ar.storage, None)]  # (the spec checks the order)
     compute = np.dtype(type(ar.z))
     if op == "matmul":
         kernel = "matmul_columns" if matmul_by_columns(spec, ar) else "matmul"
@@ -584,6 +618,14 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     has_y = op == "dot" and order not in ("numpy", "numpy-chunked", "cub")  # literal products
     calls = spec.kernel_calls(has_y, info.name, params or {})
     return [(k, dtypes[a], None if k == "permutation" else compute) for k, a in calls]
+
+
+def roundable(op: str = "sum") -> list[str]:
+    """The orders of ``op`` whose additions take a rounding mode (``fpx.sum``'s ``rounding=``:
+    sum only; this loads nothing)."""
+    if op not in _TABLES:
+        orders_of(op)  # the ValueError naming the ops
+    return [name for name, s in _TABLES[op].items() if s.run_rounded is not None and op == "sum"]
 
 
 def fusable(op: str = "dot") -> list[str]:

@@ -2,10 +2,11 @@
 
 Every order is defined exactly (fpexplore/orders/registry.py lists them; docs/orders.md and
 docs/research/ give the definitions and sources). Arithmetic is round-to-nearest-even in
-the *accumulator* format (default: x's format; NumPy's and CuPy's kernels accumulate float16 in
-float32, and so do their orders here). Inputs narrower than the accumulator are widened
-exactly; wider ones are rounded to it first. The result is rounded once to x's format at the
-end, as ``np.sum`` does for float16.
+the *accumulator* format (default: x's format; NumPy's and CuPy's kernels accumulate float16
+in float32, and so do their orders here); ``rounding=`` rounds the additions of sequential,
+reverse, pairwise and blocked in another mode (stochastic rounding among them). Inputs
+narrower than the accumulator are widened exactly; wider ones are rounded to it first. The
+result is rounded once to x's format at the end, as ``np.sum`` does for float16.
 """
 
 from __future__ import annotations
@@ -15,14 +16,22 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..exact import exact_sum
-from ..formats import coerce
-from .arith import accumulator, arith, check_accumulate, check_fma, finish, to_storage
-from .registry import fusable, lookup
+from ..formats import ROUNDING_MODES, coerce
+from .arith import (
+    accumulator,
+    arith,
+    check_accumulate,
+    check_fma,
+    check_rounding,
+    finish,
+    to_storage,
+)
+from .registry import fusable, lookup, roundable
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["sum"]
+__all__ = ["run_rounded", "sum"]
 
 
 def sum(  # noqa: A001
@@ -31,6 +40,7 @@ def sum(  # noqa: A001
     *,
     fma: bool = False,
     accumulate: str | None = None,
+    rounding: str = "nearest-even",
     **params,
 ) -> np.generic:
     """Sum all elements of ``x`` (flattened in C order) in the given evaluation ``order``.
@@ -48,6 +58,22 @@ def sum(  # noqa: A001
     accumulate : format name, optional
         Accumulator format (default: x's; float32 for float16 data in the NumPy and CuPy
         kernel orders, as those libraries do).
+    rounding : str
+        The rounding of every addition, in the accumulator's format: ``"nearest-even"`` (the
+        default, IEEE's and every order's own), or for the orders of
+        ``fpexplore.orders.registry.roundable()`` (sequential, reverse, pairwise, blocked)
+        ``"nearest-away"``, ``"toward-zero"``, ``"up"``, ``"down"`` or ``"stochastic"``, as
+        :func:`fpexplore.as_format` rounds (``ROUNDING_MODES``): each sum is rounded once
+        from its exact value (``inf - inf`` is NaN; an exact zero is +0, -0 in mode down;
+        ``-0 + -0`` is -0, as IEEE 754 has it). ``"stochastic"`` rounds up (toward +inf)
+        with probability (v - lo) / (hi - lo) between the neighbours lo < v < hi and needs
+        ``seed=`` (an integer): the draws are ``np.random.default_rng(seed).random(n - 1)``,
+        one per addition, the k-th for the order's k-th addition (sequential and reverse: in
+        their order; pairwise: in evaluation order, a half's additions before the sum of the
+        two halves; blocked: each block's in turn, then those of the block sums), used
+        whatever the operands (a NaN, an exact sum). Inputs wider than the accumulator are
+        rounded to it, and the result to x's format, to nearest-even (conversions, not
+        additions). Another mode on another order is a ValueError naming ``rounding``.
     **params
         Order parameters, e.g. ``block=256`` for "tree"; unknown ones raise ValueError.
 
@@ -58,6 +84,7 @@ def sum(  # noqa: A001
     spec = lookup("sum", order)
     (x,), info = coerce(x, what="sum")
     check_fma(spec, fma, "sum", fusable("sum"))
+    mode, seed = check_rounding(spec, "sum", rounding, params, roundable("sum"))
     p = spec.validate(params)
     (x,) = spec.laid_out((x,), "sum")
     check_accumulate(spec, accumulate)
@@ -67,4 +94,17 @@ def sum(  # noqa: A001
         return spec.run_library(x, None, p, accumulate)
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(x, ar)
+    if mode != "nearest-even":
+        return finish(run_rounded(spec, X, ar, p, mode, seed), info)
     return finish(spec.run(X, None, False, ar, p, info), info)
+
+
+def run_rounded(spec, X, ar, p: dict, mode: str, seed: int | None) -> float:
+    """Order ``spec`` (with ``run_rounded``) over the accumulator-format values ``X``, each
+    addition rounded in ``mode`` (any of ``ROUNDING_MODES``, nearest-even too, which
+    :func:`sum` leaves to the order's own kernel); "stochastic" draws from ``seed``."""
+    draws = np.zeros(0)
+    if mode == "stochastic":
+        draws = np.random.default_rng(seed).random(max(X.shape[0] - 1, 0))
+    rp = (ar.info.precision, ar.info.emin, float(ar.info.max))
+    return spec.run_rounded(X, rp, ROUNDING_MODES.index(mode), draws, p)
