@@ -192,6 +192,11 @@ def quantize(x: ArrayLike, scheme: str, *, axis: int = -1) -> Quantized:
     a = np.asarray(x)
     if a.dtype.kind != "f" and not a.dtype.name.startswith("float"):
         raise TypeError(f"quantize: x must be an array of floats, got {a.dtype}")
+    if a.dtype.kind == "f" and a.dtype.itemsize > 8:  # (widening to float64 would round it)
+        raise TypeError(
+            f"quantize: x is {a.dtype}, wider than float64, which would round it: round it "
+            "first (fpx.as_format(x, 'float64'))"
+        )
     if a.ndim == 0:
         raise ValueError("quantize: x must have at least one axis (the blocks run along one)")
     axis = checks.integer("axis", axis, -a.ndim, a.ndim - 1)

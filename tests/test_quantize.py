@@ -245,3 +245,18 @@ def test_quantize_checks_its_arguments():
         fpx.quantize(np.float32(1), "mxfp4")
     assert "mxfp4: 4 values in 1 blocks" in repr(fpx.quantize(np.ones(4, np.float32), "mxfp4"))
     assert math.isclose(fpx.quantize(np.ones(4, np.float32), "mxfp4").scales[0], 0.25)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="longdouble is float64 here")
+def test_a_longdouble_is_refused_not_rounded_to_float64():
+    """2.5 + 2**-60 in a block scaled by 1/2 is 5 + 2**-59: E2M1 rounds it to 6 (the oracle);
+    widened to float64 first it was the tie 5, which rounds to 4, silently."""
+    x = np.array([2.5, 0.0], np.longdouble)
+    x[0] += np.longdouble(2) ** -60
+    exact = Fraction(5, 2) + Fraction(1, 2**60)
+    assert Fraction(int(x[0] * 2**60), 2**60) == exact  # held exactly
+    scale = Fraction(2) ** (floor_log2(exact) - EMAX["float4_e2m1"])
+    assert scale == Fraction(1, 2) and nearest_even(exact / scale, "float4_e2m1") == 6
+    assert nearest_even(Fraction(5), "float4_e2m1") == 4  # what float64 made of it
+    with pytest.raises(TypeError, match="wider than float64"):
+        fpx.quantize(x, "mxfp4")
