@@ -190,7 +190,7 @@ def quantize(x: ArrayLike, scheme: str, *, axis: int = -1) -> Quantized:
     s = SCHEMES[scheme]
     refuse_masked(x, "quantize")
     a = np.asarray(x)
-    if a.dtype.kind != "f" and not a.dtype.name.startswith("float"):
+    if a.dtype.kind != "f" and not a.dtype.name.startswith(("float", "bfloat16")):
         raise TypeError(f"quantize: x must be an array of floats, got {a.dtype}")
     if a.dtype.kind == "f" and a.dtype.itemsize > 8:  # (widening to float64 would round it)
         raise TypeError(
