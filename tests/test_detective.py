@@ -120,6 +120,17 @@ def test_an_observation_has_the_shape_of_one_result():
     assert bool(df.iloc[0]["exact"])
 
 
+def test_a_list_of_inputs_needs_a_list_of_results():
+    """A list of inputs is one per observation: with one result ([1.0, 2.0, 0.5], 3.5) it was
+    Python's "'float' object is not iterable", naming nothing."""
+    x = np.float32([1.0, 2.0, 0.5])
+    for inputs in ([1.0, 2.0, 0.5], [x, x]):
+        with pytest.raises(TypeError, match=r"inputs is a list .* observed must be a list"):
+            detective.match_orders(inputs, np.float32(3.5), "sum")
+    df = detective.match_orders(np.asarray([1.0, 2.0, 0.5]), 3.5, "sum")
+    assert bool(df.iloc[0]["exact"])  # 1 + 2 + 0.5 is 3.5 in every order
+
+
 def test_detective_ranks_near_misses_and_checks_input():
     x = np.random.default_rng(1).uniform(0, 1, 5000).astype(np.float32)
     observed = fpx.next_up(fpx.sum(x, "sequential"))  # nobody computes this
