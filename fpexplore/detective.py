@@ -56,6 +56,8 @@ def _as_observations(inputs, observed, op: str):
             f"list of results, one per input; got one result {checks.shown(observed)} (for one "
             f"{op} of these values pass np.asarray(inputs))"
         )
+    if not single and not inputs:
+        raise ValueError("match_orders: inputs is an empty list: give one input or a list of them")
     ins = [inputs] if single else list(inputs)
     obs = [observed] if single else list(observed)
     if len(ins) != len(obs):

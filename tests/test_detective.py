@@ -127,6 +127,8 @@ def test_a_list_of_inputs_needs_a_list_of_results():
     for inputs in ([1.0, 2.0, 0.5], [x, x]):
         with pytest.raises(TypeError, match=r"inputs is a list .* observed must be a list"):
             detective.match_orders(inputs, np.float32(3.5), "sum")
+    with pytest.raises(ValueError, match="inputs is an empty list"):  # (was UnboundLocalError)
+        detective.match_orders([], [], "sum")
     df = detective.match_orders(np.asarray([1.0, 2.0, 0.5]), 3.5, "sum")
     assert bool(df.iloc[0]["exact"])  # 1 + 2 + 0.5 is 3.5 in every order
 
