@@ -16,7 +16,7 @@ import numpy as np
 
 from . import checks
 from ._optional import require
-from .formats import as_format, format_info, holding, ulp_distance
+from .formats import as_array, as_format, format_info, holding, ulp_distance
 from .inference.space import evaluate, reduction
 from .orders.arith import ORDER_OPS, check_accumulate, check_fma
 from .orders.registry import lookup, orders_of
@@ -189,6 +189,8 @@ def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
             f"{'two arrays' if products else 'one array'} "
             f"as inputs, got {len(inputs)}"
         )
+    for i, x in enumerate(inputs):  # (a ragged list named, not NumPy's error)
+        as_array(x, f"difference_budget: inputs[{i}]")
     return factors, inputs
 
 
