@@ -128,9 +128,11 @@ def difference_budget(
     ``end``'s values one at a time in the order ``factors``; each step's change (in ulps of
     the result, and absolute) is that factor's share. The shares add up exactly to the total
     (the steps telescope); the attribution depends on the switching order, which is part of
-    the answer (``factors=`` changes it). For a matmul each step's ``delta_ulp`` and
-    ``delta_abs`` are *signed sums over all elements* of the result matrix (so element
-    changes of opposite signs cancel; the step's ``result`` column holds the whole matrix).
+    the answer (``factors=`` changes it; one left out in which start and end differ, so that
+    the steps would not reach end's result, is a ValueError naming it). For a matmul each
+    step's ``delta_ulp`` and ``delta_abs`` are *signed sums over all elements* of the result
+    matrix (so element changes of opposite signs cancel; the step's ``result`` column holds
+    the whole matrix).
     A dict with any other key, or a key misspelled, is refused (ValueError naming it).
 
     ``tensor_core``: switching from the start order to the tensor cores (``"tensor-core
@@ -146,6 +148,7 @@ def difference_budget(
     cfg, target = (_named(name, value, op) for name, value in (("start", start), ("end", end)))
     needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
     configs, results = _evaluated(op, _switched(op, cfg, target, factors, needs_rounding), inputs)
+    _reaches_end(op, configs[-1][1], target, factors, results[-1], inputs)
     results = _common_format(results)
     for (step, c), r in zip(configs, results):
         if np.isnan(np.asarray(r, dtype=np.float64)).any():
@@ -292,6 +295,23 @@ def _carried(op: str, cfg: VariantSpec, target: VariantSpec, left: list) -> list
             if _valid(op, trial):
                 return [list(extra)]
     return []
+
+
+def _reaches_end(op: str, last: VariantSpec, target: VariantSpec, factors, got, inputs) -> None:
+    """ValueError where the steps stop short of ``end``: a factor left out of ``factors`` in
+    which start and end differ, and end's result is not the last step's."""
+    left = [f for f in FACTORS if any(getattr(last, k) != getattr(target, k) for k in _FIELDS[f])]
+    if not left:
+        return
+    a, b = (np.asarray(r) for r in _common_format([got, evaluate(op, target, inputs)]))
+    if np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b)):
+        return
+    out = [f for f in left if f not in factors] or left
+    raise ValueError(
+        f"difference_budget: start and end also differ in {' and '.join(out)}, which "
+        f"factors={list(factors)} leaves out: the steps would stop at {last}, whose result "
+        "is not end's; add it to factors"
+    )
 
 
 def _common_format(results: list) -> list:

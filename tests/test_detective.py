@@ -164,6 +164,22 @@ def test_difference_budget_adds_up():
         budget.difference_budget((a, b), start, end, "dot", factors=("colour",))
 
 
+def test_difference_budget_reaches_end_or_says_which_factor_is_left_out():
+    """factors="order" from sequential to pairwise@float64: the steps stopped at pairwise
+    and the budget said "0 ulps from start to end", where end is 1 ulp away (fpx.dot)."""
+    rng = np.random.default_rng(19)
+    a, b = (rng.standard_normal(3000).astype(np.float32) for _ in range(2))
+    total = fpx.ulp_distance(fpx.dot(a, b), fpx.dot(a, b, "pairwise", accumulate="float64"))
+    assert total != 0 and fpx.dot(a, b) == fpx.dot(a, b, "pairwise")
+    with pytest.raises(ValueError, match="differ in accumulate, which factors=.'order'."):
+        budget.difference_budget((a, b), "sequential", "pairwise@float64", "dot", factors="order")
+    bud = budget.difference_budget((a, b), "sequential", "pairwise@float64", "dot")
+    assert bud.total_ulp == total
+    # a factor left out that changes nothing here: the end is reached all the same
+    same = budget.difference_budget((a, b), "sequential", "sequential@float32", "dot", factors=[])
+    assert same.total_ulp == 0
+
+
 def test_difference_budget_works_both_ways_where_a_setting_leaves_with_its_order():
     """sequential+fma -> numpy (and kahan+fma -> pairwise): NumPy's order has no fma, so
     fma switches with the order in one step (it raised on numpy+fma, a setting the budget
