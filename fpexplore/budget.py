@@ -147,7 +147,13 @@ def difference_budget(
     factors, inputs = _checked(op, factors, inputs)
     cfg, target = (_named(name, value, op) for name, value in (("start", start), ("end", end)))
     needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
-    configs, results = _evaluated(op, _switched(op, cfg, target, factors, needs_rounding), inputs)
+    switched = _switched(op, cfg, target, factors, needs_rounding)
+    try:
+        configs, results = _evaluated(op, switched, inputs)
+    except ValueError as e:  # the last step no setting: a factor left out (or the user's end)
+        if not _left_out(switched[-1][1], target):
+            raise
+        raise _short(switched[-1][1], target, factors, f"which is no setting ({e})") from None
     _reaches_end(op, configs[-1][1], target, factors, results[-1], inputs)
     results = _common_format(results)
     for (step, c), r in zip(configs, results):
@@ -300,17 +306,26 @@ def _carried(op: str, cfg: VariantSpec, target: VariantSpec, left: list) -> list
 def _reaches_end(op: str, last: VariantSpec, target: VariantSpec, factors, got, inputs) -> None:
     """ValueError where the steps stop short of ``end``: a factor left out of ``factors`` in
     which start and end differ, and end's result is not the last step's."""
-    left = [f for f in FACTORS if any(getattr(last, k) != getattr(target, k) for k in _FIELDS[f])]
-    if not left:
+    if not _left_out(last, target):
         return
     a, b = (np.asarray(r) for r in _common_format([got, evaluate(op, target, inputs)]))
     if np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b)):
         return
+    raise _short(last, target, factors, "whose result is not end's")
+
+
+def _left_out(last: VariantSpec, target: VariantSpec) -> list:
+    """The factors in which the last step's configuration still differs from end."""
+    return [f for f in FACTORS if any(getattr(last, k) != getattr(target, k) for k in _FIELDS[f])]
+
+
+def _short(last: VariantSpec, target: VariantSpec, factors, why: str) -> ValueError:
+    left = _left_out(last, target)
     out = [f for f in left if f not in factors] or left
-    raise ValueError(
+    return ValueError(
         f"difference_budget: start and end also differ in {' and '.join(out)}, which "
-        f"factors={list(factors)} leaves out: the steps would stop at {last}, whose result "
-        "is not end's; add it to factors"
+        f"factors={list(factors)} leaves out: the steps would stop at {last}, {why}; add it "
+        "to factors"
     )
 
 

@@ -175,6 +175,9 @@ def test_difference_budget_reaches_end_or_says_which_factor_is_left_out():
         budget.difference_budget((a, b), "sequential", "pairwise@float64", "dot", factors="order")
     bud = budget.difference_budget((a, b), "sequential", "pairwise@float64", "dot")
     assert bud.total_ulp == total
+    with pytest.raises(ValueError, match=r"differ in accumulate and fma, .* no setting \(fma"):
+        start = "sequential+fma"
+        budget.difference_budget((a, b), start, "pairwise@float64", "dot", factors="order")
     # a factor left out that changes nothing here: the end is reached all the same
     same = budget.difference_budget((a, b), "sequential", "sequential@float32", "dot", factors=[])
     assert same.total_ulp == 0
