@@ -245,9 +245,8 @@ class _Explaining:
         self.S = measure.magnitude(op, arrays)
 
     def explained(self, fns: list) -> Explanation:
-        labels = list(self.observed)
-        near = next(k for k in labels if k in self.closer)
-        far = max((k for k in labels if k != near), key=lambda k: self.errors[k])
+        near = next(k for k in self.observed if k in self.closer)
+        far = max((k for k in self.observed if k != near), key=lambda k: self.errors[k])
         self.pair = (near, far)
         if _identical(self.observed):
             return self._done({}, [], _identical_verdict(self), False)
@@ -265,17 +264,15 @@ class _Explaining:
         rows = self._overflow(beyond)
         if beyond:
             return self._done(evidence, rows, _bug_verdict(self, beyond), False, beyond)
-        signed = _signed_zeros(self)
-        if signed:  # no order decides the sign of a zero: no cause of the vocabulary fits
-            verdict = _signed_zero_verdict(self, signed)
-            return self._done(evidence, [], verdict, True, weighed=False)
+        if signed := measure.signed_zeros(self.observed, evidence):  # no order decides them
+            return self._done(evidence, [], presentation.signed_zero_verdict(signed), True)
         rows += self._cause_rows()
         ambiguous = any(not r["decided"] for r in rows)
         return self._done(evidence, rows, None, ambiguous)
 
     # ------------------------------------------------------------------------- the table
 
-    def _done(self, evidence, rows, verdict, ambiguous, beyond=None, weighed=True):
+    def _done(self, evidence, rows, verdict, ambiguous, beyond=None) -> Explanation:
         pd = require("pandas", "fpx.explain")
         table = pd.DataFrame(
             [self._row(k, evidence.get(k), beyond or {}) for k in self.observed]
@@ -283,7 +280,7 @@ class _Explaining:
         causes = pd.DataFrame(rows, columns=_COLUMNS)
         if verdict is None:
             verdict = _verdict(self, table, causes)
-        hyps = _hypotheses(self, pd) if evidence and weighed else pd.DataFrame()
+        hyps = _hypotheses(self, pd) if evidence else pd.DataFrame()
         reproduced = {k: [str(c) for c in ev.matched] for k, ev in evidence.items()}
         return Explanation(
             self.op,
@@ -485,7 +482,10 @@ class _Explaining:
 
 
 def _hypotheses(ex, pd):
-    """The competing hypotheses weighed, best first (at most ten)."""
+    """The competing hypotheses weighed, best first (at most ten; none where only the sign of
+    a zero sets the results apart: no hypothesis tried explains it)."""
+    if measure.signed_zeros(ex.observed, ex.evidence):
+        return pd.DataFrame()
     a, b = ex.pair
     rows = [
         {
@@ -515,36 +515,6 @@ def _blown(ex, label: str) -> np.ndarray:
     ref_finite = np.isfinite(np.asarray(ex.refs[label], dtype=np.float64))
     with np.errstate(all="ignore"):
         return ~np.isfinite(ex.observed[label].astype(np.float64)) & ref_finite
-
-
-def _signed_zeros(ex) -> dict:
-    """label -> the -0.0 elements of a result nothing tried reproduces where another result
-    has +0.0, the results being otherwise equal as numbers (empty: not so)."""
-    vals = {k: v.astype(np.float64) for k, v in ex.observed.items()}
-    first = next(iter(vals.values()))
-    if not all(np.array_equal(v, first, equal_nan=True) for v in vals.values()):
-        return {}
-    out = {}
-    for k, v in vals.items():
-        plus = np.array([(w == 0) & ~np.signbit(w) for w in vals.values()]).any(0)
-        flip = (v == 0) & np.signbit(v) & plus
-        if flip.any() and not ex.evidence[k].groups:
-            out[k] = flip
-    return out
-
-
-def _signed_zero_verdict(ex, signed: dict) -> str:
-    parts = [f"{k} is -0.0 in {int(np.sum(flip))} element(s)" for k, flip in signed.items()]
-    return (
-        f"The results are equal as numbers and differ only in the sign of a zero ("
-        f"{' and '.join(parts)}): no configuration tried reproduces {' or '.join(signed)}. "
-        "In round-to-nearest an addition "
-        "gives -0 only from -0 + -0 (x + (-x) is +0), so reordering the additions does not "
-        "change the sign of a zero: neither the order nor run-to-run nondeterminism explains "
-        "it. Cannot tell the cause: a rounding toward -infinity (where x + (-x) is -0), code "
-        "that negates or subtracts (-(sum of -x)), or a tiny negative partial result flushed "
-        f"to -0. What would decide it: the code that made {' and '.join(signed)}."
-    )
 
 
 def _identical_verdict(ex) -> str:
