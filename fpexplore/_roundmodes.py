@@ -164,10 +164,16 @@ def shortest_by_search(v: float, info) -> str:
         return str(v)
     from decimal import Decimal
 
+    bits = (info.precision, info.emin, info.emax)
     for digits in range(1, 18):
-        text = f"{v:.{digits - 1}e}"
-        num, den = Decimal(text).as_integer_ratio()
-        if round_rational(num, den, info.precision, info.emin, info.emax) == v:
+        near = Decimal(f"{v:.{digits - 1}e}")
+        step = Decimal(f"1e{near.adjusted() - digits + 1}")
+        # the nearest first; at a power of two (the gap below half the gap above) the one
+        # above may read back where the nearest does not
+        tried = (near, *sorted((near - step, near + step), key=lambda d: abs(d - Decimal(v))))
+        hit = next((d for d in tried if round_rational(*d.as_integer_ratio(), *bits) == v), None)
+        if hit is not None:
+            text = f"{hit:.{digits - 1}e}"
             break
     mantissa, exponent = text.split("e")
     if 1e-4 <= abs(v) and int(exponent) < min(digits, 16):  # NumPy: no invented zeros

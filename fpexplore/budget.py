@@ -16,7 +16,7 @@ import numpy as np
 
 from . import checks
 from ._optional import require
-from .formats import as_format, format_info, holding, ulp_distance
+from .formats import as_array, as_format, format_info, holding, ulp_distance
 from .inference.space import evaluate, reduction
 from .orders.arith import ORDER_OPS, check_accumulate, check_fma
 from .orders.registry import lookup, orders_of
@@ -128,9 +128,11 @@ def difference_budget(
     ``end``'s values one at a time in the order ``factors``; each step's change (in ulps of
     the result, and absolute) is that factor's share. The shares add up exactly to the total
     (the steps telescope); the attribution depends on the switching order, which is part of
-    the answer (``factors=`` changes it). For a matmul each step's ``delta_ulp`` and
-    ``delta_abs`` are *signed sums over all elements* of the result matrix (so element
-    changes of opposite signs cancel; the step's ``result`` column holds the whole matrix).
+    the answer (``factors=`` changes it; one left out in which start and end differ, so that
+    the steps would not reach end's result, is a ValueError naming it). For a matmul each
+    step's ``delta_ulp`` and ``delta_abs`` are *signed sums over all elements* of the result
+    matrix (so element changes of opposite signs cancel; the step's ``result`` column holds
+    the whole matrix).
     A dict with any other key, or a key misspelled, is refused (ValueError naming it).
 
     ``tensor_core``: switching from the start order to the tensor cores (``"tensor-core
@@ -145,7 +147,14 @@ def difference_budget(
     factors, inputs = _checked(op, factors, inputs)
     cfg, target = (_named(name, value, op) for name, value in (("start", start), ("end", end)))
     needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
-    configs, results = _evaluated(op, _switched(op, cfg, target, factors, needs_rounding), inputs)
+    switched = _switched(op, cfg, target, factors, needs_rounding)
+    try:
+        configs, results = _evaluated(op, switched, inputs)
+    except ValueError as e:  # the last step no setting: a factor left out (or the user's end)
+        if not _left_out(switched[-1][1], target):
+            raise
+        raise _short(switched[-1][1], target, factors, f"which is no setting ({e})") from None
+    _reaches_end(op, configs[-1][1], target, factors, results[-1], inputs)
     results = _common_format(results)
     for (step, c), r in zip(configs, results):
         if np.isnan(np.asarray(r, dtype=np.float64)).any():
@@ -189,6 +198,8 @@ def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
             f"{'two arrays' if products else 'one array'} "
             f"as inputs, got {len(inputs)}"
         )
+    for i, x in enumerate(inputs):  # (a ragged list named, not NumPy's error)
+        as_array(x, f"difference_budget: inputs[{i}]")
     return factors, inputs
 
 
@@ -290,6 +301,32 @@ def _carried(op: str, cfg: VariantSpec, target: VariantSpec, left: list) -> list
             if _valid(op, trial):
                 return [list(extra)]
     return []
+
+
+def _reaches_end(op: str, last: VariantSpec, target: VariantSpec, factors, got, inputs) -> None:
+    """ValueError where the steps stop short of ``end``: a factor left out of ``factors`` in
+    which start and end differ, and end's result is not the last step's."""
+    if not _left_out(last, target):
+        return
+    a, b = (np.asarray(r) for r in _common_format([got, evaluate(op, target, inputs)]))
+    if np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b)):
+        return
+    raise _short(last, target, factors, "whose result is not end's")
+
+
+def _left_out(last: VariantSpec, target: VariantSpec) -> list:
+    """The factors in which the last step's configuration still differs from end."""
+    return [f for f in FACTORS if any(getattr(last, k) != getattr(target, k) for k in _FIELDS[f])]
+
+
+def _short(last: VariantSpec, target: VariantSpec, factors, why: str) -> ValueError:
+    left = _left_out(last, target)
+    out = [f for f in left if f not in factors] or left
+    return ValueError(
+        f"difference_budget: start and end also differ in {' and '.join(out)}, which "
+        f"factors={list(factors)} leaves out: the steps would stop at {last}, {why}; add it "
+        "to factors"
+    )
 
 
 def _common_format(results: list) -> list:

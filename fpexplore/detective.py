@@ -50,6 +50,14 @@ def _distance(observed, got):
 def _as_observations(inputs, observed, op: str):
     """Normalize to a list of (inputs tuple, observed array)."""
     single = not isinstance(inputs, list)
+    if not single and not isinstance(observed, (list, tuple)) and np.ndim(observed) == 0:
+        raise TypeError(
+            f"match_orders: inputs is a list (one input per observation), so observed must be a "
+            f"list of results, one per input; got one result {checks.shown(observed)} (for one "
+            f"{op} of these values pass np.asarray(inputs))"
+        )
+    if not single and not inputs:
+        raise ValueError("match_orders: inputs is an empty list: give one input or a list of them")
     ins = [inputs] if single else list(inputs)
     obs = [observed] if single else list(observed)
     if len(ins) != len(obs):

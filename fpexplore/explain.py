@@ -245,9 +245,8 @@ class _Explaining:
         self.S = measure.magnitude(op, arrays)
 
     def explained(self, fns: list) -> Explanation:
-        labels = list(self.observed)
-        near = next(k for k in labels if k in self.closer)
-        far = max((k for k in labels if k != near), key=lambda k: self.errors[k])
+        near = next(k for k in self.observed if k in self.closer)
+        far = max((k for k in self.observed if k != near), key=lambda k: self.errors[k])
         self.pair = (near, far)
         if _identical(self.observed):
             return self._done({}, [], _identical_verdict(self), False)
@@ -265,6 +264,8 @@ class _Explaining:
         rows = self._overflow(beyond)
         if beyond:
             return self._done(evidence, rows, _bug_verdict(self, beyond), False, beyond)
+        if signed := measure.signed_zeros(self.observed, evidence):  # no order decides them
+            return self._done(evidence, [], presentation.signed_zero_verdict(signed), True)
         rows += self._cause_rows()
         ambiguous = any(not r["decided"] for r in rows)
         return self._done(evidence, rows, None, ambiguous)
@@ -481,7 +482,10 @@ class _Explaining:
 
 
 def _hypotheses(ex, pd):
-    """The competing hypotheses weighed, best first (at most ten)."""
+    """The competing hypotheses weighed, best first (at most ten; none where only the sign of
+    a zero sets the results apart: no hypothesis tried explains it)."""
+    if measure.signed_zeros(ex.observed, ex.evidence):
+        return pd.DataFrame()
     a, b = ex.pair
     rows = [
         {

@@ -189,7 +189,7 @@ def native(arr: np.ndarray) -> np.ndarray:
 def format_of(x: ArrayLike) -> str:
     """Name of the format of a NumPy array or scalar (TypeError for other dtypes)."""
     refuse_masked(x, "format_of")
-    dt = np.asarray(x).dtype
+    dt = as_array(x, "format_of: x").dtype
     info = _BY_DTYPE.get(dt.newbyteorder("=") if dt.kind == "f" else dt)
     if info is None:
         raise _unsupported_dtype(dt)

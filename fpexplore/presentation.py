@@ -196,3 +196,19 @@ def explanation_html(ex) -> str:
         + "<p>Causes, the most likely first:</p>"
         + ex.causes.to_html(index=False, border=0, classes="fpx-table")
     )
+
+
+def signed_zero_verdict(signed: dict) -> str:
+    """fpx.explain's verdict where only the sign of a zero sets the results apart
+    (``signed``: label -> its -0.0 elements no configuration tried reproduces)."""
+    parts = [f"{k} is -0.0 in {n} element(s)" for k, n in signed.items()]
+    return (
+        f"The results are equal as numbers and differ only in the sign of a zero ("
+        f"{' and '.join(parts)}): no configuration tried reproduces {' or '.join(signed)}. "
+        "In round-to-nearest an addition gives -0 only from -0 + -0 (x + (-x) is +0), so "
+        "reordering the additions does not change the sign of a zero: neither the order nor "
+        "run-to-run nondeterminism explains it. Cannot tell the cause: a rounding toward "
+        "-infinity (where x + (-x) is -0), code that negates or subtracts (-(sum of -x)), or a "
+        f"tiny negative partial result flushed to -0. What would decide it: the code that made "
+        f"{' and '.join(signed)}."
+    )

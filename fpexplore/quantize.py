@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import checks
-from .formats import as_format, format_info, refuse_masked, ulp
+from .formats import as_array, as_format, format_info, refuse_masked, ulp
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -189,9 +189,14 @@ def quantize(x: ArrayLike, scheme: str, *, axis: int = -1) -> Quantized:
         raise ValueError(f"unknown scheme {checks.shown(scheme)}; schemes: {', '.join(SCHEMES)}")
     s = SCHEMES[scheme]
     refuse_masked(x, "quantize")
-    a = np.asarray(x)
-    if a.dtype.kind != "f" and not a.dtype.name.startswith("float"):
+    a = as_array(x, "quantize: x")
+    if a.dtype.kind != "f" and not a.dtype.name.startswith(("float", "bfloat16")):
         raise TypeError(f"quantize: x must be an array of floats, got {a.dtype}")
+    if a.dtype.kind == "f" and a.dtype.itemsize > 8:  # (widening to float64 would round it)
+        raise TypeError(
+            f"quantize: x is {a.dtype}, wider than float64, which would round it: round it "
+            "first (fpx.as_format(x, 'float64'))"
+        )
     if a.ndim == 0:
         raise ValueError("quantize: x must have at least one axis (the blocks run along one)")
     axis = checks.integer("axis", axis, -a.ndim, a.ndim - 1)

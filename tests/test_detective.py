@@ -120,6 +120,19 @@ def test_an_observation_has_the_shape_of_one_result():
     assert bool(df.iloc[0]["exact"])
 
 
+def test_a_list_of_inputs_needs_a_list_of_results():
+    """A list of inputs is one per observation: with one result ([1.0, 2.0, 0.5], 3.5) it was
+    Python's "'float' object is not iterable", naming nothing."""
+    x = np.float32([1.0, 2.0, 0.5])
+    for inputs in ([1.0, 2.0, 0.5], [x, x]):
+        with pytest.raises(TypeError, match=r"inputs is a list .* observed must be a list"):
+            detective.match_orders(inputs, np.float32(3.5), "sum")
+    with pytest.raises(ValueError, match="inputs is an empty list"):  # (was UnboundLocalError)
+        detective.match_orders([], [], "sum")
+    df = detective.match_orders(np.asarray([1.0, 2.0, 0.5]), 3.5, "sum")
+    assert bool(df.iloc[0]["exact"])  # 1 + 2 + 0.5 is 3.5 in every order
+
+
 def test_detective_ranks_near_misses_and_checks_input():
     x = np.random.default_rng(1).uniform(0, 1, 5000).astype(np.float32)
     observed = fpx.next_up(fpx.sum(x, "sequential"))  # nobody computes this
@@ -149,6 +162,25 @@ def test_difference_budget_adds_up():
     assert len(fig.axes[0].patches) == 3  # two steps and the total
     with pytest.raises(ValueError, match="unknown factor"):
         budget.difference_budget((a, b), start, end, "dot", factors=("colour",))
+
+
+def test_difference_budget_reaches_end_or_says_which_factor_is_left_out():
+    """factors="order" from sequential to pairwise@float64: the steps stopped at pairwise
+    and the budget said "0 ulps from start to end", where end is 1 ulp away (fpx.dot)."""
+    rng = np.random.default_rng(19)
+    a, b = (rng.standard_normal(3000).astype(np.float32) for _ in range(2))
+    total = fpx.ulp_distance(fpx.dot(a, b), fpx.dot(a, b, "pairwise", accumulate="float64"))
+    assert total != 0 and fpx.dot(a, b) == fpx.dot(a, b, "pairwise")
+    with pytest.raises(ValueError, match="differ in accumulate, which factors=.'order'."):
+        budget.difference_budget((a, b), "sequential", "pairwise@float64", "dot", factors="order")
+    bud = budget.difference_budget((a, b), "sequential", "pairwise@float64", "dot")
+    assert bud.total_ulp == total
+    with pytest.raises(ValueError, match=r"differ in accumulate and fma, .* no setting \(fma"):
+        start = "sequential+fma"
+        budget.difference_budget((a, b), start, "pairwise@float64", "dot", factors="order")
+    # a factor left out that changes nothing here: the end is reached all the same
+    same = budget.difference_budget((a, b), "sequential", "sequential@float32", "dot", factors=[])
+    assert same.total_ulp == 0
 
 
 def test_difference_budget_works_both_ways_where_a_setting_leaves_with_its_order():

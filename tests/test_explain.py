@@ -387,6 +387,29 @@ def test_negative_zero_is_not_reproduced_by_a_positive_zero():
     assert list(e.table["closer"]) == [True, True]  # both are the exact value, zero
 
 
+@pytest.mark.parametrize(
+    ("op", "inputs"),
+    [
+        ("sum", np.array([1.0, -1.0])),
+        ("sum", np.float32([0.5, 2.0, -2.5])),
+        ("dot", (np.array([1.0, 3.0]), np.array([3.0, -1.0]))),
+    ],
+)
+def test_a_negative_zero_no_addition_gives_is_not_nondeterminism(op, inputs):
+    """x + (-x) is +0 in round-to-nearest, in every order (-0 only from -0 + -0): a -0.0 of
+    these terms is no run-to-run order; explain says it cannot tell, and names the rest."""
+    x = inputs if op == "sum" else inputs[0] * inputs[1]
+    assert sum(map(Fraction, x.tolist())) == 0  # the exact result is zero
+    seen = {np.signbit(fpx.sum(x, "shuffled", seed=s)) for s in range(20)}
+    assert seen == {False}  # the oracle: random orders give +0 only
+    zero = x.dtype.type(0.0)
+    e = fpx.explain(op, inputs, {"a": zero, "b": -zero})
+    assert "nondeterminism" not in set(e.causes["factor"]) and e.ambiguous
+    assert "b is -0.0" in e.verdict and "Cannot tell the cause" in e.verdict
+    assert "rounding toward -infinity" in e.verdict
+    assert list(e.table["closer"]) == [True, True]
+
+
 def test_a_matrix_is_closer_by_its_normwise_error():
     """Cancelled elements (exact value near zero) are reported apart: the closer result is the
     one with the smaller normwise error, and the verdict says which measure decided."""

@@ -472,6 +472,26 @@ def test_shortest_repr_round_trips_and_is_shortest(fmt):
             assert oracle.round_fraction(Fraction(Decimal(shorter)), fmt) != v, (v, t)
 
 
+def test_shortest_repr_of_a_power_of_two_looks_above_the_nearest_decimal():
+    """At a power of two the gap below is half the gap above: the shortest decimal can lie
+    above v without being the nearest (bfloat16 2**-59 = 1.7347...e-18: 1.74e-18 reads back
+    as it, and 1.735e-18 was shown). No decimal with a digit fewer, below or above, reads back
+    (bfloat16's search tried only the nearest; float16 and float32 are NumPy's Dragon4)."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, localcontext
+
+    for fmt in ("bfloat16", "float16", "float32"):
+        info = fpx.format_info(fmt)
+        lo = info.emin - info.precision + 1
+        for v in [s * 2.0**e for e in range(lo, info.emax + 1) for s in (1, -1)]:
+            t = fpx.shortest_repr(fpx.as_format(v, fmt))
+            assert oracle.round_fraction(Fraction(Decimal(t)), fmt) == v, (fmt, v, t)
+            for rounding in (ROUND_FLOOR, ROUND_CEILING) if _digits(t) > 1 else ():
+                with localcontext() as ctx:
+                    ctx.prec, ctx.rounding = _digits(t) - 1, rounding
+                    shorter = +Decimal(v)
+                assert oracle.round_fraction(Fraction(shorter), fmt) != v, (fmt, v, t, shorter)
+
+
 def test_shortest_repr_tells_neighbours_apart():
     # sum, float32, n = 1e5: pandas' six digits print 49957.4 for values 1 ulp apart
     for fmt in fpx.FORMATS:

@@ -131,6 +131,24 @@ def test_numpy_variant_is_np_mean(fmt):
             assert type(got) is type(want) and same(got, want), (dist, n, got, want)
 
 
+def test_numpy_variant_reads_x_as_np_mean_does_or_refuses_the_layout():
+    """np.mean of a 2-D view with a negative stride is not the pairwise sum of its elements
+    raveled (for x[::-1], 24 of 30 seeds differed from np.mean, silently): such a layout is
+    refused, as by fpx.sum's order "numpy"; the layouts emulated (C, Fortran, 1-D views)
+    equal np.mean."""
+    x = np.random.default_rng(19).standard_normal((300, 70)).astype(np.float32)
+    flat = x[::-1].ravel()  # the old reading: these values, pairwise as one 1-D array
+    assert np.mean(x[::-1]) != np.float32(fpx.sum(flat, "numpy") / np.float64(flat.size))
+    for view in (x[::-1], x[:, ::-1], np.asfortranarray(x)[::-1]):
+        with pytest.raises(ValueError, match="mean: order 'numpy' is NumPy's reduction"):
+            mean(view, variant="numpy")
+        with pytest.raises(ValueError, match="variance: order 'numpy' is NumPy's reduction"):
+            fpx.variance(view, variant="numpy")
+    for view in (x, np.asfortranarray(x), x.ravel()[::-3]):
+        assert same(mean(view, variant="numpy"), np.mean(view))
+        assert same(fpx.variance(view, variant="numpy"), np.var(view))
+
+
 @pytest.mark.parametrize("seed", [24, 35, 153])
 def test_numpy_float16_mean_sums_a_buffered_float32_cast(seed):
     """float16: _mean sums with dtype=float32, the cast going through 8192-element buffers,

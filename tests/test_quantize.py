@@ -245,3 +245,36 @@ def test_quantize_checks_its_arguments():
         fpx.quantize(np.float32(1), "mxfp4")
     assert "mxfp4: 4 values in 1 blocks" in repr(fpx.quantize(np.ones(4, np.float32), "mxfp4"))
     assert math.isclose(fpx.quantize(np.ones(4, np.float32), "mxfp4").scales[0], 0.25)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="longdouble is float64 here")
+def test_a_longdouble_is_refused_not_rounded_to_float64():
+    """2.5 + 2**-60 in a block scaled by 1/2 is 5 + 2**-59: E2M1 rounds it to 6 (the oracle);
+    widened to float64 first it was the tie 5, which rounds to 4, silently."""
+    x = np.array([2.5, 0.0], np.longdouble)
+    x[0] += np.longdouble(2) ** -60
+    exact = Fraction(5, 2) + Fraction(1, 2**60)
+    assert Fraction(int(x[0] * 2**60), 2**60) == exact  # held exactly
+    scale = Fraction(2) ** (floor_log2(exact) - EMAX["float4_e2m1"])
+    assert scale == Fraction(1, 2) and nearest_even(exact / scale, "float4_e2m1") == 6
+    assert nearest_even(Fraction(5), "float4_e2m1") == 4  # what float64 made of it
+    with pytest.raises(TypeError, match="wider than float64"):
+        fpx.quantize(x, "mxfp4")
+
+
+@pytest.mark.parametrize("scheme", ["mxfp4", "mxfp8_e4m3", "nvfp4"])
+def test_bfloat16_data_is_quantized_as_its_float32_values(scheme):
+    """bfloat16 is a float (it was refused: 'x must be an array of floats, got bfloat16');
+    its values are exact in float32, so its quantization is theirs."""
+    x = np.random.default_rng(3).standard_normal(48).astype(np.float32)
+    b = np.asarray(fpx.as_format(x, "bfloat16"))
+    want = fpx.quantize(b.astype(np.float32), scheme)
+    got = fpx.quantize(b, scheme)
+    assert np.array_equal(got.elements, want.elements)
+    assert np.array_equal(got.scales, want.scales) and got.tensor_scale == want.tensor_scale
+    assert np.array_equal(got.dequantize(), want.dequantize())
+    if scheme in MX:  # and section 6.3's oracle
+        for k in range(got.scales.size):
+            scale, elements = mx_oracle(b[32 * k : 32 * k + 32], MX[scheme])
+            assert Fraction(float(got.scales[k])) == scale
+            assert [Fraction(float(v)) for v in got.elements[32 * k : 32 * k + 32]] == elements

@@ -79,6 +79,17 @@ def test_masked_arrays_are_refused_everywhere(name):
             ARRAY_CALLS[name](MASKED, MASKED_2D)
 
 
+@pytest.mark.parametrize("name", sorted(set(ARRAY_CALLS) - {"from_bits"}))
+def test_ragged_lists_are_refused_by_name_everywhere(name):
+    """A ragged nested list is no array: quantize, format_of and difference_budget let
+    NumPy's "setting an array element with a sequence" through, naming no argument."""
+    with pytest.raises((TypeError, ValueError)) as err:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ARRAY_CALLS[name]([[1.0], [1.0, 2.0]], [[1.0, 2.0], [3.0]])
+    assert "inhomogeneous" not in str(err.value) and "not iterable" not in str(err.value)
+
+
 def test_every_public_array_function_is_in_the_masked_list():
     """A public function that takes arrays and is not listed above would escape the test."""
     takes_arrays = {"a", "b", "x", "A", "B", "param", "bits", "inputs", "values", "observed"}

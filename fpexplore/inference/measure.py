@@ -262,3 +262,20 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
         far &= np.isfinite(r.astype(np.float64)) & np.isfinite(exact)
         outside = far if outside is None else outside & far
     return np.asarray(outside)
+
+
+def signed_zeros(observed: dict, evidence: dict) -> dict:
+    """label -> the number of -0.0 elements of a result nothing tried reproduces where another
+    result has +0.0, the results being otherwise equal as numbers (empty: not so). In
+    round-to-nearest an addition gives -0 only from -0 + -0, so no order gives them."""
+    vals = {k: v.astype(np.float64) for k, v in observed.items()}
+    first = next(iter(vals.values()))
+    if not all(np.array_equal(v, first, equal_nan=True) for v in vals.values()):
+        return {}
+    plus = np.array([(w == 0) & ~np.signbit(w) for w in vals.values()]).any(0)
+    out = {}
+    for k, v in vals.items():
+        flip = (v == 0) & np.signbit(v) & plus
+        if flip.any() and not evidence[k].groups:
+            out[k] = int(np.sum(flip))
+    return out

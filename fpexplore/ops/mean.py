@@ -12,7 +12,8 @@ Variants (x flattened in C order, n elements, F the format of x):
     sums with ``dtype=float32``: the input cast to float32 through 8192-element buffers
     (order ``"numpy-chunked"``); then ``ret.dtype.type(ret / rcount)`` with ``rcount`` an
     ``intp``: a float64 division (NEP 50) of the sum by n, converted to F (float16: from the
-    float32 sum's quotient).
+    float32 sum's quotient). On the layouts order ``"numpy"`` emulates (C- or
+    Fortran-contiguous, 1-D views); another (a 2-D view with a negative stride) is refused.
 ``sequential``, ``pairwise``, ``kahan`` (formula)
     ``s = fpx.sum(x, order)`` in F, then ``s / n`` rounded once to F.
 ``exact`` (exact)
@@ -37,6 +38,7 @@ from ..exact import ExactAccumulator, exact_sum
 from ..formats import FormatInfo, as_format, coerce
 from ..numerics import round_rational
 from ..orders import sum as fsum
+from ..orders.registry import lookup
 from .opspec import OpSpec, OpTable, Reduction
 from .variant import EXACT, FORMULA, LIBRARY, Variant
 
@@ -62,8 +64,8 @@ def mean(x: ArrayLike, *, variant: str = "numpy") -> np.generic:
     computes it (see the module docstring); a NumPy scalar of x's format."""
     OP_TABLE.lookup("mean", variant)
     (x,), info = coerce(x, what="mean")
-    if variant == "numpy":
-        return _numpy_mean(np.ravel(x, order="K"), info)
+    if variant == "numpy":  # np.sum's reading of x: a layout it reads otherwise is refused
+        return _numpy_mean(lookup("sum", "numpy").laid_out((x,), "mean")[0], info)
     x = np.ravel(x)
     if x.size == 0:
         return info.dtype.type(np.nan)

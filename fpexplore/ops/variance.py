@@ -164,7 +164,7 @@ def _numpy_var(x: np.ndarray, info: FormatInfo, acc: FormatInfo, ddof: int):
             f"variant 'numpy' (np.var(x, dtype=...)) needs accumulate at least as wide as "
             f"{info.name}, got {acc.name}"
         )
-    x = np.ravel(x, order="K")
+    (x,) = _order_lookup("sum", "numpy").laid_out((x,), "variance")  # np.sum's reading of x
     n = x.size
     dt = acc.dtype
     if acc.name == info.name:
