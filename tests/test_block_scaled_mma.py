@@ -8,12 +8,14 @@ from __future__ import annotations
 import math
 import zlib
 from fractions import Fraction
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
 
 import fpexplore as fpx
+from fpexplore.orders import gpu_models
 
 DTYPES = {
     "float8_e4m3": ml_dtypes.float8_e4m3fn,
@@ -404,3 +406,19 @@ def test_fp4_by_fp4_as_mxf8f6f4_is_the_other_rule():
     _same_bits(fpx.mma(*args[:3], scale_a=SA, scale_b=SB, **kw), twin(*args, "mxf4nvf4", *f4))
     _same_bits(fpx.mma(*args[:3], scale_a=SA, scale_b=SB, kind="mxf8f6f4", **kw),
                twin(*args, "mxf8f6f4", *f4))  # fmt: skip
+
+
+def _markdown_kinds() -> str:
+    lines = ["| arch | kind | K | elements | scales (blocks) | fraction_bits | terms |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for arch, kinds in gpu_models.BLOCK_SCALED.items():
+        for r in kinds.values():
+            scales = ", ".join(f"{s} ({', '.join(map(str, b))})" for s, b in r.scales.items())
+            lines.append(f"| {arch} | {r.kind} | {r.k} | {', '.join(r.elements)} | {scales} | "
+                         f"{r.fraction_bits} | {r.terms} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def test_the_docs_table_of_kinds_is_the_data():
+    doc = (Path(__file__).parents[1] / "docs" / "tensor_cores.md").read_text()
+    assert _markdown_kinds() in doc, _markdown_kinds()
