@@ -114,12 +114,20 @@ def scaled_kind(g: Gpu, A, B, inputs, output, scale_a, scale_b, scale_format, bl
     blocks = rule.scales[scale_format]
     if block is None:
         block = blocks[0]
-    if block not in blocks:
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block not in blocks:
         raise ValueError(
             f"block={checks.shown(block)}: kind {kind} with {scale_format} scales on the "
             f"{g.name} takes blocks of {', '.join(map(str, blocks))}"
         )
-    return rule, fa, fb, scale_format, block
+    for x, what, fmt in ((A, "A", fa), (B, "B", fb), (scale_a, "scale_a", scale_format),
+                         (scale_b, "scale_b", scale_format)):  # fmt: skip
+        own = _OF_DTYPE.get(np.asarray(x).dtype)
+        if own not in (None, fmt):
+            raise ValueError(
+                f"{what}: an array of {own}, not {fmt}; convert it with fpx.as_format("
+                f"{what}.astype(np.float32), {fmt!r}) if you mean it"
+            )
+    return rule, fa, fb, scale_format, int(block)
 
 
 def _exponent(x: np.ndarray, emin: int) -> np.ndarray:

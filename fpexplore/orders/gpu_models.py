@@ -9,7 +9,9 @@ one :class:`Gpu` per ``arch=`` key (its rules, the model file it comes from, wha
 The parameters are those of the MATLAB models of Khattak and Mikaitis ("Accurate models of
 NVIDIA tensor cores", 2025, and the matrix-core models of the same repository,
 north-numerical-computing/MATLAB-tensor-core, BSD 2-Clause), read from the model files and
-written here as data; docs/tensor_cores.md gives the rules they parametrise.
+written here as data; docs/tensor_cores.md gives the rules they parametrise. The block-scaled
+kinds (``BLOCK_SCALED``: Blackwell's mxf8f6f4, mxf4, mxf4nvf4) are MMA-Sim's (Xie et al.,
+arXiv:2511.10909, 2025; microsoft/MMA-Sim, MIT); their arithmetic is in block_scaled.
 """
 
 from __future__ import annotations
@@ -322,7 +324,9 @@ def gpus() -> pd.DataFrame:
         are lost, "float32 additions" for a pairwise tree), ``floor`` (the least alignment
         exponent per output, "none" where there is none), ``rounding`` (the final rounding
         per output), ``sum`` (how a block is summed, docs/tensor_cores.md), ``source`` (the
-        model file) and ``evidence`` (hardware rows matched, or "model only").
+        model file) and ``evidence`` (hardware rows matched, or "model only"). The
+        block-scaled kinds (``mma(..., scale_a=, scale_b=)``) are ``BLOCK_SCALED``, not rows
+        here (docs/tensor_cores.md, "Block-scaled (Blackwell, tcgen05)").
     """
     import pandas as pd
 

@@ -43,6 +43,7 @@ import numpy as np
 
 from .. import checks
 from ..formats import FP8_DTYPES, as_array, as_format, format_info, refuse_masked
+from .block_scaled import ELEMENTS as MX_ELEMENTS
 from .block_scaled import block_scaled, scaled_kind
 from .gpu_models import ARCHS, INPUTS, OUTPUTS, Gpu, gpu
 from .matrix_core import amd_blocks, significands
@@ -68,8 +69,9 @@ def _check_formats(g: Gpu, inputs: str, output: str) -> tuple[int, int]:
     where the GPU or its published model has no such combination."""
     r = g.rules
     if inputs not in INPUTS:
+        mx = " (MX elements: give scale_a and scale_b)" if inputs in MX_ELEMENTS else ""
         raise ValueError(
-            f"unknown inputs {checks.shown(inputs)}; tensor-core inputs: {', '.join(INPUTS)}"
+            f"unknown inputs {checks.shown(inputs)}; tensor-core inputs: {', '.join(INPUTS)}{mx}"
         )
     if output not in OUTPUTS:
         raise ValueError(
