@@ -83,7 +83,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    trees, CuPy/CUB hypotheses, compensated, exact): the arithmetic model, one
                    registry entry per order, kernels compiled with numba on first use; mma:
                    tensor cores (NVIDIA Volta to Blackwell) and matrix cores (AMD CDNA1-3)
-                   bit for bit, gpus() the table of every modelled GPU; trees: revealed
+                   bit for bit, Blackwell's block-scaled kinds (block_scaled: MMA-Sim's
+                   rules), gpus() the table of every modelled GPU; trees: revealed
                    accumulation trees as data (the ``revealed`` order's parameter)
 - ``machine``      machine_info(): the CPU, SIMD level, BLAS kernel and threads a result came
                    from; environment(): the tables' machine columns; available_memory() (the

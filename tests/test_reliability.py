@@ -65,6 +65,16 @@ ARRAY_CALLS = {
         m, [m], lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8
     ),
     "mma": lambda m, M: fpx.mma(M, M, M, arch="h100", inputs="tf32"),
+    "mma (scale_a, scale_b)": lambda m, M: fpx.mma(
+        np.ones((2, 32)),
+        np.ones((32, 2)),
+        0.0,
+        arch="b200",
+        inputs="float8_e4m3",
+        scale_a=M,
+        scale_b=M,
+        scale_format="float8_e8m0",
+    ),
     "compare": lambda m, M: fpx.compare("sum", inputs=m),
     "diff": lambda m, M: fpx.diff(m, m),
     "explain": lambda m, M: fpx.explain("sum", m, {"a": np.float32(1), "b": np.float32(2)}),

@@ -17,11 +17,14 @@
                  against tiles of columns on SIMD lanes (numba, imported on first use)
 - ``tensor_core`` ``mma``: D = C + A @ B as a GPU's tensor cores (NVIDIA) or matrix cores
                  (AMD) compute it; the NVIDIA block sum
+- ``block_scaled`` mma with scale_a, scale_b: Blackwell's block-scaled kinds (mxf8f6f4,
+                 mxf4, mxf4nvf4) by MMA-Sim's rules
 - ``matrix_core`` the AMD matrix cores' sums (CDNA1 exact, CDNA2 pairwise, CDNA3 late c)
 - ``_matrix_core_kernels`` their compiled loop: each output element's chain of blocks
                  (numba, imported on first use)
 - ``gpu_models`` every modelled GPU's parameters, defined once: Rules per architecture, Gpu
-                 per arch key, product aliases; ``fpx.gpus()`` the table of them
+                 per arch key, product aliases, the block-scaled kinds (ScaledKind);
+                 ``fpx.gpus()`` the table of them
 - ``trees``      accumulation trees as data: the ``revealed`` order's parameter
 """
 

@@ -9,7 +9,9 @@ one :class:`Gpu` per ``arch=`` key (its rules, the model file it comes from, wha
 The parameters are those of the MATLAB models of Khattak and Mikaitis ("Accurate models of
 NVIDIA tensor cores", 2025, and the matrix-core models of the same repository,
 north-numerical-computing/MATLAB-tensor-core, BSD 2-Clause), read from the model files and
-written here as data; docs/tensor_cores.md gives the rules they parametrise.
+written here as data; docs/tensor_cores.md gives the rules they parametrise. The block-scaled
+kinds (``BLOCK_SCALED``: Blackwell's mxf8f6f4, mxf4, mxf4nvf4) are MMA-Sim's (Xie et al.,
+arXiv:2511.10909, 2025; microsoft/MMA-Sim, MIT); their arithmetic is in block_scaled.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ if TYPE_CHECKING:
 __all__ = [
     "ALIASES",
     "ARCHS",
+    "BLOCK_SCALED",
     "INPUTS",
     "OUTPUTS",
     "Gpu",
     "Rules",
+    "ScaledKind",
     "gpu",
     "gpus",
     "one_per_architecture",
@@ -237,6 +241,38 @@ ARCHS = {
     )
 }  # fmt: skip
 
+
+@dataclass(frozen=True)
+class ScaledKind:
+    """One block-scaled tensor-core kind as MMA-Sim models it (Xie, Wang, Yang, Yang,
+    "MMA-Sim: Bit-Accurate Reference Model of Tensor Cores and Matrix Cores", arXiv:2511.10909,
+    2025; microsoft/MMA-Sim, MIT, commit c785138): the element formats of A and B, K of one
+    instruction, the scale formats with the blocks each takes, the fraction bits an aligned
+    term keeps, and what is aligned (``products``: each scaled product; ``groups``: each
+    group of 16 products summed exactly, times its two scales). docs/tensor_cores.md, section
+    "Block-scaled (Blackwell, tcgen05)", has the rules."""
+
+    kind: str
+    k: int
+    elements: tuple
+    scales: dict
+    fraction_bits: int
+    terms: str
+
+
+_MX_ELEMENTS = ("float8_e4m3", "float8_e5m2", "float4_e2m1")
+_MXF8F6F4 = ScaledKind("mxf8f6f4", 32, _MX_ELEMENTS, {"float8_e8m0": (32,)}, 25, "products")
+_MXF4 = ScaledKind("mxf4", 64, ("float4_e2m1",), {"float8_e8m0": (32,)}, 35, "groups")
+#: tcgen05.mma's block-scaled kinds (MMA-Sim's tcgen05mma_block_scale, "Blackwell": the B200)
+#: and mma.sync's (its mma_block_scale, "RTX Blackwell", sm_120a: the RTX PRO 6000), which
+#: also take E4M3 scales per 32 in mxf4nvf4
+BLOCK_SCALED = {
+    "b200": {k.kind: k for k in (_MXF8F6F4, _MXF4, replace(
+        _MXF4, kind="mxf4nvf4", scales={"float8_e8m0": (32, 16), "float8_e4m3": (16,)}))},
+    "rtx-pro-6000": {k.kind: k for k in (_MXF8F6F4, _MXF4, replace(
+        _MXF4, kind="mxf4nvf4", scales={"float8_e8m0": (32, 16), "float8_e4m3": (32, 16)}))},
+}  # fmt: skip
+
 #: product names -> the key of the GPU with the same architecture's model
 ALIASES = {
     "rtx1000": "ada",
@@ -288,7 +324,9 @@ def gpus() -> pd.DataFrame:
         are lost, "float32 additions" for a pairwise tree), ``floor`` (the least alignment
         exponent per output, "none" where there is none), ``rounding`` (the final rounding
         per output), ``sum`` (how a block is summed, docs/tensor_cores.md), ``source`` (the
-        model file) and ``evidence`` (hardware rows matched, or "model only").
+        model file) and ``evidence`` (hardware rows matched, or "model only"). The
+        block-scaled kinds (``mma(..., scale_a=, scale_b=)``) are ``BLOCK_SCALED``, not rows
+        here (docs/tensor_cores.md, "Block-scaled (Blackwell, tcgen05)").
     """
     import pandas as pd
 

@@ -43,6 +43,8 @@ import numpy as np
 
 from .. import checks
 from ..formats import FP8_DTYPES, as_array, as_format, format_info, refuse_masked
+from .block_scaled import ELEMENTS as MX_ELEMENTS
+from .block_scaled import block_scaled, scaled_kind
 from .gpu_models import ARCHS, INPUTS, OUTPUTS, Gpu, gpu
 from .matrix_core import amd_blocks, significands
 
@@ -67,8 +69,9 @@ def _check_formats(g: Gpu, inputs: str, output: str) -> tuple[int, int]:
     where the GPU or its published model has no such combination."""
     r = g.rules
     if inputs not in INPUTS:
+        mx = " (MX elements: give scale_a and scale_b)" if inputs in MX_ELEMENTS else ""
         raise ValueError(
-            f"unknown inputs {checks.shown(inputs)}; tensor-core inputs: {', '.join(INPUTS)}"
+            f"unknown inputs {checks.shown(inputs)}; tensor-core inputs: {', '.join(INPUTS)}{mx}"
         )
     if output not in OUTPUTS:
         raise ValueError(
@@ -289,6 +292,69 @@ def _fp8_as_float16(A3, B3, C3, block, rules, output) -> np.ndarray:
     return d
 
 
+def _stacked(A64, B64, C64, *scales):
+    """A, B, C (and scale_a, scale_b) broadcast to one batch and stacked: (n, M, K), (n, K,
+    N), (n, M, N) (and (n, M, K/block), (n, K/block, N)), with the shape of D."""
+    if A64.ndim < 2 or B64.ndim < 2:
+        raise ValueError(f"A and B must have at least 2 dimensions, got {A64.ndim} and {B64.ndim}")
+    (M, K), (K2, N) = A64.shape[-2:], B64.shape[-2:]
+    if K != K2:
+        raise ValueError(f"A is (..., {M}, {K}) and B is (..., {K2}, {N}): K differs")
+    try:
+        batch = np.broadcast_shapes(A64.shape[:-2], B64.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"A and B: batch shapes {A64.shape[:-2]} and {B64.shape[:-2]} do not broadcast"
+        ) from None
+    try:
+        shape = np.broadcast_shapes(batch + (M, N), C64.shape)
+    except ValueError:
+        raise ValueError(
+            f"C: shape {C64.shape} does not broadcast to A @ B's shape {batch + (M, N)}"
+        ) from None
+    batch = shape[:-2]
+    for x, what in zip(scales, ("scale_a", "scale_b")):
+        try:
+            batch = np.broadcast_shapes(batch, x.shape[:-2])
+        except ValueError:
+            raise ValueError(f"{what}: batch shape {x.shape[:-2]} does not broadcast") from None
+    n = int(np.prod(batch, dtype=np.int64))
+    out = [(A64, (M, K)), (B64, (K, N)), (C64, (M, N))]
+    out += [(x, x.shape[-2:]) for x in scales]
+    stacked = [np.ascontiguousarray(np.broadcast_to(x, batch + s)).reshape((n, *s)) for x, s in out]
+    return (*stacked, batch + (M, N))
+
+
+def _block_scaled(A, B, C, g, inputs, output, scale_a, scale_b, scaled) -> np.ndarray:
+    """mma with scale_a and scale_b: the block-scaled kinds (block_scaled's rules)."""
+    if scale_a is None or scale_b is None:
+        raise ValueError(f"scale_{'b' if scale_b is None else 'a'}=None: give both scales")
+    rule, fa, fb, sfmt, block = scaled_kind(g, A, B, inputs, output, scale_a, scale_b,
+                                            **scaled)  # fmt: skip
+    A64, B64 = _exact_in(A, fa, "A"), _exact_in(B, fb, "B")
+    C64 = _exact_in(C, "float32", "C")
+    SA, SB = _exact_in(scale_a, sfmt, "scale_a"), _exact_in(scale_b, sfmt, "scale_b")
+    if min(A64.ndim, B64.ndim, SA.ndim, SB.ndim) < 2:
+        raise ValueError("A, B, scale_a and scale_b must have at least 2 dimensions")
+    (M, K), N = A64.shape[-2:], B64.shape[-1]
+    if K % rule.k:
+        raise ValueError(
+            f"A: K = {K} is not a multiple of {rule.k}, the K of one {rule.kind} instruction"
+        )
+    for x, what, want in ((SA, "scale_a", (M, K // block)), (SB, "scale_b", (K // block, N))):
+        if x.shape[-2:] != want:
+            raise ValueError(
+                f"{what}: shape {x.shape}, expected (..., {want[0]}, {want[1]}) "
+                f"(K = {K}, block = {block})"
+            )
+    if rule.terms == "groups" and np.isinf(C64).any():
+        raise ValueError(
+            f"C: an infinite c in {rule.kind} has no published rule (MMA-Sim's sum cannot take one)"
+        )
+    A3, B3, C3, SA3, SB3, shape = _stacked(A64, B64, C64, SA, SB)
+    return block_scaled(A3, B3, C3, SA3, SB3, rule, fa, fb, sfmt, block).reshape(shape)
+
+
 _DTYPE_INPUTS = {
     np.dtype(np.float16): "float16",
     np.dtype(ml_dtypes.bfloat16): "bfloat16",
@@ -326,8 +392,13 @@ def mma(
     C: ArrayLike,
     *,
     arch: str,
-    inputs: str | None = None,
+    inputs: str | tuple[str, str] | None = None,
     output: str = "float32",
+    scale_a: ArrayLike | None = None,
+    scale_b: ArrayLike | None = None,
+    scale_format: str | None = None,
+    block: int | None = None,
+    kind: str | None = None,
 ) -> np.ndarray:
     """D = C + A @ B as the tensor cores (matrix cores) of ``arch`` compute it, bit for bit.
 
@@ -353,39 +424,35 @@ def mma(
         (``fpx.gpus()``). None: the format of A's and B's dtype.
     output : {"float32", "float16"}
         float16 where the model gives one (NVIDIA float16 inputs, Hopper FP8); AMD: float32.
+    scale_a, scale_b : array_like, shapes (..., M, K/block) and (..., K/block, N), optional
+        Block scales (Blackwell's block-scaled kinds, b200 and rtx-pro-6000: MMA-Sim's rules,
+        docs/tensor_cores.md): D = C + sum_k scale_a * A * B * scale_b, float32 out;
+        ``inputs`` float8_e4m3, float8_e5m2, float4_e2m1 or a pair (A's, B's); K a multiple
+        of the instruction's (32, or 64 for FP4), longer K a chain of instructions.
+    scale_format : {"float8_e8m0", "float8_e4m3"}, optional
+        The scales' format (None: their ml_dtypes type); E4M3 scales are used unsigned.
+    block : {32, 16}, optional
+        Elements per scale (None: 32 for E8M0 scales, 16 for E4M3).
+    kind : {"mxf8f6f4", "mxf4", "mxf4nvf4"}, optional
+        The instruction kind (None: mxf4nvf4 for FP4 x FP4, mxf8f6f4 otherwise).
 
     Returns
     -------
     ndarray of float32 (float16 for output="float16"), shape (..., M, N)
     """
     g = gpu(arch)
+    scaled = {"scale_format": scale_format, "block": block, "kind": kind}
+    if scale_a is not None or scale_b is not None:
+        return _block_scaled(A, B, C, g, inputs, output, scale_a, scale_b, scaled)
+    for name, v in scaled.items():
+        if v is not None:
+            raise ValueError(f"{name}={checks.shown(v)}: only with scale_a and scale_b")
     inputs = _inputs_of(A, B, inputs)
     block, neab = _check_formats(g, inputs, output)
     A64 = _exact_in(A, inputs, "A")
     B64 = _exact_in(B, inputs, "B")
     C64 = _exact_in(C, output, "C")
-    if A64.ndim < 2 or B64.ndim < 2:
-        raise ValueError(f"A and B must have at least 2 dimensions, got {A64.ndim} and {B64.ndim}")
-    (M, K), (K2, N) = A64.shape[-2:], B64.shape[-2:]
-    if K != K2:
-        raise ValueError(f"A is (..., {M}, {K}) and B is (..., {K2}, {N}): K differs")
-    try:
-        batch = np.broadcast_shapes(A64.shape[:-2], B64.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"A and B: batch shapes {A64.shape[:-2]} and {B64.shape[:-2]} do not broadcast"
-        ) from None
-    try:
-        shape = np.broadcast_shapes(batch + (M, N), C64.shape)
-    except ValueError:
-        raise ValueError(
-            f"C: shape {C64.shape} does not broadcast to A @ B's shape {batch + (M, N)}"
-        ) from None
-    batch = shape[:-2]
-    n = int(np.prod(batch, dtype=np.int64))
-    A3 = np.ascontiguousarray(np.broadcast_to(A64, batch + (M, K))).reshape(n, M, K)
-    B3 = np.ascontiguousarray(np.broadcast_to(B64, batch + (K, N))).reshape(n, K, N)
-    C3 = np.ascontiguousarray(np.broadcast_to(C64, shape)).reshape(n, M, N)
+    A3, B3, C3, shape = _stacked(A64, B64, C64)
     r = g.rules
     if r.vendor == "AMD":
         out = amd_blocks(A3, B3, C3, inputs, r, block, neab)
