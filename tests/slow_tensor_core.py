@@ -6,10 +6,10 @@ not from the fast code. NVIDIA: one block of products
 and c is aligned to the largest exponent, each aligned term truncated toward zero to the grid
 ``2**(E - 23 - neab)``, the truncated terms summed exactly and the sum rounded once to the
 output (toward zero for binary32, to nearest even for binary16). FP8 inputs with a binary16
-output, and every FP8 block of ``h100-mma`` and ``b200`` (``fp8_as_float16``: Hopper's mma.sync
-unpacks FP8 to float16, and the B200's published FP8 rows are that rule): two float16 blocks
-(k % 4 in {0, 1} from 0, then the rest), then c added with one rounding to nearest in the
-output format.
+output, and every FP8 block of ``h100-mma`` and ``b200-mma`` (``fp8_as_float16``: mma.sync
+unpacks FP8 to float16 on Hopper, and the B200's published FP8 rows are that rule): two
+float16 blocks (k % 4 in {0, 1} from 0, then the rest), then c added with one rounding to
+nearest in the output format.
 
 AMD (``amd_block``): CDNA1 sums exactly and rounds once to nearest binary32; CDNA2 flushes
 subnormal inputs and products and adds in binary32, pairwise, c last; CDNA3 aligns the
@@ -50,8 +50,7 @@ _P = {
         },
         {"float32": -132, "float16": -20},
     ),
-    # B200TC.m: Hopper's blocks; FP8: two float16 blocks of 16 (FP8_AS_FLOAT16), as the
-    # B200's published FP8 rows are (B200TC.m's one block of 32 matches 64% of them)
+    # B200TC.m: Hopper's blocks; FP8 blocks of 32 with neab = 2 (and a float32 output only)
     "b200": (
         {
             "float16": (16, 2),
@@ -66,11 +65,11 @@ _P = {
 # Hopper's mma.sync with FP8 (measured on an H200): float16 blocks; FP8 entries give the block
 _P["h100-mma"] = ({**_P["h100"][0], "float8_e4m3": (32, 2), "float8_e5m2": (32, 2)},
                   _P["h100"][1])  # fmt: skip
-FP8_AS_FLOAT16 = {"h100-mma", "b200"}
-# B200TCRN.m: the B200 with the final rounding to nearest, and the float16 floor -15; no FP8
-# (its FP8 rule is B200TC.m's block of 32, which the B200's rows contradict: refused)
-_P["b200-rn"] = ({f: v for f, v in _P["b200"][0].items() if not f.startswith("float8")},
-                 {"float32": -133, "float16": -15})  # fmt: skip
+# the B200's mma.sync with FP8: its published FP8 rows, Hopper's mma.sync rule
+_P["b200-mma"] = _P["h100-mma"]
+FP8_AS_FLOAT16 = {"h100-mma", "b200-mma"}
+# B200TCRN.m: the B200 with the final rounding to nearest, and the float16 floor -15
+_P["b200-rn"] = (_P["b200"][0], {"float32": -133, "float16": -15})
 _NEAREST_F32 = {"b200-rn"}
 _EMIN = {
     "float16": -14,

@@ -22,8 +22,10 @@ DATA = Path(__file__).parent / "data" / "tensor_cores"
 PUBLISHED = DATA / "published"
 _INPUTS = {"fp16": "float16", "bf16": "bfloat16", "tf32": "tf32", "e4m3": "float8_e4m3",
            "e5m2": "float8_e5m2"}  # fmt: skip
+# the published test program ran mma.sync: on the B200, FP8 through mma.sync is b200-mma's rule
+MMA_SYNC = {"b200_e4m3": "b200-mma", "b200_e5m2": "b200-mma"}
 # file, arch, inputs
-CASES = [(p.stem, p.stem.split("_")[0], _INPUTS[p.stem.split("_")[1]])
+CASES = [(p.stem, MMA_SYNC.get(p.stem, p.stem.split("_")[0]), _INPUTS[p.stem.split("_")[1]])
          for p in sorted(PUBLISHED.glob("*.npz"))]  # fmt: skip
 # Hopper's FP8 rows with a float32 output ran with c = 0 (docs/tensor_cores.md, "The c of the
 # FP8 float32 rows"); every other file's rows added the c of their c file
@@ -48,7 +50,7 @@ def test_every_published_gpu_and_format_is_here():
     got = {(arch, inputs) for _, arch, inputs in CASES}
     assert len(CASES) == 32 and len(got) == 32
     assert {arch for arch, _ in got} == {"v100", "a100", "a2", "ada", "l40s", "h100", "h200",
-                                         "b200"}  # fmt: skip
+                                         "b200", "b200-mma"}  # fmt: skip
 
 
 @pytest.mark.parametrize(("name", "arch", "inputs"), CASES)
@@ -186,7 +188,7 @@ def _values(fmt: str) -> np.ndarray:
 COMBOS = [(arch, fmt, out) for arch in slow._P
           for fmt in slow._P[arch][0] for out in ("float32", "float16")
           if out == "float32" or fmt == "float16"
-          or (arch in ("h100", "h100-mma", "b200") and fmt.startswith("float8"))]  # fmt: skip
+          or (arch in ("h100", "h100-mma", "b200-mma") and fmt.startswith("float8"))]  # fmt: skip
 AMD_COMBOS = [(arch, fmt, "float32") for arch in slow.AMD for fmt in slow.AMD[arch]]
 _POOL = {fmt: _values(fmt) for fmt in slow._EMIN}
 
@@ -315,8 +317,8 @@ def test_errors_name_what_the_gpu_supports():
     # combinations no published model gives are refused, naming the argument and the reason
     with pytest.raises(ValueError, match=r"output='float16': the Ada model files .* 0 fraction"):
         fpx.mma(a, b, c, arch="l40s", inputs="float8_e4m3", output="float16")
-    with pytest.raises(ValueError, match=r"output='float32': B200TCRN.m's FP8 rule .* contradict"):
-        fpx.mma(a, b, c, arch="b200-rn", inputs="float8_e5m2")
+    with pytest.raises(ValueError, match=r"output='float16': the B200 model .* arch='b200-mma'\)"):
+        fpx.mma(a, b, c, arch="b200", inputs="float8_e5m2", output="float16")
     with pytest.raises(ValueError, match=r"output='float16': the MI300 .* float16 output for no"):
         fpx.mma(a, b, c, arch="mi300x", inputs="float16", output="float16")
     with pytest.raises(ValueError, match=r"inputs='float8_e4m3': the MI300 .* matrix cores"):
@@ -476,9 +478,7 @@ def test_gpus_table_is_the_arch_table():
     for key in keys:
         rows = df[df["arch"] == key]
         g = gpu_models.ARCHS[key]
-        refused = {f for f in g.rules.inputs  # every output refused: no rule to list
-                   if all((f, o) in g.rules.refusals for o in g.rules.rounding)}  # fmt: skip
-        assert list(rows["inputs"]) == [f for f in g.rules.inputs if f not in refused]
+        assert list(rows["inputs"]) == list(g.rules.inputs)
         assert set(rows["evidence"]) == {g.evidence}
         assert g.evidence.startswith(("hardware rows matched", "model only"))
     assert set(df.loc[df["evidence"].str.startswith("hardware"), "arch"]) == {
@@ -490,15 +490,17 @@ def test_gpus_table_is_the_arch_table():
         "h100",
         "h200",  # and measured here (tests/test_tensor_core_measured.py)
         "h100-mma",
-        "b200",
+        "b200",  # fp16, bf16, tf32 (FP8: the model's rule, tcgen05's in MMA-Sim)
+        "b200-mma",
     }
     row = df[(df["arch"] == "h100-mma") & (df["inputs"] == "float8_e4m3")].iloc[0]
     assert (row["outputs"], row["sum"]) == ("float32, float16", "two-f16")
     row = df[(df["arch"] == "ada") & (df["inputs"] == "float8_e4m3")].iloc[0]
     assert (row["block"], row["alignment_bits"], row["outputs"]) == (16, "13", "float32")
     row = df[(df["arch"] == "b200") & (df["inputs"] == "float8_e4m3")].iloc[0]
+    assert (row["block"], row["alignment_bits"], row["outputs"]) == (32, "25", "float32")
+    row = df[(df["arch"] == "b200-mma") & (df["inputs"] == "float8_e4m3")].iloc[0]
     assert (row["outputs"], row["sum"]) == ("float32, float16", "two-f16")
-    assert not ((df["arch"] == "b200-rn") & df["inputs"].str.startswith("float8")).any()
     assert "rtx4090" in df.loc[df["arch"] == "ada", "aliases"].iloc[0]
     # every alias gives its GPU's bits
     A = np.float16([[1.5, -(2.0**-13), 3.0, 2.0**-20] * 2])

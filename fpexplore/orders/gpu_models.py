@@ -128,17 +128,26 @@ HOPPER = Rules(
 #: Hopper's mma.sync with FP8 inputs (H200 SASS: F2FP unpack + two HMMA.16816 per instruction)
 HOPPER_MMA = replace(HOPPER, inputs={**_HOPPER_IN, "float8_e4m3": (32, 2), "float8_e5m2": (32, 2)},
                      fp8_sum={"float16": "two-f16", "float32": "two-f16"})  # fmt: skip
-#: B200TC.m's own FP8 rule, one block of 32 keeping 25 bits, gives 3,207 (E4M3) and 3,236 (E5M2)
-#: of the B200's 5,000 published FP8 rows; the model's generic file notes that FP8 goes "via
-#: HMMA (fp16) TC where inter-leaved pattern is to be implemented and c is added at the end
-#: with RNE". That rule, Hopper's mma.sync one (the B200's float16 blocks are Hopper's), gives
-#: every published B200 FP8 row, float32 and float16 out (docs/tensor_cores.md)
-BLACKWELL = replace(HOPPER_MMA, name="Blackwell")
-_B200_RN_FP8 = (
-    "B200TCRN.m's FP8 rule is B200TC.m's single block of 32, which the B200's own published FP8 "
-    "rows contradict (they are two float16 blocks, c last: arch='b200'); no rule for FP8 with "
-    "a final rounding to nearest is published"
+_B200_FP8 = {
+    (f, "float16"): "the B200 model (B200TC.m) gives FP8 inputs a float32 output only "
+    "(mma.sync's float16 output: arch='b200-mma')"
+    for f in _FP8
+}
+#: B200TC.m: FP8 in one block of 32 keeping 25 bits, c aligned with the products; MMA-Sim
+#: (arXiv:2511.10909) gives tcgen05's kind::f8f6f4, cuBLAS's FP8 path, the same rule
+BLACKWELL = Rules(
+    "Blackwell",
+    "NVIDIA",
+    {**_HOPPER_IN, "float8_e4m3": (32, 2), "float8_e5m2": (32, 2)},
+    {"float32": -133, "float16": -21},
+    _RZ,
+    ("float16",),
+    refusals=_B200_FP8,
 )
+#: the B200's mma.sync with FP8 inputs: Hopper's (FP8 unpacked to float16, two float16 blocks,
+#: c last; the B200's float16 blocks are Hopper's): every published B200 FP8 row, which the
+#: published test program ran through mma.sync (B200TC.m's block of 32 gives 64% of them)
+BLACKWELL_MMA = replace(HOPPER_MMA, name="Blackwell")
 BLACKWELL_RN = Rules(
     "Blackwell, round to nearest",
     "NVIDIA",
@@ -146,7 +155,7 @@ BLACKWELL_RN = Rules(
     {"float32": -133, "float16": -15},
     _RNE,
     ("float16",),
-    refusals={(f, out): _B200_RN_FP8 for f in _FP8 for out in OUTPUTS},
+    refusals=_B200_FP8,
 )
 CDNA1 = Rules("CDNA1", "AMD", {"float16": (4, None), "bfloat16": (2, None)}, {}, {"float32": "rne"},
               sum="exact")  # fmt: skip
@@ -226,14 +235,18 @@ ARCHS = {
             "inputs, float32 and float16 out, one instruction and chains (tests/data/"
             "tensor_cores/h200_fp8.npz, h100hbm3_fp8.npz); other inputs as h100"),  # fmt: skip
         Gpu("b200", "B200", BLACKWELL, "B200TC.m",
-            _rows("B200", _HOPPER_ROWS) + "; FP8 as mma.sync runs it (two float16 blocks, c last), "
-            "not B200TC.m's single block of 32; what tcgen05 (cuBLAS's FP8 GEMM) does is not "
-            "published"),  # fmt: skip
+            _rows("B200", "fp16 float32 and float16 out, bf16, tf32") + "; FP8: B200TC.m's "
+            "rule, MMA-Sim's for tcgen05 (cuBLAS's FP8 path), no hardware rows here; the "
+            "published FP8 rows ran through mma.sync: b200-mma"),
+        Gpu("b200-mma", "B200 through mma.sync", BLACKWELL_MMA, "B200TC.m",
+            _rows("B200 FP8", "E4M3 and E5M2, float32 and float16 out") + ", made with mma.sync: "
+            "FP8 unpacked to float16, two float16 blocks, c last, as h100-mma; other inputs as "
+            "b200"),  # fmt: skip
         Gpu("b200-rn", "B200 (round-to-nearest variant)", BLACKWELL_RN, "B200TCRN.m",
             _model("B200TCRN.m, 'the B200 with final rounding mode set to RN'; the model "
                    "files do not say which instruction or setting gives it")),  # fmt: skip
         Gpu("rtx-pro-6000", "RTX PRO 6000 Blackwell", BLACKWELL, "RTXPRO6000TC.m",
-            _model("RTXPRO6000TC.m calls B200TC.m; FP8 as the B200's rows")),  # fmt: skip
+            _model("RTXPRO6000TC.m calls B200TC.m")),  # fmt: skip
         Gpu("mi100", "MI100", CDNA1, "MI100MC.m", _model("MI100MC.m")),
         Gpu("mi250", "MI250 / MI210", CDNA2, "MI210MC.m", _model("MI210MC.m; MI250MC.m calls it")),
         Gpu("mi300", "MI300 / MI300A / MI300X", CDNA3, "MI300MC.m",
@@ -304,8 +317,8 @@ def gpu(arch) -> Gpu:
 
 
 def one_per_architecture() -> tuple[str, ...]:
-    """The first key of each set of rules, in the table's order (Hopper twice: its own FP8
-    path and mma.sync's, which the B200's FP8 rows share)."""
+    """The first key of each set of rules, in the table's order (Hopper and the B200 twice:
+    their own FP8 paths and mma.sync's)."""
     first = {}
     for g in ARCHS.values():
         first.setdefault(id(g.rules), g.key)
@@ -335,10 +348,7 @@ def gpus() -> pd.DataFrame:
         r = g.rules
         aliases = ", ".join(a for a, k in ALIASES.items() if k == g.key)
         for fmt, (block, neab) in r.inputs.items():
-            outs = [o for o in r.rounding if (o == "float32" or fmt in r.float16_out)
-                    and (fmt, o) not in r.refusals]  # fmt: skip
-            if not outs:  # every output refused (b200-rn's FP8): no rule to list
-                continue
+            outs = [o for o in r.rounding if o == "float32" or fmt in r.float16_out]
             bits = (
                 "exact" if r.sum == "exact" else "float32 additions"
                 if r.sum == "pairwise" else str(23 + neab)

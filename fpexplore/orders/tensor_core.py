@@ -414,10 +414,11 @@ def mma(
         The addend, exactly representable in ``output``.
     arch : str
         A key of ``fpx.gpus()`` (v100, a100, a2, a30, ada, l40s, h100, h200, h100-mma,
-        b200, b200-rn, rtx-pro-6000, mi100, mi250, mi300) or a product alias of one (rtx4090,
-        rtx5090, mi210, mi300x, ...); any case. Hopper's FP8 has two paths: ``h100``/``h200``
-        is its own FP8 instruction (wgmma, as cuBLAS runs it), ``h100-mma`` is ``mma.sync``,
-        which unpacks FP8 to float16 (measured on an H200, docs/tensor_cores.md).
+        b200, b200-mma, b200-rn, rtx-pro-6000, mi100, mi250, mi300) or a product alias of one
+        (rtx4090, rtx5090, mi210, mi300x, ...); any case. Hopper's and the B200's FP8 have two
+        paths: ``h100``/``h200`` and ``b200`` are their own FP8 instructions (wgmma, tcgen05:
+        what cuBLAS runs), ``h100-mma`` and ``b200-mma`` are ``mma.sync``, which unpacks FP8
+        to float16 (measured on an H200 and an H100; the B200's published rows).
     inputs : str, optional
         The input format: float16, bfloat16, tf32, float8_e4m3, float8_e5m2 (NVIDIA, OCP
         FP8), float8_e4m3fnuz, float8_e5m2fnuz (AMD CDNA3 FP8), as the GPU supports them
