@@ -4,7 +4,8 @@ CuPy but no Jupyter; docs/gpu.md). Usage, from the repository root:
 
     python tests/notebook_cells.py OUT.json [--no-widgets]
 
-``--no-widgets`` hides ipywidgets (as on such a machine), to try the script on a CPU."""
+``--no-widgets`` (``--no-ipython``) hides ipywidgets (IPython) as on such a machine, to try the
+script on a CPU; without IPython, ``display`` prints."""
 
 import contextlib
 import io
@@ -13,12 +14,22 @@ import os
 import sys
 import time
 import traceback
+import types
 
 import matplotlib
 
 matplotlib.use("Agg")
 if "--no-widgets" in sys.argv:
     sys.modules["ipywidgets"] = None
+if "--no-ipython" in sys.argv:
+    sys.modules["IPython"] = None
+try:
+    import IPython.display  # noqa: F401
+except ImportError:  # no Jupyter on the machine: display() prints
+    stub, display_module = types.ModuleType("IPython"), types.ModuleType("IPython.display")
+    display_module.display = lambda *a, **k: print(*a)
+    stub.display, stub.version_info, stub.get_ipython = display_module, (8, 0, 0), lambda: None
+    sys.modules.update({"IPython": stub, "IPython.display": display_module})
 NBS = [
     "10_case_linspace",
     "11_case_matmul",
