@@ -320,15 +320,15 @@ def sweep(
     """Error against n: :func:`compare` at each size and seed, stacked into one table.
 
     ``seeds``: how many data seeds per size (``seed``, ``seed + 1``, ...), or a list of seeds;
-    one seed gives one noisy sample per size, several give the median and a 10-90% band
-    (what ``plot()`` draws). ``table`` has compare's columns (``seed`` among them) plus
-    ``abs_error`` (|value - reference|, the reference being the exact result correctly
-    rounded to the result's format, as compare measures: 0 where a result is the correctly
-    rounded one; for scalar results, else the largest element error; the bounds below are of
-    |value - exact|, which differs from it by at most half an ulp of the result); for
-    sum/dot ``bounds`` has one row per size with ``worst_sequential`` (gamma_{n-1} S),
-    ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and ``probabilistic`` (sqrt(n) u S), all
-    absolute, the median over the seeds. A progress bar shows on long sweeps.
+    one seed gives one noisy sample per size, several give the median and a 10-90% band (what
+    ``plot()`` draws). ``table`` has compare's columns (``seed`` among them) plus ``abs_error``
+    (|value - reference|, the reference being the exact result correctly rounded to the result's
+    format, as compare measures: 0 where a result is the correctly rounded one, inf where a NaN
+    stands for a number or a number for a NaN; for scalar results, else the largest element
+    error; the bounds below are of |value - exact|, which differs from it by at most half an ulp
+    of the result); for sum/dot ``bounds`` has one row per size with ``worst_sequential``
+    (gamma_{n-1} S), ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and ``probabilistic`` (sqrt(n)
+    u S), all absolute, the median over the seeds. A progress bar shows on long sweeps.
     """
     pd = require("pandas", "fpx.sweep")
 
@@ -387,7 +387,10 @@ def _abs_error(out, ref) -> float:
     with np.errstate(all="ignore"):
         d = np.abs(a - b)
     d = np.where(a == b, 0.0, d)
-    return float(np.nanmax(d)) if d.size else 0.0
+    # both NaN: the correctly rounded result; a NaN against a number (or a number against
+    # NaN) has no finite error, and nanmax would skip it
+    d = np.where(np.isnan(a) & np.isnan(b), 0.0, np.where(np.isnan(a) | np.isnan(b), np.inf, d))
+    return float(np.max(d)) if d.size else 0.0
 
 
 def _progress(total: int):
