@@ -332,6 +332,7 @@ def sweep(
     """
     pd = require("pandas", "fpx.sweep")
 
+    progress = checks.boolean("progress", progress)
     sizes = [checks.integer("sizes", s, 1) for s in checks.name_list("sizes", sizes)]
     if not sizes:
         raise ValueError("sizes must name at least one size")

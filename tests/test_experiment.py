@@ -700,3 +700,10 @@ def test_sweep_abs_error_counts_a_nan_where_the_reference_is_a_number():
     exact = fpx.cdist(x, y, variant="exact").astype(np.float64)
     assert (np.isnan(got) & ~np.isnan(exact)).any()  # the premise
     assert row["abs_error"] == np.inf
+
+
+@pytest.mark.parametrize("progress", ["no", 0, None])
+def test_sweep_progress_is_true_or_false(progress):
+    # a string or a number was read as its truth value ("no" drew the bar)
+    with pytest.raises(TypeError, match="progress must be True or False"):
+        fpx.sweep("sum", sizes=[10, 100], seeds=1, progress=progress)
