@@ -353,7 +353,7 @@ def sweep(
         op_spec.check_size(s, format)
     runs = len(sizes) * len(seed_list)
     bar = _progress(runs) if progress and runs > 1 else None
-    parts, bound_rows = [], []
+    parts, bound_rows, messages = [], [], []
     for s in sizes:
         for sd in seed_list:
             c = compare(
@@ -366,6 +366,7 @@ def sweep(
                 backends=backends,
                 **op_params,
             )
+            messages += [m for m in c.messages if m not in messages]
             t = c.table.copy()
             t["abs_error"] = [_abs_error(out, c.reference_of(out)) for out in c.results.values()]
             parts.append(t)
@@ -376,10 +377,13 @@ def sweep(
                 bar.update(1)
     if bar is not None:
         bar.close()
+    if not any(len(t) for t in parts):  # every backend asked for is unavailable
+        why = "; ".join(messages) or "none named"
+        raise ValueError(f"sweep: no results from backends={backends!r}: {why}")
     bounds = pd.DataFrame(bound_rows)
     if len(bounds):
         bounds = bounds.groupby("n", sort=False).median().reset_index()
-    return Sweep(op, format, pd.concat(parts, ignore_index=True), bounds)
+    return Sweep(op, format, pd.concat(parts, ignore_index=True), bounds, messages)
 
 
 def _abs_error(out, ref) -> float:

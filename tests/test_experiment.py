@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 
 import numpy as np
@@ -707,3 +708,15 @@ def test_sweep_progress_is_true_or_false(progress):
     # a string or a number was read as its truth value ("no" drew the bar)
     with pytest.raises(TypeError, match="progress must be True or False"):
         fpx.sweep("sum", sizes=[10, 100], seeds=1, progress=progress)
+
+
+def test_sweep_says_which_backends_gave_nothing():
+    # an empty table (and a KeyError from plot()) came back, compare's note dropped
+    with pytest.raises(ValueError, match=r"^sweep: no results from backends=\[\]: none named"):
+        fpx.sweep("sum", sizes=[10], seeds=1, backends=[], progress=False)
+    if importlib.util.find_spec("torch") is None:
+        note = "torch backend unavailable: torch is not installed"
+        with pytest.raises(ValueError, match=f"backends='torch': {note}"):
+            fpx.sweep("sum", sizes=[10], seeds=1, backends="torch", progress=False)
+        sw = fpx.sweep("sum", sizes=[10], seeds=1, backends=("numpy", "torch"), progress=False)
+        assert sw.messages == [note + " (pip install torch)"] and note in repr(sw)
