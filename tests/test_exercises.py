@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -130,6 +131,18 @@ def test_parse_number():
     for bad in ("", "abc", "1.2.3", "2**"):
         with pytest.raises(ValueError):
             p(bad)
+
+
+def test_parse_number_of_decimals_and_long_doubles():
+    """Decimal('Infinity') raised OverflowError out of grade() ("never raises"), and a NumPy
+    long double was rounded to float64 first (np.longdouble(1)/3 read as float64(1/3))."""
+    p = teaching.parse_number
+    assert p(Decimal("Infinity")) == math.inf and p(Decimal("-Infinity")) == -math.inf
+    assert math.isnan(p(Decimal("NaN")))
+    third = np.longdouble(1) / 3
+    if np.finfo(np.longdouble).nmant > 52:  # a platform where it is wider than float64
+        assert p(third) == Fraction(*third.as_integer_ratio()) != Fraction(float(third))
+    assert not teaching.get("ulp-float32", 0).grade(Decimal("Infinity"))[0]
 
 
 # ----------------------------------------------------------------------------- bit patterns
