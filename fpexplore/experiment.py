@@ -320,18 +320,19 @@ def sweep(
     """Error against n: :func:`compare` at each size and seed, stacked into one table.
 
     ``seeds``: how many data seeds per size (``seed``, ``seed + 1``, ...), or a list of seeds;
-    one seed gives one noisy sample per size, several give the median and a 10-90% band
-    (what ``plot()`` draws). ``table`` has compare's columns (``seed`` among them) plus
-    ``abs_error`` (|value - reference|, the reference being the exact result correctly
-    rounded to the result's format, as compare measures: 0 where a result is the correctly
-    rounded one; for scalar results, else the largest element error; the bounds below are of
-    |value - exact|, which differs from it by at most half an ulp of the result); for
-    sum/dot ``bounds`` has one row per size with ``worst_sequential`` (gamma_{n-1} S),
-    ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and ``probabilistic`` (sqrt(n) u S), all
-    absolute, the median over the seeds. A progress bar shows on long sweeps.
+    one seed gives one noisy sample per size, several give the median and a 10-90% band (what
+    ``plot()`` draws). ``table`` has compare's columns (``seed`` among them) plus ``abs_error``
+    (|value - reference|, the reference being the exact result correctly rounded to the result's
+    format, as compare measures: 0 where a result is the correctly rounded one, inf where a NaN
+    stands for a number or a number for a NaN; for scalar results, else the largest element
+    error; the bounds below are of |value - exact|, which differs from it by at most half an ulp
+    of the result); for sum/dot ``bounds`` has one row per size with ``worst_sequential``
+    (gamma_{n-1} S), ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and ``probabilistic`` (sqrt(n)
+    u S), all absolute, the median over the seeds. A progress bar shows on long sweeps.
     """
     pd = require("pandas", "fpx.sweep")
 
+    progress = checks.boolean("progress", progress)
     sizes = [checks.integer("sizes", s, 1) for s in checks.name_list("sizes", sizes)]
     if not sizes:
         raise ValueError("sizes must name at least one size")
@@ -352,7 +353,7 @@ def sweep(
         op_spec.check_size(s, format)
     runs = len(sizes) * len(seed_list)
     bar = _progress(runs) if progress and runs > 1 else None
-    parts, bound_rows = [], []
+    parts, bound_rows, messages = [], [], []
     for s in sizes:
         for sd in seed_list:
             c = compare(
@@ -365,6 +366,7 @@ def sweep(
                 backends=backends,
                 **op_params,
             )
+            messages += [m for m in c.messages if m not in messages]
             t = c.table.copy()
             t["abs_error"] = [_abs_error(out, c.reference_of(out)) for out in c.results.values()]
             parts.append(t)
@@ -375,10 +377,13 @@ def sweep(
                 bar.update(1)
     if bar is not None:
         bar.close()
+    if not any(len(t) for t in parts):  # every backend asked for is unavailable
+        why = "; ".join(messages) or "none named"
+        raise ValueError(f"sweep: no results from backends={backends!r}: {why}")
     bounds = pd.DataFrame(bound_rows)
     if len(bounds):
         bounds = bounds.groupby("n", sort=False).median().reset_index()
-    return Sweep(op, format, pd.concat(parts, ignore_index=True), bounds)
+    return Sweep(op, format, pd.concat(parts, ignore_index=True), bounds, messages)
 
 
 def _abs_error(out, ref) -> float:
@@ -387,7 +392,10 @@ def _abs_error(out, ref) -> float:
     with np.errstate(all="ignore"):
         d = np.abs(a - b)
     d = np.where(a == b, 0.0, d)
-    return float(np.nanmax(d)) if d.size else 0.0
+    # both NaN: the correctly rounded result; a NaN against a number (or a number against
+    # NaN) has no finite error, and nanmax would skip it
+    d = np.where(np.isnan(a) & np.isnan(b), 0.0, np.where(np.isnan(a) | np.isnan(b), np.inf, d))
+    return float(np.max(d)) if d.size else 0.0
 
 
 def _progress(total: int):

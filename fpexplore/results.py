@@ -367,12 +367,13 @@ def _num_text(v, digits: int) -> str:
 class Sweep:
     """The outcome of :func:`fpexplore.sweep`: ``table`` (one row per size and result) and
     ``plot()`` (error against n, log-log, with the worst-case and probabilistic bounds
-    dashed)."""
+    dashed); ``messages``: compare's notes (a backend that is unavailable), each once."""
 
     op: str
     format: str
     table: object
     bounds: object
+    messages: list = field(default_factory=list)
 
     def plot(self, ax=None):
         from . import plots
@@ -381,4 +382,5 @@ class Sweep:
 
     def __repr__(self) -> str:
         sizes = sorted(set(self.table["n"])) if "n" in self.table else []
-        return f"Sweep: {self.op}, {self.format}, {len(self.table)} rows over n = {sizes}"
+        head = f"Sweep: {self.op}, {self.format}, {len(self.table)} rows over n = {sizes}"
+        return "\n".join([head] + [f"  note: {m}" for m in self.messages])

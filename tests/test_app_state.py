@@ -71,6 +71,9 @@ def test_add_and_remove_variants():
     r = S.remove_variants(s, ["sequential+fma", "pairwise"])
     assert texts(r.variants) == ("sequential",) and r.extra == ()
     assert "sequential+fma" not in texts(S.variant_options(r))
+    # one spec, not in a list: it read the string's letters and removed nothing
+    assert texts(S.remove_variants(s, "pairwise").variants) == ("sequential+fma", "sequential")
+    assert texts(S.remove_variants(s, s.variants[0]).variants) == ("sequential+fma", "sequential")
 
 
 def test_the_builder_spec_is_a_plain_function():

@@ -211,3 +211,23 @@ def test_lesson_01_exported_to_html_shows_every_question_and_no_answer(tmp_path)
     assert "0 01011 1001100110" not in text  # float16(0.1)'s bits, printed by a held cell
     held = [s for s in widget_states(nb).values() if s.get("outputs")]
     assert any("0 01011 1001100110" in json.dumps(s["outputs"]) for s in held)
+
+
+@pytest.mark.parametrize(
+    ("one", "two"), [("Zoë", "Zo"), ("李雷", "韩梅梅"), ("Ann Lee", "Ann_Lee")]
+)
+def test_two_names_that_spell_one_file_name_keep_their_own_answers(tmp_path, one, two):
+    """Names the file name spells alike ("Zoë" and "Zo": 01-Zo.json; every name in another
+    script: 01-student.json) shared one file: the second student was shown the first one's
+    answers, and the summary counted them as the second's."""
+    ex = teaching.get("ulp-float32")
+    first = teaching.AnswerBook(tmp_path, "01", one)
+    first.record(ex, "2**-14", True)
+    second = teaching.AnswerBook(tmp_path, "01", two)
+    assert second.attempts == [] and second.path != first.path
+    second.record(ex, "1", False)
+    rows = teaching.tally(teaching.read_attempts(tmp_path))
+    assert sorted((r["student"], r["answer"], r["right"]) for r in rows) == sorted(
+        [(one, "2**-14", True), (two, "1", False)]
+    )
+    assert teaching.AnswerBook(tmp_path, "01", one).attempts == first.attempts  # found again

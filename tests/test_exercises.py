@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -130,6 +131,18 @@ def test_parse_number():
     for bad in ("", "abc", "1.2.3", "2**"):
         with pytest.raises(ValueError):
             p(bad)
+
+
+def test_parse_number_of_decimals_and_long_doubles():
+    """Decimal('Infinity') raised OverflowError out of grade() ("never raises"), and a NumPy
+    long double was rounded to float64 first (np.longdouble(1)/3 read as float64(1/3))."""
+    p = teaching.parse_number
+    assert p(Decimal("Infinity")) == math.inf and p(Decimal("-Infinity")) == -math.inf
+    assert math.isnan(p(Decimal("NaN")))
+    third = np.longdouble(1) / 3
+    if np.finfo(np.longdouble).nmant > 52:  # a platform where it is wider than float64
+        assert p(third) == Fraction(*third.as_integer_ratio()) != Fraction(float(third))
+    assert not teaching.get("ulp-float32", 0).grade(Decimal("Infinity"))[0]
 
 
 # ----------------------------------------------------------------------------- bit patterns
@@ -322,3 +335,21 @@ def test_feedback_mentions_a_wrong_sign():
     assert not ok and "sign" not in says
     ok, says = teaching.get("next-up-float16").grade("-1.0009765625")
     assert not ok and "the answer is positive" in says
+
+
+def test_hex_exercise_reads_an_integer_as_the_bit_pattern():
+    """An int (or NumPy integer) answer is the pattern itself, not its decimal digits read as
+    hexadecimal: 51580 == 0xc97c was 'wrong', and 5614 passed for 0x5614 (== 22036)."""
+    for seed in (0, 16):
+        ex = teaching.get("bits-float16", seed)
+        bits = int(fpx.to_bits(ex.answer()))
+        assert ex.answer_text() == hex(bits)  # the premise: the answer in lowercase hex
+        for right in (bits, np.uint16(bits), np.int64(bits)):
+            assert ex.grade(right) == (True, "Correct!"), right
+        for wrong in (bits ^ 1, 0):
+            assert not ex.check(wrong), wrong
+        ok, says = ex.grade(0)
+        assert not ok and "empty" not in says
+    assert hex(bits) == "0x5614" and not ex.check(5614)  # decimal 5614 is 0x15ee
+    ok, says = ex.grade(-1)
+    assert not ok and "not a float16 bit pattern" in says

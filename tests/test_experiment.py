@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 
 import numpy as np
@@ -683,3 +684,39 @@ def test_the_op_parameters_checked_before_a_run_are_those_compare_takes(monkeypa
         specs = experiment.parse_variants(op, None, "float32")
         static = set(get(op).keywords).union(*(keywords_of(s, op) for s in specs))
         assert taken <= static, (op, taken - static)
+
+
+def test_sweep_abs_error_counts_a_nan_where_the_reference_is_a_number():
+    # expanded cdist without the clamp: sqrt of a negative d2 is NaN where the exact distance
+    # is a number (here inf: float16 distances past 65504); that is no error-free result
+    sw = fpx.sweep(
+        "cdist", format="float16", sizes=[16], seeds=1, distribution="wide",
+        variants=["expanded(clamp=False)"], backends="emulated", progress=False,
+    )  # fmt: skip
+    row = sw.table[sw.table.variant == "expanded(clamp=False)"].iloc[0]
+    x = fpx.generate("wide", 16 * 16, "float64", 0).reshape(16, 16)  # the op's inputs
+    y = x + fpx.generate("normal", 16 * 16, "float64", 1).reshape(16, 16) * 1e-2
+    x, y = fpx.as_format(x, "float16"), fpx.as_format(y, "float16")
+    got = fpx.cdist(x, y, variant="expanded", clamp=False).astype(np.float64)
+    exact = fpx.cdist(x, y, variant="exact").astype(np.float64)
+    assert (np.isnan(got) & ~np.isnan(exact)).any()  # the premise
+    assert row["abs_error"] == np.inf
+
+
+@pytest.mark.parametrize("progress", ["no", 0, None])
+def test_sweep_progress_is_true_or_false(progress):
+    # a string or a number was read as its truth value ("no" drew the bar)
+    with pytest.raises(TypeError, match="progress must be True or False"):
+        fpx.sweep("sum", sizes=[10, 100], seeds=1, progress=progress)
+
+
+def test_sweep_says_which_backends_gave_nothing():
+    # an empty table (and a KeyError from plot()) came back, compare's note dropped
+    with pytest.raises(ValueError, match=r"^sweep: no results from backends=\[\]: none named"):
+        fpx.sweep("sum", sizes=[10], seeds=1, backends=[], progress=False)
+    if importlib.util.find_spec("torch") is None:
+        note = "torch backend unavailable: torch is not installed"
+        with pytest.raises(ValueError, match=f"backends='torch': {note}"):
+            fpx.sweep("sum", sizes=[10], seeds=1, backends="torch", progress=False)
+        sw = fpx.sweep("sum", sizes=[10], seeds=1, backends=("numpy", "torch"), progress=False)
+        assert sw.messages == [note + " (pip install torch)"] and note in repr(sw)

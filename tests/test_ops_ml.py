@@ -721,6 +721,9 @@ def test_cdist_bad_input():
         ({"lr": -1e-3}, ValueError, "lr must be >= 0"),
         ({"lr": math.nan}, ValueError, "lr must be finite"),
         ({"lr": "0.1"}, TypeError, "lr must be a real number"),
+        # not rounded to a float silently: the exact variant would use another lr
+        ({"lr": Fraction(1, 3)}, TypeError, "not exactly representable as a float"),
+        ({"beta2": np.longdouble(1) / 3}, TypeError, "beta2=.* not exactly representable"),
         ({"beta1": 1.0}, ValueError, r"beta1 must be in \[0, 1\)"),
         ({"beta2": -0.1}, ValueError, r"beta2 must be in \[0, 1\)"),
         ({"eps": 0.0}, ValueError, "eps must be > 0"),

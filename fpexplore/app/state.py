@@ -392,7 +392,9 @@ def add_variant(state: State, spec: str) -> State:
 
 def remove_variants(state: State, specs) -> State:
     """Take these variants (specs, or their canonical spelling as the list shows it) out of
-    the selection (built specs leave the list too)."""
+    the selection (built specs leave the list too); one spec alone is a list of one."""
+    if isinstance(specs, (str, VariantSpec)):
+        specs = [specs]
     gone = {str(s) for s in specs}
     state = state.set(extra=tuple(e for e in state.extra if str(e) not in gone))
     return with_variants(state, [v for v in state.variants if str(v) not in gone])

@@ -121,10 +121,10 @@ def _real(name: str, value) -> float:
             f"{name} must be a real number (Python or NumPy scalar), got {checks.shown(value)}"
         )
     f = float(value)
-    if isinstance(value, numbers.Integral) and f != int(value):
-        raise TypeError(f"{name}={checks.shown(value)} is not exactly representable as a float")
     if not math.isfinite(f):
         raise ValueError(f"{name} must be finite, got {checks.shown(value)}")
+    if f != value:  # an int past 2**53, a Fraction, a long double: compared exactly
+        raise TypeError(f"{name}={checks.shown(value)} is not exactly representable as a float")
     return f
 
 

@@ -8,6 +8,7 @@ figure are :mod:`fpexplore.classroom`'s.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -86,7 +87,9 @@ def attempt(exercise, answer, right: bool, event: str = "check") -> dict:
 
 
 class AnswerBook:
-    """One student's attempts at one lesson, kept in ``<folder>/<lesson>-<student>.json``.
+    """One student's attempts at one lesson, kept in ``<folder>/<lesson>-<student>.json``
+    (``...-<student>-<hash of the name>.json`` where that file holds another name spelt the
+    same in a file name, as "Zoë" and "Zo", or two names in another script).
 
     Each :meth:`record` appends an attempt (``exercise``, ``seed``, ``event``: ``"check"`` or
     ``"show"``, ``answer``, ``right``, ``time``) and rewrites the file at once (atomically),
@@ -99,11 +102,22 @@ class AnswerBook:
         self.student = _student(student)
         self.path = self.folder / f"{self.lesson}-{_slug(self.student)}.json"
         self.attempts: list[dict] = []
-        if self.path.is_file():
-            data = _read(self.path)
-            if data is None:
-                raise ValueError(f"{self.path} is not an fpexplore answers file")
+        data = self._load()
+        if data is not None and data.get("student") != self.student:
+            # another name with the same file name ("Zoe" and "Zoë"): a file of this name's own
+            tag = hashlib.sha256(self.student.encode()).hexdigest()[:10]
+            self.path = self.path.with_name(f"{self.path.stem}-{tag}.json")
+            data = self._load()
+        if data is not None:
             self.attempts = list(data["attempts"])
+
+    def _load(self) -> dict | None:
+        if not self.path.is_file():
+            return None
+        data = _read(self.path)
+        if data is None:
+            raise ValueError(f"{self.path} is not an fpexplore answers file")
+        return data
 
     def record(self, exercise, answer, right: bool, event: str = "check") -> dict:
         """Keep an attempt at ``exercise`` (an :class:`Exercise`) and write the file."""

@@ -200,6 +200,12 @@ class Exercise:
     def _grade_hex(self, given, a) -> tuple[bool, str]:
         if isinstance(given, np.generic) and given.dtype == np.asarray(a).dtype:
             given = hex_string(given)  # the answer as a value of the format: its bits
+        if isinstance(given, (int, np.integer)) and not isinstance(given, (bool, np.bool_)):
+            given = int(given)  # the pattern itself, not its decimal digits read as hex
+            width = 4 * (len(hex_string(a)) - 2)
+            if not 0 <= given < 2**width:
+                raise ValueError(f"{given} is not a {self.fmt} bit pattern (0 to 2**{width} - 1)")
+            given = hex(given)
         text = str(given).strip().lower().replace(" ", "").replace("_", "") if given else ""
         if not text:
             raise ValueError("the box is empty: type the bits in hexadecimal, e.g. 0x3c00")

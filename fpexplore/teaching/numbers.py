@@ -35,9 +35,13 @@ def parse_number(text) -> Fraction | float:
         raise ValueError(f"{checks.shown(text)} is not a number: {_NUMBER_HELP}")
     if isinstance(text, (int, np.integer)):
         return Fraction(int(text))
+    if isinstance(text, np.longdouble) and np.isfinite(text):
+        return Fraction(*text.as_integer_ratio())  # exactly: float() would round it
     if isinstance(text, (float, np.floating, np.generic)) and not isinstance(text, np.str_):
         v = float(text)  # a NumPy scalar of any format (ml_dtypes' bfloat16 too)
         return Fraction(v) if math.isfinite(v) else v
+    if isinstance(text, Decimal) and not text.is_finite():
+        return float(text)  # inf, -inf, nan, as typed
     if isinstance(text, (Fraction, Decimal)):
         return Fraction(text)
     if not isinstance(text, str):
