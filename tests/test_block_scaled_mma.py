@@ -17,6 +17,8 @@ import pytest
 import fpexplore as fpx
 from fpexplore.orders import gpu_models
 
+from oracle import floor_log2
+
 DTYPES = {
     "float8_e4m3": ml_dtypes.float8_e4m3fn,
     "float8_e5m2": ml_dtypes.float8_e5m2,
@@ -30,26 +32,16 @@ NAN_BITS = 0x7FFFFFFF
 # ----------------------------------------------------------------------------- the slow twin
 
 
-def _log2_floor(x: Fraction) -> int:
-    """floor(log2 x) for a rational x > 0."""
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    while Fraction(2) ** e > x:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= x:
-        e += 1
-    return e
-
-
 def _exponent(x: float, emin: int) -> int:
     """The rules' exponent of a value: floor(log2 |x|) at least emin; -126 for a zero."""
-    return -126 if x == 0 else max(_log2_floor(abs(Fraction(x))), emin)
+    return -126 if x == 0 else max(floor_log2(abs(Fraction(x))), emin)
 
 
 def _toward_zero_f32(v: Fraction) -> float:
     """v truncated toward zero to binary32 with subnormals; 2**128 or more: inf; zero: +0."""
     if v == 0:
         return 0.0
-    e = max(_log2_floor(abs(v)), -126)
+    e = max(floor_log2(abs(v)), -126)
     q = math.trunc(abs(v) * Fraction(2) ** (23 - e))
     r = q * Fraction(2) ** (e - 23)
     if r == 0:

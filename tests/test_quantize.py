@@ -26,6 +26,8 @@ import pytest
 
 import fpexplore as fpx
 
+from oracle import floor_log2
+
 # element formats: (exponent bits, mantissa bits, bias, codes that are not numbers)
 FIELDS = {
     "float8_e4m3": (4, 3, 7, {0b1111111}),  # S.1111.111 is NaN: largest 448
@@ -62,15 +64,6 @@ def nearest_even(v: Fraction, fmt: str) -> Fraction:
     if i + 1 < len(g) and (g[i + 1] - a < a - g[i] or (g[i + 1] - a == a - g[i] and i % 2)):
         i += 1
     return -g[i] if v < 0 else g[i]
-
-
-def floor_log2(a: Fraction) -> int:
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    while Fraction(2) ** e > a:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= a:
-        e += 1
-    return e
 
 
 EMAX = {"float8_e4m3": 8, "float8_e5m2": 15, "float6_e2m3": 2, "float6_e3m2": 4, "float4_e2m1": 2}

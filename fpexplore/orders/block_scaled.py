@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import checks
-from ..formats import SMALL_DTYPES, format_info
+from ..formats import SMALL_DTYPES, as_array, format_info
 from .gpu_models import BLOCK_SCALED, Gpu, ScaledKind
 
 __all__ = ["ELEMENTS", "SCALES", "block_scaled", "scaled_kind"]
@@ -43,10 +43,11 @@ _NAN_BITS = np.uint32(0x7FFFFFFF)
 
 
 def _format_of(x, what: str, names: tuple) -> str:
-    fmt = _OF_DTYPE.get(np.asarray(x).dtype)
+    dtype = as_array(x, what).dtype
+    fmt = _OF_DTYPE.get(dtype)
     if fmt not in names:
         raise ValueError(
-            f"{what}: its dtype {np.asarray(x).dtype} names none of {', '.join(names)}; "
+            f"{what}: its dtype {dtype} names none of {', '.join(names)}; "
             f"give the format (an ml_dtypes array of one, or the keyword)"
         )
     return fmt
@@ -121,7 +122,7 @@ def scaled_kind(g: Gpu, A, B, inputs, output, scale_a, scale_b, scale_format, bl
         )
     for x, what, fmt in ((A, "A", fa), (B, "B", fb), (scale_a, "scale_a", scale_format),
                          (scale_b, "scale_b", scale_format)):  # fmt: skip
-        own = _OF_DTYPE.get(np.asarray(x).dtype)
+        own = _OF_DTYPE.get(as_array(x, what).dtype)
         if own not in (None, fmt):
             raise ValueError(
                 f"{what}: an array of {own}, not {fmt}; convert it with fpx.as_format("
