@@ -193,13 +193,13 @@ def block_scaled(A3, B3, C3, SA3, SB3, rule: ScaledKind, fa, fb, scale_format, b
     d = C3.astype(np.float32)
     if scale_format == "float8_e4m3":
         SA3, SB3 = np.abs(SA3), np.abs(SB3)
+    emins = (format_info(fa).emin, format_info(fb).emin)
     for k0 in range(0, K, rule.k):
         a = A3[:, :, None, k0 : k0 + rule.k]
         b = np.swapaxes(B3[:, k0 : k0 + rule.k, :], 1, 2)[:, None]
         c = d.astype(np.float64)
         if rule.terms == "products":
             t = k0 // block
-            emins = (format_info(fa).emin, format_info(fb).emin)
             d = _mxf8f6f4(a, b, c, SA3[:, :, t, None], SB3[:, None, t, :], emins,
                           rule.fraction_bits)  # fmt: skip
         else:
