@@ -29,7 +29,7 @@ from .metrics import summarize
 from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .results import USER_DATA, Comparison, Sweep
-from .spec import VariantSpec, keywords_of, parse_spec, with_keywords
+from .spec import VariantSpec, check_spec, keywords_of, parse_spec, with_keywords
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -72,13 +72,13 @@ COMPARE_ARGUMENTS = frozenset(
 def check_op_params(op: str, variants, fmt: str | None, op_params: dict) -> None:
     """compare()'s op parameters checked before anything runs (compare itself refuses an
     unused one after its run): each value as a setting of the variants that take it
-    (:func:`fpexplore.parse_spec`'s ValueError), a keyword that neither the op nor these
+    (:func:`~fpexplore.spec.check_spec`'s ValueError), a keyword that neither the op nor these
     variants take compare's TypeError."""
     taken = set(get_op(op).keywords)
     for spec in parse_variants(op, variants, fmt):
         keys = keywords_of(spec, op, op_params.get("order"))
         taken |= keys
-        parse_spec(with_keywords(spec, {k: v for k, v in op_params.items() if k in keys}), op)
+        check_spec(with_keywords(spec, {k: v for k, v in op_params.items() if k in keys}), op)
     checks.refuse_unknown("fpx.compare", set(op_params) - taken, COMPARE_ARGUMENTS | taken)
 
 

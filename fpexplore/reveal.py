@@ -31,7 +31,7 @@ from .orders import matmul as fmatmul
 from .orders import sum as fsum
 from .orders import trees
 from .orders.arith import ORDER_OPS
-from .spec import VariantSpec, parse_spec
+from .spec import VariantSpec, check_spec
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -253,7 +253,7 @@ def _reproduces(call, rev: Reveal, info, seed: int = 12345) -> bool:
     """The tree's result equals fn's, bit for bit, on CHECKS random inputs (else a
     ValueError: fn is not that tree of additions)."""
     rng = np.random.default_rng(seed)
-    s = parse_spec(rev.as_spec(), rev.op)
+    s = check_spec(rev.as_spec(), rev.op)
     for _ in range(CHECKS):
         a = np.asarray(as_format(rng.standard_normal(rev.n), info.name))
         b = np.asarray(as_format(rng.standard_normal(rev.n), info.name))

@@ -380,8 +380,13 @@ def parse_spec(text: str | VariantSpec, op: str | None = None) -> VariantSpec:
     'blocked(block=64)+fma+tf32@float64'
     """
     spec = text if isinstance(text, VariantSpec) else _parse(text)
-    if op is None:
-        return spec
+    return spec if op is None else check_spec(spec, op)
+
+
+def check_spec(spec: VariantSpec, op: str) -> VariantSpec:
+    """``spec`` checked against ``op`` (name, parameters and their values, fma, input
+    rounding, accumulator), as :func:`parse_spec` checks what it reads: a setting built in
+    code is checked here, not written out and read back."""
     if op in ORDER_OPS:
         _check_order(spec, op)
         return spec
@@ -411,7 +416,7 @@ def keywords_of(spec: VariantSpec, op: str, order: str | None = None) -> set:
 def with_keywords(spec: VariantSpec, keywords: dict) -> VariantSpec:
     """``spec`` with op parameters as its settings, as compare passes them to its variant
     (the spec's own settings win): ``fma``, ``accumulate`` and ``input_rounding`` as its
-    modifiers, the others as its parameters; unchecked (:func:`parse_spec` checks it)."""
+    modifiers, the others as its parameters; unchecked (:func:`check_spec` checks it)."""
     own = spec.kwargs()
     kw = {k: v for k, v in keywords.items() if k not in own}
     parts = {k: kw.pop(k) for k in ("fma", "accumulate", "input_rounding") if k in kw}

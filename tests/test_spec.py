@@ -546,3 +546,28 @@ def test_the_detectives_answer_pasted_into_compare_reproduces_it(op, hidden):
         got = c.results[(spec, "emulated")]
         assert np.array_equal(fpx.to_bits(got), fpx.to_bits(obs)), (spec, s)
         assert np.all(fpx.ulp_distance(got, obs) == 0)
+
+
+def test_a_setting_is_read_where_its_text_enters_only(monkeypatch):
+    """A VariantSpec given to compare, sweep, match_orders, difference_budget and the
+    reproducer, and the settings explain builds (the revealed tree it probes), are passed on
+    as objects: the spec grammar's reader is never called again (issue 34: parsed once)."""
+    from fpexplore import spec as spec_module
+
+    rng = np.random.default_rng(1)
+    x, y = (rng.standard_normal(300).astype(np.float32) for _ in range(2))
+    texts = ("pairwise", "tree(block=64)+fma", "numpy", "sequential@float64")
+    specs = [parse_spec(t, "dot") for t in texts]
+    tree64 = parse_spec("tree(block=64)", "dot")
+    read = []
+    monkeypatch.setattr(spec_module, "_parse", lambda text: read.append(text))
+    assert "BLOCK = 64" in fpx.reproducer(fpx.compare("dot", n=300, variants=[tree64]))
+    c = fpx.compare("dot", inputs=(x, y), variants=specs)
+    assert [str(s) for s in c.specs] == [str(s) for s in specs]
+    fpx.sweep("dot", sizes=[100, 200], seeds=1, variants=specs, progress=False)
+    fpx.match_orders((x, y), fpx.dot(x, y, "pairwise"), "dot", candidates_=specs)
+    fpx.difference_budget((x, y), specs[1], specs[0], "dot")
+    tree = lambda a, b: fpx.dot(a, b, "tree", block=64, fma=True)  # noqa: E731
+    results = {"gpu": tree(x, y), "cpu": fpx.dot(x, y, "numpy")}
+    fpx.explain("dot", (x, y), results, fn={"gpu": tree})
+    assert read == []

@@ -20,7 +20,7 @@ import numpy as np
 from .. import checks
 from ..formats import format_info
 from ..orders.registry import orders_of
-from ..spec import VariantSpec, parse_spec
+from ..spec import VariantSpec, check_spec
 from .evidence import PROBES, probes, screened
 from .space import TRIED_ROUNDINGS, Config, Known, order_op, reduction, run
 
@@ -174,7 +174,7 @@ def _revealed(fn, op, arrays, result, tried, outs, in_fmt) -> list:
         rev = reveal(fn, n, op=op, format=in_fmt)
     except (ValueError, TypeError):
         return []
-    base = parse_spec(rev.as_spec(), order_op(op))
+    base = check_spec(rev.as_spec(), order_op(op))
     products = reduction(op).products
     roundings = TRIED_ROUNDINGS if products and in_fmt in ("float32", "float64") else (None,)
     cfgs = [Config(replace(base, input_rounding=r)) for r in roundings]
