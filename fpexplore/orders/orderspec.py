@@ -49,6 +49,7 @@ class OrderSpec:
     # its additions in another rounding mode (sum's rounding=): run_rounded(X, rp, mode, draws,
     # params), mode an index into ROUNDING_MODES, draws the stochastic uniforms (_rounded_kernels)
     run_rounded: Callable | None = None
+    rounded_kernel: str = ""  # the compiled loop run_rounded calls (_rounded_kernels)
     matmul_code: int | None = None  # the order's number in _kernels.reduce_code
     depth: Callable | None = None
     grid: tuple = ((),)  # the detective's parameter settings, each a tuple of (key, value)
@@ -68,6 +69,10 @@ class OrderSpec:
     # the ops where an accumulator wider than the data keeps every partial sum and rounds once,
     # at the end (its result is then known from the exact one: fpexplore.inference.Known)
     wide_once: tuple = ("sum", "dot")
+    # dot: its products rounded to the data's format first, then summed as terms (NumPy's
+    # a * b, CuPy's elementwise kernel): "rn", or "ftz" where float32 subnormal products
+    # become zeros (NVRTC -ftz=true); "": the order forms the products itself (fma may fuse)
+    literal_products: str = ""
     # the bits beyond its family's that naming it costs fpexplore.explain (rare in libraries)
     prior_bits: float = 0.0
     # how it reads an array (see laid_out): "index" (the terms in index order, any layout),

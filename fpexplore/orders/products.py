@@ -111,8 +111,8 @@ def dot(
     if spec.library is not None:
         return spec.run_library(a, b, p, accumulate, input_rounding)
     ar = arith(accumulator(accumulate, info, spec))
-    if spec.name in ("numpy", "numpy-chunked", "cub"):
-        terms = _literal_products(a, b, ftz=spec.name == "cub")
+    if spec.literal_products:
+        terms = _literal_products(a, b, ftz=spec.literal_products == "ftz")
         return finish(spec.run(to_storage(terms, ar), None, False, ar, p, info), info)
     X, Y = to_storage(a, ar), to_storage(b, ar)
     return finish(spec.run(X, Y, fused, ar, p, info), info)

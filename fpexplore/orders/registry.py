@@ -156,14 +156,6 @@ def _rounded_blocked(X, rp, mode, draws, p):
     return rounded_kernels().blocked_rounded(X, rp, mode, draws, p["block"])
 
 
-_ROUNDED_KERNEL = {  # the compiled loop each of them runs (kernel_needs)
-    "sequential": "sequential_rounded",
-    "reverse": "sequential_rounded",
-    "pairwise": "pairwise_rounded",
-    "blocked": "blocked_rounded",
-}
-
-
 def _run_revealed(X, Y, fused, ar, p, out):
     if p["tree"] is None:
         raise ValueError("order 'revealed' needs tree= (Reveal.as_order() writes the spec)")
@@ -302,6 +294,7 @@ _DEFINED = [
         fma=True,
         run=_run_sequential,
         run_rounded=_rounded_sequential,
+        rounded_kernel="sequential_rounded",
         matmul_code=0,
         depth=lambda n, p: n - 1,
         gpu_kernel=True,
@@ -314,6 +307,7 @@ _DEFINED = [
         fma=True,
         run=_run_reverse,
         run_rounded=_rounded_reverse,
+        rounded_kernel="sequential_rounded",
         matmul_code=1,
         depth=lambda n, p: n - 1,
         kernel_calls=fixed_calls(("sequential", "S")),
@@ -324,6 +318,7 @@ _DEFINED = [
         "recursive halving: S(x[:n//2]) + S(x[n//2:])",
         run=_run_pairwise,
         run_rounded=_rounded_pairwise,
+        rounded_kernel="pairwise_rounded",
         matmul_code=2,
         depth=lambda n, p: _log2(n),
         kernel_calls=fixed_calls(("pairwise", "S")),
@@ -337,6 +332,7 @@ _DEFINED = [
         run=_run_numpy,
         depth=_numpy_depth,
         kernel_calls=_numpy_calls,
+        literal_products="rn",
         wide_once=("sum",),  # its dot rounds each product to the data's format
         layout="memory",
     ),
@@ -349,6 +345,7 @@ _DEFINED = [
         run=_run_numpy,
         depth=_numpy_depth,
         kernel_calls=_numpy_calls,
+        literal_products="rn",
         wide_once=(),  # each chunk's sum is rounded
         layout="memory",
     ),
@@ -359,6 +356,7 @@ _DEFINED = [
         fma=True,
         run=_run_blocked,
         run_rounded=_rounded_blocked,
+        rounded_kernel="blocked_rounded",
         matmul_code=3,
         depth=lambda n, p: p["block"] - 1 + math.ceil(n / p["block"]) - 1,
         grid=_CPU_BLOCK_GRID,
@@ -417,6 +415,7 @@ _DEFINED = [
             "max_blocks": (5280, checks.int_check("max_blocks", 1, 1 << 30)),
         },
         run=_run_cub,
+        literal_products="ftz",
         depth=_cub_depth,
         wide_once=("sum",),  # its dot rounds each product to the data's format
         grid=tuple(
@@ -609,13 +608,13 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
         return []
     ar = arith(accumulator(accumulate, info, spec))
     if op == "sum" and (params or {}).get("rounding", "nearest-even") != "nearest-even":
-        return [(_ROUNDED_KERNEL[spec.name], ar.storage, None)]  # (the spec checks the order)
+        return [(spec.rounded_kernel, ar.storage, None)]  # (the spec checks the order)
     compute = np.dtype(type(ar.z))
     if op == "matmul":
         kernel = "matmul_columns" if matmul_by_columns(spec, ar) else "matmul"
         return [(kernel, ar.storage, compute)]
     dtypes = {"S": ar.storage, "C": compute, None: None}
-    has_y = op == "dot" and order not in ("numpy", "numpy-chunked", "cub")  # literal products
+    has_y = op == "dot" and not spec.literal_products
     calls = spec.kernel_calls(has_y, info.name, params or {})
     return [(k, dtypes[a], None if k == "permutation" else compute) for k, a in calls]
 
