@@ -70,15 +70,21 @@ COMPARE_ARGUMENTS = frozenset(
 
 
 def check_op_params(op: str, variants, fmt: str | None, op_params: dict) -> None:
-    """compare()'s op parameters checked before anything runs (compare itself refuses an
-    unused one after its run): each value as a setting of the variants that take it
-    (:func:`~fpexplore.spec.check_spec`'s ValueError), a keyword that neither the op nor these
-    variants take compare's TypeError."""
-    taken = set(get_op(op).keywords)
-    for spec in parse_variants(op, variants, fmt):
+    """compare()'s op parameters checked before anything runs: each value as a setting of
+    the variants that take it (:func:`~fpexplore.spec.check_spec`'s ValueError) or as the op
+    checks its own (cdist's ``d``: :meth:`OpSpec.checked_keywords`), a keyword that neither
+    the op nor these variants take compare's TypeError."""
+    specs = parse_variants(op, variants, fmt)
+    _refuse_untaken(get_op(op), specs, get_op(op).checked_keywords(op_params))
+    for spec in specs:
         keys = keywords_of(spec, op, op_params.get("order"))
-        taken |= keys
         check_spec(with_keywords(spec, {k: v for k, v in op_params.items() if k in keys}), op)
+
+
+def _refuse_untaken(op_spec, specs: list, op_params: dict) -> None:
+    """TypeError naming a keyword that neither the op nor any of these variants takes."""
+    order = op_params.get("order")
+    taken = set(op_spec.keywords).union(*(keywords_of(s, op_spec.name, order) for s in specs))
     checks.refuse_unknown("fpx.compare", set(op_params) - taken, COMPARE_ARGUMENTS | taken)
 
 
@@ -204,6 +210,8 @@ def _job(
     if distribution != USER_DATA:
         op_spec.check_size(n, format)
     variants = parse_variants(op, variants, format)
+    op_params = op_spec.checked_keywords(op_params)  # the op's own keywords
+    _refuse_untaken(op_spec, variants, op_params)
     op_params = Params(op_params)  # remembers what the variants took: the rest is refused
     if distribution != USER_DATA:
         inputs = op_spec.inputs(n, format, distribution, seed, op_params)

@@ -686,6 +686,46 @@ def test_the_op_parameters_checked_before_a_run_are_those_compare_takes(monkeypa
         assert taken <= static, (op, taken - static)
 
 
+@pytest.mark.parametrize(
+    "op, given, error, says",
+    [
+        ("cdist", {"d": 16.7}, TypeError, "d must be an integer, got 16.7"),  # (was 16)
+        ("cdist", {"d": True}, TypeError, "d must be an integer, got True"),  # (was 1)
+        ("cdist", {"d": 0}, ValueError, "d must be from 1 to 1024, got 0"),
+        ("cdist", {"closeness": -1.0}, ValueError, "closeness must be a finite number >= 0"),
+        ("cdist", {"closeness": "a"}, ValueError, "closeness must be a finite number >= 0"),
+        ("linspace", {"endpoint": 1}, TypeError, "endpoint must be True or False, got 1"),
+        ("variance", {"ddof": -1}, ValueError, "ddof must be >= 0, got -1"),
+        ("adam_step", {"lr": -1}, ValueError, "lr must be >= 0"),
+        ("adam_step", {"step": 0}, ValueError, "step must be from 1"),
+        ("adam_step", {"moments": "x"}, ValueError, "unknown moments 'x'"),
+        ("softmax", {"ddof": 1}, TypeError, "unexpected keyword argument 'ddof'"),
+    ],
+)
+def test_an_ops_own_parameters_are_checked_before_anything_runs(
+    monkeypatch, op, given, error, says
+):
+    """The op's own keywords (OpSpec.keywords) are checked by compare before its data is
+    drawn, and by the explorer before any compare (issue 34); cdist's d was int()'d (16.7 ran
+    as 16, True as 1) and a negative closeness ran; softmax took ddof (its reference's
+    TypeError came from inside the run)."""
+    from fpexplore.ops.registry import get
+
+    monkeypatch.setitem(vars(get(op)), "inputs", lambda *a: pytest.fail("data drawn"))
+    with pytest.raises(error, match=says):
+        fpx.compare(op, n=16, **given)
+    monkeypatch.undo()
+    monkeypatch.setattr(fpx.experiment, "compare", lambda *a, **k: pytest.fail("compare ran"))
+    with pytest.raises(error, match=says):
+        fpx.experiment.check_op_params(op, None, "float32", given)
+
+
+def test_an_ops_own_parameters_pass_on_as_given():
+    got = fpx.compare("cdist", n=8, d=8, closeness=0.5, variants=["direct"])
+    assert got.params["d"] == 8 and got.inputs["x"].shape == (8, 8)
+    assert fpx.compare("variance", n=8, ddof=np.int64(1)).params["ddof"] == 1
+
+
 def test_sweep_abs_error_counts_a_nan_where_the_reference_is_a_number():
     # expanded cdist without the clamp: sqrt of a negative d2 is NaN where the exact distance
     # is a number (here inf: float16 distances past 65504); that is no error-free result

@@ -709,6 +709,20 @@ def _adam_inputs(n, fmt, distribution, seed, params):
     }
 
 
+def _keyword_check(name: str) -> Callable:
+    """compare's op parameter ``name`` (a hyperparameter, ``step`` or ``moments``) checked as
+    adam_step checks it, before anything runs; the value passed on as given."""
+
+    def check(v):
+        if name == "moments":
+            _moments_for("torch", v)
+        else:
+            AdamHyper(**{**_ADAM_HYPER, name: v})
+        return v
+
+    return check
+
+
 def _adam_step_of(hyper, params) -> int:
     """The number of the step compare runs: ``step=`` (an op parameter) or the inputs'
     ``hyper["step"]`` (both: they must agree), else 2; checked (an int >= 1)."""
@@ -772,7 +786,7 @@ OP_TABLE = OpTable(
         default_n=1000,  # float64's exact reference is mpmath intervals for every element
         bytes_per_element=160.0,
         settings=_ADAM_SETTINGS,
-        keywords=(*_ADAM_HYPER, "step", "moments"),
+        keywords={k: _keyword_check(k) for k in (*_ADAM_HYPER, "step", "moments")},
         rank=21,
     ),
 )

@@ -13,6 +13,7 @@ near-duplicate points).
 from __future__ import annotations
 
 import math
+import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -273,8 +274,7 @@ def _cdist_inputs(n, fmt, distribution, seed, params):
     """x: n points of dimension d (param ``d``, default 16) from the distribution; y: the same
     points moved by ``closeness`` (default 1e-2) times normal noise, so that the expanded
     formula cancels (docs/cases.md section 4)."""
-    d = int(params.get("d", 16))
-    close = float(params.get("closeness", 1e-2))
+    d, close = params.get("d", 16), params.get("closeness", 1e-2)  # (checked by compare)
     x = generate(distribution, n * d, "float64", seed).reshape(n, d)
     noise = generate("normal", n * d, "float64", seed + 1).reshape(n, d) * close
     return {
@@ -285,6 +285,14 @@ def _cdist_inputs(n, fmt, distribution, seed, params):
 
 
 _CDIST_KEYS = ("order", "accumulate", "fma", "clamp", "block")
+MAX_D = 1024  # compare's largest dimension d (an exact distance costs d exact products)
+
+
+def _closeness(v) -> float:
+    """compare's ``closeness``: a finite real number >= 0 (the noise's scale)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 <= v < math.inf:
+        raise ValueError(f"closeness must be a finite number >= 0, got {checks.shown(v)}")
+    return v
 
 
 def _cdist_call(name, settings, inputs, params):
@@ -360,7 +368,11 @@ OP_TABLE = OpTable(
         default_n=100,
         size_of=lambda n, itemsize: n * n * 64,
         settings=_CDIST_SETTINGS,
-        keywords=(*_CDIST_KEYS, "d", "closeness"),
+        keywords={
+            **dict.fromkeys(_CDIST_KEYS),
+            "d": checks.int_check("d", 1, MAX_D),
+            "closeness": _closeness,
+        },
         kernels=_cdist_kernels,
         rank=20,
     ),

@@ -162,11 +162,12 @@ def caller(function, keys: tuple, fixed_order: tuple = ()):
     return call
 
 
-def referee(function):
-    """reference(inputs, params, fmt): the exact variant, with ``ddof`` where given."""
+def referee(function, keys: tuple = ()):
+    """reference(inputs, params, fmt): the exact variant, with the op-wide params in ``keys``
+    (variance's ``ddof``)."""
 
     def reference(inputs, params, fmt):
-        kw = pick(params, ("ddof",))
+        kw = pick(params, keys)
         return function(inputs["x"], variant="exact", **kw)
 
     return reference

@@ -597,7 +597,7 @@ OP_TABLE = OpTable(
         reference=_reference,
         numpy=_numpy,
         numpy_label="np.linspace",
-        keywords=("endpoint",),
+        keywords={"endpoint": checks.boolean_check("endpoint")},
         cupy=lambda cp, *args, **kwargs: cp.linspace(*args, **kwargs),
         recordings=(
             Recording(

@@ -160,7 +160,8 @@ class OpSpec:
     :func:`fpexplore.orders.registry.kernel_needs` lists them (fpexplore.warmup announces a
     first compile from it; None: no kernels). ``keywords``: compare's op parameters the op's
     own code reads for every variant (cdist's ``d``, linspace's ``endpoint``), beside those
-    its variants take as settings: what the explorer accepts before anything runs.
+    its variants take as settings, each with its check (:meth:`checked_keywords`): what the
+    explorer accepts, and compare checks, before anything runs.
     """
 
     name: str
@@ -188,7 +189,9 @@ class OpSpec:
     settings: Mapping = field(default_factory=dict)  # variant -> Settings (its spec's parts)
     kernels: Callable | None = None  # (name, settings, info) -> compiled kernels it calls
     reduction: Reduction | None = None  # an op that adds terms: what explain's engine needs
-    keywords: tuple = ()  # compare's op parameters the op reads whatever the variant
+    # compare's op parameters the op reads whatever the variant: name -> its check (the
+    # value, or a ValueError/TypeError naming it), None where its variants' specs check it
+    keywords: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
         if not isinstance(self.variants, Mapping):  # a list of Variant
@@ -209,6 +212,11 @@ class OpSpec:
         if self.size_of is not None:
             return int(self.size_of(n, itemsize))
         return int(n * self.bytes_per_element)
+
+    def checked_keywords(self, params: Mapping) -> dict:
+        """``params`` with the op's own keywords checked (each its check's value; the
+        others as given, for the variants' specs to check)."""
+        return {k: self.keywords[k](v) if self.keywords.get(k) else v for k, v in params.items()}
 
     def check_size(self, n: int, fmt: str) -> None:
         """Refuse a size beyond the op's limit (``max_n``) or one whose data would not fit

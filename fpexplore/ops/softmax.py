@@ -422,7 +422,7 @@ OP_TABLE = OpTable(
         _SOFTMAX_VARIANTS,
         inputs=x_inputs,
         call=caller(softmax, ("order", "accumulate")),
-        keywords=("order", "accumulate", "ddof"),
+        keywords=dict.fromkeys(("order", "accumulate")),
         reference=referee(softmax),
         default_variants=("naive", "shifted"),
         max_n=10**6,  # the exact references take a few microseconds per element
@@ -436,7 +436,7 @@ OP_TABLE = OpTable(
         _LOGSUMEXP_VARIANTS,
         inputs=x_inputs,
         call=caller(logsumexp, ("order", "accumulate")),
-        keywords=("order", "accumulate", "ddof"),
+        keywords=dict.fromkeys(("order", "accumulate")),
         reference=referee(logsumexp),
         default_variants=("naive", "shifted"),
         max_n=10**6,
