@@ -36,14 +36,44 @@ def generate(
     *,
     shape: Sequence[int] | None = None,
 ) -> np.ndarray:
-    """``n`` values (or an array of ``shape``) of format ``fmt`` drawn from ``distribution``,
-    each correctly rounded to the format. Deterministic for a given seed.
+    """``n`` values of format ``fmt`` drawn from ``distribution``, each correctly rounded to
+    the format. Deterministic for a given seed.
 
     "wide" spans ~2/3 of the format's exponent range (float16: 2^-9..2^9, others 2^-40..2^40):
     a significand uniform in [1, 2) times 2^k for k uniform over the range, random signs
     (computed exactly, so NumPy's CPU-dispatched exp2 cannot make machines disagree);
     "ill-conditioned" pairs each value with its negation times (1 + 1e-3 * noise), shuffled.
-    With ``shape`` (a tuple of sizes, or one int), ``n`` must be the number of values it holds.
+
+    Parameters
+    ----------
+    distribution : one of ``DISTRIBUTIONS``
+    n : int
+        How many values (>= 0).
+    fmt : one of ``fpx.FORMATS``
+    seed : int
+        The data seed.
+    shape : tuple of sizes, or one int, optional
+        The array's shape; ``n`` must be the number of values it holds.
+
+    Returns
+    -------
+    numpy.ndarray
+        Of format ``fmt``, shape ``(n,)`` or ``shape``.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``distribution`` or ``fmt``, a negative ``n``, a ``seed`` out of range,
+        or a ``shape`` that does not hold ``n`` values.
+    TypeError
+        An ``n``, ``seed`` or ``shape`` that is not made of integers.
+    MemoryError
+        ``n`` values that do not fit in this machine's memory.
+
+    Examples
+    --------
+    >>> fpx.generate("uniform", 4, "float16", seed=1)
+    array([0.5117, 0.9507, 0.1442, 0.9487], dtype=float16)
     """
     check_choice("distribution", distribution, DISTRIBUTIONS)
     info = format_info(fmt)

@@ -78,10 +78,31 @@ def _fma_rational(a: float, b: float, c: float, info: FormatInfo) -> float:
 def fma(a: ArrayLike, b: ArrayLike, c: ArrayLike) -> np.ndarray | np.generic:
     """Fused multiply-add ``a*b + c`` with a single rounding, elementwise with broadcasting.
 
-    Inputs must share one of ``FORMATS`` (Python scalars adopt it when exactly representable);
-    the result has that format. Exact, including NaN/inf rules (``fma(inf, 0, c)`` is NaN, a
-    finite product plus ``±inf`` is ``±inf`` even if the product would overflow), signed zeros
-    and gradual underflow. 0-d inputs give a NumPy scalar.
+    Exact, including NaN/inf rules (``fma(inf, 0, c)`` is NaN, a finite product plus
+    ``±inf`` is ``±inf`` even if the product would overflow), signed zeros and gradual
+    underflow.
+
+    Parameters
+    ----------
+    a, b, c : array_like
+        One shared format of ``FORMATS``; Python scalars adopt it when exactly representable.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.generic
+        The result in the inputs' format; 0-d inputs give a NumPy scalar.
+
+    Raises
+    ------
+    TypeError
+        Mixed formats, or a Python value not exactly representable in the inputs' format.
+    ValueError
+        Shapes that do not broadcast together.
+
+    Examples
+    --------
+    >>> fpx.fma(np.float32(0.1), np.float32(10), np.float32(-1))
+    np.float32(1.4901161e-08)
     """
     (a, b, c), info = coerce(a, b, c, what="fma", broadcast=True, names=("a", "b", "c"))
     with np.errstate(all="ignore"):
@@ -302,6 +323,26 @@ def exact_sum(x: ArrayLike) -> np.generic:
     NaN or ``+inf`` with ``-inf`` gives NaN; infinities of one sign give that infinity; an
     exact zero is ``-0.0`` only if every element is ``-0.0`` (and there is at least one),
     otherwise ``+0.0``; the empty sum is ``+0.0``. Overflow gives ``±inf``.
+
+    Parameters
+    ----------
+    x : array_like
+        Any shape, one of ``FORMATS``.
+
+    Returns
+    -------
+    numpy.generic
+        A scalar of x's format.
+
+    Raises
+    ------
+    TypeError
+        An input of no format of ``FORMATS``.
+
+    Examples
+    --------
+    >>> fpx.exact_sum(np.array([1e8, 1.0, -1e8], dtype=np.float32))
+    np.float32(1.0)
     """
     (x,), info = coerce(x, what="exact_sum")
     x = np.ascontiguousarray(x).reshape(-1)
@@ -329,6 +370,23 @@ def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
     NaN inputs, ``inf * 0`` or infinite products of both signs give NaN; otherwise an infinite
     product gives that infinity (finite products never overflow here: they are exact). An
     exact zero is ``-0.0`` only if every product is ``-0.0``; the empty dot is ``+0.0``.
+
+    Parameters
+    ----------
+    a, b : array_like
+        1-D, of one shape and one format of ``FORMATS``.
+
+    Returns
+    -------
+    numpy.generic
+        A scalar of the inputs' format.
+
+    Raises
+    ------
+    TypeError
+        Mixed formats, or a Python value not exactly representable in the inputs' format.
+    ValueError
+        Arrays that are not 1-D, or shapes that differ.
     """
     (a, b), info = coerce(a, b, what="exact_dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1:

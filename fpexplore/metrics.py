@@ -204,9 +204,33 @@ def dot_bound(a, b, fmt=None) -> float:
 
 
 def pass_rate(a: ArrayLike, b: ArrayLike) -> float:
-    """Share of elements of ``a`` and ``b`` that are bit-for-bit equal (any NaN equals any NaN;
-    ``-0.0`` and ``+0.0`` differ), as the Ascend article's "pass rate". Same shape and format
-    required; NaN for empty arrays."""
+    """Share of elements of ``a`` and ``b`` that are bit-for-bit equal, as the Ascend article's
+    "pass rate".
+
+    Any NaN equals any NaN; ``-0.0`` and ``+0.0`` differ.
+
+    Parameters
+    ----------
+    a, b : array_like
+        The same shape and format.
+
+    Returns
+    -------
+    float
+        The share from 0.0 to 1.0; NaN for empty arrays.
+
+    Raises
+    ------
+    TypeError
+        Mixed formats.
+    ValueError
+        Shapes that differ.
+
+    Examples
+    --------
+    >>> fpx.pass_rate(np.array([1.0, -0.0, np.nan]), np.array([1.0, 0.0, np.nan]))
+    0.6666666666666666
+    """
     (a, b), info = coerce(a, b, what="pass_rate", names=("a", "b"))
     if a.shape != b.shape:
         raise ValueError(f"pass_rate: shapes {a.shape} and {b.shape} differ")

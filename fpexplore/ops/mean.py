@@ -60,8 +60,30 @@ _BLOCK = 1 << 20  # elements fed to the exact accumulator at a time
 
 
 def mean(x: ArrayLike, *, variant: str = "numpy") -> np.generic:
-    """The mean of all elements of ``x`` (any shape, one of ``fpx.FORMATS``) as ``variant``
-    computes it (see the module docstring); a NumPy scalar of x's format."""
+    """The mean of all elements of ``x`` as ``variant`` computes it.
+
+    Parameters
+    ----------
+    x : array_like
+        Any shape, one of ``fpx.FORMATS``.
+    variant : one of ``fpx.variants("mean")``
+        See the module docstring.
+
+    Returns
+    -------
+    numpy.generic
+        A NumPy scalar of x's format (NaN for an empty array).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``variant`` (the message lists the valid ones).
+
+    Examples
+    --------
+    >>> fpx.mean(np.array([1, 2, 4], dtype=np.float32), variant="sequential")
+    np.float32(2.3333333)
+    """
     OP_TABLE.lookup("mean", variant)
     (x,), info = coerce(x, what="mean")
     if variant == "numpy":  # np.sum's reading of x: a layout it reads otherwise is refused

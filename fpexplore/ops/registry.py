@@ -66,11 +66,32 @@ def ops() -> dict[str, str]:
 
 
 def variants(op: str, *, details: bool = False) -> dict:
-    """Variants of ``op``: name -> "description [kind]" (``details=True``: name -> Variant).
+    """Variants of ``op``: name -> "description [kind]".
 
     kind is "exact" (correctly rounded reference), "library" (a real library's behaviour,
     verified here), "hypothesis" (a library's behaviour read from source, unverified) or
     "formula" (a textbook formula as written). For sum/dot/matmul the variants are the orders.
+
+    Parameters
+    ----------
+    op : one of ``fpx.ops()``
+    details : bool
+        True: the values are the :class:`~fpexplore.ops.variant.Variant` records, not strings.
+
+    Returns
+    -------
+    dict
+        name -> "description [kind]" (``details=True``: name -> Variant).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``op`` (the message lists the ops).
+
+    Examples
+    --------
+    >>> list(fpx.variants("mean"))
+    ['numpy', 'sequential', 'pairwise', 'kahan', 'exact']
     """
     table = get(op).variants
     return dict(table) if details else {n: str(v) for n, v in table.items()}

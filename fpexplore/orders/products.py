@@ -219,6 +219,23 @@ def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     Fast path: Dot2 interval bounds per element (see _matmul_kernels.dot2_bounds); elements whose
     interval does not round to one value (near ties, exact zeros of cancelling products,
     non-finite values) are computed with :func:`fpexplore.exact_dot`.
+
+    Parameters
+    ----------
+    A, B : array_like
+        (m, k) and (k, n) arrays of one format of ``fpx.FORMATS``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (m, n), in the inputs' format.
+
+    Raises
+    ------
+    TypeError
+        Mixed formats, or a Python value not exactly representable in the inputs' format.
+    ValueError
+        Shapes other than (m, k) and (k, n).
     """
     (A, B), info = coerce(A, B, what="exact_matmul", names=("A", "B"))
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:

@@ -636,11 +636,25 @@ def fusable(op: str = "dot") -> list[str]:
 
 
 def orders(op: str = "sum") -> dict[str, str]:
-    """The orders available for ``op`` ("sum", "dot" or "matmul"): name -> one-line description.
+    """The orders available for ``op``: name -> one-line description.
 
     Descriptions of orders that emulate a GPU library from its source (not yet confirmed on a
     GPU) end with "[hypothesis]"; orders reproducing a library verified here, or (the tensor
     cores) against a GPU's published outputs, with "[library]".
+
+    Parameters
+    ----------
+    op : "sum", "dot" or "matmul"
+
+    Returns
+    -------
+    dict
+        name -> one-line description.
+
+    Raises
+    ------
+    ValueError
+        An op without orders (the message names the ops that have them).
     """
     tag = {LIBRARY: " [library]", HYPOTHESIS: " [hypothesis]"}
     return {
