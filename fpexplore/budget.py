@@ -120,21 +120,37 @@ def difference_budget(
 ) -> Budget:
     """Split the difference between the results of two configurations into its causes.
 
-    ``start`` and ``end`` are variant specs (``"numpy"``, ``"tree(block=256)+tf32"``, see
-    :func:`fpexplore.parse_spec`) or dicts with keys ``order`` (and ``params``), ``fma``,
-    ``accumulate``, ``input_rounding`` (missing keys: order "sequential", no fma, the
-    inputs' format, no input rounding). The table's ``config`` column shows each step's
-    configuration as a spec. Starting from ``start``, the factors are switched to
-    ``end``'s values one at a time in the order ``factors``; each step's change (in ulps of
-    the result, and absolute) is that factor's share. The shares add up exactly to the total
-    (the steps telescope); the attribution depends on the switching order, which is part of
-    the answer (``factors=`` changes it; one left out in which start and end differ, so that
-    the steps would not reach end's result, is a ValueError naming it). For a matmul each
-    step's ``delta_ulp`` and ``delta_abs`` are *signed sums over all elements* of the result
-    matrix (so element changes of opposite signs cancel; the step's ``result`` column holds
-    the whole matrix).
-    A dict with any other key, or a key misspelled, is refused (ValueError naming it).
+    Starting from ``start``, the factors are switched to ``end``'s values one at a time in the
+    order ``factors``; each step's change (in ulps of the result, and absolute) is that
+    factor's share. The shares add up exactly to the total (the steps telescope); the
+    attribution depends on the switching order, which is part of the answer.
 
+    Parameters
+    ----------
+    inputs : the op's arrays: one array for sum, a pair for dot and matmul
+    start, end : variant specs (``"numpy"``, ``"tree(block=256)+tf32"``, see
+        :func:`fpexplore.parse_spec`) or dicts with keys ``order`` (and ``params``), ``fma``,
+        ``accumulate``, ``input_rounding`` (missing keys: order "sequential", no fma, the
+        inputs' format, no input rounding)
+    op : "sum", "dot" or "matmul"
+    factors : names of ``FACTORS`` in switching order (``factors=`` changes the attribution)
+
+    Returns
+    -------
+    Budget: its table has one row per step; the ``config`` column shows each step's
+    configuration as a spec. For a matmul each step's ``delta_ulp`` and ``delta_abs`` are
+    *signed sums over all elements* of the result matrix (so element changes of opposite
+    signs cancel; the step's ``result`` column holds the whole matrix).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``op`` or factor, the wrong number of ``inputs``, a dict with any other
+        key or a key misspelled (naming it), a factor left out in which start and end
+        differ, so that the steps would not reach end's result (naming it), or a NaN result.
+
+    Notes
+    -----
     ``tensor_core``: switching from the start order to the tensor cores (``"tensor-core
     (arch=a100)+tf32"``, or back from them); the tensor cores have no accumulator or fma
     setting and read float32 data only through an input rounding: switching to them also

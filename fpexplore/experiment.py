@@ -327,16 +327,26 @@ def sweep(
 ) -> Sweep:
     """Error against n: :func:`compare` at each size and seed, stacked into one table.
 
-    ``seeds``: how many data seeds per size (``seed``, ``seed + 1``, ...), or a list of seeds;
-    one seed gives one noisy sample per size, several give the median and a 10-90% band (what
-    ``plot()`` draws). ``table`` has compare's columns (``seed`` among them) plus ``abs_error``
+    Parameters
+    ----------
+    op, format, variants, distribution, backends, **op_params : as in :func:`compare`
+    sizes : an int or a list of problem sizes (each >= 1)
+    seeds : how many data seeds per size (``seed``, ``seed + 1``, ...), or a list of seeds;
+        one seed gives one noisy sample per size, several give the median and a 10-90% band
+        (what ``plot()`` draws); sizes x seeds at most ``MAX_SWEEP_RUNS`` runs
+    progress : a progress bar on long sweeps
+
+    Returns
+    -------
+    Sweep: ``table`` has compare's columns (``seed`` among them) plus ``abs_error``
     (|value - reference|, the reference being the exact result correctly rounded to the result's
     format, as compare measures: 0 where a result is the correctly rounded one, inf where a NaN
     stands for a number or a number for a NaN; for scalar results, else the largest element
     error; the bounds below are of |value - exact|, which differs from it by at most half an ulp
     of the result); for sum/dot ``bounds`` has one row per size with ``worst_sequential``
     (gamma_{n-1} S), ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and ``probabilistic`` (sqrt(n)
-    u S), all absolute, the median over the seeds. A progress bar shows on long sweeps.
+    u S), all absolute, the median over the seeds. ValueError: no sizes or seeds, too many
+    runs, or no results from any of ``backends``.
     """
     pd = require("pandas", "fpx.sweep")
 

@@ -276,10 +276,24 @@ class ExerciseWidget(W.VBox):
 
 
 def exercise(id: str, seed: int | None = None) -> ExerciseWidget:
-    """The exercise ``id`` (one of ``[e.id for e in fpx.exercises()]``) as a widget.
+    """The exercise ``id`` as a widget.
 
-    ``seed=None`` asks with the lesson's own numbers; ``seed=k`` a variant with other numbers
-    (give each student their own k). See :class:`ExerciseWidget`.
+    Parameters
+    ----------
+    id : one of ``[e.id for e in fpx.exercises()]``
+    seed : int, optional
+        None asks with the lesson's own numbers; ``seed=k`` a variant with other numbers
+        (give each student their own k).
+
+    Returns
+    -------
+    ExerciseWidget
+        See :class:`ExerciseWidget`.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``id`` (the message lists the valid ones), or a ``seed`` out of range.
     """
     return ExerciseWidget(get(id, seed))
 

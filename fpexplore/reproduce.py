@@ -52,6 +52,28 @@ def reproducer(comparison: Comparison, variant: str | None = None) -> str:
     the GPU's own result. Supported: ops sum and dot (not bfloat16) with the orders
     sequential, reverse, pairwise, blocked and tree (the ones a few lines of Python can state
     exactly), on every distribution.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From ``fpx.compare``, with a numpy backend result.
+    variant : str, optional
+        The emulated variant, by its spec (``"tree(block=256)"``) or by its order (``"tree"``);
+        its spec may set nothing but the block size. None: the first such variant.
+
+    Returns
+    -------
+    str
+        The script's source.
+
+    Raises
+    ------
+    TypeError
+        A ``comparison`` that is not a Comparison.
+    ValueError
+        An op or format not supported, a comparison with other parameters than variants,
+        distribution, seed, block and backends, no emulated variant that qualifies (or
+        several of the order ``variant`` names), or no numpy backend result.
     """
     cmp, key, numpy_key, source = _chosen(comparison, variant)
     got, expected = cmp.results[key], cmp.results[numpy_key]

@@ -89,18 +89,35 @@ _KERNEL_PARAMS = {"fma", "block", "combine"}
 def on_gpu(op: str, *args, order: str | None = None, **kwargs) -> np.ndarray | np.generic:
     """Run ``op`` on the real GPU through CuPy; the result as NumPy (measured, never emulated).
 
-    ``order=None`` calls CuPy's own function: sum -> ``cupy.sum``, dot -> ``cupy.dot``,
-    matmul -> ``cupy.matmul``, linspace -> ``cupy.linspace`` (keyword arguments passed on),
-    exp/log/sin/tanh/sqrt/pow -> the ufuncs. NumPy arrays (0-d ones too) become CuPy arrays,
-    Python scalars stay scalars, so CuPy takes the same path as with the user's own call.
-    ``order`` in ``"sequential", "blocked", "tree", "tree-strided", "kahan"`` (sum and dot
-    only) runs fpexplore's own kernel for that order instead, with ``fma``, ``block`` and
-    ``combine`` as in :func:`fpexplore.sum`; it equals the emulated order bit for bit where
-    tests/test_gpu.py has been run on the device.
+    Parameters
+    ----------
+    op : str
+        With ``order=None``, CuPy's own function: sum -> ``cupy.sum``, dot -> ``cupy.dot``,
+        matmul -> ``cupy.matmul``, linspace -> ``cupy.linspace``, exp/log/sin/tanh/sqrt/pow
+        -> the ufuncs.
+    *args
+        The op's arguments. NumPy arrays (0-d ones too) become CuPy arrays, Python scalars
+        stay scalars, so CuPy takes the same path as with the user's own call.
+    order : "sequential", "blocked", "tree", "tree-strided" or "kahan", optional
+        Sum and dot only: run fpexplore's own kernel for that order instead. It equals the
+        emulated order bit for bit where tests/test_gpu.py has been run on the device.
+    **kwargs
+        With ``order=None``, passed on to CuPy's function; with an order, ``fma``, ``block``
+        and ``combine`` as in :func:`fpexplore.sum`.
 
-    Raises ValueError for an unknown op or order, TypeError for an unknown parameter (listing
-    the valid ones) and
-    RuntimeError with the reason when there is no usable GPU (see :func:`backends`).
+    Returns
+    -------
+    numpy.ndarray or numpy.generic
+
+    Raises
+    ------
+    ValueError
+        An unknown ``op`` or ``order``, an order for an op other than sum and dot, or another
+        number of arrays than the order's op takes.
+    TypeError
+        An unknown parameter (the message lists the valid ones).
+    RuntimeError
+        No usable GPU; the message gives the reason (see :func:`backends`).
     """
     from . import cupy as _cupy  # (imports CuPy itself only when it runs something)
 
