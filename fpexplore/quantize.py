@@ -70,10 +70,18 @@ E8M0_MIN, E8M0_MAX = -127, 127  # the scale's exponents (spec Table 7: bias 127,
 
 @dataclass(frozen=True)
 class Quantized:
-    """The result of :func:`quantize`: ``elements`` (the element values, float32, the shape
-    of ``x``), ``scales`` (one per block, float32, the shape of ``x`` with the block axis
-    cut to the number of blocks), ``tensor_scale`` (NVFP4's float32 decode scale s_dec, 1.0
-    for the MX schemes), ``x`` (the input), ``scheme`` and ``axis``."""
+    """The result of :func:`quantize`.
+
+    Attributes
+    ----------
+    scheme : the :class:`Scheme` used
+    x : the input, as an array
+    elements : the element values, float32, the shape of ``x``
+    scales : one per block, float32, the shape of ``x`` with the block axis cut to the number
+        of blocks
+    tensor_scale : NVFP4's float32 decode scale s_dec, 1.0 for the MX schemes
+    axis : the axis the blocks run along (non-negative)
+    """
 
     scheme: Scheme
     x: np.ndarray

@@ -202,7 +202,28 @@ class Comparison:
 
 @dataclass(repr=False)
 class Diff:
-    """The outcome of :meth:`Comparison.diff`: result ``b`` measured against result ``a``."""
+    """The outcome of :meth:`Comparison.diff`: result ``b`` measured against result ``a``.
+
+    Attributes
+    ----------
+    a, b : str
+        The two results' labels.
+    format : str
+        The format they are compared in.
+    ulps : numpy.ndarray
+        Signed ulps from a to b, per element (int64; ``fpx.ULP_NAN``: exactly one of the two
+        is NaN).
+    equal : numpy.ndarray
+        Per element, True where the bits are equal.
+    values : tuple
+        The two results, ``(a, b)``, in ``format``.
+    summary : dict
+        elements, bitwise_equal (a count), equal_share, max_abs_ulp, mean_abs_ulp,
+        nan_mismatches, saturated (2**62 or more ulps apart, not counted in the largest and
+        mean) and saturated_opposite (those of opposite signs).
+    table : pandas.DataFrame
+        The ``top`` largest differences: index, a, b, ulps, a_bits, b_bits.
+    """
 
     a: str
     b: str

@@ -43,16 +43,27 @@ CHECKS = 3  # random inputs the revealed tree is checked on
 
 @dataclass(frozen=True, repr=False)
 class Reveal:
-    """What :func:`reveal` found: ``tree`` (nested tuples of leaf indices, children sorted by
-    their smallest leaf; a node of three or more children is one multi-term addition),
-    ``fused`` (the terms whose product is fused into the addition that consumes it), ``fma``
-    (True, False, or None where products cannot show it: a sum, or products exact in the
-    accumulator), ``accumulator`` (the narrowest format whose precision holds the
-    accumulator's, or None where the data cannot tell), ``reproduces`` (the tree gives fn's
-    result bit for bit on random inputs: always True, as :func:`reveal` refuses a tree
-    that does not), ``queries`` (calls of fn). ``str()``: the tree as
-    text; ``plot()``; ``as_order()``: a variant spec computing the tree; ``code``: its
-    portable encoding."""
+    """What :func:`reveal` found.
+
+    ``str()``: the tree as text; ``plot()``; ``as_order()``: a variant spec computing the
+    tree; ``code``: its portable encoding.
+
+    Attributes
+    ----------
+    op : "sum", "dot" or "matmul"
+    n : the number of terms
+    format : the inputs' format
+    tree : nested tuples of leaf indices, children sorted by their smallest leaf; a node of
+        three or more children is one multi-term addition
+    fused : the terms whose product is fused into the addition that consumes it (a frozenset)
+    fma : True, False, or None where products cannot show it (a sum, or products exact in the
+        accumulator)
+    accumulator : the narrowest format whose precision holds the accumulator's, or None where
+        the data cannot tell
+    reproduces : the tree gives fn's result bit for bit on random inputs: always True, as
+        :func:`reveal` refuses a tree that does not
+    queries : calls of fn
+    """
 
     op: str
     n: int
