@@ -100,12 +100,43 @@ _RESERVED = ("True", "False", "None")
 
 @dataclass(frozen=True)
 class VariantSpec:
-    """An evaluation setting: ``name`` (order or formula variant), ``params`` (sorted
-    ``(key, value)`` pairs; a dict is accepted), ``fma``, ``input_rounding`` ("tf32",
-    "bfloat16" or None) and ``accumulate`` (a format name or None).
+    """An evaluation setting: an order or formula variant with its settings.
 
     ``str(spec)`` is the canonical spelling (see :mod:`fpexplore.spec`); :func:`parse_spec`
-    reads it back. Build one with :func:`parse_spec` to have it checked against an op.
+    reads it back. Build one with :func:`parse_spec` to have it checked against an op; the
+    constructor checks the parts alone.
+
+    Parameters
+    ----------
+    name : str
+        The order or formula variant (a word like ``"tree"`` or ``"two-pass"``).
+    params : tuple of ``(key, value)`` pairs, or dict
+        Values: integers, floats, True/False/None or strings (NumPy scalars become Python
+        values).
+    fma : bool
+    input_rounding : "tf32", "bfloat16" (or another of ``INPUT_ROUNDINGS``), or None
+    accumulate : a format name, or None
+
+    Attributes
+    ----------
+    name, fma, input_rounding, accumulate : as given
+    params : tuple
+        The ``(key, value)`` pairs, sorted: ``order`` first, the others by name.
+    param_dict : dict
+        ``params`` as a dict.
+
+    Raises
+    ------
+    ValueError
+        A ``name`` that is not a word, a parameter name that is not an identifier, a value of
+        another type, a parameter given twice, an unknown ``input_rounding`` or accumulator.
+    TypeError
+        An ``fma`` other than True or False.
+
+    Examples
+    --------
+    >>> str(VariantSpec("tree", {"block": 256}, True, "tf32", "float64"))
+    'tree(block=256)+fma+tf32@float64'
     """
 
     name: str
