@@ -598,10 +598,12 @@ def adam_run(
     """Run Adam over a sequence of gradients: an iterator of ``(step, param, m, v)`` after
     each step (arguments are checked at the call, before any step runs).
 
-    ``grads`` is an array whose first axis is the step, or any iterable of arrays shaped
-    like ``param``. ``m`` and ``v`` default to zeros (a fresh optimizer); ``first_step`` is
-    the number of the first step. Each step is :func:`adam_step` with the given variant,
-    ``moments`` and ``sqrt``.
+    Parameters
+    ----------
+    grads : an array whose first axis is the step, or any iterable of arrays shaped like param
+    m, v : the moments to start from (default zeros: a fresh optimizer)
+    first_step : the number of the first step
+    param, lr, ..., sqrt : as in :func:`adam_step`, which makes each step
     """
     OP_TABLE.lookup("adam_step", variant)
     moments = _moments_for(variant, moments)
@@ -638,13 +640,17 @@ def adam_pass_rates(
     v: ArrayLike | None = None,
     first_step: int = 1,
 ) -> np.ndarray:
-    """Per-step pass rate of ``param`` between two Adam variants run side by side.
+    """Per-step pass rate of ``param`` between two Adam variants run side by side: a float64
+    array, element s the :func:`pass_rate` of the two params after step ``first_step + s``.
 
     Both runs start from the same ``param``, ``m``, ``v`` and see the same ``grads``, each
-    evolving its own state (so differences can compound). ``a`` and ``b`` are variant names
-    or dicts of :func:`adam_step` keywords (``{"variant": ..., "moments": ..., "sqrt": ...}``;
-    a dict without "moments" uses ``moments``). Returns a float64 array: element s is
-    :func:`pass_rate` of the two params after step ``first_step + s``.
+    evolving its own state (so differences can compound).
+
+    Parameters
+    ----------
+    a, b : variant names or dicts of :func:`adam_step` keywords (``{"variant": ...,
+        "moments": ..., "sqrt": ...}``; a dict without "moments" uses ``moments``)
+    param, grads, lr, ..., moments, m, v, first_step : as in :func:`adam_run`
     """
     spec = []
     for name, s in (("a", a), ("b", b)):
