@@ -42,14 +42,15 @@ def format(  # noqa: A001  (fpx.format, as fpx.sum)
         53: the values are held in float64, which has 53.
     emax : int
         The largest exponent (float16: 15; ``emin = 1 - emax``, as in IEEE 754), from 1 to
-        1023, with ``emax + precision <= 1076`` where there are subnormals: float64 must hold
-        the least of them, ``2**(emin - precision + 1)``, exactly (it holds ``2**-1074``).
+        1023: float64 then holds every value exactly (the least, ``2**(emin - precision +
+        1)``, is ``2**-1074`` or more).
     subnormals : bool
         True (default): gradual underflow, as IEEE 754. False: no value lies between 0 and
         ``2**emin``; a result there rounds, in the rounding mode, to ``±0`` or ``±2**emin``,
         as CPFloat's ``CPFLOAT_SUBN_RND`` does: to nearest, below ``2**emin / 2`` to ``±0``
         and from it on (the tie included) to ``±2**emin``; toward zero ``±0``; up and down
-        toward their infinity; stochastic up with probability ``|x| / 2**emin``.
+        toward their infinity; stochastic up with probability ``|x| / 2**emin``. ``ulp(0,
+        fmt)`` stays the quantum at ``2**emin``, ``2**(emin - precision + 1)``.
     name : str, optional
         The name to give it wherever a format name goes (letters, digits, ``_`` and ``-``,
         starting with a letter; not a built-in format's). Default:
@@ -80,12 +81,6 @@ def format(  # noqa: A001  (fpx.format, as fpx.sum)
     if not 1 <= e <= 1023:
         why = "float64, which holds the values, reaches 2**1023" if e > 1023 else "emin = 1 - emax"
         raise ValueError(f"emax must be from 1 to 1023, got {e} ({why})")
-    if subnormals and e + p > 1076:
-        raise ValueError(
-            f"precision={p} with emax={e}: the least subnormal, 2**{2 - e - p}, is below "
-            "float64's least value 2**-1074, which holds the values: give emax + precision "
-            "<= 1076, or subnormals=False"
-        )
     if name is None:
         name = f"custom_p{p}_emax{e}" + ("" if subnormals else "_nosub")
     _check_name(name)
