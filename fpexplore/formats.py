@@ -243,15 +243,16 @@ def as_format(
     rounding: str | None = None,
     seed: int | None = None,
 ) -> np.ndarray | np.generic:
-    """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``) in the mode ``rounding``.
+    """Round ``x`` to the format ``fmt`` (of ``ROUNDINGS`` or ``fpx.format``) in ``rounding``.
 
     ``x`` may be a NumPy array or scalar of any of the formats, a Python float or int, a list,
     an integer array (exact whatever its size), or exact rationals (``Fraction``, ``Decimal``,
     object arrays of them). The result has the format's dtype (``"tf32"``: float32 holding
     values with 11 significant bits; ``"float8_*"``, ``"float6_*"``, ``"float4_e2m1"``:
-    float32 holding their values). Rounding is correct: no double rounding, gradual
-    underflow, overflow to ``±inf`` (``"tf32-truncate"``: to the largest finite value;
-    ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``; FP6, FP4: ``±max``); NaN stays
+    float32 holding their values; ``fpx.format``'s: float64). Rounding is correct: no double
+    rounding, gradual underflow, overflow to ``±inf`` (``"tf32-truncate"``: to the largest
+    finite value; ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``; FP6, FP4: ``±max``;
+    fpx.format(subnormals=False): see it); NaN stays
     NaN, signed zeros keep their sign (see the module docstring for E8M0, which has none).
 
     ``rounding`` (one of ``ROUNDING_MODES``; None: the format's own, nearest-even but for

@@ -26,7 +26,7 @@ from ._roundmodes import round_f64_in
 
 __all__ = ["format", "step_held", "user_names"]
 
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*\Z")  # as a spec reads it
 _F64 = np.dtype(np.float64)
 
 

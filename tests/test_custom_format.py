@@ -312,3 +312,107 @@ def test_neighbours_and_ulps_refuse_what_is_not_the_formats():
         fpx.ulp(1e6, "t_half")
     with pytest.raises(TypeError, match="needs x stored as float64"):
         fpx.ulp(np.float32(1.0), "t_half")
+
+
+# ----------------------------------------------------------------------------- accumulators
+
+ROUNDED_ORDERS = ("sequential", "reverse", "pairwise", "blocked")
+
+
+@pytest.mark.parametrize("order", ROUNDED_ORDERS)
+@pytest.mark.parametrize("n", (1, 2, 7, 100, 1000, 4097))
+@pytest.mark.parametrize("dtype", (np.float16, np.float32, np.float64))
+def test_sums_in_the_float16_twin_equal_float16_accumulators(order, n, dtype):
+    fpx.format(11, 15, name="t_half")
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * rng.choice([1e-6, 1.0, 300.0], n)).astype(dtype)
+    got = fpx.sum(x, order, accumulate="t_half")
+    want = fpx.sum(x, order, accumulate="float16")
+    assert got.dtype == want.dtype == x.dtype and _same(got, want)
+
+
+@pytest.mark.parametrize("order", ROUNDED_ORDERS)
+@pytest.mark.parametrize("mode", ("toward-zero", "up", "stochastic"))
+def test_sums_in_the_twins_equal_their_formats_in_every_mode(order, mode):
+    fpx.format(11, 15, name="t_half")
+    fpx.format(8, 127, name="t_bf16")
+    x = np.random.default_rng(9).standard_normal(3000).astype(np.float32)
+    kw = {"rounding": mode, **({"seed": 3} if mode == "stochastic" else {})}
+    for twin, fmt in (("t_half", "float16"), ("t_bf16", "bfloat16")):
+        assert _same(
+            fpx.sum(x, order, accumulate=twin, **kw), fpx.sum(x, order, accumulate=fmt, **kw)
+        )
+
+
+def test_a_sum_in_a_wide_custom_format_rounds_each_addition_once():
+    """precision 30: a float64 sum rounded again would round twice (53 < 2 * 30 + 2); the
+    sequential sum against additions rounded one by one from exact rationals."""
+    fmt = fpx.format(30, 200, name="t_p30")
+    rng = np.random.default_rng(11)
+    x = fpx.as_format(rng.standard_normal(400) * np.exp2(rng.integers(-40, 40, 400)), fmt)
+    acc = Fraction(x[0])
+    for v in x[1:]:
+        acc = Fraction(float(fpx.as_format(acc + Fraction(v), fmt)))
+    assert fpx.sum(x, "sequential", accumulate="t_p30") == float(acc)
+
+
+def test_compare_takes_the_accumulator_in_a_variant_spec():
+    fpx.format(11, 15, name="MyHalf")  # (a name keeps its case in a spec)
+    assert str(fpx.parse_spec("pairwise@MyHalf", "sum")) == "pairwise@MyHalf"
+    c = fpx.compare(
+        "sum", format="float32", n=500, backends=["emulated"],
+        variants=["sequential@MyHalf", "sequential@float16", "blocked@MyHalf", "blocked@float16"],
+    )  # fmt: skip
+    values = dict(zip(c.table["variant"], c.table["value"]))
+    assert values["sequential@MyHalf"] == values["sequential@float16"]
+    assert values["blocked@MyHalf"] == values["blocked@float16"]
+
+
+def test_accumulators_refused_where_the_orders_do_not_take_them():
+    from fpexplore.orders.arith import ROUNDED
+    from fpexplore.orders.registry import roundable
+
+    assert ROUNDED == tuple(roundable("sum"))  # the message's list is the registry's
+    fpx.format(11, 15, name="t_half")
+    x = np.ones(8, dtype=np.float32)
+    words = "accumulate: 't_half', a format of fpx.format, accumulates in the orders of fpx.sum"
+    with pytest.raises(ValueError, match=words):
+        fpx.sum(x, "tree", accumulate="t_half")
+    with pytest.raises(ValueError, match=words):
+        fpx.dot(x, x, "sequential", accumulate="t_half")
+    with pytest.raises(ValueError, match="unknown accumulator 'nope'"):
+        fpx.parse_spec("sequential@nope", "sum")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("subnormals", (True, False))
+def test_sums_in_a_tiny_format_against_additions_rounded_exactly(mode, subnormals):
+    """Every addition of sequential and pairwise rounded once from its exact value to a
+    tiny format (p = 4, emax = 3: sums cross its subnormals, 2**emin / 2 ties and overflow),
+    against as_format of exact rationals (itself against the exhaustive oracle above)."""
+    fmt = fpx.format(4, 3, subnormals=subnormals, name="t_tiny4")
+    vals = np.array([float(v) for v in _values(4, 3, subnormals)])
+    rng = np.random.default_rng(13)
+
+    def add(a, b):
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return a + b  # an overflow before: IEEE's inf arithmetic
+        return float(fpx.as_format(Fraction(a) + Fraction(b), fmt, rounding=mode))
+
+    def pairwise(t):
+        if len(t) == 1:
+            return float(t[0])
+        h = len(t) // 2
+        return add(pairwise(t[:h]), pairwise(t[h:]))
+
+    for n in (2, 3, 5, 16, 33):
+        for _ in range(40):
+            x = rng.choice(vals, n) * rng.choice([-1.0, 1.0], n)
+            acc = float(x[0])
+            for v in x[1:]:
+                acc = add(acc, v)
+            got = fpx.sum(x, "sequential", accumulate="t_tiny4", rounding=mode)
+            assert _same(got, acc) or (got == acc == 0), (x, got, acc)
+            got = fpx.sum(x, "pairwise", accumulate="t_tiny4", rounding=mode)
+            want = pairwise(x)
+            assert _same(got, want) or (got == want == 0), (x, got, want)
