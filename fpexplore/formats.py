@@ -404,8 +404,9 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
         raise type(e)(f"from_bits: fmt: {e}") from None
     small = SMALL_DTYPES.get(info.name)  # FP8, FP6, FP4, E8M0: ml_dtypes' type, one byte
     if not info.storage and small is None:
+        kind = "held in float64 (fpx.format)" if info.user_defined else "an input rounding"
         raise ValueError(
-            f"from_bits: fmt: {info.name} is an input rounding, not a storage format; "
+            f"from_bits: fmt: {info.name} is {kind}, not a storage format; "
             f"valid formats: {', '.join((*FORMATS, *SMALL_DTYPES))}"
         )
     try:

@@ -416,3 +416,20 @@ def test_sums_in_a_tiny_format_against_additions_rounded_exactly(mode, subnormal
             got = fpx.sum(x, "pairwise", accumulate="t_tiny4", rounding=mode)
             want = pairwise(x)
             assert _same(got, want) or (got == want == 0), (x, got, want)
+
+
+def test_bits_are_refused_for_a_format_without_a_dtype():
+    fpx.format(11, 15, name="t_half")
+    with pytest.raises(ValueError, match=r"t_half is held in float64 \(fpx.format\), not a stor"):
+        fpx.from_bits(0x3C00, "t_half")
+
+
+def test_the_formats_table_lists_the_formats_defined():
+    pytest.importorskip("pandas")
+    n = len(fpx.formats())
+    fpx.format(5, 7, subnormals=False, name="t_listed")
+    table = fpx.formats()
+    assert len(table) == n + 1
+    row = table.iloc[-1]
+    assert (row["format"], row["precision"], row["emin"], row["emax"]) == ("t_listed", 5, -6, 7)
+    assert (row["storage"], row["dtype"], row["overflow"]) == (False, "", "inf")
