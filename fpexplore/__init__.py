@@ -106,6 +106,9 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 - ``formats``      correct rounding to a format of the registry
                    (incl. tf32, OCP and AMD FP8, OCP MX FP6/FP4/E8M0), bits, ulp,
                    neighbours, shortest round-trip decimals
+- ``userformat``   fpx.format(precision, emax, subnormals, name): a format of one's own, a
+                   FormatInfo registered by name (values held in float64), and its
+                   next_up / next_down
 - ``_roundmodes``  the input roundings' modes: tf32's ties on float32 bits, one exact
                    rational rounded in a format's mode (FP8 overflow to NaN, FP6/FP4
                    saturation, E8M0's missing zero)
@@ -190,6 +193,7 @@ from .reveal import Reveal, reveal
 from .spec import VariantSpec, parse_spec
 from .teaching import exercises
 from .tolerance import suggest_tolerance
+from .userformat import format  # noqa: A004  (fpx.format: a format of one's own)
 
 __version__ = "0.1.0"
 
@@ -255,6 +259,7 @@ __all__ = [
     "explorer",
     "fields",
     "fma",
+    "format",
     "format_info",
     "format_of",
     "formats",

@@ -55,6 +55,12 @@ class FormatInfo:
     signed: bool = field(default=True, repr=False)
     has_zero: bool = field(default=True, repr=False)
     rounding: str = field(default="nearest-even", repr=False)  # its own, one of ROUNDING_MODES
+    subnormals: bool = field(default=True, repr=False)  # False: fpx.format(subnormals=False)
+
+    @property
+    def user_defined(self) -> bool:
+        """Whether ``fpx.format`` defined it (values held in float64)."""
+        return not self.storage and self.dtype == np.float64
 
     @property
     def fraction_bits(self) -> int:
@@ -63,6 +69,8 @@ class FormatInfo:
 
     @property
     def exponent_bits(self) -> int:
+        if self.user_defined:  # the IEEE field that holds emax (float16's 15: 5 bits)
+            return self.emax.bit_length() + 1
         return self.bits - 1 - (self.precision - 1) if self.storage else 8
 
     @property
@@ -83,6 +91,9 @@ class FormatInfo:
 
     @property
     def smallest_subnormal(self) -> float:
+        """The least positive value (2**emin where the format has no subnormals)."""
+        if not self.subnormals:
+            return self.smallest_normal
         return math.ldexp(1.0, self.emin - self.precision + 1)
 
     @property

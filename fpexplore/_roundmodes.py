@@ -79,15 +79,30 @@ def round_f64_in(x64: np.ndarray, info, mode: str, rng=None) -> np.ndarray:
     with np.errstate(all="ignore"):
         x = np.where(np.isfinite(x64), x64, 0.0)
         _, e = np.frexp(x)  # |x| = m * 2**e, m in [0.5, 1)
-        q = np.ldexp(1.0, np.maximum(e.astype(np.int64) - 1, info.emin) - info.precision + 1)
+        low = e.astype(np.int64) - 1 < info.emin
+        q = np.ldexp(1.0, _quantum_exp(e.astype(np.int64) - 1, low, info))
         t = x / q  # exact: q is a power of two, |t| < 2**p
         lo, hi = np.floor(t), np.ceil(t)
         draw = rng.random(x.shape) < t - lo if mode == "stochastic" else None
-        r = _choose(mode, lo, hi, t - lo, t > 0, draw) * q
+        r = _choose(mode, lo, hi, t - lo, t > 0, draw)
+        r = np.where(_flush_tie(low, t - lo, mode, info), np.where(t > 0, hi, lo), r) * q
         out = _ends(r, np.signbit(x64), ~(np.abs(r) <= info.max), info, mode)
         out = np.where(np.isinf(x64), _infinity(info, x64), out)
         out = np.where(np.isnan(x64), np.nan, out)
         return out if info.signed else np.where(x64 > 0, out, np.nan)
+
+
+def _quantum_exp(e, low, info):
+    """The exponent of the grid's quantum at ``2**e <= |x|`` (``low``: e < emin): 2**(max(e,
+    emin) - p + 1); without subnormals 2**emin below 2**emin (the grid there is 0, 2**emin)."""
+    q = np.maximum(e, info.emin) - info.precision + 1
+    return q if info.subnormals else np.where(low, info.emin, q)
+
+
+def _flush_tie(low, frac, mode: str, info):
+    """Where a format without subnormals takes the tie 2**emin / 2 away to 2**emin in mode
+    nearest-even (CPFloat's CPFLOAT_SUBN_RND: ``|x| >= xmin/2`` gives ``xmin``)."""
+    return (not info.subnormals) & (mode == "nearest-even") & low & (frac == 0.5)
 
 
 def _infinity(info, x):
@@ -100,11 +115,14 @@ def _infinity(info, x):
 def _round_rational_in(num: int, den: int, info, mode: str, rng=None) -> float:
     """Round ``num/den`` (not zero) exactly to ``info`` in ``mode``: :func:`round_f64_in` on
     exact rationals (a stochastic draw of 53 bits, as there)."""
-    q = Fraction(2) ** (max(_floor_log2(num, den), info.emin) - info.precision + 1)
+    e = _floor_log2(num, den)
+    q = Fraction(2) ** int(_quantum_exp(e, e < info.emin, info))
     t = Fraction(num, den) / q
     lo, hi = math.floor(t), math.ceil(t)
     draw = mode == "stochastic" and Fraction(rng.random()) < t - lo
-    r = int(_choose(mode, lo, hi, t - lo, t > 0, draw)) * q
+    r = int(_choose(mode, lo, hi, t - lo, t > 0, draw))
+    away = hi if t > 0 else lo
+    r = (away if _flush_tie(e < info.emin, t - lo, mode, info) else r) * q
     big = abs(r) > info.max
     return float(_ends(0.0 if big else float(r), num < 0, big, info, mode))
 
@@ -153,7 +171,7 @@ def round_exact_scalar(v, info, mode: str | None = None, rng=None) -> float:
         signed = isinstance(v, (float, np.floating)) or type(v).__name__ == "Decimal"
         out = math.copysign(0.0, float(v)) if signed else 0.0
         return out if info.has_negative_zero else 0.0
-    if mode == "nearest-even" and info.has_infinity:
+    if mode == "nearest-even" and info.has_infinity and info.subnormals:
         return round_rational(num, den, info.precision, info.emin, info.emax)
     return _round_rational_in(num, den, info, mode, rng)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .formats import ROUNDINGS, SMALL_DTYPES, format_info
+from .userformat import user_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -15,24 +16,25 @@ __all__ = ["formats"]
 
 
 def formats() -> pd.DataFrame:
-    """Every format fpexplore knows: the storage formats and the input roundings.
+    """Every format fpexplore knows: the storage formats, the input roundings and the formats
+    defined with :func:`fpexplore.format` (held in float64), after them.
 
     Returns
     -------
     pandas.DataFrame
-        One row per name of ``ROUNDINGS``: ``format``, ``storage`` (an array dtype of its
-        own; else values held in float32), ``dtype`` (NumPy's or ml_dtypes' type of the
-        format, "" where there is none), ``precision`` (significand bits with the implicit
-        one), ``emin``, ``emax``, ``max`` (the largest finite value), ``infinity`` (whether
-        it has one), ``overflow`` (what its rounding gives past the largest value: "inf",
-        "max" where it saturates or truncates, "nan") and ``rounding`` (how ``as_format``
-        rounds to it by default, one of ``ROUNDING_MODES``; E8M0's ties, with one significand
-        bit, go up).
+        One row per name of ``ROUNDINGS`` and of ``fpx.format``: ``format``, ``storage`` (an
+        array dtype of its own; else values held in float32, or float64), ``dtype`` (NumPy's
+        or ml_dtypes' type of the format, "" where there is none), ``precision`` (significand
+        bits with the implicit one), ``emin``, ``emax``, ``max`` (the largest finite value),
+        ``infinity`` (whether it has one), ``overflow`` (what its rounding gives past the
+        largest value: "inf", "max" where it saturates or truncates, "nan") and ``rounding``
+        (how ``as_format`` rounds to it by default, one of ``ROUNDING_MODES``; E8M0's ties,
+        with one significand bit, go up).
     """
     import pandas as pd
 
     rows = []
-    for name in ROUNDINGS:
+    for name in (*ROUNDINGS, *user_names()):
         info = format_info(name)
         own = info.dtype if info.storage else SMALL_DTYPES.get(name)
         rows.append({

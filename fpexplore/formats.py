@@ -65,6 +65,7 @@ from ._roundmodes import (
     shortest_by_search,
 )
 from .numerics import odd_f64_to_f32
+from .userformat import step_held
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -217,6 +218,8 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         if name == "float64":
             return x64
+        if info.user_defined:  # fpx.format's: held in float64, rounded on its grid
+            return round_f64_in(x64, info, info.rounding)
         if name in ("float32", "float16"):
             # IEEE conversions (float16: NumPy's direct double->half, no double rounding)
             return x64.astype(info.dtype)
@@ -240,15 +243,16 @@ def as_format(
     rounding: str | None = None,
     seed: int | None = None,
 ) -> np.ndarray | np.generic:
-    """Round ``x`` to the format ``fmt`` (one of ``ROUNDINGS``) in the mode ``rounding``.
+    """Round ``x`` to the format ``fmt`` (of ``ROUNDINGS`` or ``fpx.format``) in ``rounding``.
 
     ``x`` may be a NumPy array or scalar of any of the formats, a Python float or int, a list,
     an integer array (exact whatever its size), or exact rationals (``Fraction``, ``Decimal``,
     object arrays of them). The result has the format's dtype (``"tf32"``: float32 holding
     values with 11 significant bits; ``"float8_*"``, ``"float6_*"``, ``"float4_e2m1"``:
-    float32 holding their values). Rounding is correct: no double rounding, gradual
-    underflow, overflow to ``±inf`` (``"tf32-truncate"``: to the largest finite value;
-    ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``; FP6, FP4: ``±max``); NaN stays
+    float32 holding their values; ``fpx.format``'s: float64). Rounding is correct: no double
+    rounding, gradual underflow, overflow to ``±inf`` (``"tf32-truncate"``: to the largest
+    finite value; ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``; FP6, FP4: ``±max``;
+    fpx.format(subnormals=False): see it); NaN stays
     NaN, signed zeros keep their sign (see the module docstring for E8M0, which has none).
 
     ``rounding`` (one of ``ROUNDING_MODES``; None: the format's own, nearest-even but for
@@ -285,7 +289,8 @@ def as_format(
         if src.name == info.name:
             return scalar_out(arr.copy())
         with np.errstate(invalid="ignore"):  # a signalling NaN converts to NaN, no warning
-            if src.precision <= info.precision and src.emin >= info.emin and src.emax <= info.emax:
+            wide = src.precision <= info.precision and src.emin >= info.emin
+            if wide and src.emax <= info.emax and info.subnormals:  # (else subnormals round)
                 return scalar_out(arr.astype(info.dtype))  # widening: exact
             return scalar_out(vector(arr.astype(np.float64)))
     if kind in "iu":
@@ -399,8 +404,9 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
         raise type(e)(f"from_bits: fmt: {e}") from None
     small = SMALL_DTYPES.get(info.name)  # FP8, FP6, FP4, E8M0: ml_dtypes' type, one byte
     if not info.storage and small is None:
+        kind = "held in float64 (fpx.format)" if info.user_defined else "an input rounding"
         raise ValueError(
-            f"from_bits: fmt: {info.name} is an input rounding, not a storage format; "
+            f"from_bits: fmt: {info.name} is {kind}, not a storage format; "
             f"valid formats: {', '.join((*FORMATS, *SMALL_DTYPES))}"
         )
     try:
@@ -557,18 +563,23 @@ def _step_impl(x, direction: int):
     return scalar_out(out.astype(info.dtype))
 
 
-def next_up(x: ArrayLike) -> np.ndarray | np.generic:
+def next_up(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | np.generic:
     """The least value of the format greater than ``x`` (IEEE nextUp; ``next_up(-0.0)`` is the
     smallest positive subnormal, ``next_up(max) = inf``, ``next_up(inf) = inf``, NaN stays).
     An array of ml_dtypes' FP8, FP6, FP4 or E8M0 type steps in its format; where the format has
-    no infinity, the largest value has no next and is refused."""
+    no infinity, the largest value has no next and is refused. ``fmt``: a format of
+    :func:`fpexplore.format`, for float64 ``x`` holding its values (x's own format otherwise)."""
+    if fmt is not None:
+        return step_held(x, fmt, +1, "next_up")
     if (sm := _small_array(x)) is not None:
         return scalar_out(_small.step(sm, _SMALL_BY_DTYPE[sm.dtype], +1))
     return _step(x, +1)
 
 
-def next_down(x: ArrayLike) -> np.ndarray | np.generic:
+def next_down(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | np.generic:
     """The greatest value of the format less than ``x`` (IEEE nextDown), as :func:`next_up`."""
+    if fmt is not None:
+        return step_held(x, fmt, -1, "next_down")
     if (sm := _small_array(x)) is not None:
         return scalar_out(_small.step(sm, _SMALL_BY_DTYPE[sm.dtype], -1))
     return _step(x, -1)

@@ -36,7 +36,8 @@ The parts:
   ``+float8_e5m2``): the inputs rounded to that format first, keeping their storage format
   (dot and matmul: their ``input_rounding=``); for ``tensor-core`` also the format the tensor
   cores read (float32 data needs one).
-- ``@ACCUMULATOR``: ``accumulate=`` one of ``fpx.FORMATS``.
+- ``@ACCUMULATOR``: ``accumulate=`` one of ``fpx.FORMATS``, or the name of a format of
+  ``fpx.format`` (sum's sequential, reverse, pairwise and blocked take it).
 
 Canonical spelling (``str(spec)``): the name, then the parameters as ``k=v`` joined by
 ``", "`` (``order`` first, the others sorted by name; integers in decimal, floats as Python's
@@ -81,6 +82,7 @@ from .orders.arith import (
     split_k_applies,
 )
 from .orders.registry import fusable, lookup, orders_of, roundable
+from .userformat import user_names
 
 __all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
 
@@ -274,7 +276,7 @@ def _syntax(text, detail: str) -> ValueError:
 
 
 def _check_accumulator(acc: str) -> None:
-    if acc in FORMATS:
+    if acc in FORMATS or acc in user_names():  # (fpx.format's: where the order takes it)
         return
     if acc in INPUT_ROUNDINGS or acc == "tf32":
         raise ValueError(
@@ -367,6 +369,7 @@ def _parse(text: str) -> VariantSpec:
         if c == "@":
             if pos < len(s):
                 raise _syntax(text, f"the @ACCUMULATOR comes last, found {s[pos:]!r} after it")
+            word = w.group() if w.group() in user_names() else word  # (named as defined)
             try:
                 _check_accumulator(word)
             except (TypeError, ValueError) as e:

@@ -1,10 +1,12 @@
 """Compiled (numba) loops for the orders' additions in a rounding mode other than
-nearest-even (``fpx.sum(..., rounding=...)``). Private: use fpexplore.orders.
+nearest-even (``fpx.sum(..., rounding=...)``), and in any mode in a format of ``fpx.format``.
+Private: use fpexplore.orders.
 
 Each addition ``a + b`` of two values of the working format (the accumulator's: float16,
-bfloat16, float32 or float64, held in float64) is rounded once, from its exact value, to the
-format ``rp = (p, emin, vmax)`` in ``mode`` (an index into ``ROUNDING_MODES``:
-nearest-even, nearest-away, toward-zero, up, down, stochastic). The exact sum is kept as
+bfloat16, float32, float64 or fpx.format's, held in float64) is rounded once, from its exact
+value, to the format ``rp = (p, emin, vmax, flush)`` (``flush``: no subnormals) in ``mode``
+(an index into ``ROUNDING_MODES``: nearest-even, nearest-away, toward-zero, up, down,
+stochastic). The exact sum is kept as
 ``s + e`` (TwoSum: ``s`` = the float64 sum, ``e`` its error, exact), so the direction is
 right wherever the float64 sum alone would have rounded (bfloat16, float32 and float64
 values far apart). The stochastic draw of addition ``k`` is ``draws[k]`` (a uniform in
@@ -35,19 +37,25 @@ def _jit(func):
 
 
 @nb.njit
-def _pick(s, e, p, emin, vmax, mode, u):
+def _pick(s, e, p, emin, vmax, mode, u, flush):
     """The exact value ``v = s + e`` (``s`` = float64 RN(v), finite and nonzero; ``e`` the
-    exact error) rounded to the format (p, emin, vmax) in ``mode``, ``u`` the draw."""
+    exact error) rounded to the format (p, emin, vmax) in ``mode``, ``u`` the draw; ``flush``:
+    the format has no subnormals (below 2**emin its grid is 0, 2**emin; fpx.format's
+    subnormals=False, whose nearest tie 2**emin / 2 goes to 2**emin, as CPFloat's)."""
     neg = s < 0.0
     big = abs(s)  # |v| = big + err, exactly
     err = -e if neg else e
     m, ex = math.frexp(big)  # big = m * 2**ex, m in [0.5, 1)
     q = math.ldexp(1.0, max(ex - 1, emin) - p + 1)  # the format's spacing at |v|
+    if flush and ex - 1 < emin:
+        q = math.ldexp(1.0, emin)
     lo = math.floor(big / q) * q  # exact: big / q < 2**p
     w = big - lo  # exact; |v| - lo = w + err
     if w == 0.0 and err < 0.0:  # |v| just below lo: one step down (half one below 2**k)
         if m == 0.5 and ex - 1 > emin:
             q *= 0.5
+        elif flush and m == 0.5 and ex - 1 == emin:  # just below 2**emin: from 0 to it
+            q = lo
         lo -= q
         w = q
     if w == 0.0 and err == 0.0:
@@ -59,7 +67,7 @@ def _pick(s, e, p, emin, vmax, mode, u):
         if mode == NEAREST_EVEN or mode == NEAREST_AWAY:
             c = (ws - 0.5 * qs) + es  # its sign is exact: ws - qs/2 is exact
             half = 0.5 * (lo / q)  # lo / q: an integer below 2**53; odd: the tie goes up
-            tie_up = mode == NEAREST_AWAY or half != math.floor(half)
+            tie_up = mode == NEAREST_AWAY or half != math.floor(half) or (flush and lo == 0.0)
             up = c > 0.0 or (c == 0.0 and tie_up)
         elif mode == TOWARD_ZERO:
             up = False
@@ -79,10 +87,11 @@ def _pick(s, e, p, emin, vmax, mode, u):
 
 
 @nb.njit
-def add_in_mode(a, b, p, emin, vmax, mode, u):
+def add_in_mode(a, b, p, emin, vmax, mode, u, flush=False):
     """``a + b`` (float64 values of the format ``(p, emin, vmax)``) rounded once in ``mode``;
-    ``u`` the stochastic draw. NaN and infinities as IEEE (``inf - inf`` is NaN); an exact
-    zero is +0 (-0 in mode down), the sum of two zeros of one sign that zero."""
+    ``u`` the stochastic draw; ``flush``: no subnormals (see :func:`_pick`). NaN and
+    infinities as IEEE (``inf - inf`` is NaN); an exact zero is +0 (-0 in mode down), the
+    sum of two zeros of one sign that zero."""
     if not (math.isfinite(a) and math.isfinite(b)):
         return a + b
     s, e = two_sum(a, b)
@@ -92,14 +101,14 @@ def add_in_mode(a, b, p, emin, vmax, mode, u):
         return -0.0 if mode == DOWN else 0.0
     if math.isinf(s):  # float64 overflowed: v / 2 exactly (both |a|, |b| >= 2**970)
         s, e = two_sum(a * 0.5, b * 0.5)
-        return 2.0 * _pick(s, e, p, emin - 1, vmax * 0.5, mode, u)
-    return _pick(s, e, p, emin, vmax, mode, u)
+        return 2.0 * _pick(s, e, p, emin - 1, vmax * 0.5, mode, u, flush)
+    return _pick(s, e, p, emin, vmax, mode, u, flush)
 
 
 @nb.njit
 def _add(a, b, rp, mode, draws, k):
     u = draws[k] if mode == STOCHASTIC else 0.0
-    return add_in_mode(a, b, rp[0], rp[1], rp[2], mode, u)
+    return add_in_mode(a, b, rp[0], rp[1], rp[2], mode, u, rp[3])
 
 
 @_jit

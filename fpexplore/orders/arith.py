@@ -63,9 +63,12 @@ __all__ = [
     "out_rp",
     "rounded_kernels",
     "to_storage",
+    "user_accumulator",
 ]
 
 
+#: the orders of sum whose additions take a rounding mode, and a format of fpx.format
+ROUNDED = ("sequential", "reverse", "pairwise", "blocked")
 ORDER_OPS = ("sum", "dot", "matmul")  # the ops whose variants are evaluation orders
 PRODUCT_OPS = ("dot", "matmul")  # the ops with products: fma and input rounding apply there
 
@@ -81,6 +84,8 @@ class Arith:
 
 
 def arith(acc: FormatInfo) -> Arith:
+    if acc.user_defined:  # fpx.format's: its values in float64, each addition rounded
+        return Arith(acc, np.float64(0), (acc.precision, acc.emin, acc.max), np.dtype(np.float64))
     if acc.name == "float32":
         return Arith(acc, np.float32(0), (0, 0, 0.0), np.dtype(np.float32))
     if acc.name == "float64":
@@ -117,6 +122,12 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
             f"accumulate: unknown format {checks.shown(accumulate)}; valid formats: "
             f"{', '.join(FORMATS)}"
         ) from None
+    if acc.user_defined:
+        raise ValueError(
+            f"accumulate: {acc.name!r}, a format of fpx.format, accumulates in the orders of "
+            f"fpx.sum that round each addition from its exact value ({', '.join(ROUNDED)}); "
+            "elsewhere accumulate is one of " + ", ".join(FORMATS)
+        )
     if not acc.storage:
         raise ValueError(
             f"accumulate must be one of {', '.join(FORMATS)}; {acc.name!r} is an input rounding"
@@ -124,10 +135,28 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
     return acc
 
 
+def user_accumulator(accumulate, spec, op: str) -> FormatInfo | None:
+    """``accumulate`` where it names a format of fpx.format (else None): accepted for the
+    orders of sum with ``run_rounded`` (each addition rounded once from its exact value, by
+    TwoSum: right at any precision, where rounding a float64 sum would round twice, and
+    without subnormals); refused elsewhere, naming ``accumulate``."""
+    if not isinstance(accumulate, (str, FormatInfo)):
+        return None
+    try:
+        acc = format_info(accumulate)
+    except ValueError:
+        return None  # (accumulator_format names the unknown format)
+    if not acc.user_defined:
+        return None
+    if op != "sum" or spec.run_rounded is None:
+        accumulator_format(acc, acc)  # the ValueError naming the orders that take it
+    return acc
+
+
 def to_storage(x: np.ndarray, ar: Arith) -> np.ndarray:
     """x's values in the accumulator format, as a contiguous array of the storage dtype."""
-    if x.dtype != ar.info.dtype:
-        x = np.asarray(as_format(x, ar.info.name))
+    if x.dtype != ar.info.dtype or ar.info.user_defined:  # (float64 holds fpx.format's)
+        x = np.asarray(as_format(x, ar.info))
     return np.ascontiguousarray(x, dtype=ar.storage)
 
 

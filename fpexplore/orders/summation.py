@@ -25,6 +25,7 @@ from .arith import (
     check_rounding,
     finish,
     to_storage,
+    user_accumulator,
 )
 from .registry import fusable, lookup, roundable
 
@@ -57,7 +58,9 @@ def sum(  # noqa: A001
         Must be False: a sum has no products (the parameter exists for symmetry with dot).
     accumulate : format name, optional
         Accumulator format (default: x's; float32 for float16 data in the NumPy and CuPy
-        kernel orders, as those libraries do).
+        kernel orders, as those libraries do). A format of :func:`fpexplore.format` (with
+        subnormals) in sequential, reverse, pairwise and blocked: each addition rounded once
+        from its exact value to it, in ``rounding``.
     rounding : str
         The rounding of every addition, in the accumulator's format: ``"nearest-even"`` (the
         default, IEEE's and every order's own), or for the orders of
@@ -92,9 +95,9 @@ def sum(  # noqa: A001
         return exact_sum(x)
     if spec.library is not None:
         return spec.run_library(x, None, p, accumulate)
-    ar = arith(accumulator(accumulate, info, spec))
+    ar = arith(user_accumulator(accumulate, spec, "sum") or accumulator(accumulate, info, spec))
     X = to_storage(x, ar)
-    if mode != "nearest-even":
+    if mode != "nearest-even" or ar.info.user_defined:
         return finish(run_rounded(spec, X, ar, p, mode, seed), info)
     return finish(spec.run(X, None, False, ar, p, info), info)
 
@@ -106,5 +109,5 @@ def run_rounded(spec, X, ar, p: dict, mode: str, seed: int | None) -> float:
     draws = np.zeros(0)
     if mode == "stochastic":
         draws = np.random.default_rng(seed).random(max(X.shape[0] - 1, 0))
-    rp = (ar.info.precision, ar.info.emin, float(ar.info.max))
+    rp = (ar.info.precision, ar.info.emin, float(ar.info.max), not ar.info.subnormals)
     return spec.run_rounded(X, rp, ROUNDING_MODES.index(mode), draws, p)

@@ -1,0 +1,435 @@
+"""fpx.format (issue 38): a format of one's own. Done when "a custom format with the
+parameters of float16 behaves exactly as float16": rounding to fpx.format(11, 15) equals
+NumPy's float16 bit for bit (and fpx.format(8, 127) ml_dtypes' bfloat16), in every mode equals
+fpexplore's own float16; an exhaustive oracle (every value of a tiny format enumerated,
+each mode's pick by exact rationals) with and without subnormals; neighbours and ulps; the
+errors naming their argument."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore.formats import round_f64
+from fpexplore.userformat import _forget, user_names
+
+MODES = ("nearest-even", "nearest-away", "toward-zero", "up", "down")
+
+
+@pytest.fixture(autouse=True)
+def _clean_registry():
+    """Each test's formats leave the registry as they found it (other tests list formats)."""
+    before = set(user_names())
+    yield
+    for name in set(user_names()) - before:
+        _forget(name)
+
+
+def _same(a, b) -> bool:
+    """Bit for bit as float64 (NaN: any NaN)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    nan = np.isnan(a) & np.isnan(b)
+    return bool(np.all(nan | (a.view(np.uint64) == b.view(np.uint64))))
+
+
+def _probe_values(p: int, emin: int, emax: int, seed: int = 0) -> np.ndarray:
+    """float64 inputs for a format (p, emin, emax): random over the whole range and beyond,
+    every boundary, ties (midpoints between neighbours) and their float64 neighbours,
+    subnormals, overflow, NaN, ±0, ±inf."""
+    rng = np.random.default_rng(seed)
+    lo, hi = emin - p - 3, emax + 3
+    with np.errstate(over="ignore"):  # (float64's own parameters: past its range is inf)
+        rand = rng.uniform(1, 2, 20000) * np.exp2(rng.integers(lo, hi, 20000))
+    tiny = math.ldexp(1.0, emin - p + 1)
+    big = math.ldexp(2.0 - math.ldexp(1.0, 1 - p), emax)
+    ends = [tiny, tiny / 2, tiny * 1.5, tiny * 2.5, math.ldexp(1.0, emin), big]
+    ends += [big + math.ldexp(1.0, emax - p), math.ldexp(1.0, min(emax + 1, 1023)), 1.0, 3.0]
+    ends += [math.ldexp(1.0, emin) - tiny, math.ldexp(1.0, emin) - tiny / 2]
+    # ties: the format's values plus half their quantum, at every exponent
+    ks = rng.integers(2 ** (p - 1), 2**p, 4000)
+    es = rng.integers(emin - p + 1, emax - p + 2, 4000)
+    grid = np.ldexp(ks.astype(np.float64), es)
+    ties = grid + np.ldexp(1.0, np.maximum(es, emin - p + 1) - 1)
+    sub_ties = (np.arange(min(2 ** (p - 1), 4096)) + 0.5) * tiny
+    vals = np.concatenate([rand, ends, grid, ties, sub_ties])
+    with np.errstate(over="ignore"):
+        vals = np.concatenate([vals, np.nextafter(vals, 0), np.nextafter(vals, np.inf)])
+    vals = np.concatenate([vals, -vals, [0.0, -0.0, np.inf, -np.inf, np.nan]])
+    return vals
+
+
+# ----------------------------------------------------------------------------- float16 twin
+
+
+def test_float16_twin_rounds_as_numpy_float16_bit_for_bit():
+    half = fpx.format(precision=11, emax=15, name="t_half")
+    x = _probe_values(11, -14, 15)
+    got = fpx.as_format(x, half)
+    assert got.dtype == np.float64
+    with np.errstate(over="ignore"):
+        assert _same(got, x.astype(np.float16).astype(np.float64))
+    assert _same(fpx.as_format(x, "t_half"), got)  # by name as by entry
+    assert _same(round_f64(x, fpx.format_info("t_half")), got)
+
+
+@pytest.mark.parametrize("mode", (*MODES, "stochastic"))
+def test_float16_twin_every_mode_equals_float16(mode):
+    fpx.format(11, 15, name="t_half")
+    x = _probe_values(11, -14, 15, seed=1)
+    seed = 7 if mode == "stochastic" else None
+    got = fpx.as_format(x, "t_half", rounding=mode, seed=seed)
+    want = fpx.as_format(x, "float16", rounding=mode, seed=seed).astype(np.float64)
+    assert _same(got, want)
+
+
+def test_float16_twin_from_every_float16_and_exact_inputs():
+    fpx.format(11, 15, name="t_half")
+    every = np.arange(2**16, dtype=np.uint16).view(np.float16)
+    assert _same(fpx.as_format(every, "t_half"), every.astype(np.float64))
+    x32 = np.random.default_rng(2).standard_normal(5000).astype(np.float32) * 1e3
+    assert _same(fpx.as_format(x32, "t_half"), x32.astype(np.float16).astype(np.float64))
+    # exact rationals and big integers: rounded once, from their exact value
+    third = Fraction(1, 3)
+    assert fpx.as_format(third, "t_half") == float(np.float16(1 / 3))
+    assert fpx.as_format(2**70 + 1, "t_half") == np.inf
+    assert fpx.as_format(65519, "t_half") == 65504.0
+    assert fpx.as_format(65520, "t_half") == np.inf  # the tie goes to the even: overflow
+
+
+def test_bfloat16_twin_rounds_as_ml_dtypes_bfloat16():
+    bf = fpx.format(precision=8, emax=127, name="t_bf16")
+    x = _probe_values(8, -126, 127, seed=3)
+    with np.errstate(over="ignore", under="ignore"):
+        x32 = x.astype(np.float32)  # ml_dtypes rounds float32 to bfloat16 correctly
+    want = x32.astype(ml_dtypes.bfloat16).astype(np.float64)
+    assert _same(fpx.as_format(x32, bf), want)
+    # from float64 directly: fpexplore's own bfloat16 (no double rounding through float32)
+    assert _same(fpx.as_format(x, bf), fpx.as_format(x, "bfloat16").astype(np.float64))
+
+
+def test_ulp_and_neighbours_of_the_float16_twin():
+    fpx.format(11, 15, name="t_half")
+    every = np.arange(2**16, dtype=np.uint16).view(np.float16)
+    every = every[np.isfinite(every)]
+    x = every.astype(np.float64)
+    assert _same(fpx.ulp(x, "t_half"), fpx.ulp(every).astype(np.float64))
+    with np.errstate(over="ignore"):
+        up, down = fpx.next_up(every), fpx.next_down(every)
+    assert _same(fpx.next_up(x, "t_half"), up.astype(np.float64))
+    assert _same(fpx.next_down(x, "t_half"), down.astype(np.float64))
+    assert fpx.next_up(np.inf, "t_half") == np.inf
+    assert fpx.next_down(np.inf, "t_half") == 65504.0
+    assert fpx.next_up(-np.inf, "t_half") == -65504.0
+    assert math.isnan(fpx.next_up(np.nan, "t_half"))
+
+
+def test_the_entry_is_a_format_info_of_the_registry():
+    half = fpx.format(11, 15)
+    assert isinstance(half, fpx.FormatInfo)
+    assert half.name == "custom_p11_emax15"
+    assert fpx.format_info("custom_p11_emax15") is half
+    assert (half.precision, half.emin, half.emax, half.max) == (11, -14, 15, 65504.0)
+    assert (half.exponent_bits, half.subnormals, half.storage) == (5, True, False)
+    assert half.smallest_subnormal == 2.0**-24
+    assert fpx.format(11, 15) == half  # defined again alike: the same format
+    ftz = fpx.format(11, 15, subnormals=False)
+    assert ftz.name == "custom_p11_emax15_nosub"
+    assert ftz.smallest_subnormal == ftz.smallest_normal == 2.0**-14
+    wide = fpx.format(53, 1023, name="t_f64")
+    x = _probe_values(53, -1022, 1023, seed=4)
+    assert _same(fpx.as_format(x, wide), x)  # float64's parameters: every float64 kept
+
+
+# ----------------------------------------------------------------------------- the oracle
+
+
+def _values(p: int, emax: int, subnormals: bool) -> list[Fraction]:
+    """Every nonnegative finite value of the format, from its definition."""
+    emin = 1 - emax
+    vals = {Fraction(0)}
+    for e in range(emin, emax + 1):
+        vals |= {Fraction(m) * Fraction(2) ** (e - p + 1) for m in range(2 ** (p - 1), 2**p)}
+    if subnormals:
+        vals |= {Fraction(m) * Fraction(2) ** (emin - p + 1) for m in range(1, 2 ** (p - 1))}
+    return sorted(vals)
+
+
+def _even(v: Fraction, p: int, emin: int) -> bool:
+    """Whether v's integral significand is even (0 is)."""
+    if v == 0:
+        return True
+    e = v.numerator.bit_length() - v.denominator.bit_length()
+    e -= Fraction(2) ** e > v
+    m = v / Fraction(2) ** (max(e, emin) - p + 1)
+    return m.denominator == 1 and m.numerator % 2 == 0
+
+
+def _oracle(x: Fraction, mode: str, p: int, emax: int, vals: list[Fraction], subn: bool):
+    """The mode's pick for x != 0 by exact rationals: the neighbours lo <= |x| <= hi among
+    the values (past the largest, the grid's next point 2**(emax + 1), which stands for
+    the overflow), the tie of nearest-even to the even significand (without subnormals, the
+    tie between 0 and 2**emin to 2**emin, CPFloat's choice); past the largest value the
+    directed modes toward the range give ±max, the others ±inf."""
+    a, neg = abs(x), x < 0
+    top = Fraction(2) ** (emax + 1)
+    grid = [*vals, top]
+    lo = max(v for v in grid if v <= a)
+    hi = min((v for v in grid if v >= a), default=top)  # beyond top: overflow as at top
+    toward_zero_is_down = not neg  # the magnitude's lo is "down" for x > 0
+    if lo == hi or a >= top:
+        r = lo
+    elif mode == "toward-zero":
+        r = lo
+    elif mode == "up":
+        r = hi if not neg else lo
+    elif mode == "down":
+        r = lo if toward_zero_is_down else hi
+    elif a - lo != hi - a:
+        r = lo if a - lo < hi - a else hi
+    elif mode == "nearest-away" or (not subn and lo == 0):
+        r = hi
+    else:
+        r = lo if _even(lo, p, 1 - emax) else hi
+    if r == top:
+        toward = mode == "toward-zero" or (mode == "down" and not neg) or (mode == "up" and neg)
+        r = vals[-1] if toward else math.inf
+    out = math.inf if r == math.inf else float(r)
+    return -out if neg else out
+
+
+@pytest.mark.parametrize("subnormals", (True, False))
+@pytest.mark.parametrize("mode", MODES)
+def test_tiny_format_against_the_exhaustive_oracle(mode, subnormals):
+    p, emax = 3, 3
+    fmt = fpx.format(p, emax, subnormals=subnormals, name="t_tiny")
+    vals = _values(p, emax, subnormals)
+    # every value, every midpoint, points a third of the way, below the least, past the top
+    pts = set(vals)
+    grid = [*vals, Fraction(2) ** (emax + 1)]
+    for a, b in zip(grid, grid[1:]):
+        pts |= {(a + b) / 2, a + (b - a) / 3, b - (b - a) / 3}
+    pts |= {vals[1] / 3, vals[1] / 2, Fraction(2) ** (emax + 2), Fraction(10) ** 6}
+    xs = sorted(pts - {0})
+    xs += [-v for v in xs]
+    want = [_oracle(x, mode, p, emax, vals, subnormals) for x in xs]
+    got = fpx.as_format(np.array([float(x) for x in xs]), fmt, rounding=mode)
+    assert _same(got, want), [(x, g, w) for x, g, w in zip(xs, got, want) if g != w][:5]
+    exact = fpx.as_format(np.array(xs, dtype=object), fmt, rounding=mode)  # the rational path
+    assert _same(exact, want)
+    zeros = fpx.as_format(np.array([0.0, -0.0]), fmt, rounding=mode)
+    assert _same(zeros, [0.0, -0.0])
+
+
+@pytest.mark.parametrize("subnormals", (True, False))
+def test_tiny_format_stochastic_picks_a_neighbour_unbiased(subnormals):
+    fmt = fpx.format(3, 3, subnormals=subnormals, name="t_tiny")
+    vals = _values(3, 3, subnormals)
+    for x in (Fraction(1, 3) * vals[1], Fraction(21, 10), Fraction(-13, 7)):
+        lo = max(v for v in vals if v <= abs(x))
+        hi = min(v for v in vals if v >= abs(x))
+        n = 20000
+        got = np.abs(fpx.as_format(np.full(n, float(x)), fmt, rounding="stochastic", seed=5))
+        assert set(got.tolist()) <= {float(lo), float(hi)}
+        p_up = float((abs(Fraction(float(x))) - lo) / (hi - lo))
+        sigma = math.sqrt(p_up * (1 - p_up) / n)
+        assert abs(np.mean(got == float(hi)) - p_up) < 5 * sigma + 1e-12
+
+
+@pytest.mark.parametrize("subnormals", (True, False))
+def test_tiny_format_neighbours_and_ulps_by_enumeration(subnormals):
+    p, emax = 3, 3
+    fmt = fpx.format(p, emax, subnormals=subnormals, name="t_tiny")
+    pos = [float(v) for v in _values(p, emax, subnormals)]
+    line = [-math.inf, *[-v for v in reversed(pos[1:])], 0.0, *pos[1:], math.inf]
+    x = np.array(line[1:-1])
+    want_up = [-0.0 if v == 0 else v for v in line[2:]]  # nextUp(-least) = -0
+    assert _same(fpx.next_up(x, fmt), want_up)
+    want_down = line[:-2]
+    assert _same(fpx.next_down(x, fmt), want_down)
+    # IEEE: nextUp(-least) is -0, nextDown(+least) is +0, ±0 step to the least of that sign
+    least = pos[1]
+    assert _same(fpx.next_up(-least, fmt), -0.0)
+    assert _same(fpx.next_down(least, fmt), 0.0)
+    assert _same(fpx.next_up(-0.0, fmt), least) and _same(fpx.next_down(0.0, fmt), -least)
+    assert least == (0.0625 if subnormals else 0.25)
+    # ulp: the quantum 2**(max(e, emin) - p + 1) of each value
+    q = [float(2.0 ** (max(math.floor(math.log2(abs(v))), 1 - emax) - p + 1)) if v else 2.0**-4
+         for v in x]  # fmt: skip
+    assert _same(fpx.ulp(x, fmt), q)
+
+
+# ----------------------------------------------------------------------------- refusals
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "words"),
+    [
+        ({"precision": 1, "emax": 15}, ValueError, "precision must be from 2 to 53"),
+        ({"precision": 54, "emax": 15}, ValueError, "float64, which holds the values, has 53"),
+        ({"precision": 11, "emax": 0}, ValueError, "emax must be from 1 to 1023"),
+        ({"precision": 11, "emax": 1024}, ValueError, "emax must be from 1 to 1023"),
+        ({"precision": 53, "emax": 1024}, ValueError, "emax"),
+        ({"precision": 11.0, "emax": 15}, TypeError, "precision must be an integer"),
+        ({"precision": 11, "emax": "15"}, TypeError, "emax must be an integer"),
+        ({"precision": 11, "emax": 15, "subnormals": 1}, TypeError, "subnormals"),
+        ({"precision": 11, "emax": 15, "name": "float16"}, ValueError, "built-in"),
+        ({"precision": 11, "emax": 15, "name": "tf32"}, ValueError, "built-in"),
+        ({"precision": 11, "emax": 15, "name": "my half"}, ValueError, "name 'my half'"),
+        ({"precision": 11, "emax": 15, "name": "a@b"}, ValueError, "name 'a@b'"),
+        ({"precision": 11, "emax": 15, "name": 16}, TypeError, "name must be a string"),
+    ],
+)
+def test_bad_parameters_are_refused_by_name(kwargs, error, words):
+    with pytest.raises(error, match=words.replace("+", r"\+")):
+        fpx.format(**kwargs)
+
+
+def test_the_largest_range_float64_holds_is_accepted():
+    assert fpx.format(24, 1023, subnormals=False, name="t_wide").smallest_normal == 2.0**-1022
+    assert fpx.format(53, 1023, name="t_f64").smallest_subnormal == 2.0**-1074
+
+
+def test_a_name_defined_again_with_other_parameters_is_refused():
+    fpx.format(11, 15, name="t_mine")
+    with pytest.raises(ValueError, match="name 't_mine' already names a format"):
+        fpx.format(11, 14, name="t_mine")
+
+
+def test_neighbours_and_ulps_refuse_what_is_not_the_formats():
+    fpx.format(11, 15, name="t_half")
+    with pytest.raises(TypeError, match=r"next_up\(x, 't_half'\) needs x in float64"):
+        fpx.next_up(np.float32(1.0), "t_half")
+    with pytest.raises(ValueError, match="0.1 , which is not a value of t_half".replace(" ,", ",")):
+        fpx.next_down(0.1, "t_half")
+    with pytest.raises(ValueError, match="fmt names a format of fpx.format"):
+        fpx.next_up(1.0, "float16")
+    with pytest.raises(ValueError, match="past t_half's largest"):
+        fpx.ulp(1e6, "t_half")
+    with pytest.raises(TypeError, match="needs x stored as float64"):
+        fpx.ulp(np.float32(1.0), "t_half")
+
+
+# ----------------------------------------------------------------------------- accumulators
+
+ROUNDED_ORDERS = ("sequential", "reverse", "pairwise", "blocked")
+
+
+@pytest.mark.parametrize("order", ROUNDED_ORDERS)
+@pytest.mark.parametrize("n", (1, 2, 7, 100, 1000, 4097))
+@pytest.mark.parametrize("dtype", (np.float16, np.float32, np.float64))
+def test_sums_in_the_float16_twin_equal_float16_accumulators(order, n, dtype):
+    fpx.format(11, 15, name="t_half")
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * rng.choice([1e-6, 1.0, 300.0], n)).astype(dtype)
+    got = fpx.sum(x, order, accumulate="t_half")
+    want = fpx.sum(x, order, accumulate="float16")
+    assert got.dtype == want.dtype == x.dtype and _same(got, want)
+
+
+@pytest.mark.parametrize("order", ROUNDED_ORDERS)
+@pytest.mark.parametrize("mode", ("toward-zero", "up", "stochastic"))
+def test_sums_in_the_twins_equal_their_formats_in_every_mode(order, mode):
+    fpx.format(11, 15, name="t_half")
+    fpx.format(8, 127, name="t_bf16")
+    x = np.random.default_rng(9).standard_normal(3000).astype(np.float32)
+    kw = {"rounding": mode, **({"seed": 3} if mode == "stochastic" else {})}
+    for twin, fmt in (("t_half", "float16"), ("t_bf16", "bfloat16")):
+        assert _same(
+            fpx.sum(x, order, accumulate=twin, **kw), fpx.sum(x, order, accumulate=fmt, **kw)
+        )
+
+
+def test_a_sum_in_a_wide_custom_format_rounds_each_addition_once():
+    """precision 30: a float64 sum rounded again would round twice (53 < 2 * 30 + 2); the
+    sequential sum against additions rounded one by one from exact rationals."""
+    fmt = fpx.format(30, 200, name="t_p30")
+    rng = np.random.default_rng(11)
+    x = fpx.as_format(rng.standard_normal(400) * np.exp2(rng.integers(-40, 40, 400)), fmt)
+    acc = Fraction(x[0])
+    for v in x[1:]:
+        acc = Fraction(float(fpx.as_format(acc + Fraction(v), fmt)))
+    assert fpx.sum(x, "sequential", accumulate="t_p30") == float(acc)
+
+
+def test_compare_takes_the_accumulator_in_a_variant_spec():
+    fpx.format(11, 15, name="MyHalf")  # (a name keeps its case in a spec)
+    assert str(fpx.parse_spec("pairwise@MyHalf", "sum")) == "pairwise@MyHalf"
+    c = fpx.compare(
+        "sum", format="float32", n=500, backends=["emulated"],
+        variants=["sequential@MyHalf", "sequential@float16", "blocked@MyHalf", "blocked@float16"],
+    )  # fmt: skip
+    values = dict(zip(c.table["variant"], c.table["value"]))
+    assert values["sequential@MyHalf"] == values["sequential@float16"]
+    assert values["blocked@MyHalf"] == values["blocked@float16"]
+
+
+def test_accumulators_refused_where_the_orders_do_not_take_them():
+    from fpexplore.orders.arith import ROUNDED
+    from fpexplore.orders.registry import roundable
+
+    assert ROUNDED == tuple(roundable("sum"))  # the message's list is the registry's
+    fpx.format(11, 15, name="t_half")
+    x = np.ones(8, dtype=np.float32)
+    words = "accumulate: 't_half', a format of fpx.format, accumulates in the orders of fpx.sum"
+    with pytest.raises(ValueError, match=words):
+        fpx.sum(x, "tree", accumulate="t_half")
+    with pytest.raises(ValueError, match=words):
+        fpx.dot(x, x, "sequential", accumulate="t_half")
+    with pytest.raises(ValueError, match="unknown accumulator 'nope'"):
+        fpx.parse_spec("sequential@nope", "sum")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("subnormals", (True, False))
+def test_sums_in_a_tiny_format_against_additions_rounded_exactly(mode, subnormals):
+    """Every addition of sequential and pairwise rounded once from its exact value to a
+    tiny format (p = 4, emax = 3: sums cross its subnormals, 2**emin / 2 ties and overflow),
+    against as_format of exact rationals (itself against the exhaustive oracle above)."""
+    fmt = fpx.format(4, 3, subnormals=subnormals, name="t_tiny4")
+    vals = np.array([float(v) for v in _values(4, 3, subnormals)])
+    rng = np.random.default_rng(13)
+
+    def add(a, b):
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return a + b  # an overflow before: IEEE's inf arithmetic
+        return float(fpx.as_format(Fraction(a) + Fraction(b), fmt, rounding=mode))
+
+    def pairwise(t):
+        if len(t) == 1:
+            return float(t[0])
+        h = len(t) // 2
+        return add(pairwise(t[:h]), pairwise(t[h:]))
+
+    for n in (2, 3, 5, 16, 33):
+        for _ in range(40):
+            x = rng.choice(vals, n) * rng.choice([-1.0, 1.0], n)
+            acc = float(x[0])
+            for v in x[1:]:
+                acc = add(acc, v)
+            got = fpx.sum(x, "sequential", accumulate="t_tiny4", rounding=mode)
+            assert _same(got, acc) or (got == acc == 0), (x, got, acc)
+            got = fpx.sum(x, "pairwise", accumulate="t_tiny4", rounding=mode)
+            want = pairwise(x)
+            assert _same(got, want) or (got == want == 0), (x, got, want)
+
+
+def test_bits_are_refused_for_a_format_without_a_dtype():
+    fpx.format(11, 15, name="t_half")
+    with pytest.raises(ValueError, match=r"t_half is held in float64 \(fpx.format\), not a stor"):
+        fpx.from_bits(0x3C00, "t_half")
+
+
+def test_the_formats_table_lists_the_formats_defined():
+    pytest.importorskip("pandas")
+    n = len(fpx.formats())
+    fpx.format(5, 7, subnormals=False, name="t_listed")
+    table = fpx.formats()
+    assert len(table) == n + 1
+    row = table.iloc[-1]
+    assert (row["format"], row["precision"], row["emin"], row["emax"]) == ("t_listed", 5, -6, 7)
+    assert (row["storage"], row["dtype"], row["overflow"]) == (False, "", "inf")
