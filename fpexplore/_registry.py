@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
+from .checks import choice, shown
+
 FORMATS = ("float16", "bfloat16", "float32", "float64")
 FP8_NAMES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
 #: the OCP Microscaling (MX v1.0) element formats and the MX scale
@@ -20,10 +22,31 @@ ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", *FP8_NAMES, *MX_NAME
 # the roundings a product's inputs may get first (+tf32 in a spec, input_rounding="tf32")
 INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", *FP8_NAMES)
 #: the rounding modes of ``as_format(x, fmt, rounding=...)``
-ROUNDING_MODES = ("nearest-even", "nearest-away", "toward-zero", "up", "down", "stochastic")
+ROUNDING_MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic")
 INPUT_ROUNDINGS_TEXT = "None, 'tf32' or 'bfloat16' (or 'tf32-rne', 'tf32-truncate', " + (
     "'float8_e4m3', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz')"
 )
+
+
+def rounding_mode(value, where: str = "") -> str:
+    """``value`` checked as one of ``ROUNDING_MODES`` (``where``: what the message starts
+    with): TypeError for a non-string, ValueError naming the valid modes, and the spelling
+    with hyphens ("nearest-even") told the one to write."""
+    if not isinstance(value, str):
+        raise TypeError(
+            f"{where}rounding must be a string, one of {', '.join(ROUNDING_MODES)}; "
+            f"got {shown(value)}"
+        )
+    if value.replace("-", "_") in ROUNDING_MODES and value not in ROUNDING_MODES:
+        raise ValueError(
+            f"{where}rounding {value!r} is written {value.replace('-', '_')!r}; "
+            f"valid: {', '.join(ROUNDING_MODES)}"
+        )
+    try:
+        return choice("rounding", value, ROUNDING_MODES)
+    except ValueError as e:
+        raise ValueError(f"{where}{e}") from None
+
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _F32 = np.dtype(np.float32)
@@ -54,7 +77,7 @@ class FormatInfo:
     saturates: bool = field(default=False, repr=False)  # past finite_max: ±max, not NaN
     signed: bool = field(default=True, repr=False)
     has_zero: bool = field(default=True, repr=False)
-    rounding: str = field(default="nearest-even", repr=False)  # its own, one of ROUNDING_MODES
+    rounding: str = field(default="nearest_even", repr=False)  # its own, one of ROUNDING_MODES
     subnormals: bool = field(default=True, repr=False)  # False: fpx.format(subnormals=False)
 
     @property
@@ -114,7 +137,7 @@ class FormatInfo:
     def overflow(self) -> str:
         """What the format's own rounding gives past the largest value: "inf", "max"
         (saturation; tf32-truncate's toward zero) or "nan"."""
-        if self.saturates or self.rounding == "toward-zero":
+        if self.saturates or self.rounding == "toward_zero":
             return "max"
         return "inf" if self.has_infinity else "nan"
 
@@ -137,9 +160,9 @@ INFO = {
     "float64": FormatInfo(
         "float64", np.dtype(np.float64), np.dtype(np.uint64), 64, 53, -1022, 1023
     ),
-    "tf32": _held("tf32", 11, -126, 127, rounding="nearest-away"),
+    "tf32": _held("tf32", 11, -126, 127, rounding="nearest_away"),
     "tf32-rne": _held("tf32-rne", 11, -126, 127),
-    "tf32-truncate": _held("tf32-truncate", 11, -126, 127, rounding="toward-zero"),
+    "tf32-truncate": _held("tf32-truncate", 11, -126, 127, rounding="toward_zero"),
     "float8_e4m3": _held("float8_e4m3", 4, -6, 8, finite_max=448.0),
     "float8_e5m2": _held("float8_e5m2", 3, -14, 15),
     "float8_e4m3fnuz": _held("float8_e4m3fnuz", 4, -7, 7, finite_max=240.0),

@@ -22,16 +22,16 @@ from .numerics import round_rational
 def round_f32_bits(x32: np.ndarray, drop: int, mode: str) -> np.ndarray:
     """Round float32 values to ``24 - drop`` significand bits, NaN kept.
 
-    ``mode``: "nearest-even", "nearest-away" (ties away from zero, tf32's cvt.rna) or
-    "toward-zero" (truncation). The bit pattern is sign-magnitude, so adding to it rounds the
+    ``mode``: "nearest_even", "nearest_away" (ties away from zero, tf32's cvt.rna) or
+    "toward_zero" (truncation). The bit pattern is sign-magnitude, so adding to it rounds the
     magnitude; a carry out of the significand bumps the exponent, up to infinity. A float32
     rounded to odd first (``odd_f64_to_f32``) rounds correctly this way from float64.
     """
     b = x32.view(np.uint32)
     mask = np.uint32((0xFFFFFFFF >> drop) << drop)
-    if mode == "toward-zero":
+    if mode == "toward_zero":
         r = b & mask
-    elif mode == "nearest-away":
+    elif mode == "nearest_away":
         r = (b + np.uint32(1 << (drop - 1))) & mask
     else:
         half = np.uint32((1 << (drop - 1)) - 1)
@@ -48,11 +48,11 @@ def _choose(mode: str, lo, hi, frac, positive, draw):
         return hi
     if mode == "down":
         return lo
-    if mode == "toward-zero":
+    if mode == "toward_zero":
         return np.where(positive, lo, hi)
     if mode == "stochastic":  # up with probability frac: (x - lo) / gap
         return np.where(draw, hi, lo)
-    tie = np.where(lo % 2 == 1, hi, lo) if mode == "nearest-even" else np.where(positive, hi, lo)
+    tie = np.where(lo % 2 == 1, hi, lo) if mode == "nearest_even" else np.where(positive, hi, lo)
     return np.where(frac > 0.5, hi, np.where(frac < 0.5, lo, tie))
 
 
@@ -63,7 +63,7 @@ def _ends(r, negative, big, info, mode: str):
     A zero takes x's sign (FNUZ: +0); E8M0, without zero, gives 2**emin instead."""
     negative = np.asarray(negative)
     sign = np.where(negative, -1.0, 1.0)
-    toward = (mode == "toward-zero") | (mode == "down") & ~negative | (mode == "up") & negative
+    toward = (mode == "toward_zero") | (mode == "down") & ~negative | (mode == "up") & negative
     over = np.inf if info.has_infinity else np.nan
     r = np.where(big, np.where(toward | info.saturates, sign * info.max, sign * over), r)
     if not info.has_zero:
@@ -102,7 +102,7 @@ def _quantum_exp(e, low, info):
 def _flush_tie(low, frac, mode: str, info):
     """Where a format without subnormals takes the tie 2**emin / 2 away to 2**emin in mode
     nearest-even (CPFloat's CPFLOAT_SUBN_RND: ``|x| >= xmin/2`` gives ``xmin``)."""
-    return (not info.subnormals) & (mode == "nearest-even") & low & (frac == 0.5)
+    return (not info.subnormals) & (mode == "nearest_even") & low & (frac == 0.5)
 
 
 def _infinity(info, x):
@@ -171,7 +171,7 @@ def round_exact_scalar(v, info, mode: str | None = None, rng=None) -> float:
         signed = isinstance(v, (float, np.floating)) or type(v).__name__ == "Decimal"
         out = math.copysign(0.0, float(v)) if signed else 0.0
         return out if info.has_negative_zero else 0.0
-    if mode == "nearest-even" and info.has_infinity and info.subnormals:
+    if mode == "nearest_even" and info.has_infinity and info.subnormals:
         return round_rational(num, den, info.precision, info.emin, info.emax)
     return _round_rational_in(num, den, info, mode, rng)
 

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import ml_dtypes
 import numpy as np
 
-from . import _small, checks
+from . import _registry, _small, checks
 from ._registry import FORMATS, INFO, ROUNDING_MODES, ROUNDINGS, SMALL_DTYPES, FormatInfo
 from ._registry import FP8_DTYPES as FP8_DTYPES  # (re-exported, as are the next two)
 from ._registry import INPUT_ROUNDINGS as INPUT_ROUNDINGS
@@ -257,7 +257,7 @@ def as_format(
 
     ``rounding`` (one of ``ROUNDING_MODES``; None: the format's own, nearest-even but for
     ``"tf32"``, ties away from zero, and ``"tf32-truncate"``, toward zero, which take no
-    other): ``"nearest-even"``, ``"nearest-away"`` (ties away from zero), ``"toward-zero"``,
+    other): ``"nearest_even"``, ``"nearest_away"`` (ties away from zero), ``"toward_zero"``,
     ``"up"`` (toward +inf), ``"down"`` (toward -inf), or ``"stochastic"``: up with probability
     (x - lo) / (hi - lo) between the neighbours lo < x < hi (to 2**-53: the draws have 53
     bits), seeded by ``seed`` (an int, required there and only there). Past the largest
@@ -313,12 +313,7 @@ def _rounding_mode(info: FormatInfo, rounding, seed) -> tuple[str, np.random.Gen
     if rounding is None:
         mode = info.rounding
     else:
-        if not isinstance(rounding, str):
-            raise TypeError(
-                f"as_format: rounding must be a string, one of {', '.join(ROUNDING_MODES)}; "
-                f"got {checks.shown(rounding)}"
-            )
-        mode = checks.choice("rounding", rounding, ROUNDING_MODES)
+        mode = _registry.rounding_mode(rounding, "as_format: ")
         if info.name in ("tf32", "tf32-truncate") and mode != info.rounding:
             raise ValueError(
                 f"as_format: rounding={mode!r} with fmt={info.name!r}, which rounds "

@@ -68,7 +68,8 @@ import re
 from dataclasses import dataclass
 
 from . import checks
-from .formats import FORMATS, ROUNDING_MODES
+from ._registry import rounding_mode
+from .formats import FORMATS
 from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
 from .orders.arith import (
     ORDER_OPS,
@@ -462,7 +463,7 @@ def with_keywords(spec: VariantSpec, keywords: dict) -> VariantSpec:
 
 # the parameters of a sum order whose additions take a rounding mode (fpx.sum's rounding=)
 ROUNDING_PARAMS = {
-    "rounding": ("nearest-even", checks.choice_check("rounding", ROUNDING_MODES)),
+    "rounding": ("nearest_even", rounding_mode),
     "seed": (None, checks.seed),
 }
 
@@ -475,7 +476,7 @@ def _describe_params(params: dict) -> str:
         return said
     return (
         f"{said}{' of its own' if not own else ''}; the rounding of its additions: "
-        "rounding=nearest-even (seed=None, for rounding=stochastic)"
+        "rounding=nearest_even (seed=None, for rounding=stochastic)"
     )
 
 
@@ -532,7 +533,7 @@ def _check_order(spec: VariantSpec, op: str) -> None:
     if "rounding" in allowed:
         given = spec.param_dict
         check_rounding(
-            order, op, given.get("rounding", "nearest-even"), given, written=repr(str(spec))
+            order, op, given.get("rounding", "nearest_even"), given, written=repr(str(spec))
         )
     check_combine(op, spec.param_dict.get("combine", "sequential"), f"{str(spec)!r}: ")
     check_fma(order, spec.fma, op, fusable(op), written="+fma")

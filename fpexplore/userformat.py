@@ -140,7 +140,7 @@ def step_held(x, fmt, direction: int, what: str):
             f"(fpx.as_format(x, {info.name!r}) gives them); got {checks.shown(x)}"
         )
     with np.errstate(all="ignore"):
-        ok = (round_f64_in(arr, info, "nearest-even") == arr) | np.isnan(arr) | np.isinf(arr)
+        ok = (round_f64_in(arr, info, "nearest_even") == arr) | np.isnan(arr) | np.isinf(arr)
         if not ok.all():
             bad = float(arr[~ok].reshape(-1)[0]) if arr.ndim else float(arr)
             raise ValueError(

@@ -39,7 +39,7 @@ FORMATS = {
 }
 E8M0 = "float8_e8m0"
 FNUZ = ("float8_e4m3fnuz", "float8_e5m2fnuz")
-MODES = ("nearest-even", "nearest-away", "toward-zero", "up", "down")
+MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down")
 # every bit pattern of these types, read by NumPy / ml_dtypes: a second way to the values
 TYPES = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16, **ML_TYPES}
 
@@ -105,16 +105,16 @@ def expected(name: str, x: Fraction, mode: str) -> float:
         r = hi
     elif mode == "down":
         r = lo
-    elif mode == "toward-zero":
+    elif mode == "toward_zero":
         r = lo if x > 0 else hi
     elif x - lo != hi - x:
         r = lo if x - lo < hi - x else hi
-    elif mode == "nearest-away":
+    elif mode == "nearest_away":
         r = hi if x > 0 else lo
     else:
         r = lo if (lo / q) % 2 == 0 else hi  # the even multiple of the quantum
     if abs(r) > top:
-        toward = mode == "toward-zero" or (mode == "down") == (x > 0)
+        toward = mode == "toward_zero" or (mode == "down") == (x > 0)
         return (float(top) if x > 0 else -float(top)) if toward and mode not in MODES[:2] else (
             overflow(name, x < 0))  # fmt: skip
     if r == 0:
@@ -185,7 +185,7 @@ def test_tf32_and_tf32_truncate_keep_their_own_rounding():
     repeat it and nothing else (the tf32 grid in another mode is 'tf32-rne' with it)."""
     xs = inputs("tf32-rne", np.random.default_rng(3))
     arr = np.array(xs, dtype=object)
-    for fmt, mode in (("tf32", "nearest-away"), ("tf32-truncate", "toward-zero")):
+    for fmt, mode in (("tf32", "nearest_away"), ("tf32-truncate", "toward_zero")):
         want = [expected("tf32-rne", x, mode) for x in xs]
         for got in (fpx.as_format(arr, fmt), fpx.as_format(arr, fmt, rounding=mode)):
             assert all(same(g, w) for g, w in zip(got.tolist(), want)), fmt
@@ -194,7 +194,7 @@ def test_tf32_and_tf32_truncate_keep_their_own_rounding():
 
 
 def test_other_rounding_names_and_seeds_are_refused_by_name():
-    with pytest.raises(ValueError, match=r"unknown rounding 'nearest'; valid: nearest-even"):
+    with pytest.raises(ValueError, match=r"unknown rounding 'nearest'; valid: nearest_even"):
         fpx.as_format(1.0, "float16", rounding="nearest")
     with pytest.raises(ValueError, match=r"unknown rounding 'RNE'"):
         fpx.as_format(1.0, "float4_e2m1", rounding="RNE")
@@ -255,3 +255,25 @@ def test_stochastic_rounding_of_values_of_the_format_is_exact():
     assert got.tolist() == x.tolist() and np.signbit(got).tolist() == np.signbit(x).tolist()
     s = fpx.as_format(Fraction(1, 3), "float4_e2m1", rounding="stochastic", seed=1)
     assert float(s) in (0.0, 0.5)
+
+
+def test_the_modes_are_spelled_as_the_public_api_says():
+    """docs/api.md (and the design's public API): rounding="nearest_even" | "nearest_away" |
+    "toward_zero" | "up" | "down" | "stochastic". 0.1 lies between the float16 neighbours
+    1638/16384 and 1639/16384 (0.1 * 16384 = 1638.4): nearest and toward zero give the lower,
+    up the upper. The hyphenated spelling of an earlier version is refused, naming the one
+    to write (nothing taken as something else)."""
+    lo, hi = 1638 / 16384, 1639 / 16384
+    want = {"nearest_even": lo, "nearest_away": lo, "toward_zero": lo, "up": hi, "down": lo}
+    for mode, value in want.items():
+        assert float(fpx.as_format(0.1, "float16", rounding=mode)) == value, mode
+        assert float(fpx.sum(np.array([0.1, 0.0]), "sequential", rounding=mode)) == 0.1
+    assert float(fpx.as_format(0.1, "float16", rounding="stochastic", seed=0)) in (lo, hi)
+    for spelled in ("nearest-even", "nearest-away", "toward-zero"):
+        right = spelled.replace("-", "_")
+        with pytest.raises(ValueError, match=f"rounding '{spelled}' is written '{right}'"):
+            fpx.as_format(0.1, "float16", rounding=spelled)
+        with pytest.raises(ValueError, match=f"is written '{right}'"):
+            fpx.sum(np.ones(3, np.float16), "sequential", rounding=spelled)
+        with pytest.raises(ValueError, match=f"is written '{right}'"):
+            fpx.parse_spec(f"sequential(rounding={spelled})", "sum")

@@ -5,7 +5,7 @@ Private: use fpexplore.orders.
 Each addition ``a + b`` of two values of the working format (the accumulator's: float16,
 bfloat16, float32, float64 or fpx.format's, held in float64) is rounded once, from its exact
 value, to the format ``rp = (p, emin, vmax, flush)`` (``flush``: no subnormals) in ``mode``
-(an index into ``ROUNDING_MODES``: nearest-even, nearest-away, toward-zero, up, down,
+(an index into ``ROUNDING_MODES``: nearest_even, nearest_away, toward_zero, up, down,
 stochastic). The exact sum is kept as
 ``s + e`` (TwoSum: ``s`` = the float64 sum, ``e`` its error, exact), so the direction is
 right wherever the float64 sum alone would have rounded (bfloat16, float32 and float64

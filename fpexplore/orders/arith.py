@@ -29,11 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import checks
+from .._registry import rounding_mode
 from ..formats import (
     FORMATS,
     INPUT_ROUNDINGS,
     INPUT_ROUNDINGS_TEXT,
-    ROUNDING_MODES,
     FormatInfo,
     as_format,
     format_info,
@@ -345,16 +345,8 @@ def check_rounding(
     to it). ``written``: the spec the setting
     came from, for the message."""
     where = f"{written}: " if written else ""
-    if not isinstance(rounding, str):
-        raise TypeError(
-            f"{where}rounding must be a string, one of {', '.join(ROUNDING_MODES)}; "
-            f"got {checks.shown(rounding)}"
-        )
-    try:
-        mode = checks.choice("rounding", rounding, ROUNDING_MODES)
-    except ValueError as e:
-        raise ValueError(f"{where}{e}") from None
-    if mode != "nearest-even" and (op != "sum" or spec.run_rounded is None):
+    mode = rounding_mode(rounding, where)
+    if mode != "nearest_even" and (op != "sum" or spec.run_rounded is None):
         raise ValueError(
             f"{where}rounding={mode!r} is not a setting of order {spec.name!r} of {op}: its "
             f"additions round to nearest-even; the orders of sum that take rounding=: "

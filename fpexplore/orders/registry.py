@@ -607,7 +607,7 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     if spec.name == "exact":
         return []
     ar = arith(accumulator(accumulate, info, spec))
-    if op == "sum" and (params or {}).get("rounding", "nearest-even") != "nearest-even":
+    if op == "sum" and (params or {}).get("rounding", "nearest_even") != "nearest_even":
         return [(spec.rounded_kernel, ar.storage, None)]  # (the spec checks the order)
     compute = np.dtype(type(ar.z))
     if op == "matmul":

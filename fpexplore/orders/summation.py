@@ -41,7 +41,7 @@ def sum(  # noqa: A001
     *,
     fma: bool = False,
     accumulate: str | None = None,
-    rounding: str = "nearest-even",
+    rounding: str = "nearest_even",
     **params,
 ) -> np.generic:
     """Sum all elements of ``x`` (flattened in C order) in the given evaluation ``order``.
@@ -62,10 +62,10 @@ def sum(  # noqa: A001
         subnormals) in sequential, reverse, pairwise and blocked: each addition rounded once
         from its exact value to it, in ``rounding``.
     rounding : str
-        The rounding of every addition, in the accumulator's format: ``"nearest-even"`` (the
+        The rounding of every addition, in the accumulator's format: ``"nearest_even"`` (the
         default, IEEE's and every order's own), or for the orders of
         ``fpexplore.orders.registry.roundable()`` (sequential, reverse, pairwise, blocked)
-        ``"nearest-away"``, ``"toward-zero"``, ``"up"``, ``"down"`` or ``"stochastic"``, as
+        ``"nearest_away"``, ``"toward_zero"``, ``"up"``, ``"down"`` or ``"stochastic"``, as
         :func:`fpexplore.as_format` rounds (``ROUNDING_MODES``): each sum is rounded once
         from its exact value (``inf - inf`` is NaN; an exact zero is +0, -0 in mode down;
         ``-0 + -0`` is -0, as IEEE 754 has it). ``"stochastic"`` rounds up (toward +inf)
@@ -97,7 +97,7 @@ def sum(  # noqa: A001
         return spec.run_library(x, None, p, accumulate)
     ar = arith(user_accumulator(accumulate, spec, "sum") or accumulator(accumulate, info, spec))
     X = to_storage(x, ar)
-    if mode != "nearest-even" or ar.info.user_defined:
+    if mode != "nearest_even" or ar.info.user_defined:
         return finish(run_rounded(spec, X, ar, p, mode, seed), info)
     return finish(spec.run(X, None, False, ar, p, info), info)
 
