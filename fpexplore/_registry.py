@@ -23,9 +23,8 @@ ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", *FP8_NAMES, *MX_NAME
 INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", *FP8_NAMES)
 #: the rounding modes of ``as_format(x, fmt, rounding=...)``
 ROUNDING_MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic")
-INPUT_ROUNDINGS_TEXT = "None, 'tf32' or 'bfloat16' (or 'tf32-rne', 'tf32-truncate', " + (
-    "'float8_e4m3', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz')"
-)
+_r = INPUT_ROUNDINGS  # as messages list them: the two common ones, then the others
+INPUT_ROUNDINGS_TEXT = f"None, {_r[0]!r} or {_r[1]!r} (or {', '.join(map(repr, _r[2:]))})"
 
 
 def rounding_mode(value, where: str = "") -> str:
