@@ -115,13 +115,11 @@ def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
     if isinstance(fmt, FormatInfo):
         return fmt
     if fmt is None:  # (np.dtype(None) is float64: None never silently means float64)
-        raise TypeError(f"a format is needed, got None; valid formats: {', '.join(ROUNDINGS)}")
+        raise TypeError(f"a format is needed, got None; valid formats: {_valid()}")
     if isinstance(fmt, str):
         info = _INFO.get(fmt)
         if info is None:
-            raise ValueError(
-                f"unknown format {checks.shown(fmt)}; valid formats: {', '.join(ROUNDINGS)}"
-            )
+            raise ValueError(f"unknown format {checks.shown(fmt)}; valid formats: {_valid()}")
         return info
     try:
         dt = np.dtype(fmt)
@@ -129,7 +127,12 @@ def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
         dt = None
     if dt is not None and dt in _BY_DTYPE:
         return _BY_DTYPE[dt]
-    raise ValueError(f"unknown format {checks.shown(fmt)}; valid formats: {', '.join(ROUNDINGS)}")
+    raise ValueError(f"unknown format {checks.shown(fmt)}; valid formats: {_valid()}")
+
+
+def _valid() -> str:
+    """The format names, those of fpx.format last."""
+    return ", ".join([*ROUNDINGS, *(n for n in _INFO if n not in ROUNDINGS)])
 
 
 def _unsupported_dtype(dt: np.dtype) -> TypeError:

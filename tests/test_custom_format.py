@@ -433,3 +433,9 @@ def test_the_formats_table_lists_the_formats_defined():
     row = table.iloc[-1]
     assert (row["format"], row["precision"], row["emin"], row["emax"]) == ("t_listed", 5, -6, 7)
     assert (row["storage"], row["dtype"], row["overflow"]) == (False, "", "inf")
+
+
+def test_an_unknown_format_lists_the_formats_of_fpx_format_too():
+    fpx.format(5, 7, name="mine5")
+    with pytest.raises(ValueError, match=r"valid formats: float16, .*float8_e8m0, mine5$"):
+        fpx.format_info("mine6")
