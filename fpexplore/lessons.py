@@ -34,9 +34,9 @@ from . import checks, classroom
 from .classroom import answer_key, answers, handout, reveal, summary
 from .formats import FORMATS, from_bits, shortest_repr
 from .teaching import (
-    BIT_FORMATS,
     STEP_ORDERS,
     bit_fields,
+    bit_formats,
     bits_of,
     exact_text,
     exercise_markdown,
@@ -523,8 +523,8 @@ class BitInspector(W.VBox):
     significand, neighbours, ulp) and ``fields`` (the current :func:`bit_fields`)."""
 
     def __init__(self, value="0.1", fmt: str = "float32"):
-        checks.choice("format", fmt, BIT_FORMATS)
-        self.format = W.Dropdown(options=list(BIT_FORMATS), value=fmt, description="format")
+        checks.choice("format", fmt, bit_formats())
+        self.format = W.Dropdown(options=list(bit_formats()), value=fmt, description="format")
         self.value_box = W.Text(description="value", continuous_update=False)
         self.hex_box = W.Text(description="hex", continuous_update=False)
         self.bits_row = W.HBox(layout=W.Layout(flex_flow="row wrap"))
@@ -693,7 +693,8 @@ class BitInspector(W.VBox):
 
 def bit_inspector(value="0.1", fmt: str = "float32") -> BitInspector:
     """Bits to click: a ToggleButton per bit of ``fmt`` (one of
-    ``fpexplore.teaching.BIT_FORMATS``), the value, exponent, significand, neighbours and ulp
-    they make, a value box (type a number: its bits, rounded as ``fpx.as_format`` rounds) and a
-    hex box (the shareable state: paste a pattern to set it)."""
+    ``fpexplore.teaching.bit_formats()``, a format of ``fpx.format`` with IEEE's layout too),
+    the value, exponent, significand, neighbours and ulp they make, a value box (type a
+    number: its bits, rounded as ``fpx.as_format`` rounds) and a hex box (the shareable state:
+    paste a pattern to set it)."""
     return BitInspector(value, fmt)

@@ -439,3 +439,30 @@ def test_an_unknown_format_lists_the_formats_of_fpx_format_too():
     fpx.format(5, 7, name="mine5")
     with pytest.raises(ValueError, match=r"valid formats: float16, .*float8_e8m0, mine5$"):
         fpx.format_info("mine6")
+
+
+def test_the_bit_inspector_takes_apart_a_format_with_ieee_layout():
+    """fpx.format(11, 15) has float16's layout (1 + 5 + 10 bits): its patterns (every 7th,
+    and all subnormal, largest, infinite and NaN ones) read as float16's do (value, class,
+    fields, neighbours, ulp), and typed values get float16's bits; the inspector offers it.
+    A format whose emax does not fill its exponent field (emax=10: 5 bits, IEEE's would be
+    15) is refused by name."""
+
+    import ipywidgets as W
+
+    from fpexplore import teaching
+
+    fpx.format(11, 15, name="half_twin")
+    edges = [*range(0, 0x400), *range(0x7BF0, 0x7E01), *range(0xFBF0, 0x10000)]
+    for b in sorted({*range(0, 1 << 16, 7), *edges}):  # (subnormals, top, inf, NaN in full)
+        mine, ref = teaching.bit_fields(b, "half_twin"), teaching.bit_fields(b, "float16")
+        assert repr({**mine, "format": 0}) == repr({**ref, "format": 0}), hex(b)
+    for typed in ("0.1", "-0", "65519", "65520", "2**-25", "-3e-8", "1e9", "nan"):
+        assert teaching.bits_of(typed, "half_twin") == teaching.bits_of(typed, "float16")
+    app = fpx.lessons.bit_inspector("0.1", "half_twin")
+    assert "half_twin" in app.format.options and isinstance(app.format, W.Dropdown)
+    assert app.hex_box.value == "0x2e66" and len(app.bit_buttons) == 16
+    fpx.format(5, 10, name="short_top")
+    with pytest.raises(ValueError, match="'short_top' .* has no IEEE bit layout.*emax=10"):
+        teaching.bit_fields(0, "short_top")
+    assert "short_top" not in teaching.bit_formats()

@@ -35,7 +35,7 @@ from . import (  # noqa: F401  (importing a lesson's module registers its exerci
     lesson05_gpu,
 )
 from .answers import AnswerBook, attempt, lesson_number, read_attempts, remembered_student, tally
-from .bits import BIT_FORMATS, bit_fields, bits_of
+from .bits import BIT_FORMATS, bit_fields, bit_formats, bits_of
 from .exercise import KINDS, LESSONS, Exercise, exercises, get
 from .numbers import exact_text, parse_number
 from .sheets import answer_key_text, exercise_html, exercise_markdown, handout_text
@@ -44,6 +44,7 @@ from .sum_trace import MAX_STEP_TERMS, STEP_ORDERS, SumStep, SumTrace, sum_steps
 __all__ = [
     "AnswerBook",
     "BIT_FORMATS",
+    "bit_formats",
     "KINDS",
     "LESSONS",
     "MAX_STEP_TERMS",

@@ -16,7 +16,7 @@ from .._registry import SMALL_DTYPES
 from ..formats import as_format, format_info
 from .numbers import parse_number, rounded
 
-__all__ = ["BIT_FORMATS", "bit_fields", "bits_of", "ordered"]
+__all__ = ["BIT_FORMATS", "bit_fields", "bit_formats", "bits_of", "ordered"]
 
 #: the formats :func:`bit_fields` and :func:`bits_of` take apart: the storage formats, tf32,
 #: and every format ml_dtypes holds (FP8, the MX elements FP6 and FP4, the E8M0 scale)
@@ -28,6 +28,18 @@ BIT_FORMATS = (
     "float64",
     *SMALL_DTYPES,
 )
+
+
+def bit_formats() -> tuple[str, ...]:
+    """:data:`BIT_FORMATS` and the formats of ``fpx.format`` that have IEEE 754's layout
+    (subnormals, and emax filling the exponent field: 2**(w-1) - 1, as float16's 15)."""
+    from ..userformat import user_names
+
+    return (*BIT_FORMATS, *(n for n in user_names() if _ieee_layout(format_info(n))))
+
+
+def _ieee_layout(info) -> bool:
+    return info.subnormals and info.emax == 2 ** (info.exponent_bits - 1) - 1
 
 
 class _Layout(NamedTuple):
@@ -45,7 +57,15 @@ class _Layout(NamedTuple):
 
 
 def _layout(fmt: str) -> _Layout:
-    checks.choice("format", fmt, BIT_FORMATS)
+    if isinstance(fmt, str) and fmt not in BIT_FORMATS and format_info(fmt).user_defined:
+        info = format_info(fmt)
+        if not _ieee_layout(info):  # (its values exist; IEEE's patterns would not all be them)
+            raise ValueError(
+                f"format {fmt!r} (fpx.format) has no IEEE bit layout: the bit inspector takes "
+                f"those with subnormals and emax = 2**(w-1) - 1 (w exponent bits: 1, 3, 7, 15, "
+                f"...), got emax={info.emax}, subnormals={info.subnormals}"
+            )
+    checks.choice("format", fmt, bit_formats())
     info = format_info(fmt)
     if fmt in SMALL_DTYPES:
         f = ml_dtypes.finfo(SMALL_DTYPES[fmt])
