@@ -1021,3 +1021,34 @@ def test_the_quantize_view_shows_blocks_scales_and_errors_as_fpx_quantize():
     assert fpx.explorer(n=100, backends=("emulated",), scheme="nvfp4").state.scheme == "nvfp4"
     with pytest.raises(ValueError, match="unknown scheme 'fp3'"):
         fpx.explorer(n=100, backends=("emulated",), scheme="fp3")
+
+
+def test_the_quantize_view_works_for_every_op_format_and_scheme():
+    """Every op x format (each scheme and distribution in turn) draws the quantize view or
+    says why not in it: linspace has no input vector; nvfp4 computes in float32 (float64
+    data is refused, by quantize's own message). Nothing escapes."""
+    from types import SimpleNamespace
+
+    from matplotlib.figure import Figure
+
+    from fpexplore.app import render
+    from fpexplore.data import DISTRIBUTIONS
+    from fpexplore.ops.opspec import Params
+    from fpexplore.ops.registry import get, ops
+    from fpexplore.quantize import SCHEMES
+
+    fig, said = Figure(), {}
+    cases = [(op, fmt) for op in ops() for fmt in fpx.FORMATS]
+    for i, (op, fmt) in enumerate(cases):
+        scheme, dist = list(SCHEMES)[i % 6], list(DISTRIBUTIONS)[i % 4]
+        cmp = SimpleNamespace(op=op, inputs=get(op).inputs(200, fmt, dist, 0, Params()))
+        view = SimpleNamespace(view="quantize", scheme=scheme)
+        out = html.unescape(render.draw(fig, cmp, None, view))
+        if op == "linspace":
+            assert "hold no vector to quantize" in out and len(fig.axes) == 1
+        elif scheme == "nvfp4" and fmt == "float64":
+            assert "must be float32 or narrower" in out
+        else:
+            assert "fpx-scales" in out and len(fig.axes) == 2, (op, fmt, scheme, out)
+            said[op, fmt] = scheme
+    assert len(said) >= len(cases) - 10 and len(set(said.values())) == 6, said
