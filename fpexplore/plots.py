@@ -565,12 +565,11 @@ def quantize_plot(q, fig=None, *, shown: int = 128, total: int | None = None, na
         fig = require("matplotlib.figure", "fpexplore's plots").Figure(
             figsize=(7.0, 4.4), layout="constrained"
         )
+    i, xs = np.arange(m), np.asarray(head.x, np.float64)
+    deq, err = head.dequantize(), head.error_ulps()
     top, bottom = fig.subplots(2, 1, sharex=True)
-    i = np.arange(m)
-    xs = np.asarray(head.x, np.float64)
     top.plot(i, xs, "o", ms=3, color=_color(0), label=name)
-    top.plot(i, head.dequantize(), "_", ms=7, mew=2, color=_color(5), label="dequantized")
-    err = head.error_ulps()
+    top.plot(i, deq, "_", ms=7, mew=2, color=_color(5), label="dequantized")
     bottom.vlines(i, 0, np.where(np.isfinite(err), err, 0.0), color=_color(0), lw=2)
     bottom.axhline(0, color="black", lw=0.6)
     for ax in (top, bottom):  # the blocks' boundaries (one collection each: fast)

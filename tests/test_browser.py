@@ -878,16 +878,25 @@ def test_the_quantize_view_in_jupyterlab(lab, tmp_path):
         said = app.locator(".fpx-scales")
         _wait_for_text(page, said, "nvfp4 block scales (float8_e4m3)", timeout=60)
         text = said.inner_text()
-        deadline, after = time.time() + 60, before
-        while after == before and time.time() < deadline:
-            page.wait_for_timeout(500)
-            after = canvas.screenshot()
+        deadline, after, last = time.time() + 60, before, None
+        while (after == before or after != last) and time.time() < deadline:
+            page.wait_for_timeout(1000)  # changed, then settled: the figure drawn in full
+            last, after = after, canvas.screenshot()
         rows = _table(app.locator("table.fpx-quantize"))
         errors = app.locator(".fpx-error").all_inner_texts()
+        (tmp_path / "quantize-canvas.png").write_bytes(after)
         shot = os.environ.get("FPX_SCREENSHOT")
         if shot:
             app.screenshot(path=shot)
         browser.close()
+    import numpy as np
+    from PIL import Image
+
+    # the figure in full, not its empty axes: the dequantized values' orange (#D55E00) shows
+    rgb = np.asarray(Image.open(tmp_path / "quantize-canvas.png").convert("RGB"), np.int32)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    orange = int(((r > 180) & (g > 60) & (g < 130) & (b < 50)).sum())
+    assert orange > 200, f"the canvas shows no dequantized values ({orange} orange pixels)"
     x = fpx.compare("sum", n=100_000, variants=["sequential"], backends=("numpy",)).inputs["x"]
     q = fpx.quantize(x, "nvfp4")
     scales = ", ".join(repr(float(t)) for t in q.scales[:8])

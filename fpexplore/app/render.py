@@ -240,23 +240,26 @@ def draw_quantize(fig, cmp, scheme: str) -> str:
     values, whole blocks), or a note saying why not (no vector; data quantize refuses)."""
     from ..plots import quantize_plot
 
-    try:
+    try:  # the numbers first: the figure is cleared and drawn at once
         name, v = quantize_input(cmp)
         q = head_quantized(v, scheme)
+        said = quantize_html(v, q, scheme)
     except (TypeError, ValueError) as e:
+        fig.clear()
         ax = fig.add_subplot()
         ax.axis("off")
         ax.text(0.5, 0.5, textwrap.fill(str(e), 60), ha="center", va="center", wrap=True)
         return f'<p class="fpx-unit">{html.escape(str(e))}</p>'
+    fig.clear()
     quantize_plot(q, fig, shown=QUANTIZE_SHOWN, total=v.size, name=name)
-    return quantize_html(v, q, scheme)
+    return said
 
 
 def draw(fig, cmp, observed, state: State) -> str:
     """Draw the state's view of ``cmp`` into ``fig``; returns the HTML shown under it."""
-    fig.clear()
     if state.view == "quantize":
         return draw_quantize(fig, cmp, state.scheme)
+    fig.clear()
     ax = fig.add_subplot()
     if state.view == "errors":
         cmp.plot("hist" if cmp.op == "matmul" else "auto", ax=ax)
