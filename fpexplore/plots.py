@@ -29,6 +29,7 @@ __all__ = [
     "error_vs_n",
     "plot_comparison",
     "plot_sweep",
+    "quantize_plot",
     "ulp_bars",
     "ulp_heatmap",
     "ulp_histogram",
@@ -536,4 +537,70 @@ def reveal_plot(rev, ax=None):
     )
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
+    return fig
+
+
+def _scale_text(scale: float, fmt: str) -> str:
+    """A block scale as the figure writes it: E8M0 (a power of two) as 2^e, others short."""
+    if not np.isfinite(scale):
+        return "NaN"
+    if fmt == "float8_e8m0" and scale > 0:
+        return f"2^{math.frexp(scale)[1] - 1}"
+    return f"{scale:.4g}"
+
+
+def quantize_plot(q, fig=None, *, shown: int = 128, total: int | None = None, name: str = "x"):
+    """A block-scaled vector (:func:`fpexplore.quantize` of a 1-D array), its first
+    ``shown`` values in whole blocks: (top) each value and its dequantized value, the blocks'
+    boundaries and each block's scale; (bottom) each value's error in ulps of its block
+    (``error_ulps``), a note on a block of zeros or one whose scale is 0 or NaN. ``total``:
+    the vector's length where ``q`` holds its first values only; ``name``: the vector's."""
+    x = np.asarray(q.x)
+    if x.ndim != 1:
+        raise ValueError(f"quantize_plot: q must hold a vector (1-D), got shape {x.shape}")
+    s, head = q.scheme, q.first(shown)
+    b, m, total = s.block, head.x.size, x.size if total is None else total
+    blocks = -(-m // b)
+    if fig is None:
+        fig = require("matplotlib.figure", "fpexplore's plots").Figure(
+            figsize=(7.0, 4.4), layout="constrained"
+        )
+    i, xs = np.arange(m), np.asarray(head.x, np.float64)
+    deq, err = head.dequantize(), head.error_ulps()
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    top.plot(i, xs, "o", ms=3, color=_color(0), label=name)
+    top.plot(i, deq, "_", ms=7, mew=2, color=_color(5), label="dequantized")
+    bottom.vlines(i, 0, np.where(np.isfinite(err), err, 0.0), color=_color(0), lw=2)
+    bottom.axhline(0, color="black", lw=0.6)
+    for ax in (top, bottom):  # the blocks' boundaries (one collection each: fast)
+        ax.vlines(np.arange(1, blocks) * b - 0.5, 0, 1, transform=ax.get_xaxis_transform(),
+                  color="0.6", ls=":", lw=0.8)  # fmt: skip
+    bottom.hlines([-0.5, 0.5], -0.5, m - 0.5, color="0.5", ls="--", lw=0.8)
+    for k in range(blocks):
+        lo, hi = k * b, min((k + 1) * b, m)
+        mid, scale = (lo + hi - 1) / 2, float(head.scales[k])
+        top.text(mid, 1.01, _scale_text(scale, s.scale), transform=top.get_xaxis_transform(),
+                 ha="center", va="bottom", fontsize=6)  # fmt: skip
+        note = (
+            "all zeros" if not xs[lo:hi].any()
+            else "NaN scale" if np.isnan(scale)
+            else "scale 0: set to 0" if scale == 0
+            else ""
+        )  # fmt: skip
+        if note:
+            bottom.text(mid, 0.5, note, transform=bottom.get_xaxis_transform(), ha="center",
+                        va="center", fontsize="x-small", rotation=90 if b < 32 else 0)  # fmt: skip
+    part = f"first {blocks} blocks" if m < total else f"{blocks} blocks"
+    tensor = f", tensor scale {q.tensor_scale:.4g}" if s.tensor_scale else ""
+    top.set_title(
+        f"{s.name}: {part} of {b} of {total:,} values of {name}\n"
+        f"block scales ({s.scale}) above{tensor}",
+        fontsize="small",
+        pad=12,
+    )
+    top.legend(fontsize="x-small", loc="best", ncols=2, framealpha=0.8)
+    top.set_ylabel("value")
+    bottom.set_ylabel("error (ulps\nof its block)")
+    bottom.set_xlabel(f"index in {name}")
+    bottom.set_xlim(-1, m)
     return fig

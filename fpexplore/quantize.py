@@ -19,7 +19,7 @@ encode scale 1 / (scale * s_dec), and each element e2m1(x_i * that), saturating 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -116,6 +116,22 @@ class Quantized:
         grid = np.asarray(step, np.float64) * self._per_value(self.scales) * self.tensor_scale
         with np.errstate(invalid="ignore", divide="ignore"):
             return (self.dequantize() - self.x.astype(np.float64)) / grid
+
+    def first(self, count: int) -> Quantized:
+        """The first ``count`` values along the block axis, rounded up to whole blocks (all of
+        them where there are fewer), as a :class:`Quantized` holding this one's numbers."""
+        b, n = self.scheme.block, self.x.shape[self.axis]
+        m = min(-(-checks.integer("count", count, 1) // b) * b, n)
+
+        def head(a, k):
+            return np.take(a, np.arange(k), axis=self.axis)
+
+        return replace(
+            self,
+            x=head(self.x, m),
+            elements=head(self.elements, m),
+            scales=head(self.scales, -(-m // b)),
+        )
 
     def __repr__(self) -> str:
         return (

@@ -844,3 +844,63 @@ def test_explorer_your_arrays_in_jupyterlab(lab, tmp_path):
     assert want in two_head, two_head
     assert list(two_rows["variant"][:2]) == ["loop.npy", "dev.npy"], two_rows
     assert list(two_rows["backend"][:2]) == ["observed", "observed"], two_rows
+
+
+def test_the_quantize_view_in_jupyterlab(lab, tmp_path):
+    """The quantize view (issue 38 item 5) in a real browser: a person opens the explorer,
+    clicks "quantize", picks nvfp4 in the scheme dropdown that appears, and sees the figure
+    drawn again (the canvas changes) and the block scales written under it, as fpx.quantize
+    gives them for the explorer's input (sum, float32, n = 1e5, seed 0), with no error."""
+    from playwright.sync_api import sync_playwright
+
+    import fpexplore as fpx
+    from fpexplore.quantize import SCHEMES
+
+    url, token = lab
+    answered, console = [], []
+    with sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+        _open_notebook(page, f"{url}/lab/tree/00_explorer.ipynb?token={token}", answered, tmp_path)
+        _run_all_cells(page, tmp_path)
+        app = page.locator(".fpx-explorer").first
+        _wait_or_screenshot(page, app, 180_000, tmp_path / "no-app.png")
+        canvas = app.locator("canvas").first
+        _wait_while_compiling(page, app, canvas)
+        _wait_while_compiling(page, app, app.locator("table.fpx-table").first)
+        page.wait_for_timeout(1500)  # let the first draw arrive
+        before = canvas.screenshot()
+        app.get_by_role("button", name="quantize", exact=True).click()
+        scheme = _dropdown(app, "scheme")
+        scheme.wait_for(timeout=60_000)
+        scheme.select_option("nvfp4")
+        said = app.locator(".fpx-scales")
+        _wait_for_text(page, said, "nvfp4 block scales (float8_e4m3)", timeout=60)
+        text = said.inner_text()
+        deadline, after, last = time.time() + 60, before, None
+        while (after == before or after != last) and time.time() < deadline:
+            page.wait_for_timeout(1000)  # changed, then settled: the figure drawn in full
+            last, after = after, canvas.screenshot()
+        rows = _table(app.locator("table.fpx-quantize"))
+        errors = app.locator(".fpx-error").all_inner_texts()
+        (tmp_path / "quantize-canvas.png").write_bytes(after)
+        shot = os.environ.get("FPX_SCREENSHOT")
+        if shot:
+            app.screenshot(path=shot)
+        browser.close()
+    import numpy as np
+    from PIL import Image
+
+    # the figure in full, not its empty axes: the dequantized values' orange (#D55E00) shows
+    rgb = np.asarray(Image.open(tmp_path / "quantize-canvas.png").convert("RGB"), np.int32)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    orange = int(((r > 180) & (g > 60) & (g < 130) & (b < 50)).sum())
+    assert orange > 200, f"the canvas shows no dequantized values ({orange} orange pixels)"
+    x = fpx.compare("sum", n=100_000, variants=["sequential"], backends=("numpy",)).inputs["x"]
+    q = fpx.quantize(x, "nvfp4")
+    scales = ", ".join(repr(float(t)) for t in q.scales[:8])
+    assert text == f"nvfp4 block scales (float8_e4m3): {scales}; tensor scale {q.tensor_scale!r}"
+    assert after != before and after.startswith(b"\x89PNG"), "the figure was not drawn again"
+    assert rows["scheme"] == list(SCHEMES), rows  # per scheme: elements, block, scale, error
+    assert errors == [] and console == [], (errors, console)

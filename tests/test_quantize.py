@@ -271,3 +271,25 @@ def test_bfloat16_data_is_quantized_as_its_float32_values(scheme):
             scale, elements = mx_oracle(b[32 * k : 32 * k + 32], MX[scheme])
             assert Fraction(float(got.scales[k])) == scale
             assert [Fraction(float(v)) for v in got.elements[32 * k : 32 * k + 32]] == elements
+
+
+def test_first_blocks_and_the_plot_hold_the_same_numbers():
+    """Quantized.first(count): the first values in whole blocks, this quantization's numbers
+    (issue 38 item 5: the explorer's quantize view draws them); quantize_plot refuses what
+    is not a vector."""
+    pytest.importorskip("matplotlib")
+    x = np.random.default_rng(3).standard_normal((2, 70)).astype(np.float32)
+    q = fpx.quantize(x, "nvfp4")
+    head = q.first(20)  # 2 blocks of 16
+    assert head.x.shape == (2, 32) and head.scales.shape == (2, 2)
+    assert np.array_equal(head.dequantize(), q.dequantize()[:, :32])
+    assert np.array_equal(head.error_ulps(), q.error_ulps()[:, :32], equal_nan=True)
+    assert q.first(1000).x.shape == (2, 70) and head.tensor_scale == q.tensor_scale
+    with pytest.raises(ValueError, match="count must be >= 1"):
+        q.first(0)
+    with pytest.raises(ValueError, match="q must hold a vector"):
+        fpx.plots.quantize_plot(q)
+    fig = fpx.plots.quantize_plot(fpx.quantize(x[0], "mxfp4"), shown=65)
+    assert fig.axes[0].get_title().startswith("mxfp4: 3 blocks of 32 of 70 values of x")
+    part = fpx.plots.quantize_plot(fpx.quantize(x[0], "mxfp4"), shown=40).axes[0].get_title()
+    assert part.startswith("mxfp4: first 2 blocks of 32 of 70 values of x")

@@ -953,3 +953,102 @@ def test_threads_and_crafted_links():
     for text in (deep, json.dumps({"backends": ["cupy"]}), json.dumps({"zzz": "a" * 100_000})):
         with pytest.raises(ValueError, match="is not a view of this app"):
             fpx.explorer(link=code(text))
+
+
+def _shown_scales(view_html: str) -> tuple[list, float | None]:
+    """The block scales (and NVFP4's tensor scale) the quantize view writes under its figure."""
+    said = html.unescape(view_html).split('class="fpx-scales">')[1].split("</p>")[0]
+    scales, _, tensor = said.split(": ", 1)[1].partition("; tensor scale ")
+    return [float(t) for t in scales.split(", ")], float(tensor) if tensor else None
+
+
+def test_the_quantize_view_shows_blocks_scales_and_errors_as_fpx_quantize():
+    """The quantize view (issue 38 item 5): the comparison's first input vector in the
+    chosen block-scaled format, its first 128 values; the dequantized values, errors in ulps
+    of their blocks, block scales and largest errors shown equal fpx.quantize's of the whole
+    vector, recomputed here; a scheme is a redraw, never a compare(); an op without a vector
+    (linspace) and data a scheme refuses (nvfp4 of float64) say so in the view."""
+    import ipywidgets as W
+
+    from fpexplore.quantize import SCHEMES
+
+    app = fpx.explorer(n=1000, variants=["sequential"], backends=("emulated",))
+    scheme = find(app, W.Dropdown, description="scheme")
+    assert scheme.layout.display == "none"  # only where it matters
+    before = app.comparison
+    find(app, W.ToggleButtons, description="view").value = "quantize"
+    assert scheme.layout.display != "none" and app.message.value == ""
+    x = before.inputs["x"]
+    for name, s in SCHEMES.items():
+        scheme.value = name
+        assert app.comparison is before and app.message.value == ""  # redrawn, not recomputed
+        q = fpx.quantize(x, name)  # the whole vector, independently
+        k = 128 // s.block
+        top, bottom = app.figure.axes
+        values, deq = (ln.get_ydata() for ln in top.get_lines())
+        assert np.array_equal(values, x[:128].astype(np.float64))
+        assert np.array_equal(deq, q.dequantize()[:128]), name
+        err = q.error_ulps()[:128]
+        drawn = [seg[1][1] for seg in bottom.collections[0].get_segments()]
+        assert np.array_equal(drawn, np.where(np.isfinite(err), err, 0.0)), name
+        assert top.get_title().startswith(f"{name}: first {k} blocks of {s.block} of 1,000 ")
+        assert [t.get_text() for t in top.texts] == [
+            f"2^{int(np.log2(v))}" if s.scale == "float8_e8m0" else f"{v:.4g}" for v in q.scales[:k]
+        ]
+        scales, tensor = _shown_scales(app.view_out.value)
+        assert scales == q.scales[:k].tolist(), name
+        assert tensor == (q.tensor_scale if s.tensor_scale else None)
+        row = html.unescape(app.view_out.value).split(f"<td>{name}</td>")[1].split("</tr>")[0]
+        assert f"<td>{np.nanmax(np.abs(err)):.3g}</td>" in row, (name, row)
+        assert f"fpx.quantize(cmp.inputs['x'].ravel(), {name!r})" in app.snippet.value
+    ns = {}
+    exec(app.snippet.value, ns)  # the code shown draws the same view
+    assert ns["q"].scales[:8].tolist() == scales and ns["q"].tensor_scale == tensor
+    app.format.value = "float64"  # nvfp4's recipe computes in float32: refused, said
+    assert "float32 or narrower" in app.view_out.value and app.message.value == ""
+    scheme.value = "mxfp8_e4m3"
+    assert (
+        _shown_scales(app.view_out.value)[0]
+        == fpx.quantize(app.comparison.inputs["x"], "mxfp8_e4m3").scales[:4].tolist()
+    )
+    assert "refused: " in app.view_out.value  # nvfp4's row in the table
+    app.op.value = "matmul"
+    assert "values of A (flattened)" in app.figure.axes[0].get_title()
+    app.op.value = "linspace"
+    said = html.unescape(app.view_out.value)
+    assert "linspace's inputs (start, stop, num) hold no vector" in said
+    assert app.message.value == "" and "hold no vector" in app.snippet.value
+    assert fpx.explorer(n=100, backends=("emulated",), scheme="nvfp4").state.scheme == "nvfp4"
+    with pytest.raises(ValueError, match="unknown scheme 'fp3'"):
+        fpx.explorer(n=100, backends=("emulated",), scheme="fp3")
+
+
+def test_the_quantize_view_works_for_every_op_format_and_scheme():
+    """Every op x format (each scheme and distribution in turn) draws the quantize view or
+    says why not in it: linspace has no input vector; nvfp4 computes in float32 (float64
+    data is refused, by quantize's own message). Nothing escapes."""
+    from types import SimpleNamespace
+
+    from matplotlib.figure import Figure
+
+    from fpexplore.app import render
+    from fpexplore.data import DISTRIBUTIONS
+    from fpexplore.ops.opspec import Params
+    from fpexplore.ops.registry import get, ops
+    from fpexplore.quantize import SCHEMES
+
+    fig, said = Figure(), {}
+    cases = [(op, fmt) for op in ops() for fmt in fpx.FORMATS]
+    for i, (op, fmt) in enumerate(cases):
+        scheme, dist = list(SCHEMES)[i % 6], list(DISTRIBUTIONS)[i % 4]
+        cmp = SimpleNamespace(op=op, inputs=get(op).inputs(200, fmt, dist, 0, Params()))
+        view = SimpleNamespace(view="quantize", scheme=scheme)
+        out = html.unescape(render.draw(fig, cmp, None, view))
+        if op == "linspace":
+            assert "hold no vector to quantize" in out and len(fig.axes) == 1
+        elif scheme == "nvfp4" and fmt == "float64":
+            assert "must be float32 or narrower" in out
+        else:
+            assert "fpx-scales" in out and len(fig.axes) == 2, (op, fmt, scheme, out)
+            said[op, fmt] = scheme
+    assert len(said) >= len(cases) - 10 and len(set(said.values())) == 6, said

@@ -8,6 +8,7 @@ import html
 import io
 import json
 import math
+import textwrap
 
 import numpy as np
 
@@ -167,8 +168,97 @@ def worst_element(cmp, observed, key: tuple):
     return diff_values(EXACT_LABEL, ref[i], f"{label(key)} at {i}", out[i])
 
 
+QUANTIZE_SHOWN = 128  # values the quantize view shows: 4 MX blocks, 8 NVFP4 ones
+
+
+def quantize_input(cmp) -> tuple[str, np.ndarray]:
+    """The comparison's first input vector, flattened, and its name (sum: x; dot: a;
+    matmul: A); a ValueError where the op's inputs hold none (linspace)."""
+    for k, v in cmp.inputs.items():
+        if isinstance(v, np.ndarray) and v.ndim >= 1 and v.size:
+            return (k if v.ndim == 1 else f"{k} (flattened)"), v.reshape(-1)
+    names = ", ".join(k for k in cmp.inputs if k != "format")
+    raise ValueError(f"{cmp.op}'s inputs ({names}) hold no vector to quantize")
+
+
+def head_quantized(v: np.ndarray, scheme: str, shown: int = QUANTIZE_SHOWN):
+    """fpx.quantize of ``v``'s first ``shown`` values (whole blocks), each number as in the
+    quantization of all of ``v``, at the cost of a few blocks: MX blocks are independent;
+    NVFP4's tensor scale is 6 * 448 / max|v|, so v's value of largest magnitude (or its
+    first NaN, which quantize refuses) joins as a block of its own, padded with zeros."""
+    from ..quantize import SCHEMES, quantize
+
+    s = SCHEMES[scheme]
+    m = -(-shown // s.block) * s.block
+    if v.size <= m:
+        return quantize(v, scheme)
+    head = v[:m]
+    if s.tensor_scale:
+        i = int(np.argmax(np.abs(v.astype(np.float64))))
+        head = np.concatenate([head, v[i : i + 1]])
+    return quantize(head, scheme)
+
+
+def quantize_html(v: np.ndarray, q, scheme: str) -> str:
+    """Under the quantize view: its unit, the block scales shown (exact), and per scheme the
+    element format, block, scale format and largest error in the values shown."""
+    from ..quantize import SCHEMES
+
+    unit = (
+        "<p class=\"fpx-unit\">unit: ulps of each value's block (the element format's ulp at "
+        "the element times the block's scale); at most 0.5 where rounded within range, more "
+        "where clamped</p>"
+    )
+    scales = ", ".join(repr(float(t)) for t in q.first(QUANTIZE_SHOWN).scales)
+    tensor = f"; tensor scale {q.tensor_scale!r}" if q.scheme.tensor_scale else ""
+    said = f"{scheme} block scales ({q.scheme.scale}): {scales}{tensor}"
+    rows = []
+    for name, s in SCHEMES.items():
+        try:
+            e = np.abs(head_quantized(v, name).first(QUANTIZE_SHOWN).error_ulps())
+            worst = f"{np.nanmax(e):.3g}" if np.isfinite(e).any() else "—"
+        except (TypeError, ValueError) as err:  # (nvfp4 of float64 data: its own message)
+            worst = f"refused: {err}"
+        cells = [name, s.element, s.block, s.scale + (" × float32" if s.tensor_scale else "")]
+        tr = '<tr style="font-weight:bold">' if name == scheme else "<tr>"
+        rows.append(tr + "".join(f"<td>{html.escape(str(c))}</td>" for c in [*cells, worst]))
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("scheme", "elements", "block", "scale", "largest |error| shown (ulps)")
+    )
+    return (
+        unit
+        + f'<p class="fpx-scales">{html.escape(said)}</p>'
+        + f'<table class="fpx-quantize"><thead><tr>{head}</tr></thead><tbody>'
+        + "</tr>".join(rows)
+        + "</tr></tbody></table>"
+    )
+
+
+def draw_quantize(fig, cmp, scheme: str) -> str:
+    """The quantize view: the comparison's first input vector in ``scheme`` (its first
+    values, whole blocks), or a note saying why not (no vector; data quantize refuses)."""
+    from ..plots import quantize_plot
+
+    try:  # the numbers first: the figure is cleared and drawn at once
+        name, v = quantize_input(cmp)
+        q = head_quantized(v, scheme)
+        said = quantize_html(v, q, scheme)
+    except (TypeError, ValueError) as e:
+        fig.clear()
+        ax = fig.add_subplot()
+        ax.axis("off")
+        ax.text(0.5, 0.5, textwrap.fill(str(e), 60), ha="center", va="center", wrap=True)
+        return f'<p class="fpx-unit">{html.escape(str(e))}</p>'
+    fig.clear()
+    quantize_plot(q, fig, shown=QUANTIZE_SHOWN, total=v.size, name=name)
+    return said
+
+
 def draw(fig, cmp, observed, state: State) -> str:
     """Draw the state's view of ``cmp`` into ``fig``; returns the HTML shown under it."""
+    if state.view == "quantize":
+        return draw_quantize(fig, cmp, state.scheme)
     fig.clear()
     ax = fig.add_subplot()
     if state.view == "errors":
@@ -229,6 +319,15 @@ def view_code(state: State, cmp, code_of) -> str:
         if state.view == "A vs B":
             return f"fpx.diff({code(a)}, {code(b)}).plot()"
         return f"fpx.diff(cmp.reference_of({code(a)}), {code(a)}).plot('bits')  # exact and A"
+    if state.view == "quantize":
+        try:
+            name = quantize_input(cmp)[0].split()[0]
+        except ValueError:
+            return f"# {cmp.op}'s inputs hold no vector to quantize"
+        return (
+            f"q = fpx.quantize(cmp.inputs[{name!r}].ravel(), {state.scheme!r})\n"
+            f"fpx.plots.quantize_plot(q, shown={QUANTIZE_SHOWN})  # its first values"
+        )
     a, b = (label(k) if k else k for k in (a, b))
     if state.view == "A vs B":
         return f"cmp.diff({a!r}, {b!r}).plot()"

@@ -32,12 +32,13 @@ from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
 from ..orders.arith import ORDER_OPS
 from ..orders.registry import lookup, orders_for
+from ..quantize import SCHEMES
 from ..spec import VariantSpec, parse_spec
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 # every backend but the CPU libraries, which join where installed (fpexplore.libspec)
 BACKEND_CHOICES = tuple(b for b in BACKEND_NAMES if b not in backend_libraries())
-VIEWS = ("errors", "A vs B", "sweep", "bits")
+VIEWS = ("errors", "A vs B", "sweep", "bits", "quantize")
 SWEEP_UNITS = (("ulps", "ulps"), ("absolute error", "abs"))
 PLACES = ("side", "view", "picks")  # where a control shows: its column, or above the figure
 SOURCES = (("generated", "generated"), ("your arrays", "arrays"))  # the data-source control
@@ -683,6 +684,17 @@ CONTROLS = {
             place="picks",
             shown=_in_sweep,
             widget_args=(("style", {"button_width": "auto"}),),
+        ),
+        Control(  # the quantize view's block-scaled format (fpx.quantize): a redraw
+            "scheme",
+            "mxfp4",
+            "Dropdown",
+            "scheme",
+            _one_of("scheme", tuple(SCHEMES)),
+            _named(*SCHEMES),
+            recompute=False,
+            place="picks",
+            shown=lambda state: state.view == "quantize",
         ),
     )
 }

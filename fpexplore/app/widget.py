@@ -295,7 +295,7 @@ def explorer(**kwargs) -> Explorer:
 
     Parameters
     ----------
-    op, format, n, distribution, seed, backends, threads, source, view, sweep_unit
+    op, format, n, distribution, seed, backends, threads, source, view, sweep_unit, scheme
         The initial value of each control, one keyword per row of
         :data:`fpexplore.app.state.CONTROLS` (the compare() ones as :func:`fpexplore.compare`
         takes them), checked now: a value the app cannot show is a ValueError.
