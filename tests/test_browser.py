@@ -455,6 +455,51 @@ def test_a_student_answers_lesson_01_in_jupyterlab(lab, tmp_path):
     assert "Traceback" not in text
 
 
+def test_a_student_meets_fp4_in_lesson_05_in_jupyterlab(lab, tmp_path):
+    """Lesson 05's new formats in JupyterLab (issue 38): the "fp4-value" exercise takes a
+    typed answer (0.5, FP4's smallest positive value, is "Not yet": FP4 e2m1 keeps nothing of
+    0.1, its answer is 0, as fpx.as_format gives it), and the bit inspector, switched from
+    float8_e4m3 to float4_e2m1 as a student would, shows 4 bits and 0.3125's FP4 value 0.5
+    (pattern 0x1)."""
+    import fpexplore as fpx
+    from fpexplore import teaching
+
+    answer = teaching.get("fp4-value").answer_text()
+    assert answer == "0" and float(fpx.as_format(0.1, "float4_e2m1")) == 0.0
+    url, token = lab
+    with _notebook_page(url, token, "05_gpu_arithmetic.ipynb", tmp_path) as page:
+        exercise = page.locator(".fpx-exercise", has_text="Exercise fp4-value").first
+        _wait_or_screenshot(page, exercise, 120_000, tmp_path / "no-exercise.png")
+        exercise.scroll_into_view_if_needed()
+        box = exercise.locator("input[type='text']").first
+        verdict = exercise.locator(".fpx-verdict")
+        box.fill("0.5")
+        exercise.get_by_role("button", name="check", exact=True).click()
+        verdict.wait_for(timeout=30_000)
+        _wait_for_text(page, verdict, "Not yet", timeout=30)
+        wrong = verdict.inner_text()
+        box.fill(answer)
+        exercise.get_by_role("button", name="check", exact=True).click()
+        _wait_for_text(page, exercise, "Correct", timeout=30)
+        right = verdict.inner_text()
+        inspector = page.locator(".fpx-bit-inspector").last
+        inspector.scroll_into_view_if_needed()
+        boxes = inspector.locator(".widget-text input")
+        before = (boxes.nth(0).input_value(), boxes.nth(1).input_value())
+        inspector.locator("select").first.select_option("float4_e2m1")
+        deadline = time.time() + 30
+        while boxes.nth(1).input_value() == before[1] and time.time() < deadline:
+            page.wait_for_timeout(200)
+        after = (boxes.nth(0).input_value(), boxes.nth(1).input_value())
+        bits = inspector.locator("button.widget-toggle-button").count()
+        text = page.locator(".jp-Notebook").inner_text()
+    assert "Not yet" in wrong and "Correct" not in wrong, wrong
+    assert "Correct!" in right, right
+    assert before == ("0.3125", "0x2a"), before  # fpx.as_format(0.3, "float8_e4m3")
+    assert after == ("0.5", "0x1") and bits == 4, (after, bits)
+    assert "Traceback" not in text
+
+
 def test_answers_outlast_a_kernel_restart_in_lesson_01(lab, tmp_path):
     """Lesson 01 under Run All: no revealed output shows before its exercise is answered; a
     student types a name and answers two exercises; the answers file is written; after
