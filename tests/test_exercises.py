@@ -353,3 +353,24 @@ def test_hex_exercise_reads_an_integer_as_the_bit_pattern():
     assert hex(bits) == "0x5614" and not ex.check(5614)  # decimal 5614 is 0x15ee
     ok, says = ex.grade(-1)
     assert not ok and "not a float16 bit pattern" in says
+
+
+@pytest.mark.parametrize(
+    ("x", "order"),
+    [
+        (np.array([60000, 60000, -60000], np.float16), "sequential"),  # 60000 + 60000: inf
+        (np.array([60000, 60000], np.float16), "numpy"),  # 120000 in float32, inf in float16
+        (np.array([3e38, 3e38, -3e38, 1], np.float32), "pairwise"),
+    ],
+)
+def test_sum_steps_names_a_partial_sum_that_overflows(x, order):
+    """Issue 36: finite terms whose partial sum overflows the accumulator (or the output
+    format) made sum_steps, and the lesson's step_sum widget, raise Python's "cannot convert
+    Infinity to integer ratio". Now a ValueError that names x, the step and fpx.sum's value."""
+    want = fpx.sum(x, order)
+    assert not np.isfinite(want)  # the oracle: the order itself overflows
+    with pytest.raises(ValueError, match=r"x's partial sum overflows at step") as e:
+        teaching.sum_steps(x, order)
+    assert f"fpx.sum(x, {order!r}) gives {float(want)!r}" in str(e.value)
+    with pytest.raises(ValueError, match="overflows"):
+        fpx.lessons.step_sum(x, order)
