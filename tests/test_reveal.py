@@ -335,3 +335,23 @@ def test_np_dot_gets_a_tree_that_gives_its_results_or_none(n):
     for _ in range(50):
         a, b = rng.standard_normal((2, n)).astype(np.float32)
         assert fpx.dot(a, b, s.name, **s.kwargs()) == np.dot(a, b)
+
+
+def _fused_pair(a, b):
+    """fma(a[1], b[1], a[0] * b[0]) in float64: the exact sum rounded once (Fraction)."""
+    return np.float64(float(Fraction(float(a[1])) * Fraction(float(b[1])) + Fraction(a[0] * b[0])))
+
+
+def test_two_fused_products_are_probed():
+    """Issue 36: with two terms the tree has no inner node below the root, so the accumulator
+    probe cannot run, and the FMA probe was skipped with it: fma(a1, b1, a0 * b0) got the
+    tree (0+1) without FMA, which passed the three random checks and missed the function's
+    result on about one input in six (so did OpenBLAS's 2 x 2 float64 matmul here)."""
+    rev = fpx.reveal(_fused_pair, 2, op="dot", format="float64")
+    assert rev.fma is True and rev.as_order().endswith("+fma")
+    s = parse_spec(rev.as_spec(), "dot")
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        a = rng.standard_normal(2) * np.exp2(rng.integers(-12, 12, 2))
+        b = rng.standard_normal(2)
+        assert fpx.dot(a, b, s.name, **s.kwargs()) == _fused_pair(a, b)
