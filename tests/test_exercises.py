@@ -382,7 +382,17 @@ def test_a_typed_negative_zero_keeps_its_sign():
     +0.0) called "-0.0" correct but "-1e-300" (-0.0 in float32) "0 float32 ulps below the
     answer". The oracle: the sign bit of -0.0 in each format (np.signbit of the dtype)."""
     p = teaching.parse_number
-    for text in ("-0", "-0.0", " -0e5", "\u22120", "-0x0p0", Decimal("-0"), -0.0, np.float32(-0.0)):
+    for text in (
+        "-0",
+        "-0.0",
+        " -0e5",
+        "\u22120",
+        "-0x0p0",
+        Decimal("-0"),
+        -0.0,
+        np.float32(-0.0),
+        fpx.as_format(-0.0, "bfloat16"),  # an ml_dtypes scalar, not an np.floating
+    ):
         v = p(text)
         assert v == 0 and math.copysign(1, v) < 0, text
     assert p("0") == 0 and isinstance(p("0"), Fraction) and isinstance(p("+0.0"), Fraction)

@@ -44,8 +44,8 @@ def _negative(text) -> bool:
         return text.strip().replace("\u2212", "-").startswith("-")
     if isinstance(text, Decimal):
         return text.is_signed()
-    if isinstance(text, (float, np.floating)):
-        return math.copysign(1.0, float(text)) < 0
+    if isinstance(text, (float, np.generic)) and not isinstance(text, np.str_):
+        return math.copysign(1.0, float(text)) < 0  # ml_dtypes' bfloat16, FP8 scalars too
     return False
 
 
