@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Reveal", "reveal"]
 MAX_N = 100_000
-CHECKS = 3  # random inputs the revealed tree is checked on
+CHECKS = 4  # random inputs of each kind (normal, wide, cancelling) the tree is checked on
 
 
 @dataclass(frozen=True, repr=False)
@@ -260,14 +260,27 @@ def _fused(call, tree, info, acc: str, n: int):
     return fused
 
 
+def _check_data(rng, kind: str, n: int, info) -> np.ndarray:
+    """Random terms of one kind: standard normal; "wide", with exponents spread over
+    2^-s..2^s (s = 6 for the 16-bit formats, 20 for the others); "cancelling", wide terms
+    whose last term nearly cancels the others' sum (a compensated sum shows there)."""
+    x = rng.standard_normal(n)
+    if kind != "normal":
+        s = 6 if info.bits <= 16 else 20
+        x = x * np.exp2(rng.integers(-s, s + 1, n))
+    if kind == "cancelling" and n > 1:
+        x[-1] = -math.fsum(x[:-1]) * (1 + rng.standard_normal() * 2.0 ** -(info.precision // 2))
+    return np.asarray(as_format(x, info.name))
+
+
 def _reproduces(call, rev: Reveal, info, seed: int = 12345) -> bool:
-    """The tree's result equals fn's, bit for bit, on CHECKS random inputs (else a
-    ValueError: fn is not that tree of additions)."""
+    """The tree's result equals fn's, bit for bit, on CHECKS random inputs of each kind
+    (normal, wide, cancelling; else a ValueError: fn is not that tree of additions)."""
     rng = np.random.default_rng(seed)
     s = check_spec(rev.as_spec(), rev.op)
-    for _ in range(CHECKS):
-        a = np.asarray(as_format(rng.standard_normal(rev.n), info.name))
-        b = np.asarray(as_format(rng.standard_normal(rev.n), info.name))
+    for kind in ("normal", "wide", "cancelling") * CHECKS:
+        a = _check_data(rng, kind, rev.n, info)
+        b = _check_data(rng, "normal" if kind == "normal" else "wide", rev.n, info)
         got = call(a, None if rev.op == "sum" else b)
         with np.errstate(all="ignore"):
             if rev.op == "sum":
@@ -280,9 +293,9 @@ def _reproduces(call, rev: Reveal, info, seed: int = 12345) -> bool:
             shown = str(rev) if len(str(rev)) <= 80 else str(rev)[:70] + "..."
             raise ValueError(
                 f"fn is not a tree of rounded additions: the tree its masks suggest, {shown}, "
-                f"gives {float(mine)!r} on random data where fn gives {got!r} (fn may return "
-                "a constant, sort or otherwise reorder by value, or compensate its rounding "
-                "errors)"
+                f"gives {float(mine)!r} on random {kind} data where fn gives {got!r} (fn may "
+                "return a constant, sort or otherwise reorder by value, rescale, or "
+                "compensate its rounding errors)"
             )
     return True
 
@@ -333,7 +346,10 @@ def reveal(fn: Callable, n: int, *, op: str = "sum", format: str = "float32") ->
         raise ValueError("fn's results do not form one tree over the n terms")
     tree = trees.canonical(root)
     acc = _accumulator(call, tree, info, n)
-    fused = None if op == "sum" or acc is None else _fused(call, tree, info, acc, n)
+    # two terms: no inner node for the accumulator probe; the FMA probe still runs, in the
+    # data's format (a wider accumulator shows as fused, and the random checks then refuse)
+    probe = acc if acc is not None or n != 2 else info.name
+    fused = None if op == "sum" or probe is None else _fused(call, tree, info, probe, n)
     fma = None if fused is None else bool(fused)
     rev = Reveal(op, n, format, tree, frozenset(fused or ()), fma, acc, False, 0)
     ok = _reproduces(call, rev, info)

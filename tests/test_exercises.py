@@ -353,3 +353,60 @@ def test_hex_exercise_reads_an_integer_as_the_bit_pattern():
     assert hex(bits) == "0x5614" and not ex.check(5614)  # decimal 5614 is 0x15ee
     ok, says = ex.grade(-1)
     assert not ok and "not a float16 bit pattern" in says
+
+
+@pytest.mark.parametrize(
+    ("x", "order"),
+    [
+        (np.array([60000, 60000, -60000], np.float16), "sequential"),  # 60000 + 60000: inf
+        (np.array([60000, 60000], np.float16), "numpy"),  # 120000 in float32, inf in float16
+        (np.array([3e38, 3e38, -3e38, 1], np.float32), "pairwise"),
+    ],
+)
+def test_sum_steps_names_a_partial_sum_that_overflows(x, order):
+    """Issue 36: finite terms whose partial sum overflows the accumulator (or the output
+    format) made sum_steps, and the lesson's step_sum widget, raise Python's "cannot convert
+    Infinity to integer ratio". Now a ValueError that names x, the step and fpx.sum's value."""
+    want = fpx.sum(x, order)
+    assert not np.isfinite(want)  # the oracle: the order itself overflows
+    with pytest.raises(ValueError, match=r"x's partial sum overflows at step") as e:
+        teaching.sum_steps(x, order)
+    assert f"fpx.sum(x, {order!r}) gives {float(want)!r}" in str(e.value)
+    with pytest.raises(ValueError, match="overflows"):
+        fpx.lessons.step_sum(x, order)
+
+
+def test_a_typed_negative_zero_keeps_its_sign():
+    """Issue 36: parse_number read "-0" and "-0.0" as the Fraction 0, so the bit inspector
+    showed +0's bits (sign bit 0) beside a typed "-0", and the absorbed exercise (answer
+    +0.0) called "-0.0" correct but "-1e-300" (-0.0 in float32) "0 float32 ulps below the
+    answer". The oracle: the sign bit of -0.0 in each format (np.signbit of the dtype)."""
+    p = teaching.parse_number
+    for text in (
+        "-0",
+        "-0.0",
+        " -0e5",
+        "\u22120",
+        "-0x0p0",
+        Decimal("-0"),
+        -0.0,
+        np.float32(-0.0),
+        fpx.as_format(-0.0, "bfloat16"),  # an ml_dtypes scalar, not an np.floating
+    ):
+        v = p(text)
+        assert v == 0 and math.copysign(1, v) < 0, text
+    assert p("0") == 0 and isinstance(p("0"), Fraction) and isinstance(p("+0.0"), Fraction)
+    assert teaching.bits_of("-0", "float32") == int(np.float32(-0.0).view(np.uint32)) == 1 << 31
+    assert teaching.bits_of("-0.0", "float16") == 1 << 15
+    assert teaching.bits_of("-0", "float8_e4m3fnuz") == 0  # no negative zero there
+    app = fpx.lessons.bit_inspector("-0", "float32")
+    assert app.bits == 1 << 31 and app.bit_buttons[0].value
+    ex = teaching.get("absorbed")
+    assert float(ex.answer()) == 0 and not np.signbit(ex.answer())
+    assert ex.check("0") and ex.check("0.0")
+    for typed in ("-0", "-0.0", "-1e-300"):  # all three are -0.0 in float32
+        right, msg = ex.grade(typed)
+        assert not right and "zero of the other sign" in msg, (typed, msg)
+    whole = next(e for e in teaching.exercises() if e.kind == "integer")
+    assert whole.grade("-0")[0] == (int(whole.answer()) == 0)
+    assert "whole number" not in whole.grade("-0")[1]

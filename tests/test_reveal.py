@@ -11,6 +11,7 @@ import pytest
 
 import fpexplore as fpx
 from fpexplore.orders import trees
+from fpexplore.spec import parse_spec
 
 # ----------------------------------------------------------------------------- known trees
 
@@ -285,3 +286,72 @@ def test_explain_falls_back_to_the_revealed_tree():
     assert e.causes.iloc[0]["factor"] == "order"
     with pytest.raises(TypeError, match="callable"):
         fpx.explain("sum", x, results, fn=3)
+
+
+def _kahan_loop(x):
+    """Kahan's compensated sum written as a plain loop in the data's format."""
+    s = c = x.dtype.type(0)
+    for v in x:
+        y = v - c
+        t = s + y
+        c = (t - s) - y
+        s = t
+    return s
+
+
+@pytest.mark.parametrize(
+    ("fn", "n", "fmt"),
+    [
+        (_kahan_loop, 3, "float32"),
+        (_kahan_loop, 7, "float64"),
+        (_kahan_loop, 33, "float16"),
+        (_kahan_loop, 7, "bfloat16"),
+        (lambda x: x.dtype.type(np.mean(x) * len(x)), 100, "float32"),
+        (lambda x: x.dtype.type(np.mean(x) * len(x)), 5, "bfloat16"),
+    ],
+)
+def test_a_tree_that_only_normal_data_reproduces_is_refused(fn, n, fmt):
+    """Issue 36: a compensated loop on a few terms, or n * mean(x), passed the check on three
+    standard-normal inputs and got a confident tree (a sequential sum with a float64
+    accumulator for Kahan's float32 loop of 3), which gives other values than fn on data
+    with a wide range of exponents or with cancellation. The check draws those too."""
+    with pytest.raises(ValueError, match="tree of rounded additions"):
+        fpx.reveal(fn, n, format=fmt)
+
+
+@pytest.mark.parametrize("n", [16, 1000])
+def test_np_dot_gets_a_tree_that_gives_its_results_or_none(n):
+    """Issue 36: on this machine's OpenBLAS, reveal(np.dot, 16) gave a sequential tree with
+    a float64 accumulator and reveal(np.dot, 1000) a tree with FMA, both passing three random
+    checks, which missed np.dot's result on 22 and 9 of 50 further standard-normal inputs.
+    Whatever the BLAS: a refusal, or a tree that gives np.dot's result on all of them."""
+    try:
+        rev = fpx.reveal(np.dot, n, op="dot")
+    except ValueError as e:
+        assert "tree of rounded additions" in str(e)
+        return
+    s = parse_spec(rev.as_spec(), "dot")
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        a, b = rng.standard_normal((2, n)).astype(np.float32)
+        assert fpx.dot(a, b, s.name, **s.kwargs()) == np.dot(a, b)
+
+
+def _fused_pair(a, b):
+    """fma(a[1], b[1], a[0] * b[0]) in float64: the exact sum rounded once (Fraction)."""
+    return np.float64(float(Fraction(float(a[1])) * Fraction(float(b[1])) + Fraction(a[0] * b[0])))
+
+
+def test_two_fused_products_are_probed():
+    """Issue 36: with two terms the tree has no inner node below the root, so the accumulator
+    probe cannot run, and the FMA probe was skipped with it: fma(a1, b1, a0 * b0) got the
+    tree (0+1) without FMA, which passed the three random checks and missed the function's
+    result on about one input in six (so did OpenBLAS's 2 x 2 float64 matmul here)."""
+    rev = fpx.reveal(_fused_pair, 2, op="dot", format="float64")
+    assert rev.fma is True and rev.as_order().endswith("+fma")
+    s = parse_spec(rev.as_spec(), "dot")
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        a = rng.standard_normal(2) * np.exp2(rng.integers(-12, 12, 2))
+        b = rng.standard_normal(2)
+        assert fpx.dot(a, b, s.name, **s.kwargs()) == _fused_pair(a, b)

@@ -153,7 +153,7 @@ class Exercise:
         if self.kind == "hex":
             return self._grade_hex(given, a)
         if self.kind == "integer":
-            v = parse_number(given)
+            v = _unsigned_zero(parse_number(given))
             if isinstance(v, float) or v.denominator != 1:
                 raise ValueError(f"{checks.shown(given, 40)} is not a whole number")
             ok = int(v) == int(a)
@@ -162,6 +162,7 @@ class Exercise:
             return ok, "Correct!" if ok else too + _sign_note(v, a)
         v = parse_number(given)
         if self.kind == "approx":
+            v = _unsigned_zero(v)
             if isinstance(v, float):
                 raise ValueError("type a finite number")
             ref = Fraction(float(a))
@@ -190,6 +191,11 @@ class Exercise:
     def _off_by(self, mine, a) -> str:
         if math.isnan(float(mine)) or math.isnan(float(a)):
             return "Not yet."
+        if float(mine) == 0 == float(a):  # (not the same: the zeros of the two signs)
+            return (
+                f"Not yet: that is {text_of(mine)}, the zero of the other sign: the answer is "
+                f"{text_of(a)} (its sign bit is {int(math.copysign(1, float(a)) < 0)})."
+            )
         d = ordered(bits_of(mine, self.fmt), self.fmt) - ordered(bits_of(a, self.fmt), self.fmt)
         where = "above" if d > 0 else "below"
         return (
@@ -221,6 +227,11 @@ class Exercise:
 
     def __repr__(self) -> str:
         return f"Exercise({self.id!r}, lesson {self.lesson}: {self.title})"
+
+
+def _unsigned_zero(v):
+    """A typed -0 as the number 0 (integers and approximate answers have no sign of zero)."""
+    return Fraction(0) if isinstance(v, float) and v == 0 else v
 
 
 def _sign_note(given, answer) -> str:

@@ -25,12 +25,31 @@ MAX_EXPONENT = 20000  # of a typed 2**e or 1e..., far past every format's range
 
 
 def parse_number(text) -> Fraction | float:
-    """A typed number as an exact :class:`~fractions.Fraction` (``inf`` and ``nan`` as floats).
+    """A typed number as an exact :class:`~fractions.Fraction` (``inf``, ``nan`` and a
+    negative zero, ``-0`` or ``-0.0``, as floats: a Fraction has no sign of zero).
 
     Accepts decimals (``0.1``, ``-1e-3``), ratios (``3/4``), powers of two (``2**-20``,
     ``2^-20``, ``3*2**-24``), hexadecimal floats (``0x1.8p-3``), ints and floats. ValueError
     with a friendly message for anything else (an empty box, words).
     """
+    v = _parse(text)
+    if isinstance(v, Fraction) and v == 0 and _negative(text):
+        return -0.0
+    return v
+
+
+def _negative(text) -> bool:
+    """Whether a number that reads as zero was typed or given with a minus sign."""
+    if isinstance(text, str):
+        return text.strip().replace("\u2212", "-").startswith("-")
+    if isinstance(text, Decimal):
+        return text.is_signed()
+    if isinstance(text, (float, np.generic)) and not isinstance(text, np.str_):
+        return math.copysign(1.0, float(text)) < 0  # ml_dtypes' bfloat16, FP8 scalars too
+    return False
+
+
+def _parse(text) -> Fraction | float:
     if isinstance(text, (bool, np.bool_)):
         raise ValueError(f"{checks.shown(text)} is not a number: {_NUMBER_HELP}")
     if isinstance(text, (int, np.integer)):

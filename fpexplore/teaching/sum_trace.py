@@ -152,6 +152,7 @@ class _Tracer:
         na, nb = self.trace.nodes[a], self.trace.nodes[b]
         true = Fraction(float(na["value"])) + Fraction(float(nb["value"]))
         value = np.asarray(as_format(np.array([true], dtype=object), acc)[0], dt)[()]
+        self._finite(value, f"{na['value']!r} + {nb['value']!r}", acc)
         if true == 0:  # IEEE: an exact zero sum is -0 only when both operands are -0
             neg = np.signbit(na["value"]) and np.signbit(nb["value"])
             value = np.asarray(-0.0 if neg else 0.0, dt)[()]
@@ -164,9 +165,27 @@ class _Tracer:
         """The node ``res`` rounded to the output format ``fmt`` (a step with no right)."""
         v = self.trace.nodes[res]["value"]
         out = np.asarray(as_format(v, fmt), self.dt)[()]
+        self._finite(out, f"{v!r} rounded to {fmt}", fmt)
         covers = self.trace.nodes[res]["covers"]
         node = self._node(fmt, out, (res,), self.trace.nodes[res]["level"] + 1, covers)
         return self._step(node, res, None, Fraction(float(v)), fmt)
+
+    def _finite(self, value, what: str, fmt: str) -> None:
+        """A ValueError naming x where a step's result overflows (finite terms, an infinite
+        partial sum: no exact error to trace)."""
+        if np.isfinite(value):
+            return
+        from ..orders.summation import sum as order_sum
+
+        tr = self.trace
+        x = np.asarray([float(t) for t in self.terms], format_info(tr.fmt).dtype)
+        got = order_sum(x, tr.order, **tr.params)
+        call = ", ".join([repr(tr.order)] + [f"{k}={v!r}" for k, v in tr.params.items()])
+        raise ValueError(
+            f"sum_steps: x's partial sum overflows at step {len(tr.steps) + 1} ({what} gives "
+            f"{float(value)!r} in {fmt}); sum_steps traces sums whose partial sums stay "
+            f"finite: fpx.sum(x, {call}) gives {float(got)!r}"
+        )
 
     def _step(self, node: int, left: int, right, unrounded: Fraction, fmt: str) -> int:
         """Record the step that made ``node`` from ``left`` (and ``right``): its rounding
