@@ -289,10 +289,10 @@ MAX_D = 1024  # compare's largest dimension d (an exact distance costs d exact p
 
 
 def _closeness(v) -> float:
-    """compare's ``closeness``: a finite real number >= 0 (the noise's scale)."""
+    """compare's ``closeness``: a finite real number >= 0, the scale of float64 noise."""
     if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 <= v < math.inf:
         raise ValueError(f"closeness must be a finite number >= 0, got {checks.shown(v)}")
-    return v
+    return float(v)
 
 
 def _cdist_call(name, settings, inputs, params):
