@@ -351,6 +351,9 @@ def sweep(
     pd = require("pandas", "fpx.sweep")
 
     progress = checks.boolean("progress", progress)
+    for k, why in (("n", "its sizes are sizes="), ("inputs", "it draws data at each size")):
+        if k in op_params:  # (else compare's "multiple values for 'n'", or its n and seed)
+            raise TypeError(f"fpx.sweep takes no {k}=: {why} (compare takes {k}=)")
     sizes = [checks.integer("sizes", s, 1) for s in checks.name_list("sizes", sizes)]
     if not sizes:
         raise ValueError("sizes must name at least one size")

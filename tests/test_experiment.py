@@ -780,3 +780,13 @@ def test_sweep_says_which_backends_gave_nothing():
             fpx.sweep("sum", sizes=[10], seeds=1, backends="torch", progress=False)
         sw = fpx.sweep("sum", sizes=[10], seeds=1, backends=("numpy", "torch"), progress=False)
         assert sw.messages == [note + " (pip install torch)"] and note in repr(sw)
+
+
+def test_sweep_names_the_compare_arguments_it_does_not_take():
+    """Issue 36: sweep(n=5) said "compare() got multiple values for keyword argument 'n'"
+    (after its progress bar started), sweep(inputs=x) that compare's n, distribution and
+    seed are for generated data, which the user never gave."""
+    with pytest.raises(TypeError, match=r"fpx.sweep takes no n=: its sizes are sizes="):
+        fpx.sweep("sum", n=5, progress=False)
+    with pytest.raises(TypeError, match=r"fpx.sweep takes no inputs="):
+        fpx.sweep("sum", inputs=np.ones(3, np.float32), progress=False)
