@@ -40,20 +40,24 @@ def round_f32_bits(x32: np.ndarray, drop: int, mode: str) -> np.ndarray:
     return np.where(np.isnan(x32), x32, out)
 
 
-def _choose(mode: str, lo, hi, frac, positive, draw):
+def _choose(mode: str, lo, hi, t, draw):
     """The multiple of the quantum that ``mode`` picks between ``lo = floor(t)`` and ``hi =
-    ceil(t)`` (``frac = t - lo``; ``draw``: the stochastic draw fell below ``frac``), for
-    NumPy arrays and Python numbers (exact Fractions) alike."""
+    ceil(t)`` (``draw``: the stochastic draw fell below ``t - lo``), for NumPy arrays and
+    Python numbers (exact Fractions) alike. Nearest compares ``t - lo`` with ``hi - t``: in
+    float64 one of them is exact (``1 + t`` for ``-1 < t < 0`` is not: ``-(0.5 - 2**-55)``
+    would read as a tie), and the rounded one stays on its side of 0.5."""
+    positive = t > 0
     if mode == "up":
         return hi
     if mode == "down":
         return lo
     if mode == "toward_zero":
         return np.where(positive, lo, hi)
-    if mode == "stochastic":  # up with probability frac: (x - lo) / gap
+    if mode == "stochastic":  # up with probability t - lo: (x - lo) / gap
         return np.where(draw, hi, lo)
     tie = np.where(lo % 2 == 1, hi, lo) if mode == "nearest_even" else np.where(positive, hi, lo)
-    return np.where(frac > 0.5, hi, np.where(frac < 0.5, lo, tie))
+    below, above = t - lo, hi - t
+    return np.where(below > above, hi, np.where(below < above, lo, tie))
 
 
 def _ends(r, negative, big, info, mode: str):
@@ -84,8 +88,8 @@ def round_f64_in(x64: np.ndarray, info, mode: str, rng=None) -> np.ndarray:
         t = x / q  # exact: q is a power of two, |t| < 2**p
         lo, hi = np.floor(t), np.ceil(t)
         draw = rng.random(x.shape) < t - lo if mode == "stochastic" else None
-        r = _choose(mode, lo, hi, t - lo, t > 0, draw)
-        r = np.where(_flush_tie(low, t - lo, mode, info), np.where(t > 0, hi, lo), r) * q
+        r = _choose(mode, lo, hi, t, draw)
+        r = np.where(_flush_tie(low, lo, hi, t, mode, info), np.where(t > 0, hi, lo), r) * q
         out = _ends(r, np.signbit(x64), ~(np.abs(r) <= info.max), info, mode)
         out = np.where(np.isinf(x64), _infinity(info, x64), out)
         out = np.where(np.isnan(x64), np.nan, out)
@@ -99,10 +103,10 @@ def _quantum_exp(e, low, info):
     return q if info.subnormals else np.where(low, info.emin, q)
 
 
-def _flush_tie(low, frac, mode: str, info):
+def _flush_tie(low, lo, hi, t, mode: str, info):
     """Where a format without subnormals takes the tie 2**emin / 2 away to 2**emin in mode
     nearest-even (CPFloat's CPFLOAT_SUBN_RND: ``|x| >= xmin/2`` gives ``xmin``)."""
-    return (not info.subnormals) & (mode == "nearest_even") & low & (frac == 0.5)
+    return (not info.subnormals) & (mode == "nearest_even") & low & (t - lo == hi - t)
 
 
 def _infinity(info, x):
@@ -120,9 +124,9 @@ def _round_rational_in(num: int, den: int, info, mode: str, rng=None) -> float:
     t = Fraction(num, den) / q
     lo, hi = math.floor(t), math.ceil(t)
     draw = mode == "stochastic" and Fraction(rng.random()) < t - lo
-    r = int(_choose(mode, lo, hi, t - lo, t > 0, draw))
+    r = int(_choose(mode, lo, hi, t, draw))
     away = hi if t > 0 else lo
-    r = (away if _flush_tie(e < info.emin, t - lo, mode, info) else r) * q
+    r = (away if _flush_tie(e < info.emin, lo, hi, t, mode, info) else r) * q
     big = abs(r) > info.max
     return float(_ends(0.0 if big else float(r), num < 0, big, info, mode))
 

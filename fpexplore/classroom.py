@@ -25,6 +25,7 @@ import base64
 import html
 import io
 import os
+import warnings
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -373,9 +374,20 @@ def summary(folder: str | os.PathLike = "answers") -> ClassSummary:
 
     pd = require("pandas", "fpx.lessons.summary")
     Figure = require("matplotlib.figure", "fpx.lessons.summary").Figure
-    rows = tally(read_attempts(folder))
+    skipped: list = []
+    rows = tally(read_attempts(folder, skipped))
+    damaged = (
+        f"{len(skipped)} file(s) named as answers files could not be read (damaged, or not "
+        f"fpexplore's), e.g. {str(skipped[0])!r}"
+        if skipped
+        else ""
+    )
     if not rows:
-        raise ValueError(f"folder {str(folder)!r} holds no answers files")
+        raise ValueError(
+            f"folder {str(folder)!r} holds no answers files" + f": {damaged}" * bool(damaged)
+        )
+    if skipped:  # a student left out of the tables without a word would read as not trying
+        warnings.warn(f"fpx.lessons.summary: {damaged}; left out of the summary", stacklevel=2)
     order = {e.id: k for k, e in enumerate(exercises())}
     table = pd.DataFrame(rows)
     table["_order"] = table["exercise"].map(order).fillna(len(order))

@@ -312,6 +312,14 @@ def _public_params(variants, distribution, seed, backends, op_params) -> dict:
 MAX_SWEEP_RUNS = 10_000  # sizes x seeds: a sweep is refused before it starts beyond this
 
 
+def _refuse_compare_only(op_params: dict) -> None:
+    """sweep's TypeError for compare's n= and inputs= (else compare's "multiple values for
+    'n'", or its message on n and seed with inputs=, which the user never gave)."""
+    for k, why in (("n", "its sizes are sizes="), ("inputs", "it draws data at each size")):
+        if k in op_params:
+            raise TypeError(f"fpx.sweep takes no {k}=: {why} (compare takes {k}=)")
+
+
 def sweep(
     op: str,
     *,
@@ -351,6 +359,7 @@ def sweep(
     pd = require("pandas", "fpx.sweep")
 
     progress = checks.boolean("progress", progress)
+    _refuse_compare_only(op_params)
     sizes = [checks.integer("sizes", s, 1) for s in checks.name_list("sizes", sizes)]
     if not sizes:
         raise ValueError("sizes must name at least one size")

@@ -121,6 +121,8 @@ def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
         if info is None:
             raise ValueError(f"unknown format {checks.shown(fmt)}; valid formats: {_valid()}")
         return info
+    if isinstance(fmt, (np.generic, np.ndarray)):  # (np.dtype reads a value as its type)
+        raise TypeError(f"a format is a name or a dtype, got the value {checks.shown(fmt)}")
     try:
         dt = np.dtype(fmt)
     except TypeError:

@@ -73,8 +73,16 @@ def rel_error(value, reference):
         elif b == 0:
             flat[i] = 0.0 if a == 0 else math.inf
         else:
-            flat[i] = float(abs(Fraction(a) - Fraction(b)) / abs(Fraction(b)))
+            flat[i] = _to_float(abs(Fraction(a) - Fraction(b)) / abs(Fraction(b)))
     return out[()] if out.ndim == 0 else out
+
+
+def _to_float(q: Fraction) -> float:
+    """``q`` rounded to float64; past its largest value (a subnormal reference) ``inf``."""
+    try:
+        return float(q)
+    except OverflowError:
+        return math.inf
 
 
 def summarize(value, reference) -> dict:
@@ -130,7 +138,9 @@ def _rel_fast(v, r):
     a = np.broadcast_to(np.asarray(v), shape).astype(np.float64).reshape(-1)
     b = np.broadcast_to(np.asarray(r), shape).astype(np.float64).reshape(-1)
     with np.errstate(all="ignore"):
-        out = np.abs(a - b) / np.abs(b)
+        d = a - b  # past float64's largest (±max against ∓max): halved, the quotient doubled
+        big = np.isinf(d) & np.isfinite(a) & np.isfinite(b)
+        out = np.where(big, np.abs(a / 2 - b / 2) / np.abs(b) * 2, np.abs(d) / np.abs(b))
     out[(a == b) | (np.isnan(a) & np.isnan(b))] = 0.0
     return out
 

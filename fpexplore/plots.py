@@ -555,11 +555,16 @@ def quantize_plot(q, fig=None, *, shown: int = 128, total: int | None = None, na
     boundaries and each block's scale; (bottom) each value's error in ulps of its block
     (``error_ulps``), a note on a block of zeros or one whose scale is 0 or NaN. ``total``:
     the vector's length where ``q`` holds its first values only; ``name``: the vector's."""
+    from .quantize import Quantized
+
+    if not isinstance(q, Quantized):
+        raise TypeError(f"quantize_plot: q must be fpx.quantize's result, got {type(q).__name__}")
     x = np.asarray(q.x)
     if x.ndim != 1:
         raise ValueError(f"quantize_plot: q must hold a vector (1-D), got shape {x.shape}")
-    s, head = q.scheme, q.first(shown)
-    b, m, total = s.block, head.x.size, x.size if total is None else total
+    s, head = q.scheme, q.first(checks.integer("shown", shown, 1))
+    total = x.size if total is None else checks.integer("total", total, x.size)  # (q's, or more)
+    b, m = s.block, head.x.size
     blocks = -(-m // b)
     if fig is None:
         fig = require("matplotlib.figure", "fpexplore's plots").Figure(

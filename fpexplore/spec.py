@@ -442,7 +442,8 @@ def keywords_of(spec: VariantSpec, op: str, order: str | None = None) -> set:
     keys = set(f.params) | {k for k, on in (("accumulate", f.accumulate), ("fma", f.fma)) if on}
     if f.order_of:
         keys.add("order")
-        order = orders_of(f.order_of).get(spec.param_dict.get("order", order or "sequential"))
+        name = spec.param_dict.get("order", order or "sequential")
+        order = orders_of(f.order_of).get(name) if isinstance(name, str) else None
         if f.order_params and order is not None:  # (an unknown order: parse_spec says so)
             keys |= set(order.params)
     return keys

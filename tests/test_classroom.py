@@ -231,3 +231,20 @@ def test_two_names_that_spell_one_file_name_keep_their_own_answers(tmp_path, one
         [(one, "2**-14", True), (two, "1", False)]
     )
     assert teaching.AnswerBook(tmp_path, "01", one).attempts == first.attempts  # found again
+
+
+def test_summary_names_the_answers_files_it_cannot_read(tmp_path):
+    """Issue 36: a damaged answers file (cut off, edited by hand) was passed over without a
+    word: its student vanished from the summary, and a folder of only such files "holds no
+    answers files". The summary warns, naming them; the error says so too."""
+    classroom._SHEETS.clear()
+    fpx.lessons.answers("01", folder=tmp_path / "Gil", student="Gil")
+    _answer(fpx.exercise("ulp-float32"), "2**-14")
+    (tmp_path / "Hal").mkdir()
+    (tmp_path / "Hal" / "01-hal.json").write_text('{"format": ', encoding="utf-8")
+    (tmp_path / "notes.json").write_text("[]", encoding="utf-8")  # not named as one: quiet
+    with pytest.warns(UserWarning, match=r"1 file\(s\) named as answers files.*01-hal\.json"):
+        s = fpx.lessons.summary(tmp_path)
+    assert list(s.table["student"].unique()) == ["Gil"]
+    with pytest.raises(ValueError, match=r"holds no answers files: 1 file\(s\).*01-hal\.json"):
+        fpx.lessons.summary(tmp_path / "Hal")

@@ -726,6 +726,26 @@ def test_an_ops_own_parameters_pass_on_as_given():
     assert fpx.compare("variance", n=8, ddof=np.int64(1)).params["ddof"] == 1
 
 
+@pytest.mark.parametrize("op", ["softmax", "logsumexp", "variance", "cdist"])
+def test_an_unhashable_order_is_named(op):
+    """Issue 36: compare(op, order=[1]) (and fpx.softmax(x, order=[1])) said "unhashable
+    type: 'list'", naming no argument."""
+    for order in ([1], {"a": 1}):
+        with pytest.raises(ValueError, match="order"):
+            fpx.compare(op, n=8, order=order)
+    with pytest.raises(ValueError, match=r"unknown order \[1\]"):
+        fpx.softmax(np.ones(4, np.float32), order=[1])
+
+
+def test_a_ddof_past_n_gives_np_vars_inf_not_an_overflow():
+    """Issue 36: compare("variance", ddof=10**30) raised OverflowError from np.var (a C
+    long); any ddof past n divides by 0 there, as np.var(ddof=n + 1) does."""
+    with np.errstate(all="ignore"):
+        for ddof in (9, 10**30):
+            t = fpx.compare("variance", n=8, ddof=ddof).table.set_index("variant")["value"]
+            assert t["np.var"] == np.inf and np.isnan(t["two-pass"]), (ddof, t)
+
+
 def test_sweep_abs_error_counts_a_nan_where_the_reference_is_a_number():
     # expanded cdist without the clamp: sqrt of a negative d2 is NaN where the exact distance
     # is a number (here inf: float16 distances past 65504); that is no error-free result
@@ -760,3 +780,13 @@ def test_sweep_says_which_backends_gave_nothing():
             fpx.sweep("sum", sizes=[10], seeds=1, backends="torch", progress=False)
         sw = fpx.sweep("sum", sizes=[10], seeds=1, backends=("numpy", "torch"), progress=False)
         assert sw.messages == [note + " (pip install torch)"] and note in repr(sw)
+
+
+def test_sweep_names_the_compare_arguments_it_does_not_take():
+    """Issue 36: sweep(n=5) said "compare() got multiple values for keyword argument 'n'"
+    (after its progress bar started), sweep(inputs=x) that compare's n, distribution and
+    seed are for generated data, which the user never gave."""
+    with pytest.raises(TypeError, match=r"fpx.sweep takes no n=: its sizes are sizes="):
+        fpx.sweep("sum", n=5, progress=False)
+    with pytest.raises(TypeError, match=r"fpx.sweep takes no inputs="):
+        fpx.sweep("sum", inputs=np.ones(3, np.float32), progress=False)

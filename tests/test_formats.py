@@ -71,6 +71,20 @@ def test_unknown_format_lists_valid_ones():
         fpx.format_info(np.int32)
 
 
+def test_a_value_is_no_format():
+    """Issue 36: np.dtype reads a NumPy scalar or array as its dtype, so a value given as the
+    format (arguments swapped: as_format(np.float16(0.5), np.float32(0.1))) ran in that
+    value's format, and sum(x, accumulate=np.float64(16.0)) in float64, without a word."""
+    for value in (np.float32(0.1), np.float64(16.0), np.zeros(2, np.float16)):
+        with pytest.raises(TypeError, match="a format is a name or a dtype, got the value"):
+            fpx.format_info(value)
+    with pytest.raises(TypeError, match="got the value"):
+        fpx.as_format(np.float16(0.5), np.float32(0.1))
+    with pytest.raises(ValueError, match="accumulate"):
+        fpx.sum(np.ones(4, np.float32), accumulate=np.float64(16.0))
+    assert fpx.format_info(np.float16).name == fpx.format_info(np.dtype("float16")).name
+
+
 def test_format_of():
     assert fpx.format_of(np.zeros(2, np.float16)) == "float16"
     assert fpx.format_of(np.zeros(2, ml_dtypes.bfloat16)) == "bfloat16"

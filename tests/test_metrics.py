@@ -32,6 +32,21 @@ def test_rel_error_is_exact():
     assert got[3] == 0.0 and got[4] == 0.0 and got[5] == math.inf
 
 
+def test_rel_error_past_float64s_largest():
+    """Issue 36: against a subnormal reference the exact relative error may pass float64's
+    largest value: rel_error raised OverflowError (compare("sum") of [16, 2**-49, -16,
+    -2**-49, 2**-1074] crashed); it is inf. And max_rel located the largest in float64,
+    where 1.7e308 - (-1.7e308) overflows: it took that element (exactly 2) over one of 1e10."""
+    assert metrics.rel_error(1.0, 5e-324) == math.inf
+    s = metrics.summarize(np.array([1.7e308, 1.0]), np.array([-1.7e308, 1e-10]))
+    want = float(abs(Fraction(1.0) - Fraction(1e-10)) / Fraction(1e-10))
+    assert s["max_rel"] == want
+    assert metrics.summarize(np.array([1.7e308]), np.array([-1.7e308]))["max_rel"] == 2.0
+    x = np.array([16.0, 2.0**-49, -16.0, -(2.0**-49), 2.0**-1074])
+    t = fpx.compare("sum", inputs=x, variants=["sequential", "tree"]).table.set_index("variant")
+    assert t.loc["sequential", "rel_error"] == math.inf and t.loc["tree", "rel_error"] == 0.0
+
+
 def test_summarize():
     r = np.array([1, 2, 3, 4], np.float32)
     v = r.copy()

@@ -322,6 +322,17 @@ def test_cdist_nonfinite_coordinates():
         assert d[2, 0] == np.float32(math.sqrt(5.0)) and d[2, 1] == np.inf
 
 
+def test_cdist_of_points_without_coordinates_is_zero_in_every_variant():
+    """Issue 36: points of width 0 (the distance of empty vectors: 0) crashed the direct
+    variant, and compare with it, with "cannot reshape array of size 0 into shape (0)"."""
+    x = np.zeros((3, 0), np.float32)
+    for variant in ("expanded", "direct", "exact"):
+        d = cdist(x, x[:2], variant=variant)
+        assert d.shape == (3, 2) and not d.any(), variant
+    t = fpx.compare("cdist", inputs=(x, x)).table
+    assert (t["max_abs_ulp"] == 0).all()
+
+
 def test_cdist_row_sums_equal_fpx_sum_in_every_order():
     """The reductions run as matmul(t, ones): exactly fpx.sum of each row, in every order."""
     from fpexplore.ops.cdist import _row_sums

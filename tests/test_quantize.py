@@ -293,3 +293,18 @@ def test_first_blocks_and_the_plot_hold_the_same_numbers():
     assert fig.axes[0].get_title().startswith("mxfp4: 3 blocks of 32 of 70 values of x")
     part = fpx.plots.quantize_plot(fpx.quantize(x[0], "mxfp4"), shown=40).axes[0].get_title()
     assert part.startswith("mxfp4: first 2 blocks of 32 of 70 values of x")
+
+
+def test_quantize_plot_names_its_own_arguments():
+    """Issue 36: shown=0 was refused as "count must be >= 1" (first()'s name), total=5 for
+    70 values drew "... of 5 values of x", and an array for q raised AttributeError."""
+    pytest.importorskip("matplotlib")
+    q = fpx.quantize(np.random.default_rng(4).standard_normal(70).astype(np.float32), "mxfp4")
+    with pytest.raises(ValueError, match="shown must be >= 1, got 0"):
+        fpx.plots.quantize_plot(q, shown=0)
+    with pytest.raises(ValueError, match="total must be >= 70, got 5"):
+        fpx.plots.quantize_plot(q, total=5)
+    with pytest.raises(TypeError, match="q must be fpx.quantize's result, got ndarray"):
+        fpx.plots.quantize_plot(np.ones(3))
+    title = fpx.plots.quantize_plot(q, shown=40, total=1000).axes[0].get_title()
+    assert title.startswith("mxfp4: first 2 blocks of 32 of 1,000 values of x")

@@ -277,3 +277,27 @@ def test_the_modes_are_spelled_as_the_public_api_says():
             fpx.sum(np.ones(3, np.float16), "sequential", rounding=spelled)
         with pytest.raises(ValueError, match=f"is written '{right}'"):
             fpx.parse_spec(f"sequential(rounding={spelled})", "sum")
+
+
+@pytest.mark.parametrize("name", [n for n in FORMATS if n not in (E8M0, "float64")])
+def test_a_negative_just_below_half_the_least_value_is_no_tie(name):
+    """Issue 36: -(0.5 - 2**-54) * least, a float64, rounded to nearest is -0 (FNUZ: +0):
+    the float64 path read 1 + t (t = x / least, inexact there) as 0.5, a tie, and gave
+    -least in nearest_away (and, without subnormals, in nearest_even). Just above half
+    is -least."""
+    p, emin, _, _, _ = FORMATS[name]
+    tiny = Fraction(2) ** (emin - p + 1)
+    below, above = -tiny * (Fraction(1, 2) - Fraction(1, 2**54)), -tiny * Fraction(2**52 + 1, 2**53)
+    for mode in MODES[:2]:
+        for x in (below, above):
+            want = expected(name, x, mode)
+            got = fpx.as_format(np.array([float(x)]), name, rounding=mode).astype(float)[0]
+            assert same(got, want), (mode, x, got, want)
+    fmt = fpx.format(p, max(1 - emin, 1), subnormals=False, name="no_tie_check")
+    try:
+        x = -(0.5 - 2**-54) * 2.0**fmt.emin
+        for mode in MODES[:2]:
+            assert same(float(fpx.as_format(x, fmt.name, rounding=mode)), -0.0), mode
+            assert float(fpx.as_format(-x * (1 + 2**-51), fmt.name, rounding=mode)) == 2.0**fmt.emin
+    finally:
+        fpx.userformat._forget("no_tie_check")

@@ -173,7 +173,7 @@ def _direct(x, y, info: FormatInfo, red: dict) -> np.ndarray:
         xi = x[i : i + rows]
         diff = F.sub(xi[:, None, :], y[None, :, :])
         sq = F.mul(diff, diff)
-        d2 = _row_sums(sq.reshape(-1, d), info, red).reshape(xi.shape[0], n)
+        d2 = _row_sums(sq.reshape(xi.shape[0] * n, d), info, red).reshape(xi.shape[0], n)
         out[i : i + rows] = F.sqrt(d2)
     return out
 

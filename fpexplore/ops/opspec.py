@@ -64,7 +64,8 @@ def with_settings(kw: dict, settings: dict, orders_of: str) -> dict:
     from ..orders.arith import accumulate_applies
 
     kw = {**kw, **settings}
-    order = registry.orders_of(orders_of).get(kw.get("order"))
+    name = kw.get("order")
+    order = registry.orders_of(orders_of).get(name) if isinstance(name, str) else None
     if "accumulate" not in settings and order is not None and not accumulate_applies(order):
         kw.pop("accumulate", None)
     return kw

@@ -568,10 +568,10 @@ def orders_of(op: str) -> dict:
 
 def lookup(op: str, order: str) -> OrderSpec:
     """The OrderSpec of ``order`` for ``op``; a library order loads the wing first."""
-    if op in _TABLES and order in _TABLES[op]:
+    if op in _TABLES and isinstance(order, str) and order in _TABLES[op]:
         return _TABLES[op][order]
     table = orders_of(op)
-    spec = table.get(order)
+    spec = table.get(order) if isinstance(order, str) else None  # ([1]: unhashable)
     if spec is None:
         raise ValueError(
             f"unknown order {checks.shown(order)} for {op}; valid orders: {', '.join(table)}"

@@ -176,10 +176,11 @@ def remembered_student(folder) -> str | None:
     return name or None
 
 
-def read_attempts(folder) -> list[dict]:
+def read_attempts(folder, skipped: list | None = None) -> list[dict]:
     """Every attempt kept in the answers files under ``folder`` (subfolders included), one
     dict per attempt with its file's ``student`` and ``lesson``; files that are not answers
-    files are passed over."""
+    files are passed over, and those named as one (``<lesson>-<name>.json``: damaged,
+    unreadable) appended to ``skipped`` where given."""
     root = _folder(folder)
     if not root.is_dir():
         raise ValueError(f"folder {str(folder)!r} is not a folder")
@@ -187,6 +188,8 @@ def read_attempts(folder) -> list[dict]:
     for path in sorted(root.rglob("*.json")):
         data = _read(path)
         if data is None:
+            if skipped is not None and re.match(r"\d\d-.+\.json\Z", path.name):
+                skipped.append(path)
             continue
         for a in data["attempts"]:
             if isinstance(a, dict) and "exercise" in a:
