@@ -60,7 +60,7 @@ SUMS = {
     "two-f16": "FP8 unpacked to float16: two float16-input blocks of 16 (k mod 4 in {0, 1}, "
     "then the rest), then c added in one rounding to nearest",
 }
-_ROUNDING = {"rz": "toward zero", "rne": "nearest_even"}
+_ROUNDING = {"rz": "toward zero", "rne": "nearest-even"}  # (words for the table)
 _FP8 = ("float8_e4m3", "float8_e5m2")
 _FNUZ = ("float8_e4m3fnuz", "float8_e5m2fnuz")
 
