@@ -412,6 +412,24 @@ def test_the_kernel_dialog_is_answered_as_a_person_would(lab, tmp_path):
     assert "Python 3" in kernel, kernel
 
 
+def _answer(page, ex: str, wrong: str, right: str, tmp_path) -> tuple:
+    """Exercise ``ex`` answered as a student would: ``wrong`` typed and checked ("Not yet"),
+    then ``right`` ("Correct"); (its widget, the two verdicts)."""
+    exercise = page.locator(".fpx-exercise", has_text=f"Exercise {ex}").first
+    _wait_or_screenshot(page, exercise, 120_000, tmp_path / "no-exercise.png")
+    exercise.scroll_into_view_if_needed()
+    box = exercise.locator("input[type='text']").first
+    verdict = exercise.locator(".fpx-verdict")
+    verdicts = []
+    for typed, said in ((wrong, "Not yet"), (right, "Correct")):
+        box.fill(typed)
+        exercise.get_by_role("button", name="check", exact=True).click()
+        verdict.wait_for(timeout=30_000)
+        _wait_for_text(page, verdict, said, timeout=30)
+        verdicts.append(verdict.inner_text())
+    return exercise, *verdicts
+
+
 def test_a_student_answers_lesson_01_in_jupyterlab(lab, tmp_path):
     """Lesson 01 in JupyterLab: run its cells, type the answer of the "ulp-float32" exercise
     into its box as a student would, click "check", and read "Correct!" in the widget; a wrong
@@ -421,20 +439,7 @@ def test_a_student_answers_lesson_01_in_jupyterlab(lab, tmp_path):
     answer = teaching.get("ulp-float32").answer_text()  # computed, as the widget grades it
     url, token = lab
     with _notebook_page(url, token, "01_bits_and_ulps.ipynb", tmp_path) as page:
-        exercise = page.locator(".fpx-exercise", has_text="Exercise ulp-float32").first
-        _wait_or_screenshot(page, exercise, 120_000, tmp_path / "no-exercise.png")
-        exercise.scroll_into_view_if_needed()
-        box = exercise.locator("input[type='text']").first
-        verdict = exercise.locator(".fpx-verdict")
-        box.fill("0.0001")
-        exercise.get_by_role("button", name="check", exact=True).click()
-        verdict.wait_for(timeout=30_000)
-        _wait_for_text(page, verdict, "Not yet", timeout=30)
-        wrong = verdict.inner_text()
-        box.fill(answer)
-        exercise.get_by_role("button", name="check", exact=True).click()
-        _wait_for_text(page, exercise, "Correct", timeout=30)
-        right = verdict.inner_text()
+        exercise, wrong, right = _answer(page, "ulp-float32", "0.0001", answer, tmp_path)
         figure = exercise.locator("img").count()
         # the bit inspector (float16 0.1): click the sign bit as a student would
         inspector = page.locator(".fpx-bit-inspector").first
@@ -468,20 +473,7 @@ def test_a_student_meets_fp4_in_lesson_05_in_jupyterlab(lab, tmp_path):
     assert answer == "0" and float(fpx.as_format(0.1, "float4_e2m1")) == 0.0
     url, token = lab
     with _notebook_page(url, token, "05_gpu_arithmetic.ipynb", tmp_path) as page:
-        exercise = page.locator(".fpx-exercise", has_text="Exercise fp4-value").first
-        _wait_or_screenshot(page, exercise, 120_000, tmp_path / "no-exercise.png")
-        exercise.scroll_into_view_if_needed()
-        box = exercise.locator("input[type='text']").first
-        verdict = exercise.locator(".fpx-verdict")
-        box.fill("0.5")
-        exercise.get_by_role("button", name="check", exact=True).click()
-        verdict.wait_for(timeout=30_000)
-        _wait_for_text(page, verdict, "Not yet", timeout=30)
-        wrong = verdict.inner_text()
-        box.fill(answer)
-        exercise.get_by_role("button", name="check", exact=True).click()
-        _wait_for_text(page, exercise, "Correct", timeout=30)
-        right = verdict.inner_text()
+        _, wrong, right = _answer(page, "fp4-value", "0.5", answer, tmp_path)
         inspector = page.locator(".fpx-bit-inspector").last
         inspector.scroll_into_view_if_needed()
         boxes = inspector.locator(".widget-text input")
@@ -651,9 +643,10 @@ def _table_rows(locator) -> dict:
 
 
 @contextlib.contextmanager
-def _notebook_page(url: str, token: str, name: str, tmp_path):
+def _notebook_page(url: str, token: str, name: str, tmp_path, console: list | None = None):
     """A page with the notebook ``name`` open in JupyterLab, its kernel ready and every cell
-    run (dialogs answered as a person would); the browser closes afterwards."""
+    run (dialogs answered as a person would; the console's errors collected in ``console``);
+    the browser closes afterwards."""
     from playwright.sync_api import sync_playwright
 
     answered = []
@@ -661,6 +654,8 @@ def _notebook_page(url: str, token: str, name: str, tmp_path):
         browser = _launch(p)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            if console is not None:
+                page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
             _open_notebook(page, f"{url}/lab/tree/{name}?token={token}", answered, tmp_path)
             _run_all_cells(page, tmp_path)
             yield page
@@ -896,19 +891,12 @@ def test_the_quantize_view_in_jupyterlab(lab, tmp_path):
     clicks "quantize", picks nvfp4 in the scheme dropdown that appears, and sees the figure
     drawn again (the canvas changes) and the block scales written under it, as fpx.quantize
     gives them for the explorer's input (sum, float32, n = 1e5, seed 0), with no error."""
-    from playwright.sync_api import sync_playwright
-
     import fpexplore as fpx
     from fpexplore.quantize import SCHEMES
 
     url, token = lab
-    answered, console = [], []
-    with sync_playwright() as p:
-        browser = _launch(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
-        _open_notebook(page, f"{url}/lab/tree/00_explorer.ipynb?token={token}", answered, tmp_path)
-        _run_all_cells(page, tmp_path)
+    console = []
+    with _notebook_page(url, token, "00_explorer.ipynb", tmp_path, console) as page:
         app = page.locator(".fpx-explorer").first
         _wait_or_screenshot(page, app, 180_000, tmp_path / "no-app.png")
         canvas = app.locator("canvas").first
@@ -933,7 +921,6 @@ def test_the_quantize_view_in_jupyterlab(lab, tmp_path):
         shot = os.environ.get("FPX_SCREENSHOT")
         if shot:
             app.screenshot(path=shot)
-        browser.close()
     import numpy as np
     from PIL import Image
 

@@ -73,8 +73,8 @@ class Output:
             c.view_out.value = render.draw(c.figure, self.comparison, self.observed, state)
             if isinstance(c.canvas, W.Image):
                 c.canvas.value = render.png(c.figure)
-            else:
-                c.canvas.draw_idle()
+            else:  # rendered and sent now: a draw_idle request that arrives while the page
+                c.canvas.draw()  # waits for an earlier image is dropped (a stale figure stays)
 
     def large_type(self, app, on: bool, state) -> None:
         """Large type for teaching: bigger table, verdict and diff (a CSS class on ``app``)
