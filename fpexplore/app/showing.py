@@ -32,6 +32,7 @@ class Output:
     def __init__(self, c, code_of, uploaded) -> None:
         self._c, self._code_of, self._uploaded = c, code_of, uploaded
         self.comparison, self.explanation, self.observed = None, None, Observed()
+        self._sent = False  # a figure drawn into the canvas before
 
     def show(self, cmp, observed, state) -> None:
         """A finished comparison on screen (A and B already among its results): the figure,
@@ -73,8 +74,11 @@ class Output:
             c.view_out.value = render.draw(c.figure, self.comparison, self.observed, state)
             if isinstance(c.canvas, W.Image):
                 c.canvas.value = render.png(c.figure)
-            else:  # rendered and sent now: a draw_idle request that arrives while the page
-                c.canvas.draw()  # waits for an earlier image is dropped (a stale figure stays)
+            elif self._sent:  # rendered and sent now: the page drops a draw_idle request
+                c.canvas.draw()  # that comes while it waits for an image (a stale figure)
+            else:  # the first: the page asks for it once its canvas exists (Voila: later)
+                self._sent = True
+                c.canvas.draw_idle()
 
     def large_type(self, app, on: bool, state) -> None:
         """Large type for teaching: bigger table, verdict and diff (a CSS class on ``app``)
