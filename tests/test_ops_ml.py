@@ -50,6 +50,13 @@ import slow_orders as so
 from oracle import SPECS, mpf_fraction, same
 from strategies import STORAGE, values
 
+# compare needs pandas: the gmpy2 oracle run (make test-gmpy2) installs none; the main run
+# has it and runs these
+needs_pandas = pytest.mark.skipif(
+    importlib.util.find_spec("pandas") is None, reason="fpx.compare needs pandas"
+)
+
+
 SCALAR = {
     "float16": np.float16,
     "bfloat16": ml_dtypes.bfloat16,
@@ -329,6 +336,12 @@ def test_cdist_of_points_without_coordinates_is_zero_in_every_variant():
     for variant in ("expanded", "direct", "exact"):
         d = cdist(x, x[:2], variant=variant)
         assert d.shape == (3, 2) and not d.any(), variant
+
+
+@needs_pandas
+def test_compare_of_cdist_without_coordinates_agrees_everywhere():
+    """The same points of width 0 through compare (which crashed with the direct variant)."""
+    x = np.zeros((3, 0), np.float32)
     t = fpx.compare("cdist", inputs=(x, x)).table
     assert (t["max_abs_ulp"] == 0).all()
 
@@ -781,13 +794,6 @@ def _adam_div_then_mul_f32(p, g, m, v, step, lr, beta1, beta2, eps):
     m_hat = m1 / f(1.0 - beta1**step)
     v_hat = v1 / f(1.0 - beta2**step)
     return p - f(lr) * (m_hat / (np.sqrt(v_hat) + f(eps)))
-
-
-# compare needs pandas: the gmpy2 oracle run (make test-gmpy2) installs none; the main run
-# has it and runs these
-needs_pandas = pytest.mark.skipif(
-    importlib.util.find_spec("pandas") is None, reason="fpx.compare needs pandas"
-)
 
 
 @needs_pandas
