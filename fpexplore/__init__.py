@@ -63,8 +63,9 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 - ``libraries/``   the library wing, which the modules below never import (the order
                    registry and backends load it by name on first use of one of its names):
                    real CPU libraries' own loops emulated bit for bit (OpenBLAS, einsum,
-                   polars, LLVM, numba, torch, XLA; the SIMD family) and torch, jax and
-                   polars as backends; it registers its orders when it loads
+                   polars, LLVM, numba, torch, XLA; the SIMD family), torch, jax and
+                   polars as backends, and a real library call run in a fresh process
+                   (run_elsewhere); it registers its orders when it loads
 - ``backends/``    where results come from, one module per kind, each answering alike
                    (status, steps(job, name), results(job, step) -> Result records; job: Job,
                    Result): numpy (NumPy's call, its BLAS threads limited), emulated (each
@@ -88,8 +89,7 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    accumulation trees as data (the ``revealed`` order's parameter)
 - ``machine``      machine_info(): the CPU, SIMD level, BLAS kernel and threads a result came
                    from; environment(): the tables' machine columns; available_memory() (the
-                   size guard's budget); run_elsewhere(): a real library call in a fresh
-                   process (which loads this file and libspec alone, without the package)
+                   size guard's budget); the wing's run_elsewhere() answers here too
 - ``libspec``      one LibrarySpec per real library (NumPy/OpenBLAS, torch, jax, polars,
                    numba): package, install command, run_elsewhere's calls, the backend row's
                    call per op and formats, threads, environment variables, emulating orders

@@ -1,14 +1,14 @@
 """The real libraries fpexplore runs or emulates, one :class:`LibrarySpec` each.
 
 NumPy (with its OpenBLAS), torch, jax, polars and numba: the package to import, how to
-install it, the calls :func:`fpexplore.machine.run_elsewhere` can make of it, which function
-compare's backend row calls per op and in which formats, whether compare's ``threads=``
-reaches it, the environment variables that change what it computes, and fpexplore's orders
-that emulate its loops (by name). :mod:`fpexplore.machine`, :mod:`fpexplore.backends` and
-:mod:`fpexplore.libraries.backend` read these records.
+install it, the calls :func:`fpexplore.libraries.elsewhere.run_elsewhere` can make of it,
+which function compare's backend row calls per op and in which formats, whether compare's
+``threads=`` reaches it, the environment variables that change what it computes, and
+fpexplore's orders that emulate its loops (by name). :mod:`fpexplore.machine`,
+:mod:`fpexplore.backends` and the library wing read these records.
 
-Imports nothing from fpexplore: ``run_elsewhere``'s child process loads this module beside
-``machine.py`` without the package.
+Imports nothing from fpexplore: ``run_elsewhere``'s child process loads this module,
+``machine.py`` and ``libraries/elsewhere.py`` without the package.
 """
 
 from __future__ import annotations

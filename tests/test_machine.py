@@ -13,6 +13,7 @@ import importlib.util
 import json
 import os
 import platform
+import subprocess
 import sys
 
 import numpy as np
@@ -258,3 +259,28 @@ def test_torch_sum_threads_live(threads):
     want = torch_sum(x, threads=threads)
     assert got.dtype == np.float16
     assert (np.isnan(got) and np.isnan(want)) or bits(got) == bits(want)
+
+
+def test_run_elsewhere_is_the_wings_and_found_through_machine():
+    """run_elsewhere and its names live in the library wing (fpexplore/libraries/elsewhere.py);
+    ``fpx.machine`` finds them by name, loading the wing then and not before."""
+    code = """
+import sys
+import fpexplore as fpx
+loaded = lambda: "fpexplore.libraries" in sys.modules
+fpx.machine.machine_info(); fpx.machine.environment()
+before = loaded()
+from fpexplore.libraries import elsewhere
+print(before, fpx.machine.run_elsewhere is elsewhere.run_elsewhere,
+      fpx.machine.OPENBLAS_KERNELS is elsewhere.OPENBLAS_KERNELS, loaded())
+try:
+    fpx.machine.run_nowhere
+except AttributeError as e:
+    print(e)
+"""
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.splitlines() == [
+        "False True True True",
+        "module 'fpexplore.machine' has no attribute 'run_nowhere'",
+    ]

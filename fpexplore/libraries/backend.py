@@ -27,8 +27,8 @@ import numpy as np
 from .. import checks
 from ..backends.job import Job, Result
 from ..libspec import LIBRARIES, backend_libraries
-from ..machine import run_here
 from ..timing import timed
+from .elsewhere import run_here
 
 __all__ = ["CALLS", "NAMES", "UNAVAILABLE", "call_name", "results", "run", "status", "steps"]
 
