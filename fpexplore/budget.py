@@ -198,10 +198,7 @@ def difference_budget(
 
 def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
     """The factors and the inputs (a tuple of the op's arrays), checked."""
-    if op not in ORDER_OPS:
-        raise ValueError(
-            f"unknown op {checks.shown(op)}; difference_budget takes sum, dot or matmul"
-        )
+    checks.choice("op", op, ORDER_OPS, "difference_budget takes")
     factors = checks.name_list("factors", factors)
     bad = set(factors) - set(FACTORS)
     if bad:

@@ -113,17 +113,19 @@ def seed(value, name: str = "seed") -> int:
     return integer(name, value, 0, MAX_SEED)
 
 
-def choice(name: str, value, valid):
-    """``value`` if it is one of ``valid``; else ValueError listing the valid ones (TypeError
-    for an unhashable value)."""
+def choice(name: str, value, valid, listed: str = "valid"):
+    """``value`` if it is one of ``valid``; else ValueError listing the valid ones after
+    ``listed`` (TypeError for a value that cannot be one: unhashable, or an array)."""
     try:
-        ok = value in valid
-    except TypeError:
+        ok = bool(value in valid)
+    except (TypeError, ValueError):  # (an array's `in` asks for its truth value)
         raise TypeError(
             f"{name} must be one of {', '.join(map(str, valid))}; got {shown(value)}"
         ) from None
     if not ok:
-        raise ValueError(f"unknown {name} {shown(value)}; valid: {', '.join(map(str, valid))}")
+        raise ValueError(
+            f"unknown {name} {shown(value)}; {listed}: {', '.join(map(str, valid))}"
+        )
     return value
 
 

@@ -132,8 +132,7 @@ def match_orders(
     accumulator, no fma); ``df.attrs["note"]`` says how many candidates reproduce everything.
     """
     pd = require("pandas", "fpx.match_orders")
-    if op not in ORDER_OPS:
-        raise ValueError(f"unknown op {checks.shown(op)}; match_orders takes sum, dot or matmul")
+    checks.choice("op", op, ORDER_OPS, "match_orders takes")
     if top is not None:
         checks.integer("top", top, 1)
     obs, info = _as_observations(inputs, observed, op)
@@ -255,8 +254,7 @@ def explain_numpy(
                 f"the comparison is of {checks.shown(inputs.op)}, not {checks.shown(op)}"
             )
         inputs = inputs.inputs
-    if op not in ORDER_OPS:
-        raise ValueError(f"explain_numpy explains {', '.join(ORDER_OPS)}; got {checks.shown(op)}")
+    checks.choice("op", op, ORDER_OPS, "explain_numpy explains")
     spec = get(op)
     label, names = spec.numpy_label, spec.input_names
     # a dict, a tuple or an array; masked arrays and mixed formats refused

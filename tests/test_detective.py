@@ -141,7 +141,7 @@ def test_detective_ranks_near_misses_and_checks_input():
     assert df.iloc[0]["max_ulp"] == 1.0
     with pytest.raises(ValueError, match="2 inputs but 1 observations"):
         detective.match_orders([x, x], [observed], "sum")
-    with pytest.raises(ValueError, match="match_orders takes sum, dot or matmul"):
+    with pytest.raises(ValueError, match="match_orders takes: sum, dot, matmul"):
         detective.match_orders(x, observed, "cdist")
 
 

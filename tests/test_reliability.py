@@ -444,3 +444,27 @@ def test_generate_names_n_when_the_values_do_not_fit_in_memory():
     """10**13 values (80 TB of float64): a MemoryError naming n, not NumPy's own."""
     with pytest.raises(MemoryError, match=r"generate: n=10,000,000,000,000 values do not fit"):
         fpx.generate("uniform", 10**13)
+
+
+_X8 = np.ones(8, np.float32)
+_OP_TAKERS = {
+    "orders": lambda op: fpx.orders(op),
+    "variants": lambda op: fpx.variants(op),
+    "compare": lambda op: fpx.compare(op, n=8),
+    "sweep": lambda op: fpx.sweep(op, sizes=[8]),
+    "difference_budget": lambda op: fpx.difference_budget(_X8, "pairwise", "sequential", op),
+    "match_orders": lambda op: fpx.match_orders(_X8, np.float32(8), op),
+    "explain": lambda op: fpx.explain(op, _X8, {"a": np.float32(8), "b": np.float32(8)}),
+    "reveal": lambda op: fpx.reveal(np.sum, 8, op=op),
+    "explain_numpy": lambda op: fpx.explain_numpy(op, 8),
+}
+
+
+@pytest.mark.parametrize("name", _OP_TAKERS)
+@pytest.mark.parametrize("op", [_X8, ["sum"], {"sum": 1}], ids=["array", "list", "dict"])
+def test_an_op_that_is_no_name_is_refused_by_name(name, op):
+    """Pass 5 (issue 36): an array, list or dict given as ``op`` (arguments out of place, as
+    difference_budget(op, start, end, x) for (x, start, end, op)) raised NumPy's "truth
+    value of an array is ambiguous" or "unhashable type" without naming op."""
+    with pytest.raises((TypeError, ValueError), match=r"^(op must be one of|unknown op) "):
+        _OP_TAKERS[name](op)

@@ -54,9 +54,7 @@ OP_SPECS: dict[str, OpSpec] = _collect()  # op name -> its spec, in the explorer
 
 def get(op: str) -> OpSpec:
     """The spec of ``op``, or ValueError listing the ops."""
-    if op not in OP_SPECS:
-        raise ValueError(f"unknown op {checks.shown(op)}; valid ops: {', '.join(OP_SPECS)}")
-    return OP_SPECS[op]
+    return OP_SPECS[checks.choice("op", op, OP_SPECS, "valid ops")]
 
 
 def ops() -> dict[str, str]:

@@ -560,8 +560,7 @@ def dispatchers() -> dict:
 def orders_of(op: str) -> dict:
     """Every order of ``op`` (name -> OrderSpec, the library wing's too); ValueError naming
     the ops that have orders."""
-    if op not in _TABLES:
-        raise ValueError(f"unknown op {checks.shown(op)}; ops with orders: {', '.join(_TABLES)}")
+    checks.choice("op", op, _TABLES, "ops with orders")
     _complete()
     return _TABLES[op]
 
@@ -622,16 +621,14 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
 def roundable(op: str = "sum") -> list[str]:
     """The orders of ``op`` whose additions take a rounding mode (``fpx.sum``'s ``rounding=``:
     sum only; this loads nothing)."""
-    if op not in _TABLES:
-        orders_of(op)  # the ValueError naming the ops
+    checks.choice("op", op, _TABLES, "ops with orders")
     return [name for name, s in _TABLES[op].items() if s.run_rounded is not None and op == "sum"]
 
 
 def fusable(op: str = "dot") -> list[str]:
     """The orders of ``op`` where ``fma=True`` fuses a product into an addition (none of the
     library wing's: a library's kernel decides where it fuses, so this loads nothing)."""
-    if op not in _TABLES:
-        orders_of(op)  # the ValueError naming the ops
+    checks.choice("op", op, _TABLES, "ops with orders")
     return [name for name, s in _TABLES[op].items() if s.fma]
 
 
