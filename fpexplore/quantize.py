@@ -178,14 +178,16 @@ def _f32(a) -> np.ndarray:
 def _nvfp4(v: np.ndarray, s: Scheme) -> tuple[np.ndarray, np.ndarray, float]:
     """(elements, scales, s_dec) of blocks ``v`` by arXiv:2509.25149 Appendix B, in float32;
     a block whose E4M3 scale is 0 (its largest magnitude below about 2**-10 / 448 of the
-    tensor's, or 0) has elements 0."""
+    tensor's, or 0) has elements 0. s_enc and s_enc,b are at most float32's largest (a
+    tensor below 2688 / 3.4e38 in magnitude), as TransformerEngine's (docs/quantize.md)."""
     amax = np.float32(np.max(np.abs(v))) if v.size else np.float32(0)
     with np.errstate(all="ignore"):
-        s_enc = np.float32(6 * 448) / amax if amax > 0 else np.float32(1)  # (1): all zero: 1
+        big = np.finfo(np.float32).max
+        s_enc = min(np.float32(6 * 448) / amax, big) if amax > 0 else np.float32(1)  # (1)
         s_dec = np.float32(1) / s_enc
         s_dec_b = _f32(np.max(np.abs(v), axis=-1)) / np.float32(6)  # (2)
         scale = as_format(_f32(s_dec_b * s_enc), s.scale)  # (3): nearest even, at most 448
-        s_enc_b = np.float32(1) / _f32(_f32(scale) * s_dec)
+        s_enc_b = np.minimum(np.float32(1) / _f32(_f32(scale) * s_dec), big)
         x_scaled = _f32(_f32(v) * s_enc_b[..., None])  # (4)
     x_scaled = np.where(_f32(scale)[..., None] == 0, np.float32(0), x_scaled)
     elements = np.asarray(as_format(x_scaled, s.element), np.float32)  # saturates at 6

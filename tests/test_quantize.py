@@ -180,10 +180,17 @@ def f32(v) -> np.float32:
     return np.float32(v)
 
 
+F32_MAX = np.finfo(np.float32).max
+
+
 def nvfp4_oracle(x: np.ndarray):
-    """(s_dec, scales, elements) by Appendix B, in NumPy float32 and the grids above."""
+    """(s_dec, scales, elements) by Appendix B, in NumPy float32 and the grids above; the
+    encoding scales at most float32's largest, as TransformerEngine's
+    compute_global_encode_scaling_factor_FP4 and compute_nvfp4_scaling_coefficient clamp
+    them (a quotient that overflows float32 is FLT_MAX)."""
     amax = f32(np.max(np.abs(x)))
-    s_enc = f32(f32(6 * 448) / amax) if amax > 0 else f32(1)
+    with np.errstate(over="ignore", divide="ignore"):
+        s_enc = min(f32(f32(6 * 448) / amax), F32_MAX) if amax > 0 else f32(1)
     s_dec = f32(f32(1) / s_enc)
     scales, elements = [], []
     for b in range(0, x.size, 16):
@@ -194,7 +201,8 @@ def nvfp4_oracle(x: np.ndarray):
         if s == 0:
             elements += [Fraction(0)] * block.size
             continue
-        s_enc_b = f32(f32(1) / f32(f32(float(s)) * s_dec))
+        with np.errstate(over="ignore", divide="ignore"):
+            s_enc_b = min(f32(f32(1) / f32(f32(float(s)) * s_dec)), F32_MAX)
         elements += [nearest_even(Fraction(float(f32(v * s_enc_b))), "float4_e2m1") for v in block]
     return s_dec, scales, elements
 
@@ -209,6 +217,29 @@ def test_nvfp4_follows_appendix_b(kind):
         assert q.tensor_scale == float(s_dec)
         assert [Fraction(float(s)) for s in q.scales] == scales, (kind, n)
         assert [Fraction(float(e)) for e in q.elements] == elements, (kind, n)
+
+
+def test_nvfp4_of_a_tiny_tensor_has_no_nan():
+    """Pass 5 (issue 36): a finite tensor below 2688 / FLT_MAX (about 7.9e-36) in magnitude had
+    6 * 448 / amax overflow to inf, tensor scale 0 and every element NaN. The oracle's clamps
+    are TransformerEngine's; at 1e-36 the numbers are worked by hand too: s_enc = FLT_MAX,
+    scale e4m3(1e-36 / 6 * FLT_MAX = 56.7) = 56, elements e2m1(6.07) = 6 and e2m1(2.02) = 2."""
+    rng = np.random.default_rng(11)
+    for top in (1e-30, 7.8e-36, 1e-36, 1e-38, 1e-40, 1e-43, 1e-45):
+        for n in (16, 40):
+            x = (rng.uniform(-1, 1, n) * top).astype(np.float32)
+            x[0] = np.float32(top)
+            q = fpx.quantize(x, "nvfp4")
+            s_dec, scales, elements = nvfp4_oracle(x)
+            assert not np.isnan(q.elements).any() and not np.isnan(q.scales).any(), top
+            assert q.tensor_scale == float(s_dec) > 0, top
+            assert [Fraction(float(s)) for s in q.scales] == scales, (top, n)
+            assert [Fraction(float(e)) for e in q.elements] == elements, (top, n)
+    x = np.full(16, 1e-36, np.float32)
+    x[3] = np.float32(1e-36 / 3)
+    q = fpx.quantize(x, "nvfp4")
+    assert q.tensor_scale == float(np.float32(1) / F32_MAX)
+    assert q.scales.tolist() == [56.0] and q.elements[:4].tolist() == [6.0, 6.0, 6.0, 2.0]
 
 
 def test_nvfp4_edges_and_refusals():
