@@ -133,6 +133,34 @@ def test_parse_number():
             p(bad)
 
 
+def test_hexadecimal_floats_are_read_exactly():
+    """Pass 5 (issue 36): a typed hex float went through float.fromhex, so bits beyond float64
+    were dropped (0x1.00000000000001p0 read as 1, 0x1p-1080 as 0; 0x1p2000 was "not a
+    number"), and an exact exercise graded a wrong value right. The oracle: the digits as an
+    integer times a power of two."""
+    p = teaching.parse_number
+    cases = {
+        "0x1p-1080": Fraction(1, 2**1080),
+        "0x1.00000000000001p0": 1 + Fraction(1, 2**56),
+        "0x1p2000": Fraction(2) ** 2000,
+        "-0x.8p1": Fraction(-1),
+        "0X1A.8P+3": Fraction(0x1A8, 16) * 8,
+        "0x1.8p-3": Fraction(3, 16),
+    }
+    for text, want in cases.items():
+        assert p(text) == want, text
+    assert math.copysign(1, p("-0x0p0")) == -1
+    for bad in ("0x3e00", "0xp3", "0x1.8p"):  # (a bit pattern is no number)
+        with pytest.raises(ValueError, match="is not a number"):
+            p(bad)
+    with pytest.raises(ValueError, match="exponent is too large"):
+        p("0x1p99999")
+    ex = teaching.get("round-bfloat16")
+    digits, exp = float(Fraction(ex.answer_text())).hex().split("p")  # 0x1.92p+1: 3.140625
+    assert ex.check(f"{digits}p{exp}")
+    assert not ex.check(f"{digits}000000000000000001p{exp}")  # 3.140625 + 2**-115
+
+
 def test_parse_number_of_decimals_and_long_doubles():
     """Decimal('Infinity') raised OverflowError out of grade() ("never raises"), and a NumPy
     long double was rounded to float64 first (np.longdouble(1)/3 read as float64(1/3))."""

@@ -20,6 +20,7 @@ _POWER = re.compile(
     r"^([+-]?)\s*(?:(\d+(?:\.\d*)?|\.\d+)\s*\*\s*)?2\s*(?:\*\*|\^)\s*\(?\s*([+-]?\d+)\s*\)?$"
 )
 _EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+_HEX = re.compile(r"^([+-]?)0x([0-9a-f]*)(?:\.([0-9a-f]*))?p([+-]?\d+)$", re.IGNORECASE)
 _NUMBER_HELP = "type e.g. 0.1, 1e-3, 3/4 or 2**-20"
 MAX_EXPONENT = 20000  # of a typed 2**e or 1e..., far past every format's range
 
@@ -80,11 +81,14 @@ def _parse(text) -> Fraction | float:
             raise ValueError("that exponent is too large")
         v = Fraction(mult or 1) * Fraction(2) ** int(exp)
         return -v if sign == "-" else v
-    if low.lstrip("-").startswith("0x") and "p" in low:
-        try:
-            return Fraction(float.fromhex(s))
-        except (ValueError, OverflowError):
-            pass
+    m = _HEX.match(s)
+    if m and (m.group(2) or m.group(3)):  # exactly: float.fromhex would round to float64
+        sign, whole, frac, exp = m.groups()
+        if abs(int(exp)) > MAX_EXPONENT:
+            raise ValueError("that exponent is too large")
+        frac = frac or ""
+        v = Fraction(int(whole + frac or "0", 16)) * Fraction(2) ** (int(exp) - 4 * len(frac))
+        return -v if sign == "-" else v
     e = _EXPONENT.search(s)
     if e and abs(int(e.group(1))) > MAX_EXPONENT:  # Fraction would build 10**exponent
         raise ValueError("that exponent is too large")
