@@ -246,6 +246,7 @@ def quantize(x: ArrayLike, scheme: str, *, axis: int = -1) -> Quantized:
     else:
         (elements, scales), t = _mx(v, s), 1.0
     n = moved.shape[-1]
-    elements = np.moveaxis(elements.reshape(*moved.shape[:-1], -1)[..., :n], -1, axis)
+    width = v.shape[-2] * v.shape[-1]  # (not -1: an axis of length 0 leaves it open)
+    elements = np.moveaxis(elements.reshape(*moved.shape[:-1], width)[..., :n], -1, axis)
     scales = np.moveaxis(scales.astype(np.float32), -1, axis)
     return Quantized(s, a, np.ascontiguousarray(elements), scales, t, axis)

@@ -339,3 +339,18 @@ def test_quantize_plot_names_its_own_arguments():
         fpx.plots.quantize_plot(np.ones(3))
     title = fpx.plots.quantize_plot(q, shown=40, total=1000).axes[0].get_title()
     assert title.startswith("mxfp4: first 2 blocks of 32 of 1,000 values of x")
+
+
+@pytest.mark.parametrize("scheme", ["mxfp4", "mxfp8_e5m2", "nvfp4"])
+def test_empty_arrays_of_any_shape_quantize_to_empty_blocks(scheme):
+    """Pass 5 (issue 36): an array with a zero-length axis other than the blocks' raised
+    NumPy's "cannot reshape array of size 0 into shape (0,newaxis)". Each shape keeps its
+    axes; the block axis of length n holds ceil(n / block) scales."""
+    block = fpx.quantize(np.ones(1, np.float32), scheme).scheme.block
+    for shape in [(0, 5), (5, 0), (0,), (2, 0, 3), (0, 40)]:
+        for axis in (-1, 0):
+            q = fpx.quantize(np.ones(shape, np.float32), scheme, axis=axis)
+            assert q.elements.shape == q.dequantize().shape == shape, (shape, axis)
+            blocks = list(shape)
+            blocks[axis] = -(-shape[axis] // block)
+            assert q.scales.shape == tuple(blocks), (shape, axis)
