@@ -78,6 +78,7 @@ def _as_observations(inputs, observed, op: str):
             arrays = [*arrays, o]
         ins_, o = tuple(arrays[:-1]), arrays[-1]
         red = reduction(op)
+        red.check_shapes(op, ins_, "match_orders: ")
         want = (ins_[0].shape[0], ins_[1].shape[1]) if red.matrix and ins_[0].ndim == 2 else ()
         if red.matrix and ins_[0].ndim == ins_[1].ndim == 2 and o.shape != want:
             raise ValueError(f"observed has shape {o.shape}; {op} of these inputs gives {want}")
@@ -171,15 +172,19 @@ def _scored(op: str, cands, obs) -> list:
     """[(candidate, [its ulps from each observation])]: every candidate run on the first
     observation, those within 2 ulps of the best there on the rest."""
     first_in, first_obs = obs[0]
-    scored = []
+    scored, why = [], []
     for c in cands:
         try:
             got = evaluate(op, c, first_in)
             scored.append((c, [_distance(first_obs, got)]))
-        except (ValueError, NotImplementedError):
-            continue  # a parameter or format that does not apply, a path not emulated
+        except (ValueError, NotImplementedError) as e:
+            why.append(f"{c}: {e}")  # a setting that does not apply, a path not emulated
     if not scored:
-        raise ValueError("no candidate could be evaluated")
+        raise ValueError(
+            "match_orders: candidates_ is empty"
+            if not cands
+            else f"match_orders: no candidate could be evaluated; the first: {why[0]}"
+        )
     best = min(float(np.max(u[0])) for _, u in scored)
     keep_threshold = max(best, 0.0) + 2.0
     for c, us in scored:

@@ -117,14 +117,9 @@ def _arrays(op: str, inputs) -> tuple[tuple, str]:
         inputs = inputs.inputs
     given, fmt, _ = get_op(op).user_inputs(inputs, what="fpx.explain")
     arrays = tuple(np.asarray(v) for k, v in given.items() if k != "format")
-    red = reduction(op)
-    if not red.products:
+    if not reduction(op).products:
         return (np.ravel(arrays[0]),), fmt
-    a, b = arrays
-    ok = a.ndim == b.ndim == 2 if red.matrix else a.ndim == 1 and a.shape == b.shape
-    if not ok or (red.matrix and a.shape[1] != b.shape[0]):
-        what = "(m, k) and (k, n) arrays" if red.matrix else "two 1-D arrays of equal length"
-        raise ValueError(f"{op} takes {what}, got {a.shape} and {b.shape}")
+    reduction(op).check_shapes(op, arrays)
     return arrays, fmt
 
 

@@ -284,8 +284,10 @@ def _check_accumulator(acc: str) -> None:
             f"{acc} is an input rounding (write +{acc}), not an accumulator format; "
             f"accumulator formats: {', '.join(FORMATS)}"
         )
+    yours = f" and yours (fpx.format): {', '.join(user_names())}" if user_names() else ""
     raise ValueError(
         f"unknown accumulator {checks.shown(acc)}; accumulator formats: {', '.join(FORMATS)}"
+        + yours
     )
 
 

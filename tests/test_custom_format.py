@@ -466,3 +466,13 @@ def test_the_bit_inspector_takes_apart_a_format_with_ieee_layout():
     with pytest.raises(ValueError, match="'short_top' .* has no IEEE bit layout.*emax=10"):
         teaching.bit_fields(0, "short_top")
     assert "short_top" not in teaching.bit_formats()
+
+
+def test_an_unknown_accumulator_in_a_spec_lists_your_formats_too():
+    """Pass 5 (issue 36): "sequential@nosuch" listed the four built-in accumulators only,
+    leaving out the fpx.format names that a spec takes there."""
+    with pytest.raises(ValueError, match=r"float32, float64'?$"):
+        fpx.parse_spec("sequential@nosuch", "sum")
+    fpx.format(precision=8, emax=15, name="p8-acc")
+    with pytest.raises(ValueError, match=r"float64 and yours \(fpx.format\): p8-acc$"):
+        fpx.parse_spec("sequential@nosuch", "sum")

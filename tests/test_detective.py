@@ -369,3 +369,23 @@ def test_difference_budget_joins_a_half_switched_setting_that_is_none():
     with pytest.raises(ValueError, match="A100 tensor cores take no float8_e5m2"):  # an end
         budget.difference_budget((A, B), "sequential", "tensor-core(arch=a100)+float8_e5m2",
                                  "matmul")  # fmt: skip
+
+
+def test_match_orders_names_inputs_of_the_wrong_shape_and_an_empty_candidate_list():
+    """Pass 5 (issue 36): dot inputs of two lengths, a column for a dot, vectors for a matmul
+    and an empty candidates_ all said "no candidate could be evaluated", naming nothing."""
+    x = np.random.default_rng(0).normal(0, 1, 40).astype(np.float32)
+    cases = [
+        (
+            (x, x[:-1]),
+            "dot",
+            r"match_orders: dot takes two 1-D arrays of equal length, got \(40,\) and \(39,\)",
+        ),
+        ((x[:, None], x), "dot", r"dot takes two 1-D .* got \(40, 1\) and \(40,\)"),
+        ((x, x), "matmul", r"matmul takes \(m, k\) and \(k, n\) arrays, got \(40,\) and \(40,\)"),
+    ]
+    for inputs, op, match in cases:
+        with pytest.raises(ValueError, match=match):
+            detective.match_orders(inputs, np.float32(0), op, ["sequential", "pairwise"])
+    with pytest.raises(ValueError, match="match_orders: candidates_ is empty"):
+        detective.match_orders(x, np.float32(0), "sum", [])

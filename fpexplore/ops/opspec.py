@@ -126,6 +126,21 @@ class Reduction:
         """The number of terms each result element adds."""
         return arrays[0].shape[1] if self.matrix else arrays[0].size
 
+    def check_shapes(self, op: str, arrays, who: str = "") -> None:
+        """ValueError (``who`` first) where ``arrays`` are not ``op``'s: dot's two 1-D arrays
+        of one length, matmul's (m, k) and (k, n)."""
+        if not self.products:
+            return
+        a, b = arrays
+        if self.matrix:
+            ok = a.ndim == b.ndim == 2 and a.shape[1] == b.shape[0]
+            need = "(m, k) and (k, n) arrays"
+        else:
+            ok = a.ndim == b.ndim == 1 and a.shape == b.shape
+            need = "two 1-D arrays of equal length"
+        if not ok:
+            raise ValueError(f"{who}{op} takes {need}, got {a.shape} and {b.shape}")
+
 
 @dataclass(frozen=True, eq=False)
 class OpSpec:
