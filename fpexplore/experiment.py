@@ -320,6 +320,37 @@ def _refuse_compare_only(op_params: dict) -> None:
             raise TypeError(f"fpx.sweep takes no {k}=: {why} (compare takes {k}=)")
 
 
+def _seed_list(seed, seeds) -> list[int]:
+    """sweep's data seeds: ``seeds`` of them from ``seed`` (default 0), or the list ``seeds``
+    (then ``seed`` is refused: it would be ignored)."""
+    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
+        count = checks.integer("seeds", seeds, 1, MAX_SWEEP_RUNS)  # how many
+        first = checks.seed(0 if seed is None else seed)
+        if first + count - 1 > checks.MAX_SEED:
+            raise ValueError(
+                f"seed={first} and seeds={count} run seeds up to {first + count - 1}; seeds "
+                f"are at most {checks.MAX_SEED}"
+            )
+        return [first + k for k in range(count)]
+    if seed is not None:
+        raise TypeError(
+            f"seed={checks.shown(seed)} and a list of seeds: seed is where a count of seeds "
+            "starts; give the seeds in the list"
+        )
+    seed_list = [checks.seed(s, "seeds") for s in seeds]
+    if not seed_list:
+        raise ValueError("seeds must name at least one seed")
+    _refuse_repeats("seeds", seed_list)
+    return seed_list
+
+
+def _refuse_repeats(name: str, values: list) -> None:
+    """ValueError naming a value listed twice (its runs would count twice in the medians)."""
+    twice = sorted({v for v in values if values.count(v) > 1})
+    if twice:
+        raise ValueError(f"{name} lists {', '.join(map(str, twice))} more than once")
+
+
 def sweep(
     op: str,
     *,
@@ -327,7 +358,7 @@ def sweep(
     sizes: int | Iterable[int] = (10, 100, 1_000, 10_000, 100_000, 1_000_000),
     variants: str | VariantSpec | Iterable[str | VariantSpec] | None = None,
     distribution: str = "uniform",
-    seed: int = 0,
+    seed: int | None = None,
     seeds: int | Iterable[int] = 5,
     backends: str | Iterable[str] = ("numpy", "emulated"),
     progress: bool = True,
@@ -339,7 +370,8 @@ def sweep(
     ----------
     op, format, variants, distribution, backends, **op_params : as in :func:`compare`
     sizes : an int or a list of problem sizes (each >= 1)
-    seeds : how many data seeds per size (``seed``, ``seed + 1``, ...), or a list of seeds;
+    seeds : how many data seeds per size (``seed``, ``seed + 1``, ...; ``seed`` default 0),
+        or a list of seeds (then no ``seed``); each size and seed once;
         one seed gives one noisy sample per size, several give the median and a 10-90% band
         (what ``plot()`` draws); sizes x seeds at most ``MAX_SWEEP_RUNS`` runs
     progress : a progress bar on long sweeps
@@ -363,13 +395,8 @@ def sweep(
     sizes = [checks.integer("sizes", s, 1) for s in checks.name_list("sizes", sizes)]
     if not sizes:
         raise ValueError("sizes must name at least one size")
-    if isinstance(seeds, (numbers.Integral, str)) or not hasattr(seeds, "__iter__"):
-        count = checks.integer("seeds", seeds, 1, MAX_SWEEP_RUNS)  # how many
-        seed_list = [checks.seed(seed) + k for k in range(count)]
-    else:
-        seed_list = [checks.seed(s, "seeds") for s in seeds]
-        if not seed_list:
-            raise ValueError("seeds must name at least one seed")
+    _refuse_repeats("sizes", sizes)
+    seed_list = _seed_list(seed, seeds)
     if len(sizes) * len(seed_list) > MAX_SWEEP_RUNS:
         raise ValueError(
             f"{len(sizes)} sizes x {len(seed_list)} seeds is {len(sizes) * len(seed_list)} "

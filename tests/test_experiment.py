@@ -260,6 +260,27 @@ def test_sweep_over_seeds_draws_median_band_and_exact_results():
         fpx.sweep("sum", sizes=[])
 
 
+def test_sweep_takes_seed_only_with_a_count_and_each_run_once():
+    """Pass 5 (issue 36): seed= beside a list of seeds was ignored (seed=5, seeds=[1] ran seed
+    1) and never checked (seed="abc" ran); seed=2**32-1 with seeds=3 was refused for a seed
+    the user never gave; a size or seed listed twice ran twice, weighing the medians."""
+    kw = {"sizes": [10], "variants": ["sequential"], "progress": False}
+    got = fpx.sweep("sum", seeds=[1], **kw).table
+    assert set(got["seed"]) == {1}
+    assert set(fpx.sweep("sum", seed=7, seeds=2, **kw).table["seed"]) == {7, 8}
+    assert set(fpx.sweep("sum", seeds=2, **kw).table["seed"]) == {0, 1}  # (from 0)
+    with pytest.raises(TypeError, match="seed=5 and a list of seeds"):
+        fpx.sweep("sum", seed=5, seeds=[1], **kw)
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        fpx.sweep("sum", seed="abc", seeds=2, **kw)
+    with pytest.raises(ValueError, match="seed=4294967295 and seeds=3 run seeds up to 4294967297"):
+        fpx.sweep("sum", seed=2**32 - 1, seeds=3, **kw)
+    with pytest.raises(ValueError, match="seeds lists 1 more than once"):
+        fpx.sweep("sum", seeds=[1, 1, 2], **kw)
+    with pytest.raises(ValueError, match="sizes lists 10 more than once"):
+        fpx.sweep("sum", sizes=[10, 10], seeds=1, progress=False)
+
+
 def test_plots_render():
     from matplotlib.figure import Figure
 
