@@ -146,10 +146,7 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
     elif dt.kind == "b":
         hint = "boolean input is not a floating-point format"
     elif dt.kind == "O":
-        hint = (
-            "object arrays are not supported: "
-            "convert to one of the formats with fpx.as_format(x, fmt)"
-        )
+        hint = "object arrays are not supported: convert them with fpx.as_format(x, fmt)"
     elif dt in _SMALL_BY_DTYPE:
         fp8 = _SMALL_BY_DTYPE[dt] in FP8_DTYPES
         hint = (
@@ -163,8 +160,7 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
 
 
 def refuse_masked(x, what: str) -> None:
-    """TypeError for a NumPy masked array: every function here would compute on the values
-    the mask hides (``np.asarray`` drops the mask), so none takes one."""
+    """TypeError for a masked array (``np.asarray`` drops the mask: its hidden values count)."""
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError(
             f"{what}: masked arrays are not supported (the masked values would be used); "
@@ -173,9 +169,8 @@ def refuse_masked(x, what: str) -> None:
 
 
 def holding(*fmts) -> FormatInfo:
-    """The narrowest of ``FORMATS`` that holds every value of each format in ``fmts``
-    (float16 and bfloat16: float32; a format and a narrower one: the format itself), in
-    which results of different formats are compared exactly."""
+    """The narrowest of ``FORMATS`` holding every value of each of ``fmts`` (float16 and
+    bfloat16: float32), where results of different formats compare exactly."""
     infos = [format_info(f) for f in fmts]
     for name in sorted(FORMATS, key=lambda f: _INFO[f].bits):
         i = _INFO[name]
@@ -348,15 +343,20 @@ class BitFields(NamedTuple):
 
 
 def as_array(x, what: str) -> np.ndarray:
-    """np.asarray(x); a ragged nested list is a ValueError that names ``what``."""
+    """np.asarray(x); a ragged nested list is a ValueError that names ``what``, a list mixing
+    booleans with numbers (NumPy reads True as 1.0) a TypeError."""
     try:
-        return np.asarray(x)
+        arr = np.asarray(x)
     except ValueError:
         if not isinstance(x, (list, tuple)):
             raise
         raise ValueError(
             f"{what}: a nested list whose rows have different lengths (ragged) is not an array"
         ) from None
+    if isinstance(x, (list, tuple)) and arr.dtype.kind != "b":  # (all booleans: refused later)
+        if any(isinstance(v, (bool, np.bool_)) for v in np.asarray(x, dtype=object).flat):
+            raise TypeError(f"{what}: a list mixing booleans with numbers (True reads as 1)")
+    return arr
 
 
 def _float_array(x) -> tuple[np.ndarray, FormatInfo]:
@@ -713,8 +713,7 @@ def _inexact_int(v) -> bool:
 
 
 def _refuse_rounded_ints(x, arr: np.ndarray, what: str) -> None:
-    """TypeError where NumPy rounded a Python int of the list ``x`` (ints among floats) to
-    make the float64 array ``arr``."""
+    """TypeError where NumPy rounded an int of the list ``x`` to make the float64 ``arr``."""
     if not isinstance(x, (list, tuple)) or arr.dtype != np.float64:
         return
     for v in np.asarray(x, dtype=object).reshape(-1):

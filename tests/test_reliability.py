@@ -100,6 +100,20 @@ def test_ragged_lists_are_refused_by_name_everywhere(name):
     assert "inhomogeneous" not in str(err.value) and "not iterable" not in str(err.value)
 
 
+@pytest.mark.parametrize("name", sorted(set(ARRAY_CALLS) - {"from_bits"}))
+def test_lists_mixing_booleans_with_numbers_are_refused_everywhere(name):
+    """Pass 5 (issue 36): [True, 0.5] read as [1.0, 0.5] (fpx.sum([True, 2.5]) was 3.5)
+    while True alone, or a list of booleans, was refused. (match_orders reads a list as
+    one input per observation: its observation is that list here.)"""
+    call = ARRAY_CALLS[name]
+    if name == "match_orders":
+        call = lambda m, M: fpx.match_orders([m], [np.float32(3)], "sum")  # noqa: E731
+    with pytest.raises(TypeError, match="boolean"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call([True, 0.5, 2.0], [[1.0, False], [0.5, 2.0]])
+
+
 def test_every_public_array_function_is_in_the_masked_list():
     """A public function that takes arrays and is not listed above would escape the test."""
     takes_arrays = {"a", "b", "x", "A", "B", "param", "bits", "inputs", "values", "observed"}
