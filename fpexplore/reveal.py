@@ -141,8 +141,15 @@ class _Caller:
         else:  # every row of A is a, every column of B is b: each element is the same dot
             args = (np.tile(a, (self.n, 1)), np.tile(b[:, None], (1, self.n)))
         self.calls += 1
-        with np.errstate(all="ignore"):
-            got = self.fn(*args)
+        try:
+            with np.errstate(all="ignore"):
+                got = self.fn(*args)
+        except Exception as e:  # the user's own error, with how reveal called fn (3.11+)
+            if hasattr(e, "add_note"):
+                shapes = " and ".join(str(x.shape) for x in args)
+                what = f"{shapes} {self.info.name} arrays (op={self.op!r})"
+                e.add_note(f"fpx.reveal called fn with {what}")
+            raise
         r = np.asarray(got)
         if r.ndim == 2 and self.op == "matmul":
             r = r[0, 0]

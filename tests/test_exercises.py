@@ -438,3 +438,10 @@ def test_a_typed_negative_zero_keeps_its_sign():
     whole = next(e for e in teaching.exercises() if e.kind == "integer")
     assert whole.grade("-0")[0] == (int(whole.answer()) == 0)
     assert "whole number" not in whole.grade("-0")[1]
+
+
+def test_a_bit_pattern_one_bit_off_is_told_so_in_the_singular():
+    ex = teaching.get("bits-float16")
+    want = int(ex.answer_text(), 16)
+    assert ex.grade(f"0x{want ^ 1:04x}") == (False, "Not yet: 1 bit differs from the answer.")
+    assert ex.grade(f"0x{want ^ 3:04x}") == (False, "Not yet: 2 bits differ from the answer.")

@@ -232,7 +232,7 @@ def test_compare_takes_your_start_and_stop_in_every_form():
         )
     py = fpx.compare("linspace", inputs={"start": 0.0, "stop": 1.0, "num": 5})
     assert py.format == "float64" and list(py.reference) == [0.0, 0.25, 0.5, 0.75, 1.0]
-    with pytest.raises(ValueError, match="linspace's input start is a scalar, got shape"):
+    with pytest.raises(ValueError, match="linspace's input start must be a scalar, got shape"):
         fpx.compare("linspace", inputs={"start": [0.0, 1.0], "stop": 1.0, "num": 5})
 
 
@@ -267,3 +267,10 @@ def test_linspace_refuses_what_it_would_use_quietly():
     mid = fpx.linspace(1, 2**53, 3, variant="exact")[1]
     assert mid == (1 + 2**53) / 2  # Python divides ints with one correct rounding
     assert np.array_equal(fpx.linspace(1, 2**53 + 1, 3), np.linspace(1, 2**53 + 1, 3))
+
+
+def test_start_and_stop_that_do_not_broadcast_are_named():
+    """Pass 5 (issue 36): NumPy's "operands could not be broadcast together" named neither."""
+    with pytest.raises(ValueError, match=r"start of shape \(2,\) and stop of shape \(3,\) do not"):
+        fpx.linspace(np.zeros(2), np.ones(3), 4)
+    assert fpx.linspace(np.zeros(2), np.ones((3, 1)), 2).shape == (2, 3, 2)  # as np.linspace

@@ -4,6 +4,7 @@ BLAS calls only as properties that hold on every machine; explain's fallback."""
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -355,3 +356,15 @@ def test_two_fused_products_are_probed():
         a = rng.standard_normal(2) * np.exp2(rng.integers(-12, 12, 2))
         b = rng.standard_normal(2)
         assert fpx.dot(a, b, s.name, **s.kwargs()) == _fused_pair(a, b)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python 3.11+")
+def test_an_error_of_fn_says_how_reveal_called_it():
+    """Pass 5 (issue 36): np.sum probed as a matmul (fn(A, B): B read as an axis) raised
+    NumPy's "only integer scalar arrays can be converted to a scalar index" with no word of
+    the call; the user's exception stays, with a note saying how fn was called."""
+    with pytest.raises(TypeError) as err:
+        fpx.reveal(np.sum, 8, op="matmul")
+    assert err.value.__notes__ == [
+        "fpx.reveal called fn with (8, 8) and (8, 8) float32 arrays (op='matmul')"
+    ]

@@ -521,6 +521,13 @@ def linspace(
             raise TypeError(f"linspace: dtype: {e}") from None
         if dt.kind not in "biuf":
             raise TypeError(f"linspace: dtype must be a real numeric dtype, got {dt}")
+    try:
+        np.broadcast_shapes(np.shape(start), np.shape(stop))
+    except ValueError:
+        raise ValueError(
+            f"linspace: start of shape {np.shape(start)} and stop of shape {np.shape(stop)} "
+            "do not broadcast together"
+        ) from None
     nd = max(np.ndim(start), np.ndim(stop)) + 1  # the result's dimensions
     axis = checks.integer("axis", axis)
     if not -nd <= axis < nd:
