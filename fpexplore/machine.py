@@ -17,8 +17,8 @@ Trying another kernel or thread count needs another process: ``run_elsewhere``, 
 (:mod:`fpexplore.libraries.elsewhere`), found here by name too (``fpx.machine.run_elsewhere``),
 which loads the wing on first use.
 
-Imports only NumPy and :mod:`fpexplore.libspec` (the wing's child process loads the two files
-without the rest of the package); threadpoolctl is imported where it is used.
+Imports only NumPy and :mod:`fpexplore.libspec` (the wing's child process loads this file and
+libspec.py without the rest of the package); threadpoolctl is imported where it is used.
 """
 
 from __future__ import annotations
