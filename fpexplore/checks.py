@@ -123,9 +123,7 @@ def choice(name: str, value, valid, listed: str = "valid"):
             f"{name} must be one of {', '.join(map(str, valid))}; got {shown(value)}"
         ) from None
     if not ok:
-        raise ValueError(
-            f"unknown {name} {shown(value)}; {listed}: {', '.join(map(str, valid))}"
-        )
+        raise ValueError(f"unknown {name} {shown(value)}; {listed}: {', '.join(map(str, valid))}")
     return value
 
 

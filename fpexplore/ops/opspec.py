@@ -300,7 +300,8 @@ class OpSpec:
         for k, arr in zip(numeric, arrays):
             if len(numeric) > 1 and isinstance(probe[k], np.ndarray) and arr.ndim != probe[k].ndim:
                 raise ValueError(
-                    f"{what}: {self.name}'s input {k} must be {probe[k].ndim}-D, got shape {arr.shape}"
+                    f"{what}: {self.name}'s input {k} must be {probe[k].ndim}-D, got shape "
+                    f"{arr.shape}"
                 )
             if isinstance(probe[k], np.generic):  # a scalar input (linspace's start, stop)
                 if arr.ndim:

@@ -223,7 +223,8 @@ class Exercise:
         if bits == want:
             return True, "Correct!"
         diff = bin(bits ^ want).count("1")
-        return False, f"Not yet: {diff} bit{'s' * (diff != 1)} differ{'s' * (diff == 1)} from the answer."
+        bits_differ = f"{diff} bit{'s' * (diff != 1)} differ{'s' * (diff == 1)}"
+        return False, f"Not yet: {bits_differ} from the answer."
 
     def __repr__(self) -> str:
         return f"Exercise({self.id!r}, lesson {self.lesson}: {self.title})"
