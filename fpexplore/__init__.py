@@ -103,9 +103,11 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 - ``_exact_kernels`` exact's numba kernels: llvm.fma, exponent-bin (superaccumulator) sums
                    and dot products (loaded on exact's first call)
 - ``catalog``      fpx.formats(): every format and input rounding as a table
+- ``bits``         a value's bit pattern, fields, binary and hex strings, shortest
+                   round-trip decimal, in its own format
 - ``formats``      correct rounding to a format of the registry
-                   (incl. tf32, OCP and AMD FP8, OCP MX FP6/FP4/E8M0), bits, ulp,
-                   neighbours, shortest round-trip decimals
+                   (incl. tf32, OCP and AMD FP8, OCP MX FP6/FP4/E8M0), ulp, neighbours,
+                   the input coercion every function shares
 - ``userformat``   fpx.format(precision, emax, subnormals, name): a format of one's own, a
                    FormatInfo registered by name (values held in float64), and its
                    next_up / next_down
@@ -132,6 +134,7 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 
 from . import machine
 from .backends import backends, has_gpu, on_gpu
+from .bits import BitFields, bit_string, fields, from_bits, hex_string, shortest_repr, to_bits
 from .budget import difference_budget
 from .catalog import formats
 from .data import DISTRIBUTIONS, generate
@@ -144,19 +147,12 @@ from .formats import (
     ROUNDING_MODES,
     ROUNDINGS,
     ULP_NAN,
-    BitFields,
     FormatInfo,
     as_format,
-    bit_string,
-    fields,
     format_info,
     format_of,
-    from_bits,
-    hex_string,
     next_down,
     next_up,
-    shortest_repr,
-    to_bits,
     ulp,
     ulp_distance,
 )

@@ -23,8 +23,9 @@ from . import checks
 from ._optional import require
 from .backends import NAMES, run_step, steps
 from .backends.job import Job
+from .bits import hex_string, shortest_repr
 from .data import DISTRIBUTIONS, check_choice
-from .formats import FORMATS, hex_string, shortest_repr
+from .formats import FORMATS
 from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params

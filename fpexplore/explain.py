@@ -17,6 +17,7 @@ import numpy as np
 
 from . import checks, presentation
 from ._optional import require
+from .bits import to_bits
 from .budget import difference_budget
 from .formats import (
     FORMATS,
@@ -26,7 +27,6 @@ from .formats import (
     native,
     quiet_nans,
     refuse_masked,
-    to_bits,
     ulp_distance,
 )
 from .inference import measure

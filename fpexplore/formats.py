@@ -48,7 +48,7 @@ turns 0-d results into NumPy scalars.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import ml_dtypes
 import numpy as np
@@ -62,7 +62,6 @@ from ._roundmodes import (
     round_exact_scalar,
     round_f32_bits,
     round_f64_in,
-    shortest_by_search,
 )
 from .numerics import odd_f64_to_f32
 from .userformat import step_held
@@ -77,21 +76,14 @@ __all__ = [
     "ROUNDINGS",
     "ROUNDING_MODES",
     "ULP_NAN",
-    "BitFields",
     "FormatInfo",
     "as_format",
-    "bit_string",
-    "fields",
     "format_info",
     "format_of",
     "holding",
-    "from_bits",
     "refuse_masked",
-    "hex_string",
     "next_down",
     "next_up",
-    "shortest_repr",
-    "to_bits",
     "ulp",
     "ulp_distance",
 ]
@@ -104,7 +96,7 @@ ULP_SATURATED = int(np.iinfo(np.int64).max)
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _INFO = INFO
 _BY_DTYPE = {_INFO[name].dtype: _INFO[name] for name in FORMATS}
-_SMALL_BY_DTYPE = {dt: name for name, dt in SMALL_DTYPES.items()}
+SMALL_BY_DTYPE = {dt: name for name, dt in SMALL_DTYPES.items()}
 
 
 def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
@@ -147,10 +139,10 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         hint = "boolean input is not a floating-point format"
     elif dt.kind == "O":
         hint = "object arrays are not supported: convert them with fpx.as_format(x, fmt)"
-    elif dt in _SMALL_BY_DTYPE:
-        fp8 = _SMALL_BY_DTYPE[dt] in FP8_DTYPES
+    elif dt in SMALL_BY_DTYPE:
+        fp8 = SMALL_BY_DTYPE[dt] in FP8_DTYPES
         hint = (
-            f"{'FP8' if fp8 else _SMALL_BY_DTYPE[dt]} arrays ({dt}) are read by to_bits, ulp, "
+            f"{'FP8' if fp8 else SMALL_BY_DTYPE[dt]} arrays ({dt}) are read by to_bits, ulp, "
             f"ulp_distance, next_up, next_down{', as_format and mma' if fp8 else ' and as_format'}"
             "; for the others convert it, e.g. x.astype(np.float32) (exact)"
         )
@@ -272,7 +264,7 @@ def as_format(
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("boolean values are not numbers to round")
     arr = as_array(x, "as_format: x") if not isinstance(x, np.ndarray) else x
-    if (sm := _small_array(arr)) is not None:
+    if (sm := small_array(arr)) is not None:
         arr = sm.astype(np.float32)  # an ml_dtypes array's values, exact in float32
     if isinstance(x, (list, tuple)) and arr.dtype == np.float64:
         if any(_inexact_int(v) for v in np.asarray(x, dtype=object).reshape(-1)):
@@ -334,14 +326,6 @@ def _rounding_mode(info: FormatInfo, rounding, seed) -> tuple[str, np.random.Gen
 # ----------------------------------------------------------------------------- bits
 
 
-class BitFields(NamedTuple):
-    """Sign (0/1), biased exponent field and explicit significand (fraction) field."""
-
-    sign: np.ndarray
-    exponent: np.ndarray
-    significand: np.ndarray
-
-
 def as_array(x, what: str) -> np.ndarray:
     """np.asarray(x); a ragged nested list is a ValueError that names ``what``, a list mixing
     booleans with numbers (NumPy reads True as 1.0) a TypeError."""
@@ -359,7 +343,7 @@ def as_array(x, what: str) -> np.ndarray:
     return arr
 
 
-def _float_array(x) -> tuple[np.ndarray, FormatInfo]:
+def float_array(x) -> tuple[np.ndarray, FormatInfo]:
     refuse_masked(x, "fpexplore")
     arr = native(as_array(x, "fpexplore"))
     _refuse_rounded_ints(x, arr, "fpexplore")
@@ -368,130 +352,17 @@ def _float_array(x) -> tuple[np.ndarray, FormatInfo]:
     raise _unsupported_dtype(arr.dtype)
 
 
-def _bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
+def bit_patterns(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     """Bit patterns as a new unsigned array of the same shape (0-d stays 0-d)."""
     return np.array(arr, dtype=info.dtype, order="C", copy=True).view(info.uint)
 
 
-def _small_array(x, what: str = "fpexplore") -> np.ndarray | None:
+def small_array(x, what: str = "fpexplore") -> np.ndarray | None:
     """``x`` as an array where it is an FP8 array or scalar (ml_dtypes' types), else None."""
     refuse_masked(x, what)
-    if isinstance(x, (np.ndarray, np.generic)) and x.dtype in _SMALL_BY_DTYPE:
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype in SMALL_BY_DTYPE:
         return np.asarray(x)
     return None
-
-
-def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
-    """The bit patterns of ``x`` as unsigned integers of the format's width (an FP8 array of
-    ml_dtypes' types: uint8)."""
-    if (sm := _small_array(x)) is not None:
-        return scalar_out(np.array(sm, order="C", copy=True).view(np.uint8))
-    arr, info = _float_array(x)
-    return scalar_out(_bits(arr, info))
-
-
-def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.generic:
-    """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`; FP8,
-    FP6, FP4 and E8M0 give ml_dtypes' type of the format)."""
-    refuse_masked(bits, "from_bits")
-    try:
-        small = None if isinstance(fmt, (str, FormatInfo)) else _SMALL_BY_DTYPE.get(np.dtype(fmt))
-    except TypeError:
-        small = None
-    try:
-        info = format_info(small or fmt)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"from_bits: fmt: {e}") from None
-    small = SMALL_DTYPES.get(info.name)  # FP8, FP6, FP4, E8M0: ml_dtypes' type, one byte
-    if not info.storage and small is None:
-        kind = "held in float64 (fpx.format)" if info.user_defined else "an input rounding"
-        raise ValueError(
-            f"from_bits: fmt: {info.name} is {kind}, not a storage format; "
-            f"valid formats: {', '.join((*FORMATS, *SMALL_DTYPES))}"
-        )
-    try:
-        b = np.asarray(bits)
-    except ValueError as e:  # a ragged list
-        raise ValueError(f"from_bits: bits: {e}") from None
-    if not b.size and isinstance(bits, (list, tuple)):
-        b = b.astype(info.uint)  # [] is float64 to NumPy
-    ints = b.dtype.kind == "O" and all(
-        isinstance(v, int) and not isinstance(v, bool) for v in b.reshape(-1).tolist()
-    )  # Python ints beyond int64/uint64: NumPy keeps them as objects
-    if not ints and b.dtype.kind not in "iu":
-        raise TypeError(
-            f"from_bits: bits must be integers (bit patterns), got {checks.shown(bits)} "
-            f"of dtype {b.dtype}"
-        )
-    width = info.bits if small is None else ml_dtypes.finfo(small).bits
-    if b.size and (int(b.min()) < 0 or int(b.max()) >= 1 << width):
-        bad = next(int(v) for v in b.reshape(-1).tolist() if not 0 <= int(v) < 1 << width)
-        raise ValueError(
-            f"from_bits: bits: {bad} is not a {info.name} bit pattern; they lie in [0, 2**{width})"
-        )
-    if small is not None:
-        return scalar_out(b.astype(np.uint8).view(small))
-    return scalar_out(b.astype(info.uint).view(info.dtype))
-
-
-def fields(x: ArrayLike) -> BitFields:
-    """Split ``x`` into (sign, biased exponent, fraction) integer fields."""
-    arr, info = _float_array(x)
-    b = np.asarray(to_bits(arr)).astype(np.uint64)
-    fb = info.fraction_bits
-    sign = (b >> np.uint64(info.bits - 1)).astype(np.int64)
-    expo = ((b >> np.uint64(fb)) & np.uint64((1 << info.exponent_bits) - 1)).astype(np.int64)
-    frac = (b & np.uint64((1 << fb) - 1)).astype(np.int64)
-    return BitFields(scalar_out(sign), scalar_out(expo), scalar_out(frac))
-
-
-def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
-    """Bit pattern as ``"s eeeeeeee ffff..."`` (a str for scalars, an array of str otherwise);
-    ``sep`` (a string) separates sign, exponent and fraction."""
-    if not isinstance(sep, str):
-        raise TypeError(f"sep must be a string, got {checks.shown(sep)}")
-    arr, info = _float_array(x)
-    b = np.asarray(to_bits(arr)).reshape(-1).tolist()
-    eb = info.exponent_bits
-
-    def one(v: int) -> str:
-        s = format(v, f"0{info.bits}b")
-        return sep.join((s[0], s[1 : 1 + eb], s[1 + eb :]))
-
-    out = [one(v) for v in b]
-    if arr.ndim == 0:
-        return out[0]
-    return np.array(out, dtype=object).reshape(arr.shape)
-
-
-def hex_string(x: ArrayLike) -> str | np.ndarray:
-    """Bit pattern in hexadecimal, e.g. ``"0x3dcccccd"`` for float32 0.1 (a str for scalars,
-    an array of str otherwise)."""
-    arr, info = _float_array(x)
-    digits = info.bits // 4
-    out = [f"0x{v:0{digits}x}" for v in np.asarray(to_bits(arr)).reshape(-1).tolist()]
-    return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
-
-
-def shortest_repr(x: ArrayLike) -> str | np.ndarray:
-    """The shortest decimal that reads back as the same value *in the value's own format*.
-
-    Two different values of a format always get different strings (``49957.387`` and
-    ``49957.39`` for neighbouring float32s, where pandas' default six digits print
-    ``49957.4`` for both). float16, float32 and float64 are NumPy's own shortest printing
-    (Dragon4, with NumPy's choice of positional or scientific notation); bfloat16, which
-    NumPy cannot print, is searched digit by digit, each candidate checked by correct
-    rounding of the exact decimal, and written positionally where its digits reach the
-    decimal point and |x| >= 1e-4, scientifically otherwise. ``-0.0``, ``inf`` and ``nan``
-    as NumPy spells them. A str for scalars, an array of str otherwise.
-    """
-    arr, info = _float_array(x)
-    flat = arr.reshape(-1)
-    if info.name == "bfloat16":
-        out = [shortest_by_search(float(v), info) for v in flat.tolist()]
-    else:
-        out = [str(v) for v in flat]
-    return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
 
 
 # ----------------------------------------------------------------------------- ulps
@@ -505,10 +376,10 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
     data) selects the precision when it differs from the storage format. An FP8 array
     (ml_dtypes' types) has its own format's ulps.
     """
-    if (sm := _small_array(x)) is not None:
-        arr, storage, out_dtype = sm, _INFO[_SMALL_BY_DTYPE[sm.dtype]], sm.dtype
+    if (sm := small_array(x)) is not None:
+        arr, storage, out_dtype = sm, _INFO[SMALL_BY_DTYPE[sm.dtype]], sm.dtype
     else:
-        arr, storage = _float_array(x)
+        arr, storage = float_array(x)
         out_dtype = storage.dtype
     info = storage if fmt is None else format_info(fmt)
     if info.dtype != storage.dtype or (sm is not None and info != storage):
@@ -546,8 +417,8 @@ def _step(x, direction: int):
 
 
 def _step_impl(x, direction: int):
-    arr, info = _float_array(x)
-    b = _bits(arr, info).astype(np.uint64)
+    arr, info = float_array(x)
+    b = bit_patterns(arr, info).astype(np.uint64)
     one = np.uint64(1)
     sign_bit = np.uint64(1 << (info.bits - 1))
     negative = (b & sign_bit) != 0
@@ -571,8 +442,8 @@ def next_up(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | n
     :func:`fpexplore.format`, for float64 ``x`` holding its values (x's own format otherwise)."""
     if fmt is not None:
         return step_held(x, fmt, +1, "next_up")
-    if (sm := _small_array(x)) is not None:
-        return scalar_out(_small.step(sm, _SMALL_BY_DTYPE[sm.dtype], +1))
+    if (sm := small_array(x)) is not None:
+        return scalar_out(_small.step(sm, SMALL_BY_DTYPE[sm.dtype], +1))
     return _step(x, +1)
 
 
@@ -580,15 +451,15 @@ def next_down(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray |
     """The greatest value of the format less than ``x`` (IEEE nextDown), as :func:`next_up`."""
     if fmt is not None:
         return step_held(x, fmt, -1, "next_down")
-    if (sm := _small_array(x)) is not None:
-        return scalar_out(_small.step(sm, _SMALL_BY_DTYPE[sm.dtype], -1))
+    if (sm := small_array(x)) is not None:
+        return scalar_out(_small.step(sm, SMALL_BY_DTYPE[sm.dtype], -1))
     return _step(x, -1)
 
 
 def _nan_bits(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     """Where ``arr`` holds NaN, read from the bits: no arithmetic, so a signalling NaN raises
     no 'invalid value' warning (ml_dtypes' bfloat16 ufuncs convert through float32)."""
-    b = _bits(arr, info).astype(np.uint64) & np.uint64((1 << (info.bits - 1)) - 1)
+    b = bit_patterns(arr, info).astype(np.uint64) & np.uint64((1 << (info.bits - 1)) - 1)
     return b > np.uint64(((1 << info.exponent_bits) - 1) << info.fraction_bits)  # beyond inf
 
 
@@ -600,7 +471,7 @@ def quiet_nans(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
         return arr
     nan = _nan_bits(arr, info)
     quiet = np.uint64(1 << (info.precision - 2))
-    b = _bits(arr, info).astype(np.uint64)
+    b = bit_patterns(arr, info).astype(np.uint64)
     signalling = nan & ((b & quiet) == 0)
     if not signalling.any():
         return arr
@@ -609,7 +480,7 @@ def quiet_nans(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
 
 def _ordered_key(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     """Map values to int64 so that consecutive values differ by 1 and ±0 both map to 0."""
-    b = _bits(arr, info).astype(np.uint64)
+    b = bit_patterns(arr, info).astype(np.uint64)
     sign_bit = np.uint64(1 << (info.bits - 1))
     mag = (b & ~sign_bit).astype(np.int64)
     return np.where((b & sign_bit) != 0, -mag, mag)
@@ -630,7 +501,7 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
     """
     if nan not in ("raise", "sentinel"):
         raise ValueError(f"nan must be 'raise' or 'sentinel', got {checks.shown(nan)}")
-    sm = [_small_array(v, f"ulp_distance: {n}") for v, n in ((a, "a"), (b, "b"))]
+    sm = [small_array(v, f"ulp_distance: {n}") for v, n in ((a, "a"), (b, "b"))]
     if sm[0] is not None or sm[1] is not None:
         ka, kb, na, nb_ = _small_keys(a, b, *sm)
     else:
@@ -675,7 +546,7 @@ def _small_keys(a, b, fa, fb) -> tuple[np.ndarray, ...]:
         raise ValueError(
             f"ulp_distance: shapes {fa.shape} and {fb.shape} do not broadcast together"
         ) from None
-    signed = _INFO[_SMALL_BY_DTYPE[fa.dtype]].signed
+    signed = _INFO[SMALL_BY_DTYPE[fa.dtype]].signed
     sign = 1 << (ml_dtypes.finfo(fa.dtype).bits - 1) if signed else 0  # 0x80, 0x20, 0x08
     keys, nans = [], []
     for f in (fa, fb):

@@ -31,8 +31,9 @@ import ipywidgets as W
 import numpy as np
 
 from . import checks, classroom
+from .bits import from_bits, shortest_repr
 from .classroom import answer_key, answers, handout, reveal, summary
-from .formats import FORMATS, from_bits, shortest_repr
+from .formats import FORMATS
 from .teaching import (
     STEP_ORDERS,
     bit_fields,

@@ -17,7 +17,8 @@ import numpy as np
 
 from . import checks
 from ._optional import require
-from .formats import ULP_NAN, bit_string, format_info
+from .bits import bit_string
+from .formats import ULP_NAN, format_info
 from .metrics import ulp_error
 from .numerics import clamp_ulps
 

@@ -16,18 +16,8 @@ import numpy as np
 from . import checks
 from ._optional import require
 from .backends.job import USER_DATA  # (the distribution column of the user's own inputs)
-from .formats import (
-    ULP_NAN,
-    as_format,
-    bit_string,
-    coerce,
-    format_info,
-    hex_string,
-    holding,
-    shortest_repr,
-    to_bits,
-    ulp_distance,
-)
+from .bits import bit_string, hex_string, shortest_repr, to_bits
+from .formats import ULP_NAN, as_format, coerce, format_info, holding, ulp_distance
 from .numerics import clamp_ulps
 from .timing import TIMING_NOTE
 

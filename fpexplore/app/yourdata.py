@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..bits import hex_string, shortest_repr
 from ..explain import EXPLAINED_OPS
-from ..formats import FORMATS, format_info, hex_string, shortest_repr
+from ..formats import FORMATS, format_info
 from ..results import int_text
 from .state import OBSERVED
 

@@ -14,7 +14,8 @@ from fractions import Fraction
 import numpy as np
 
 from .. import checks
-from ..formats import as_format, format_info, hex_string, next_down, next_up, to_bits
+from ..bits import hex_string, to_bits
+from ..formats import as_format, format_info, next_down, next_up
 from ..orders import sum as order_sum
 from .bits import bit_fields, bits_of, ordered
 from .numbers import exact_text, parse_number, rounded, same, text_of

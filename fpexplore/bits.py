@@ -1,0 +1,157 @@
+"""A value's bits: its bit pattern, fields, binary and hexadecimal strings, and the shortest
+decimal that reads back as it, in the value's own format (the formats of
+:mod:`fpexplore.formats`, and ml_dtypes' FP8, FP6, FP4 and E8M0 arrays for the patterns)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import ml_dtypes
+import numpy as np
+
+from . import checks
+from ._registry import FORMATS, SMALL_DTYPES, FormatInfo
+from ._roundmodes import shortest_by_search
+from .formats import (
+    SMALL_BY_DTYPE,
+    bit_patterns,
+    float_array,
+    format_info,
+    refuse_masked,
+    scalar_out,
+    small_array,
+)
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
+
+__all__ = [
+    "BitFields",
+    "bit_string",
+    "fields",
+    "from_bits",
+    "hex_string",
+    "shortest_repr",
+    "to_bits",
+]
+
+
+class BitFields(NamedTuple):
+    """Sign (0/1), biased exponent field and explicit significand (fraction) field."""
+
+    sign: np.ndarray
+    exponent: np.ndarray
+    significand: np.ndarray
+
+
+def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
+    """The bit patterns of ``x`` as unsigned integers of the format's width (an FP8 array of
+    ml_dtypes' types: uint8)."""
+    if (sm := small_array(x)) is not None:
+        return scalar_out(np.array(sm, order="C", copy=True).view(np.uint8))
+    arr, info = float_array(x)
+    return scalar_out(bit_patterns(arr, info))
+
+
+def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.generic:
+    """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`; FP8,
+    FP6, FP4 and E8M0 give ml_dtypes' type of the format)."""
+    refuse_masked(bits, "from_bits")
+    try:
+        small = None if isinstance(fmt, (str, FormatInfo)) else SMALL_BY_DTYPE.get(np.dtype(fmt))
+    except TypeError:
+        small = None
+    try:
+        info = format_info(small or fmt)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"from_bits: fmt: {e}") from None
+    small = SMALL_DTYPES.get(info.name)  # FP8, FP6, FP4, E8M0: ml_dtypes' type, one byte
+    if not info.storage and small is None:
+        kind = "held in float64 (fpx.format)" if info.user_defined else "an input rounding"
+        raise ValueError(
+            f"from_bits: fmt: {info.name} is {kind}, not a storage format; "
+            f"valid formats: {', '.join((*FORMATS, *SMALL_DTYPES))}"
+        )
+    try:
+        b = np.asarray(bits)
+    except ValueError as e:  # a ragged list
+        raise ValueError(f"from_bits: bits: {e}") from None
+    if not b.size and isinstance(bits, (list, tuple)):
+        b = b.astype(info.uint)  # [] is float64 to NumPy
+    ints = b.dtype.kind == "O" and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in b.reshape(-1).tolist()
+    )  # Python ints beyond int64/uint64: NumPy keeps them as objects
+    if not ints and b.dtype.kind not in "iu":
+        raise TypeError(
+            f"from_bits: bits must be integers (bit patterns), got {checks.shown(bits)} "
+            f"of dtype {b.dtype}"
+        )
+    width = info.bits if small is None else ml_dtypes.finfo(small).bits
+    if b.size and (int(b.min()) < 0 or int(b.max()) >= 1 << width):
+        bad = next(int(v) for v in b.reshape(-1).tolist() if not 0 <= int(v) < 1 << width)
+        raise ValueError(
+            f"from_bits: bits: {bad} is not a {info.name} bit pattern; they lie in [0, 2**{width})"
+        )
+    if small is not None:
+        return scalar_out(b.astype(np.uint8).view(small))
+    return scalar_out(b.astype(info.uint).view(info.dtype))
+
+
+def fields(x: ArrayLike) -> BitFields:
+    """Split ``x`` into (sign, biased exponent, fraction) integer fields."""
+    arr, info = float_array(x)
+    b = np.asarray(to_bits(arr)).astype(np.uint64)
+    fb = info.fraction_bits
+    sign = (b >> np.uint64(info.bits - 1)).astype(np.int64)
+    expo = ((b >> np.uint64(fb)) & np.uint64((1 << info.exponent_bits) - 1)).astype(np.int64)
+    frac = (b & np.uint64((1 << fb) - 1)).astype(np.int64)
+    return BitFields(scalar_out(sign), scalar_out(expo), scalar_out(frac))
+
+
+def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
+    """Bit pattern as ``"s eeeeeeee ffff..."`` (a str for scalars, an array of str otherwise);
+    ``sep`` (a string) separates sign, exponent and fraction."""
+    if not isinstance(sep, str):
+        raise TypeError(f"sep must be a string, got {checks.shown(sep)}")
+    arr, info = float_array(x)
+    b = np.asarray(to_bits(arr)).reshape(-1).tolist()
+    eb = info.exponent_bits
+
+    def one(v: int) -> str:
+        s = format(v, f"0{info.bits}b")
+        return sep.join((s[0], s[1 : 1 + eb], s[1 + eb :]))
+
+    out = [one(v) for v in b]
+    if arr.ndim == 0:
+        return out[0]
+    return np.array(out, dtype=object).reshape(arr.shape)
+
+
+def hex_string(x: ArrayLike) -> str | np.ndarray:
+    """Bit pattern in hexadecimal, e.g. ``"0x3dcccccd"`` for float32 0.1 (a str for scalars,
+    an array of str otherwise)."""
+    arr, info = float_array(x)
+    digits = info.bits // 4
+    out = [f"0x{v:0{digits}x}" for v in np.asarray(to_bits(arr)).reshape(-1).tolist()]
+    return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
+
+
+def shortest_repr(x: ArrayLike) -> str | np.ndarray:
+    """The shortest decimal that reads back as the same value *in the value's own format*.
+
+    Two different values of a format always get different strings (``49957.387`` and
+    ``49957.39`` for neighbouring float32s, where pandas' default six digits print
+    ``49957.4`` for both). float16, float32 and float64 are NumPy's own shortest printing
+    (Dragon4, with NumPy's choice of positional or scientific notation); bfloat16, which
+    NumPy cannot print, is searched digit by digit, each candidate checked by correct
+    rounding of the exact decimal, and written positionally where its digits reach the
+    decimal point and |x| >= 1e-4, scientifically otherwise. ``-0.0``, ``inf`` and ``nan``
+    as NumPy spells them. A str for scalars, an array of str otherwise.
+    """
+    arr, info = float_array(x)
+    flat = arr.reshape(-1)
+    if info.name == "bfloat16":
+        out = [shortest_by_search(float(v), info) for v in flat.tolist()]
+    else:
+        out = [str(v) for v in flat]
+    return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
