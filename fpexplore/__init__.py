@@ -55,7 +55,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    the arguments checked, one row per result of the chosen backends' steps
 - ``results``      what experiments return: Comparison (keeps the references it measured
                    against, per format), Diff / diff(): two results against each other, in
-                   ulps and bits; Sweep; their text, HTML and formatted tables
+                   ulps and bits; Sweep; Explanation (what explain found); their text, HTML
+                   and formatted tables
 - ``plots``        matplotlib figures of comparisons, diffs, sweeps and budgets, from what they
                    hold; they compute nothing (matplotlib loads when they run)
 - ``presentation`` the advisors' numbers and explanations as tables, sentences and

@@ -54,14 +54,38 @@ _U32 = np.dtype(np.uint32)
 
 @dataclass(frozen=True)
 class FormatInfo:
-    """Parameters of a binary format (IEEE 754 style, with subnormals).
+    """Parameters of a binary format (IEEE 754 style, with subnormals). Values are Python
+    floats.
 
-    ``precision`` counts the implicit bit (float32: 24). Values are Python floats. Past the
-    largest value (``finite_max`` where it is not the IEEE one) a format without infinity
-    gives NaN, or ``±max`` where it ``saturates`` (FP6, FP4). ``signed`` and ``has_zero`` are
-    False for the MX scale E8M0 alone (powers of two, no sign, no zero). ``rounding`` is the
-    format's own mode (tf32: ties away from zero, as cuBLAS converts; tf32-truncate: toward
-    zero, as a tensor core reading float32 bits; the others nearest-even).
+    Attributes
+    ----------
+    name : str
+        The format's name in the registry.
+    dtype : numpy.dtype
+        The NumPy dtype that holds its values (float32 for the formats held in float32,
+        float64 for ``fpx.format``'s).
+    uint : numpy.dtype
+        The unsigned integer dtype of ``dtype``'s width (its bit patterns).
+    bits : int
+        The width of ``dtype`` in bits.
+    precision : int
+        Significand bits, the implicit bit counted (float32: 24).
+    emin, emax : int
+        The least and the largest exponent of a normal value.
+    storage : bool
+        True: ``dtype`` is the format itself; False: it is held in a wider dtype.
+    finite_max : float or None
+        The largest value where it is not the IEEE one (formats without infinity).
+    saturates : bool
+        Past ``finite_max``: ``±max`` (FP6, FP4), not NaN.
+    signed, has_zero : bool
+        False for the MX scale E8M0 alone (powers of two, no sign, no zero).
+    rounding : str
+        The format's own mode, one of ``ROUNDING_MODES`` (tf32: ties away from zero, as
+        cuBLAS converts; tf32-truncate: toward zero, as a tensor core reading float32 bits;
+        the others nearest-even).
+    subnormals : bool
+        False: a format without subnormals (``fpx.format(subnormals=False)``).
     """
 
     name: str

@@ -37,7 +37,17 @@ __all__ = [
 
 
 class BitFields(NamedTuple):
-    """Sign (0/1), biased exponent field and explicit significand (fraction) field."""
+    """A value's fields as integers (from :func:`fields`).
+
+    Attributes
+    ----------
+    sign : ndarray or int
+        0 for positive, 1 for negative (the sign bit).
+    exponent : ndarray or int
+        The biased exponent field (0 for zeros and subnormals).
+    significand : ndarray or int
+        The explicit significand (fraction) field, without the implicit bit.
+    """
 
     sign: np.ndarray
     exponent: np.ndarray
@@ -45,8 +55,19 @@ class BitFields(NamedTuple):
 
 
 def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
-    """The bit patterns of ``x`` as unsigned integers of the format's width (an FP8 array of
-    ml_dtypes' types: uint8)."""
+    """The bit patterns of ``x``.
+
+    Parameters
+    ----------
+    x : array_like
+        Values of a storage format (float16, bfloat16, float32, float64), or an array of
+        ml_dtypes' FP8, FP6, FP4 or E8M0 types.
+
+    Returns
+    -------
+    ndarray or scalar
+        Unsigned integers of the format's width (uint8 for ml_dtypes' small types).
+    """
     if (sm := small_array(x)) is not None:
         return scalar_out(np.array(sm, order="C", copy=True).view(np.uint8))
     arr, info = float_array(x)
@@ -54,8 +75,20 @@ def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
 
 
 def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.generic:
-    """Values of format ``fmt`` with the given bit patterns (inverse of :func:`to_bits`; FP8,
-    FP6, FP4 and E8M0 give ml_dtypes' type of the format)."""
+    """Values of format ``fmt`` with the given bit patterns (the inverse of :func:`to_bits`).
+
+    Parameters
+    ----------
+    bits : array_like of int
+        Bit patterns, each in ``[0, 2**width)``; anything else is a ValueError naming it.
+    fmt : str, dtype or FormatInfo
+        A storage format, or FP8, FP6, FP4 or E8M0 (by name or ml_dtypes' dtype).
+
+    Returns
+    -------
+    ndarray or scalar
+        Of the format's dtype (ml_dtypes' type for FP8, FP6, FP4 and E8M0).
+    """
     refuse_masked(bits, "from_bits")
     try:
         small = None if isinstance(fmt, (str, FormatInfo)) else SMALL_BY_DTYPE.get(np.dtype(fmt))
@@ -98,7 +131,18 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
 
 
 def fields(x: ArrayLike) -> BitFields:
-    """Split ``x`` into (sign, biased exponent, fraction) integer fields."""
+    """Split ``x`` into its integer fields.
+
+    Parameters
+    ----------
+    x : array_like
+        Values of a storage format.
+
+    Returns
+    -------
+    BitFields
+        (sign, biased exponent, fraction), each of x's shape.
+    """
     arr, info = float_array(x)
     b = np.asarray(to_bits(arr)).astype(np.uint64)
     fb = info.fraction_bits
@@ -109,8 +153,20 @@ def fields(x: ArrayLike) -> BitFields:
 
 
 def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
-    """Bit pattern as ``"s eeeeeeee ffff..."`` (a str for scalars, an array of str otherwise);
-    ``sep`` (a string) separates sign, exponent and fraction."""
+    """The bit pattern as ``"s eeeeeeee ffff..."``.
+
+    Parameters
+    ----------
+    x : array_like
+        Values of a storage format.
+    sep : str
+        Put between sign, exponent and fraction.
+
+    Returns
+    -------
+    str or ndarray of str
+        A str for a scalar, an object array of str otherwise.
+    """
     if not isinstance(sep, str):
         raise TypeError(f"sep must be a string, got {checks.shown(sep)}")
     arr, info = float_array(x)
@@ -128,8 +184,18 @@ def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
 
 
 def hex_string(x: ArrayLike) -> str | np.ndarray:
-    """Bit pattern in hexadecimal, e.g. ``"0x3dcccccd"`` for float32 0.1 (a str for scalars,
-    an array of str otherwise)."""
+    """The bit pattern in hexadecimal, e.g. ``"0x3dcccccd"`` for float32 0.1.
+
+    Parameters
+    ----------
+    x : array_like
+        Values of a storage format.
+
+    Returns
+    -------
+    str or ndarray of str
+        A str for a scalar, an object array of str otherwise.
+    """
     arr, info = float_array(x)
     digits = info.bits // 4
     out = [f"0x{v:0{digits}x}" for v in np.asarray(to_bits(arr)).reshape(-1).tolist()]
@@ -146,7 +212,17 @@ def shortest_repr(x: ArrayLike) -> str | np.ndarray:
     NumPy cannot print, is searched digit by digit, each candidate checked by correct
     rounding of the exact decimal, and written positionally where its digits reach the
     decimal point and |x| >= 1e-4, scientifically otherwise. ``-0.0``, ``inf`` and ``nan``
-    as NumPy spells them. A str for scalars, an array of str otherwise.
+    as NumPy spells them.
+
+    Parameters
+    ----------
+    x : array_like
+        Values of a storage format.
+
+    Returns
+    -------
+    str or ndarray of str
+        A str for a scalar, an object array of str otherwise.
     """
     arr, info = float_array(x)
     flat = arr.reshape(-1)

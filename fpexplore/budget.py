@@ -137,10 +137,11 @@ def difference_budget(
 
     Returns
     -------
-    Budget: its table has one row per step; the ``config`` column shows each step's
-    configuration as a spec. For a matmul each step's ``delta_ulp`` and ``delta_abs`` are
-    *signed sums over all elements* of the result matrix (so element changes of opposite
-    signs cancel; the step's ``result`` column holds the whole matrix).
+    Budget
+        Its table has one row per step; the ``config`` column shows each step's configuration as a
+        spec. For a matmul each step's ``delta_ulp`` and ``delta_abs`` are
+        *signed sums over all elements* of the result matrix (so element changes of opposite
+        signs cancel; the step's ``result`` column holds the whole matrix).
 
     Raises
     ------

@@ -121,16 +121,18 @@ def match_orders(
 
     Returns
     -------
-    DataFrame, best first: ``variant`` (the variant spec, e.g. ``"blocked(block=64)+fma"``:
-    ``fpx.compare(op, variants=[df.variant[0]], ...)`` reproduces it), ``order``, ``fma``,
-    ``accumulate``, ``input_rounding``, ``params``, ``exact_matches`` (observations
-    reproduced bit for bit), ``observations``, ``max_ulp``, ``mean_ulp``, ``exact`` (all
-    reproduced).
+    pandas.DataFrame
+        Best first: ``variant`` (the variant spec, e.g. ``"blocked(block=64)+fma"``:
+        ``fpx.compare(op, variants=[df.variant[0]], ...)`` reproduces it), ``order``, ``fma``,
+        ``accumulate``, ``input_rounding``, ``params``, ``exact_matches`` (observations reproduced
+        bit for bit), ``observations``, ``max_ulp``, ``mean_ulp``, ``exact`` (all reproduced).
 
-    The search is staged: every candidate is run on the first observation; only those within
-    the best few ulps there are run on the rest (a bit-exact match must match everywhere).
-    Ties are broken toward the simplest configuration (no input rounding, default
-    accumulator, no fma); ``df.attrs["note"]`` says how many candidates reproduce everything.
+    Notes
+    -----
+    The search is staged: every candidate is run on the first observation; only those within the
+    best few ulps there are run on the rest (a bit-exact match must match everywhere). Ties are
+    broken toward the simplest configuration (no input rounding, default accumulator, no fma);
+    ``df.attrs["note"]`` says how many candidates reproduce everything.
     """
     pd = require("pandas", "fpx.match_orders")
     checks.choice("op", op, ORDER_OPS, "match_orders takes")
@@ -245,11 +247,11 @@ def explain_numpy(
 
     Returns
     -------
-    The ranked DataFrame of :func:`match_orders`; ``attrs`` adds ``function`` (e.g.
-    "np.dot") and ``note`` says how many candidates reproduce every observation. NumPy's
-    ``np.sum`` is the ``numpy`` order on every machine; ``np.dot`` and ``np.matmul`` call
-    the BLAS, whose order depends on the CPU and the library build, so their answer is
-    about this machine only.
+    pandas.DataFrame
+        The ranked DataFrame of :func:`match_orders`; ``attrs`` adds ``function`` (e.g. "np.dot")
+        and ``note`` says how many candidates reproduce every observation. NumPy's ``np.sum`` is the
+        ``numpy`` order on every machine; ``np.dot`` and ``np.matmul`` call the BLAS, whose order
+        depends on the CPU and the library build, so their answer is about this machine only.
     """
     from .data import generate
 

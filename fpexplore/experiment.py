@@ -158,16 +158,16 @@ def compare(
 
     Returns
     -------
-    Comparison with ``.table`` columns: op, format, n, distribution, seed, variant, backend,
-    value (scalar results, as float64), value_repr (the shortest decimal that reads back as
-    the same value in ``format``; pandas' six digits would print neighbours alike),
-    value_hex (its bit pattern), ulp_error (signed, the largest), max_abs_ulp, mean_abs_ulp,
-    exact_share, rel_error, bits_error, time_ms (this CPU running the variant, warm: not the
-    speed of the hardware an order emulates), compile_ms (first-use overhead in this process,
-    numba compiling or loading kernels, measured apart; 0 afterwards), library and
-    library_version and threads (what made a real library's row), numpy_version, device, cpu,
-    cpu_flags, simd, blas_kernel, blas_threads (the machine:
-    :func:`fpexplore.machine.machine_info`).
+    Comparison
+        ``.table`` columns: op, format, n, distribution, seed, variant, backend, value (scalar
+        results, as float64), value_repr (the shortest decimal that reads back as the same value in
+        ``format``; pandas' six digits would print neighbours alike), value_hex (its bit pattern),
+        ulp_error (signed, the largest), max_abs_ulp, mean_abs_ulp, exact_share, rel_error,
+        bits_error, time_ms (this CPU running the variant, warm: not the speed of the hardware an
+        order emulates), compile_ms (first-use overhead in this process, numba compiling or loading
+        kernels, measured apart; 0 afterwards), library and library_version and threads (what made a
+        real library's row), numpy_version, device, cpu, cpu_flags, simd, blas_kernel, blas_threads
+        (the machine: :func:`fpexplore.machine.machine_info`).
     """
     pd = require("pandas", "fpx.compare")
     job, chosen = _job(
@@ -371,24 +371,27 @@ def sweep(
     Parameters
     ----------
     op, format, variants, distribution, backends, **op_params : as in :func:`compare`
-    sizes : an int or a list of problem sizes (each >= 1)
-    seeds : how many data seeds per size (``seed``, ``seed + 1``, ...; ``seed`` default 0),
-        or a list of seeds (then no ``seed``); each size and seed once;
-        one seed gives one noisy sample per size, several give the median and a 10-90% band
-        (what ``plot()`` draws); sizes x seeds at most ``MAX_SWEEP_RUNS`` runs
+    sizes : an int or a list of problem sizes (each >= 1); sizes x seeds at most ``MAX_SWEEP_RUNS``
+    seed, seeds : int, and int or list of int
+        The first data seed (default 0) and how many per size (``seed``, ``seed + 1``, ...), or a
+        list of seeds (then no ``seed``), each run once per size. One seed: one noisy sample per
+        size; several: the median and a 10-90% band (``plot()`` draws it).
     progress : a progress bar on long sweeps
 
     Returns
     -------
-    Sweep: ``table`` has compare's columns (``seed`` among them) plus ``abs_error``
-    (|value - reference|, the reference being the exact result correctly rounded to the result's
-    format, as compare measures: 0 where a result is the correctly rounded one, inf where a NaN
-    stands for a number or a number for a NaN; for scalar results, else the largest element
-    error; the bounds below are of |value - exact|, which differs from it by at most half an ulp
-    of the result); for sum/dot ``bounds`` has one row per size with ``worst_sequential``
-    (gamma_{n-1} S), ``worst_pairwise`` (gamma_{ceil(log2 n)} S) and ``probabilistic`` (sqrt(n)
-    u S), all absolute, the median over the seeds. ValueError: no sizes or seeds, too many
-    runs, or no results from any of ``backends``.
+    Sweep
+        ``table``: compare's columns (``seed`` among them) and ``abs_error``, |value - reference|
+        (as compare measures: the reference is the exact result correctly rounded to the value's
+        format; 0 where the value is it, inf where exactly one is NaN; an array's largest element
+        error; within half an ulp of |value - exact|, which the bounds bound). Sum/dot: ``bounds``,
+        per size ``worst_sequential`` (gamma_{n-1} S), ``worst_pairwise`` (gamma_{ceil(log2 n)} S),
+        ``probabilistic`` (sqrt(n) u S), absolute, the median over the seeds.
+
+    Raises
+    ------
+    ValueError
+        No sizes or seeds, too many runs, or no results from any of ``backends``.
     """
     pd = require("pandas", "fpx.sweep")
 

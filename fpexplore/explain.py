@@ -10,7 +10,6 @@ ranked causes (``decided`` or not) and a verdict in words. docs/explain.md says 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,7 +37,7 @@ from .metrics import summarize
 from .numerics import clamp_ulps
 from .ops.registry import get as get_op
 from .orders.products import matmul64
-from .results import Comparison, diff_values
+from .results import Comparison, Explanation
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -64,48 +63,6 @@ _FACTORS = ("tensor_core", "input_rounding", "accumulate", "order", "fma")
 _NAMES = {"accumulate": "accumulator"}
 _MAX_UNDECIDED = 3  # competing causes listed when the evidence cannot tell
 _COLUMNS = ["factor", "share", "decided", "posterior", "evidence"]
-
-
-@dataclass(repr=False)
-class Explanation:
-    """What :func:`explain` found: ``table`` (one row per result), ``causes`` (ranked, best
-    first, each ``decided`` or not), ``ambiguous`` (True: the evidence cannot separate the
-    undecided causes), ``verdict`` (plain sentences), ``reproduced`` (label -> the
-    configurations reproducing it bit for bit), ``reference`` (label -> the exact result in
-    that result's format), ``hypotheses`` (the competing explanations weighed),
-    ``plot()``, ``diff()``; a short text and an HTML display."""
-
-    op: str
-    format: str
-    table: object
-    causes: object
-    verdict: str
-    results: dict
-    reference: dict
-    reproduced: dict = field(default_factory=dict)
-    pair: tuple = ()
-    ambiguous: bool = False
-    hypotheses: object = None
-
-    def plot(self, ax=None):
-        """Each result's error against the exact answer, and the causes' shares (a matplotlib
-        Figure)."""
-        from . import plots
-
-        return plots.explain_plot(self, ax=ax)
-
-    def diff(self, a=None, b=None, *, top: int = 10):
-        """The :class:`~fpexplore.results.Diff` of two results (default: the nearest and
-        the farthest from the exact answer)."""
-        a = self.pair[0] if a is None else a
-        b = self.pair[1] if b is None else b
-        return diff_values(a, self.results[a], b, self.results[b], top=top)
-
-    def __repr__(self) -> str:
-        return presentation.explanation_text(self)
-
-    def _repr_html_(self) -> str:
-        return presentation.explanation_html(self)
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -183,16 +140,17 @@ def explain(
 
     Returns
     -------
-    Explanation with ``table`` (index: the labels; ``format``, ``rel_error`` (normwise:
-    ||R - X|| / ||X||, the measure ``closer`` uses), ``closer`` (the results nearest the
-    exact answer; all of them where they tie), ``within_bound`` (inside the worst-case bound
-    of the configuration that reproduces it, else of any evaluation), ``reproduced_by``,
-    ``cast``, ``max_abs_ulp`` and ``mean_abs_ulp`` against the correctly rounded result in
-    the result's format (a matrix: the elements whose exact value does not cancel to near
-    zero; those apart in ``max_abs_ulp_cancelled``)), ``causes`` (a DataFrame, the most
-    likely first: ``factor`` from :data:`CAUSES`, ``share`` of the difference, ``decided``,
-    ``posterior``, ``evidence``; empty for bitwise identical results and for a result no
-    rounding explains), ``ambiguous``, ``verdict`` (sentences), ``plot()``, ``diff()``.
+    Explanation
+        ``table`` (index: the labels; ``format``, ``rel_error`` (normwise: ||R - X|| / ||X||, the
+        measure ``closer`` uses), ``closer`` (the results nearest the exact answer; all of them
+        where they tie), ``within_bound`` (inside the worst-case bound of the configuration that
+        reproduces it, else of any evaluation), ``reproduced_by``, ``cast``, ``max_abs_ulp`` and
+        ``mean_abs_ulp`` against the correctly rounded result in the result's format (a matrix: the
+        elements whose exact value does not cancel to near zero; those apart in
+        ``max_abs_ulp_cancelled``)), ``causes`` (a DataFrame, the most likely first: ``factor`` from
+        :data:`CAUSES`, ``share`` of the difference, ``decided``, ``posterior``, ``evidence``; empty
+        for bitwise identical results and for a result no rounding explains), ``ambiguous``,
+        ``verdict`` (sentences), ``plot()``, ``diff()``.
     """
     require("pandas", "fpx.explain")
     checks.choice("op", op, EXPLAINED_OPS)

@@ -100,9 +100,21 @@ SMALL_BY_DTYPE = {dt: name for name, dt in SMALL_DTYPES.items()}
 
 
 def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
-    """Return the :class:`FormatInfo` for a format name, a NumPy dtype or a FormatInfo.
+    """The :class:`FormatInfo` of a format.
 
-    Raises ValueError listing the valid names for anything else.
+    Parameters
+    ----------
+    fmt : str, dtype or FormatInfo
+        A format name, a NumPy dtype or a FormatInfo (returned as it is).
+
+    Returns
+    -------
+    FormatInfo
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, listing the valid names (TypeError for a value of another kind).
     """
     if isinstance(fmt, FormatInfo):
         return fmt
@@ -180,7 +192,17 @@ def native(arr: np.ndarray) -> np.ndarray:
 
 
 def format_of(x: ArrayLike) -> str:
-    """Name of the format of a NumPy array or scalar (TypeError for other dtypes)."""
+    """The name of the format of a NumPy array or scalar.
+
+    Parameters
+    ----------
+    x : array_like
+        An array or scalar of a storage format (TypeError for other dtypes).
+
+    Returns
+    -------
+    str
+    """
     refuse_masked(x, "format_of")
     dt = as_array(x, "format_of: x").dtype
     info = _BY_DTYPE.get(dt.newbyteorder("=") if dt.kind == "f" else dt)
@@ -257,6 +279,22 @@ def as_format(
     (``±inf``, NaN, saturation) away from it; beyond ``max`` the stochastic neighbour is the
     grid's next value, which overflows as nearest would. E8M0 gives 2**-127 for every
     positive value below it, in every mode.
+
+    Parameters
+    ----------
+    x : array_like, Fraction or Decimal
+        The values to round.
+    fmt : str, dtype or FormatInfo
+        A name of ``ROUNDINGS``, a format of ``fpx.format``, or a dtype.
+    rounding : str, optional
+        One of ``ROUNDING_MODES``; None: the format's own.
+    seed : int, optional
+        The stochastic mode's seed (required there, refused in any other mode).
+
+    Returns
+    -------
+    ndarray or scalar
+        Of the format's dtype (its holding dtype for the formats held in float32 or float64).
     """
     refuse_masked(x, "as_format")
     info = format_info(fmt)
@@ -375,6 +413,18 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
     inf``, ``ulp(nan) = nan``. The result has x's dtype. ``fmt`` (e.g. ``"tf32"`` for float32
     data) selects the precision when it differs from the storage format. An FP8 array
     (ml_dtypes' types) has its own format's ulps.
+
+    Parameters
+    ----------
+    x : array_like
+        Values of a storage format, or an array of ml_dtypes' small types.
+    fmt : str, dtype or FormatInfo, optional
+        The format whose ulps are counted; None: x's own.
+
+    Returns
+    -------
+    ndarray or scalar
+        Of x's dtype.
     """
     if (sm := small_array(x)) is not None:
         arr, storage, out_dtype = sm, _INFO[SMALL_BY_DTYPE[sm.dtype]], sm.dtype
@@ -438,8 +488,21 @@ def next_up(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | n
     """The least value of the format greater than ``x`` (IEEE nextUp; ``next_up(-0.0)`` is the
     smallest positive subnormal, ``next_up(max) = inf``, ``next_up(inf) = inf``, NaN stays).
     An array of ml_dtypes' FP8, FP6, FP4 or E8M0 type steps in its format; where the format has
-    no infinity, the largest value has no next and is refused. ``fmt``: a format of
-    :func:`fpexplore.format`, for float64 ``x`` holding its values (x's own format otherwise)."""
+    no infinity, the largest value has no next and is refused.
+
+    Parameters
+    ----------
+    x : array_like
+        Values of a storage format, or an array of ml_dtypes' small types.
+    fmt : str or FormatInfo, optional
+        A format of :func:`fpexplore.format`, for float64 ``x`` holding its values; None:
+        x's own format.
+
+    Returns
+    -------
+    ndarray or scalar
+        Of x's dtype.
+    """
     if fmt is not None:
         return step_held(x, fmt, +1, "next_up")
     if (sm := small_array(x)) is not None:
@@ -448,7 +511,20 @@ def next_up(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | n
 
 
 def next_down(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | np.generic:
-    """The greatest value of the format less than ``x`` (IEEE nextDown), as :func:`next_up`."""
+    """The greatest value of the format less than ``x`` (IEEE nextDown), as :func:`next_up`.
+
+    Parameters
+    ----------
+    x : array_like
+        Values of a storage format, or an array of ml_dtypes' small types.
+    fmt : str or FormatInfo, optional
+        As in :func:`next_up`.
+
+    Returns
+    -------
+    ndarray or scalar
+        Of x's dtype.
+    """
     if fmt is not None:
         return step_held(x, fmt, -1, "next_down")
     if (sm := small_array(x)) is not None:
@@ -498,6 +574,18 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
 
     FP8 arrays (ml_dtypes' ``float8_e4m3fn``, ``float8_e5m2``, ``float8_e4m3fnuz``,
     ``float8_e5m2fnuz``) are counted in their own format, both of one type.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Values of one format, broadcasting together.
+    nan : {"raise", "sentinel"}
+        What a NaN gives.
+
+    Returns
+    -------
+    int64 ndarray or scalar
+        The signed distances, ``b`` above ``a`` positive.
     """
     if nan not in ("raise", "sentinel"):
         raise ValueError(f"nan must be 'raise' or 'sentinel', got {checks.shown(nan)}")

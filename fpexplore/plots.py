@@ -438,7 +438,7 @@ def _rect(x, y, color, alpha):
 
 
 def explain_plot(expl, ax=None):
-    """An :class:`~fpexplore.explain.Explanation`: each result's error against the exact
+    """An :class:`~fpexplore.results.Explanation`: each result's error against the exact
     answer (the normwise relative error that decides which is closer; the closer ones
     darker, a hatch where outside its bound), and the causes' shares of the difference
     (hatched: undecided)."""

@@ -1,7 +1,7 @@
 """Presentation in words and tables: the advisors' numbers formatted for people.
 
 The advisors compute numbers (:class:`~fpexplore.tolerance.Tolerance`, and
-:class:`~fpexplore.explain.Explanation`); this module turns them into what a notebook or the
+:class:`~fpexplore.results.Explanation`); this module turns them into what a notebook or the
 app shows: a table, sentences, ready-to-paste code, HTML.
 Nothing here measures anything. (Figures are :mod:`fpexplore.plots`.)
 """
@@ -167,7 +167,7 @@ def _reproduced(by) -> str:
 
 
 def explanation_text(ex) -> str:
-    """An :class:`~fpexplore.explain.Explanation` as text: one line per result, its causes,
+    """An :class:`~fpexplore.results.Explanation` as text: one line per result, its causes,
     the verdict."""
     lines = [f"Explanation: {ex.op} of {ex.format} inputs, {len(ex.table)} results"]
     for label, r in ex.table.iterrows():
@@ -185,7 +185,7 @@ def explanation_text(ex) -> str:
 
 
 def explanation_html(ex) -> str:
-    """An :class:`~fpexplore.explain.Explanation` as HTML: the verdict, the table (a result
+    """An :class:`~fpexplore.results.Explanation` as HTML: the verdict, the table (a result
     nothing reproduces says so, not None), the causes."""
     table = ex.table.copy()
     by = table["reproduced_by"]

@@ -208,8 +208,8 @@ def quantize(x: ArrayLike, scheme: str, *, axis: int = -1) -> Quantized:
 
     Returns
     -------
-    :class:`Quantized`: ``.elements``, ``.scales``, ``.tensor_scale``, ``.dequantize()``,
-    ``.error_ulps()``.
+    Quantized
+        ``.elements``, ``.scales``, ``.tensor_scale``, ``.dequantize()``, ``.error_ulps()``.
     """
     if not isinstance(scheme, str) or scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {checks.shown(scheme)}; schemes: {', '.join(SCHEMES)}")

@@ -1,7 +1,8 @@
 """What experiments return: :class:`Comparison` (compare's table, results and references),
 :class:`Diff` (two results against each other, element by element, in ulps and bits: from
 :func:`diff` or :meth:`Comparison.diff`) and :class:`Sweep` (compare over sizes), with their
-text, HTML and formatted-table displays. They hold numbers; they compute no results (the
+text, HTML and formatted-table displays, and :class:`Explanation` (what
+:func:`fpexplore.explain` found). They hold numbers; they compute no results (the
 figures come from :mod:`fpexplore.plots`, loaded when asked for; pandas when a table is made).
 """
 
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import checks
+from . import checks, presentation
 from ._optional import require
 from .backends.job import USER_DATA  # (the distribution column of the user's own inputs)
 from .bits import bit_string, hex_string, shortest_repr, to_bits
@@ -24,7 +25,16 @@ from .timing import TIMING_NOTE
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["EXACT_LABEL", "USER_DATA", "Comparison", "Diff", "Sweep", "diff", "diff_values"]
+__all__ = [
+    "EXACT_LABEL",
+    "USER_DATA",
+    "Comparison",
+    "Diff",
+    "Explanation",
+    "Sweep",
+    "diff",
+    "diff_values",
+]
 
 EXACT_LABEL = "exact (reference)"
 
@@ -293,12 +303,13 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
 
     Returns
     -------
-    Diff: ``bitwise_equal`` (the share of elements with equal bits), ``ulp_histogram``
-    (elements per signed ulp distance from a to b), ``table`` (a DataFrame of the ``top``
-    largest differences: index, a, b, ulps, a_bits, b_bits), ``summary`` (elements,
-    bitwise_equal count, equal_share, max_abs_ulp, mean_abs_ulp, nan_mismatches,
-    saturated), ``ulps`` and ``equal`` (per element), ``plot()``; a short text and an HTML
-    display. The same object as :meth:`Comparison.diff` gives for two results it holds.
+    Diff
+        ``bitwise_equal`` (the share of elements with equal bits), ``ulp_histogram`` (elements per
+        signed ulp distance from a to b), ``table`` (a DataFrame of the ``top`` largest differences:
+        index, a, b, ulps, a_bits, b_bits), ``summary`` (elements, bitwise_equal count, equal_share,
+        max_abs_ulp, mean_abs_ulp, nan_mismatches, saturated), ``ulps`` and ``equal`` (per element),
+        ``plot()``; a short text and an HTML display. The same object as :meth:`Comparison.diff`
+        gives for two results it holds.
     """
     top = checks.integer("top", top, 0)
     arrays = [isinstance(v, (np.ndarray, np.generic)) for v in (a, b)]
@@ -395,3 +406,67 @@ class Sweep:
         sizes = sorted(set(self.table["n"])) if "n" in self.table else []
         head = f"Sweep: {self.op}, {self.format}, {len(self.table)} rows over n = {sizes}"
         return "\n".join([head] + [f"  note: {m}" for m in self.messages])
+
+
+@dataclass(repr=False)
+class Explanation:
+    """What :func:`fpexplore.explain` found; a short text and an HTML display.
+
+    Attributes
+    ----------
+    op : str
+        The op explained: "sum", "dot", "matmul" or "mean".
+    format : str
+        The inputs' format.
+    table : pandas.DataFrame
+        One row per result (index: the labels); its columns are in :func:`fpexplore.explain`.
+    causes : pandas.DataFrame
+        The causes ranked, best first, each ``decided`` or not.
+    verdict : str
+        Plain sentences.
+    results : dict
+        Label -> the observed result.
+    reference : dict
+        Label -> the exact result in that result's format.
+    reproduced : dict
+        Label -> the configurations reproducing it bit for bit.
+    pair : tuple
+        The labels of the result nearest the exact answer and of the farthest; the default
+        pair of ``diff()``.
+    ambiguous : bool
+        True: the evidence cannot separate the undecided causes.
+    hypotheses : pandas.DataFrame
+        The competing explanations weighed.
+    """
+
+    op: str
+    format: str
+    table: object
+    causes: object
+    verdict: str
+    results: dict
+    reference: dict
+    reproduced: dict = field(default_factory=dict)
+    pair: tuple = ()
+    ambiguous: bool = False
+    hypotheses: object = None
+
+    def plot(self, ax=None):
+        """Each result's error against the exact answer, and the causes' shares (a matplotlib
+        Figure)."""
+        from . import plots
+
+        return plots.explain_plot(self, ax=ax)
+
+    def diff(self, a=None, b=None, *, top: int = 10):
+        """The :class:`Diff` of two results (default: the nearest and the farthest from the
+        exact answer)."""
+        a = self.pair[0] if a is None else a
+        b = self.pair[1] if b is None else b
+        return diff_values(a, self.results[a], b, self.results[b], top=top)
+
+    def __repr__(self) -> str:
+        return presentation.explanation_text(self)
+
+    def _repr_html_(self) -> str:
+        return presentation.explanation_html(self)

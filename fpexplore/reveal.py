@@ -332,11 +332,16 @@ def reveal(fn: Callable, n: int, *, op: str = "sum", format: str = "float32") ->
 
     Returns
     -------
-    Reveal: ``str()`` the tree as ``((0+1)+(2+3))``, ``tree``, ``fused``, ``fma``,
-    ``accumulator``, ``reproduces``, ``queries``, ``plot()``, ``as_order()``, ``code``.
-    ValueError where fn's results are not those of a tree of additions, or where the tree
-    they suggest does not compute fn on random inputs (a function returning a constant, one
-    that sorts first, a compensated sum): no invented tree is returned.
+    Reveal
+        ``str()`` the tree as ``((0+1)+(2+3))``, ``tree``, ``fused``, ``fma``, ``accumulator``,
+        ``reproduces``, ``queries``, ``plot()``, ``as_order()``, ``code``.
+
+    Raises
+    ------
+    ValueError
+        Where fn's results are not those of a tree of additions, or where the tree they suggest
+        does not compute fn on random inputs (a function returning a constant, one that sorts
+        first, a compensated sum): no invented tree is returned.
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable (e.g. np.sum), got {checks.shown(fn)}")

@@ -177,6 +177,13 @@ def suggest_tolerance(
     margin : safety factor applied to the measured rtol and atol (the next run's data will
         differ; 2 by default)
 
+    Returns
+    -------
+    Tolerance
+        The suggested ``rtol``, ``atol`` and ``max_ulp``, and what was measured.
+
+    Notes
+    -----
     The suggestion is the smallest rtol that covers the elements whose ``desired`` is not
     tiny (times ``margin``), and then the smallest atol that lets the remaining elements pass
     (times ``margin``; 0 when none is needed). ``max_ulp`` is the largest ULP distance among

@@ -295,6 +295,8 @@ def explorer(**kwargs) -> Explorer:
 
     Parameters
     ----------
+    **kwargs
+        The keywords below, each optional.
     op, format, n, distribution, seed, backends, threads, source, view, sweep_unit, scheme
         The initial value of each control, one keyword per row of
         :data:`fpexplore.app.state.CONTROLS` (the compare() ones as :func:`fpexplore.compare`
@@ -316,5 +318,6 @@ def explorer(**kwargs) -> Explorer:
     Returns
     -------
     Explorer
+        The app (an ipywidgets VBox).
     """
     return Explorer(**kwargs)

@@ -70,7 +70,13 @@ def run_step(job: Job, name: str, step: str) -> list[Result]:
 
 
 def backends() -> dict[str, str]:
-    """Each backend: "available: ..." or "unavailable: <reason>"."""
+    """Each backend and whether it can run here.
+
+    Returns
+    -------
+    dict of str to str
+        Backend name -> "available: ..." or "unavailable: <reason>".
+    """
     out = {}
     for name in NAMES:
         ok, why = status(name)
@@ -79,7 +85,13 @@ def backends() -> dict[str, str]:
 
 
 def has_gpu() -> bool:
-    """True when CuPy can run on a CUDA device here (``backends()["cupy"]`` says why not)."""
+    """Whether CuPy can run on a CUDA device here.
+
+    Returns
+    -------
+    bool
+        True when CuPy can run on a CUDA device here (``backends()["cupy"]`` says why not).
+    """
     return status("cupy")[0]
 
 

@@ -1,38 +1,34 @@
-"""The Adam optimizer step: ``adam_step`` in formula variants (divide-then-multiply,
-multiply-then-divide, their fused form, torch.optim.Adam's CPU order) next to an ``exact``
-variant whose every output is the correctly rounded value of the exact real step, and
-``adam_run`` / ``adam_pass_rates`` over several steps.
+"""The Adam optimizer step ``adam_step``: formula variants (divide-then-multiply,
+multiply-then-divide, their fused form, torch.optim.Adam's CPU order) and ``exact`` (every output
+the correctly rounded exact real step); ``adam_run`` / ``adam_pass_rates`` over several steps.
 
 Arrays keep their storage format F; every elementwise operation is rounded once to F
 (:class:`fpexplore.ops.formula.RoundedArith`); ``fma`` is :func:`fpexplore.fma`. Case reproduced
 (docs/cases.md section 5): the Ascend NPU ``apply_adam`` article (multiply-then-divide vs
 divide-then-multiply agree on ~99.99 % of the elements in float32).
 
-The variants ``torch`` and ``exact`` of :func:`adam_step` (its docstring gives the formulas):
-
-``torch`` is ``torch.optim.Adam`` on the CPU (``foreach`` False and True alike; defaults
-``amsgrad=False, maximize=False``): ``exp_avg.lerp_(g, 1 - beta1)`` (the vectorized CPU
-``lerp`` is ``lerp-fma``, ``vec::fmadd``), ``exp_avg_sq.mul_(beta2).addcmul_(g, g,
-value=1 - beta2)`` (ATen's CPU ``addcmul`` is ``self + (value*t1)*t2`` with the last
-multiply-add fused), ``(exp_avg_sq.sqrt() / sqrt(bc2)).add_(eps)`` and ``addcdiv_``
-(``self + (value*t1)/t2``: multiply, then divide). Checked against PyTorch 2.14.1 (CPU,
-float32, 10,000 parameters, 10 steps, foreach False and True; tests/test_adam_torch.py):
-m and v are bit-identical at every step; param too with ``sqrt="torch"``, while with the
-default IEEE ``sqrt`` a few parameters per step differ by an ulp or two (PyTorch's
-``sqrt`` is not correctly rounded). For float16/bfloat16 PyTorch computes each kernel in
-float32 and rounds once; here every operation is rounded to F. PyTorch's CUDA kernels are
+The variant ``torch`` of :func:`adam_step` (its docstring gives the formulas) is
+``torch.optim.Adam`` on the CPU (``foreach`` False and True alike; defaults
+``amsgrad=False, maximize=False``): ``exp_avg.lerp_(g, 1 - beta1)`` (the vectorized CPU ``lerp`` is
+``lerp-fma``, ``vec::fmadd``), ``exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)`` (ATen's
+CPU ``addcmul`` is ``self + (value*t1)*t2`` with the last multiply-add fused),
+``(exp_avg_sq.sqrt() / sqrt(bc2)).add_(eps)`` and ``addcdiv_`` (``self + (value*t1)/t2``: multiply,
+then divide). Checked against PyTorch 2.14.1 (CPU, float32, 10,000 parameters, 10 steps, foreach
+False and True; tests/test_adam_torch.py): m and v are bit-identical at every step; param too with
+``sqrt="torch"``, while with the default IEEE ``sqrt`` a few parameters per step differ by an ulp or
+two (PyTorch's ``sqrt`` is not correctly rounded). For float16/bfloat16 PyTorch computes each kernel
+in float32 and rounds once; here every operation is rounded to F. PyTorch's CUDA kernels are
 compiled with FMA contraction.
 
-``exact``: each of param', m', v' is the exact real value of Adam's formula
+The variant ``exact``: each of param', m', v' is the exact real value of Adam's formula
 (``m' = beta1*m + (1-beta1)*g``, ``v' = beta2*v + (1-beta2)*g**2``,
 ``param' = param - lr*(m'/bc1)/(sqrt(v'/bc2) + eps)``, ``g = grad + wd*param``), with the
-hyperparameters taken as the exact values of the given floats and ``bc = 1 - beta**step``
-exact (no rounding anywhere), rounded once to F. Exact zeros get IEEE's sign rules.
-float16/bfloat16/float32: a float64 evaluation with rigorous error bounds decides almost
-every element; the rest, and all of float64 (the slow case), use exact
-rationals and ``mpmath`` interval arithmetic at increasing precision until both ends of
-the interval round to the same value (this terminates: a rational result is reached
-exactly). Elements with a NaN or infinite input get the float64 IEEE value of the
+hyperparameters taken as the exact values of the given floats and ``bc = 1 - beta**step`` exact (no
+rounding anywhere), rounded once to F. Exact zeros get IEEE's sign rules. float16/bfloat16/float32:
+a float64 evaluation with rigorous error bounds decides almost every element; the rest, and all of
+float64 (the slow case), use exact rationals and ``mpmath`` interval arithmetic at increasing
+precision until both ends of the interval round to the same value (this terminates: a rational
+result is reached exactly). Elements with a NaN or infinite input get the float64 IEEE value of the
 div-then-mul formula rounded to F.
 """
 
@@ -130,9 +126,8 @@ def _real(name: str, value) -> float:
 
 @dataclass(frozen=True)
 class AdamHyper:
-    """Adam's hyperparameters and the number of the step, checked (TypeError for a value of
-    the wrong type, ValueError out of range; see :func:`adam_step`): Python floats and an
-    int, as ``torch.optim.Adam`` holds them."""
+    """Adam's hyperparameters and step number as ``torch.optim.Adam`` holds them (Python floats,
+    an int), checked as :func:`adam_step` says (TypeError: wrong type, ValueError: out of range)."""
 
     lr: float
     beta1: float
@@ -236,40 +231,41 @@ def adam_step(
     moments: str | None = None,
     sqrt: str | Callable = "ieee",
 ) -> tuple:
-    """One Adam step; returns ``(param, m, v)`` in the inputs' format F.
+    """One Adam step, in the inputs' format F.
 
     Parameters
     ----------
     param, grad, m, v : arrays of one shape and one format F of ``fpx.FORMATS``
         ``m`` and ``v`` are the moments after step ``step - 1`` (zeros before the first).
     step : int >= 1
-        The number of this step (1 for the first), as ``state["step"]`` after PyTorch's
-        increment.
+        The number of this step (1 for the first), as PyTorch's ``state["step"]`` after increment.
     lr, beta1, beta2, eps, weight_decay : real numbers
         ``lr >= 0``, ``0 <= beta < 1``, ``eps > 0``, ``weight_decay >= 0``, all finite.
-    variant : one of ``fpx.variants("adam_step")``
-        "div-then-mul", "div-then-mul+fma", "mul-then-div", "torch", "exact".
-    moments : one of ``ADAM_MOMENTS``: "lerp", "lerp-fma", "mul-add", or None (the default):
-        "lerp-fma" for the variant "torch" (what PyTorch's CPU kernels compute), "lerp" for
-        the others.
+    variant : {"div-then-mul", "div-then-mul+fma", "mul-then-div", "torch", "exact"}
+    moments : one of ``ADAM_MOMENTS``: "lerp", "lerp-fma", "mul-add", or None (the default)
+        None: "lerp-fma" for the variant "torch" (what PyTorch's CPU kernels compute), else "lerp".
     sqrt : "ieee" (default), "torch" or a callable
-        The square root of the formula variants. "ieee": correctly rounded (NumPy's
-        ``np.sqrt``). "torch": the installed PyTorch's own ``torch.sqrt`` applied to the whole
-        array at once, as the optimizer applies it to the whole state tensor (PyTorch's CPU
-        float32 ``sqrt`` is not correctly rounded: about 1 in 5 elements differs from IEEE by
-        one ulp, and which ones depends on the array's length; needs ``pip install torch``).
-        A callable gets an array in F and must return an array of the same shape and format.
-        The variant "exact" takes only "ieee".
+        The square root of the formula variants. "ieee": correctly rounded (NumPy's ``np.sqrt``).
+        "torch": the installed PyTorch's own ``torch.sqrt`` applied to the whole array at once,
+        as the optimizer applies it to the whole state tensor (PyTorch's CPU float32 ``sqrt`` is
+        not correctly rounded: about 1 in 5 elements differs from IEEE by one ulp, and which
+        ones depends on the array's length; needs ``pip install torch``). A callable gets an
+        array in F and must return an array of the same shape and format. The variant "exact"
+        takes only "ieee".
+
+    Returns
+    -------
+    param, m, v : arrays in F, after the step
 
     Notes
     -----
-    Hyperparameters mirror PyTorch's ``torch.optim.Adam`` (``_single_tensor_adam``): they
-    are Python floats; scalar-only arithmetic is done in float64 by Python,
-    ``bc1 = 1 - beta1**step`` and ``bc2 = 1 - beta2**step`` (Python's ``float ** int``, i.e.
-    the C library's ``pow``), ``1 - beta``, ``lr/bc1``, ``math.sqrt(bc2)``; every scalar is then
-    rounded once to F where it meets a tensor (as ATen's CPU kernels convert a Python scalar
-    to the tensor's dtype for float32/float64). For float16/bfloat16 PyTorch computes inside
-    each kernel in float32; here every operation is rounded to F ("F throughout").
+    Hyperparameters mirror PyTorch's ``torch.optim.Adam`` (``_single_tensor_adam``): they are Python
+    floats; scalar-only arithmetic is done in float64 by Python, ``bc1 = 1 - beta1**step`` and ``bc2
+    = 1 - beta2**step`` (Python's ``float ** int``, i.e. the C library's ``pow``), ``1 - beta``,
+    ``lr/bc1``, ``math.sqrt(bc2)``; every scalar is then rounded once to F where it meets a tensor
+    (as ATen's CPU kernels convert a Python scalar to the tensor's dtype for float32/float64). For
+    float16/bfloat16 PyTorch computes inside each kernel in float32; here every operation is rounded
+    to F ("F throughout").
 
     With ``RN`` = round to F and ``c(x)`` = the float64 scalar x rounded to F::
 
@@ -431,11 +427,11 @@ def _adam_bounds(P, G0, M, V, info, outs, h: AdamHyper) -> np.ndarray:
 def _ro_dot2(a: float, B: np.ndarray, c: float, D: np.ndarray, info, out, undecided):
     """a*B + c*D rounded once to F (F of at most 24 bits), elementwise, from float64 values.
 
-    Error-free: TwoProduct for both products, TwoSum to distil the four parts into
-    ``z + rest`` (exactly), then round to odd in float64 from the sign of ``rest`` and once
-    to F (Boldo & Melquiond). Elements where the products could under- or overflow, or the
-    sign of ``rest`` or ``|rest| < ulp(z)`` is not certain, are marked undecided.
-    Returns ``z`` and a bound on ``|a*B + c*D - z|`` for later use.
+    Error-free: TwoProduct for both products, TwoSum to distil the four parts into ``z + rest``
+    (exactly), then round to odd in float64 from the sign of ``rest`` and once to F (Boldo &
+    Melquiond). Elements where the products could under- or overflow, or the sign of ``rest`` or
+    ``|rest| < ulp(z)`` is not certain, are marked undecided. Returns ``z`` and a bound on ``|a*B +
+    c*D - z|`` for later use.
     """
     h1, l1 = two_product(np.float64(a), B)
     h2, l2 = two_product(np.float64(c), D)
@@ -477,8 +473,7 @@ def _bc_bounds(beta: float, step: int) -> tuple[float, float]:
 
 @contextmanager
 def _iv_prec(prec: int):
-    """mpmath's interval context at ``prec`` bits, restored afterwards (mpmath keeps the
-    precision in a global context: not thread-safe)."""
+    """mpmath's interval context at ``prec`` bits, restored afterwards (global: not thread-safe)."""
     import mpmath
 
     iv = mpmath.iv
@@ -595,15 +590,19 @@ def adam_run(
     v: ArrayLike | None = None,
     first_step: int = 1,
 ) -> Iterator[tuple]:
-    """Run Adam over a sequence of gradients: an iterator of ``(step, param, m, v)`` after
-    each step (arguments are checked at the call, before any step runs).
+    """Run Adam over a sequence of gradients, each step by :func:`adam_step` (arguments are
+    checked at the call, before any step runs).
 
     Parameters
     ----------
     grads : an array whose first axis is the step, or any iterable of arrays shaped like param
     m, v : the moments to start from (default zeros: a fresh optimizer)
     first_step : the number of the first step
-    param, lr, ..., sqrt : as in :func:`adam_step`, which makes each step
+    param, lr, beta1, beta2, eps, weight_decay, variant, moments, sqrt : as in :func:`adam_step`
+
+    Yields
+    ------
+    step, param, m, v : int and arrays, after each step
     """
     OP_TABLE.lookup("adam_step", variant)
     moments = _moments_for(variant, moments)
@@ -640,17 +639,21 @@ def adam_pass_rates(
     v: ArrayLike | None = None,
     first_step: int = 1,
 ) -> np.ndarray:
-    """Per-step pass rate of ``param`` between two Adam variants run side by side: a float64
-    array, element s the :func:`pass_rate` of the two params after step ``first_step + s``.
-
-    Both runs start from the same ``param``, ``m``, ``v`` and see the same ``grads``, each
-    evolving its own state (so differences can compound).
+    """Per-step pass rate of ``param`` between two Adam variants run side by side: both start
+    from the same ``param``, ``m``, ``v`` and see the same ``grads``, each evolving its own
+    state (so differences can compound).
 
     Parameters
     ----------
     a, b : variant names or dicts of :func:`adam_step` keywords (``{"variant": ...,
         "moments": ..., "sqrt": ...}``; a dict without "moments" uses ``moments``)
-    param, grads, lr, ..., moments, m, v, first_step : as in :func:`adam_run`
+    param, grads, m, v, first_step : as in :func:`adam_run`
+    lr, beta1, beta2, eps, weight_decay, moments : as in :func:`adam_step`
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Element s: the :func:`pass_rate` of the two params after step ``first_step + s``.
     """
     spec = []
     for name, s in (("a", a), ("b", b)):
@@ -672,8 +675,7 @@ def adam_pass_rates(
 
 
 def _tee(grads):
-    """The gradients twice; an iterator is streamed (the two runs advance in step, so at most
-    one gradient is held), never read whole into a list."""
+    """The gradients twice; an iterator is streamed (the runs in step: one gradient held)."""
     if isinstance(grads, np.ndarray):
         return grads, grads
     return itertools.tee(_gradients(grads), 2)

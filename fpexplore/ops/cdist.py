@@ -68,8 +68,7 @@ def cdist(
     variant : "expanded", "direct" or "exact" (``fpx.variants("cdist")``)
     order : str
         Evaluation order of every reduction, one of ``fpx.orders("matmul")`` (default
-        "sequential": ``acc = t[0]; acc = acc + t[k]``). Order parameters (``block=...``) go
-        in ``**order_params``.
+        "sequential": ``acc = t[0]; acc = acc + t[k]``).
     accumulate : format name, optional
         Accumulator format of the reductions (default F). ``x`` in float16 with
         ``accumulate="float32"`` is "float16 storage, float32 accumulate" (the usual GPU
@@ -80,10 +79,13 @@ def cdist(
     clamp : bool, default True
         Expanded only (the other variants refuse it): replace negative squared distances by
         +0 before the sqrt (as ``clamp(min=0)``); without it they give NaN.
+    **order_params
+        The order's parameters (``block=...``).
 
     Returns
     -------
-    (m, n) array in F.
+    numpy.ndarray
+        (m, n) array in F.
 
     Notes
     -----

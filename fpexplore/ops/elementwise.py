@@ -151,7 +151,8 @@ def exp(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
 
     Returns
     -------
-    An array of x's shape and format (a NumPy scalar for 0-d input).
+    numpy.ndarray or numpy.generic
+        An array of x's shape and format (a NumPy scalar for 0-d input).
     """
     return _apply("exp", (x,), variant)
 
@@ -159,7 +160,16 @@ def exp(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
 def log(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
     """Natural logarithm elementwise, in x's format (``log(±0) = -inf``, ``log(x<0) = nan``).
 
-    Parameters and variants as in :func:`exp`.
+    Parameters
+    ----------
+    x : array_like of one of ``fpx.FORMATS``
+    variant : {"numpy", "wide", "exact"}
+        As in :func:`exp`.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.generic
+        An array of x's shape and format (a NumPy scalar for 0-d input).
     """
     return _apply("log", (x,), variant)
 
@@ -168,7 +178,16 @@ def sin(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
     """Sine (radians) elementwise, in x's format; ``exact`` is correctly rounded for every
     argument, including huge ones (mpmath reduces modulo pi with enough bits).
 
-    Parameters and variants as in :func:`exp`.
+    Parameters
+    ----------
+    x : array_like of one of ``fpx.FORMATS``
+    variant : {"numpy", "wide", "exact"}
+        As in :func:`exp`.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.generic
+        An array of x's shape and format (a NumPy scalar for 0-d input).
     """
     return _apply("sin", (x,), variant)
 
@@ -176,7 +195,16 @@ def sin(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
 def tanh(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
     """Hyperbolic tangent elementwise, in x's format.
 
-    Parameters and variants as in :func:`exp`.
+    Parameters
+    ----------
+    x : array_like of one of ``fpx.FORMATS``
+    variant : {"numpy", "wide", "exact"}
+        As in :func:`exp`.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.generic
+        An array of x's shape and format (a NumPy scalar for 0-d input).
     """
     return _apply("tanh", (x,), variant)
 
@@ -186,7 +214,17 @@ def sqrt(x: ArrayLike, *, variant: str = "numpy") -> np.ndarray | np.generic:
 
     IEEE 754 requires sqrt to be correctly rounded, so ``numpy`` and ``exact`` agree wherever
     NumPy (or ml_dtypes) is IEEE conforming; ``exact`` uses ``np.sqrt`` as its fast path.
-    Parameters and variants as in :func:`exp`.
+
+    Parameters
+    ----------
+    x : array_like of one of ``fpx.FORMATS``
+    variant : {"numpy", "wide", "exact"}
+        As in :func:`exp`.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.generic
+        An array of x's shape and format (a NumPy scalar for 0-d input).
     """
     return _apply("sqrt", (x,), variant)
 
@@ -196,10 +234,20 @@ def pow(  # noqa: A001  (like math.pow)
 ) -> np.ndarray | np.generic:
     """``x**y`` elementwise with broadcasting, in the common format of x and y.
 
-    Both must have the same format (Python floats adopt the array's format if exact).
     ``exact`` follows C99 Annex F.9.4.4 for special cases and recognises exact results
-    (``63.0**2`` is a midpoint in float16 and rounds to even). Parameters and variants as in
-    :func:`exp`.
+    (``63.0**2`` is a midpoint in float16 and rounds to even).
+
+    Parameters
+    ----------
+    x, y : array_like of one of ``fpx.FORMATS``
+        Both must have the same format (Python floats adopt the array's format if exact).
+    variant : {"numpy", "wide", "exact"}
+        As in :func:`exp`.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.generic
+        An array of the broadcast shape in the common format (a NumPy scalar for 0-d input).
     """
     return _apply("pow", (x, y), variant)
 
@@ -221,10 +269,11 @@ def ulp_error(
 
     Returns
     -------
-    int64 array (or scalar): ``fpx.ulp_distance(exact, result, nan="sentinel")``, i.e. the
-    number of representable values from the correctly rounded result to the variant's
-    (positive: the variant is above). 0 where both are NaN, ``fpx.ULP_NAN`` where exactly one
-    is NaN; ``±inf`` counts as one step past ``±max``.
+    numpy.ndarray or numpy.generic of int64
+        ``fpx.ulp_distance(exact, result, nan="sentinel")``, i.e. the number of representable
+        values from the correctly rounded result to the variant's (positive: the variant is
+        above). 0 where both are NaN, ``fpx.ULP_NAN`` where exactly one is NaN; ``±inf``
+        counts as one step past ``±max``.
     """
     name = func if isinstance(func, str) else getattr(func, "__name__", None)
     if name not in FUNCTIONS:

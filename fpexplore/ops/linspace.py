@@ -494,8 +494,9 @@ def linspace(
 
     Returns
     -------
-    ndarray whose dtype follows the emulated library's promotion rules (``numpy1`` gives float64
-    for a 0-d float32 ``stop``, ``numpy2`` float32).
+    numpy.ndarray
+        Its dtype follows the emulated library's promotion rules (``numpy1`` gives float64 for
+        a 0-d float32 ``stop``, ``numpy2`` float32).
     """
     spec = OP_TABLE.lookup("linspace", variant)
     if isinstance(num, (bool, np.bool_)):

@@ -58,8 +58,14 @@ def get(op: str) -> OpSpec:
 
 
 def ops() -> dict[str, str]:
-    """Every op the explorer offers: name -> one-line description (sum, dot and matmul have
-    evaluation *orders*, see fpx.orders; the others have formula *variants*)."""
+    """Every op the explorer offers (sum, dot and matmul have evaluation *orders*, see
+    fpx.orders; the others have formula *variants*).
+
+    Returns
+    -------
+    dict of str to str
+        Op name -> one-line description.
+    """
     return {name: spec.description for name, spec in OP_SPECS.items()}
 
 

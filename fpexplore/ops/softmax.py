@@ -118,7 +118,8 @@ def softmax(
 
     Returns
     -------
-    An array of x's shape and format (an empty array for empty input).
+    numpy.ndarray
+        An array of x's shape and format (an empty array for empty input).
     """
     OP_TABLE.lookup("softmax", variant)
     (x,), info = coerce(x, what="softmax")
@@ -163,7 +164,8 @@ def logsumexp(
 
     Returns
     -------
-    A NumPy scalar of x's format.
+    numpy.generic
+        A NumPy scalar of x's format.
     """
     OP_TABLE.lookup("logsumexp", variant)
     (x,), info = coerce(x, what="logsumexp")

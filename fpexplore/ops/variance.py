@@ -109,7 +109,8 @@ def variance(
 
     Returns
     -------
-    A NumPy scalar of x's format.
+    numpy.generic
+        A NumPy scalar of x's format.
     """
     OP_TABLE.lookup("variance", variant)
     (x,), info = coerce(x, what="variance")

@@ -289,8 +289,7 @@ def get(id: str, seed=None) -> Exercise:
 
 
 def exercises(lesson: str | int | None = None, seed: int | None = None) -> list[Exercise]:
-    """The lessons' exercises as a list of :class:`Exercise` (id, lesson, question, hint,
-    choices, answer(), check(answer), explanation), in lesson order.
+    """The lessons' exercises, in lesson order.
 
     Parameters
     ----------
@@ -298,6 +297,11 @@ def exercises(lesson: str | int | None = None, seed: int | None = None) -> list[
         Only this lesson's (``"01"`` .. ``"05"``, or 1 .. 5).
     seed : int, optional
         A variant with other numbers for every exercise (None: the lessons' own numbers).
+
+    Returns
+    -------
+    list of Exercise
+        Each with id, lesson, question, hint, choices, answer(), check(answer), explanation.
     """
     if lesson is not None:
         if isinstance(lesson, (int, np.integer)) and not isinstance(lesson, bool):
