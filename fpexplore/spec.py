@@ -79,7 +79,9 @@ from .orders.arith import (
     check_input_rounding,
     check_rounding,
     check_split_k,
+    held_accumulators,
     order_keywords,
+    rounded_accumulator,
     split_k_applies,
 )
 from .orders.registry import fusable, lookup, orders_of, roundable
@@ -279,6 +281,8 @@ def _syntax(text, detail: str) -> ValueError:
 def _check_accumulator(acc: str) -> None:
     if acc in FORMATS or acc in user_names():  # (fpx.format's: where the order takes it)
         return
+    if acc in held_accumulators():  # OCP FP8/FP6/FP4: likewise
+        return
     if acc in INPUT_ROUNDINGS or acc == "tf32":
         raise ValueError(
             f"{acc} is an input rounding (write +{acc}), not an accumulator format; "
@@ -286,8 +290,8 @@ def _check_accumulator(acc: str) -> None:
         )
     yours = f" and yours (fpx.format): {', '.join(user_names())}" if user_names() else ""
     raise ValueError(
-        f"unknown accumulator {checks.shown(acc)}; accumulator formats: {', '.join(FORMATS)}"
-        + yours
+        f"unknown accumulator {checks.shown(acc)}; accumulator formats: "
+        f"{', '.join((*FORMATS, *held_accumulators()))}" + yours
     )
 
 
@@ -409,7 +413,13 @@ def parse_spec(text: str | VariantSpec, op: str | None = None) -> VariantSpec:
 
     Returns
     -------
-    VariantSpec; ``str()`` of it is the canonical spelling. ValueError names the valid parts.
+    VariantSpec
+        ``str()`` of it is the canonical spelling.
+
+    Raises
+    ------
+    ValueError
+        A spec not valid; the message names the valid parts.
 
     Examples
     --------
@@ -542,6 +552,10 @@ def _check_order(spec: VariantSpec, op: str) -> None:
     check_fma(order, spec.fma, op, fusable(op), written="+fma")
     check_input_rounding(spec.input_rounding, op, written=f"+{spec.input_rounding}")
     check_accumulate(order, spec.accumulate, f"an accumulator (@{spec.accumulate})")
+    try:  # a format of fpx.format: the orders and settings that take it
+        rounded_accumulator(spec.accumulate, order, op, spec.fma)
+    except ValueError as e:
+        raise ValueError(f"{str(spec)!r}: {e}") from None
 
 
 # ----------------------------------------------------------------------------- formula variants

@@ -356,6 +356,81 @@ def test_a_sum_in_a_wide_custom_format_rounds_each_addition_once():
     assert fpx.sum(x, "sequential", accumulate="t_p30") == float(acc)
 
 
+@pytest.mark.parametrize("order", ROUNDED_ORDERS)
+@pytest.mark.parametrize("dtype", (np.float16, np.float32, ml_dtypes.bfloat16))
+def test_dots_in_the_float16_twin_equal_float16_accumulators(order, dtype):
+    """A dot product accumulating in fpx.format(11, 15) is the one accumulating in float16:
+    inputs rounded to it, each product rounded to it, then the order's additions."""
+    fpx.format(11, 15, name="t_half")
+    rng = np.random.default_rng(21)
+    for n in (1, 2, 7, 100, 1000, 4097):
+        x = (rng.standard_normal(n) * rng.choice([1e-6, 1.0, 300.0], n)).astype(dtype)
+        y = rng.standard_normal(n).astype(dtype)
+        x[::5] = -0.0
+        got = fpx.dot(x, y, order, accumulate="t_half")
+        want = fpx.dot(x, y, order, accumulate="float16")
+        assert got.dtype == want.dtype == x.dtype and _same(got, want), (n, got, want)
+
+
+@pytest.mark.parametrize("subnormals", (True, False))
+def test_dots_in_a_tiny_format_against_products_and_additions_rounded_exactly(subnormals):
+    """Sequential, reverse and blocked dot products in a tiny format (p = 4, emax = 3): each
+    product and each addition rounded once from its exact value, by exact rationals."""
+    fmt = fpx.format(4, 3, subnormals=subnormals, name="t_tiny4")
+    vals = np.array([float(v) for v in _values(4, 3, subnormals)])
+    rng = np.random.default_rng(17)
+
+    def r(v):
+        return float(fpx.as_format(v, fmt))
+
+    def mul(a, b):  # (an exact zero keeps IEEE's sign, which a Fraction has not)
+        a, b = float(a), float(b)
+        return a * b if a * b == 0 else r(Fraction(a) * Fraction(b))
+
+    def add(a, b):
+        a, b = float(a), float(b)
+        if a == b == 0 or not math.isfinite(a + b):
+            return a + b
+        return r(Fraction(a) + Fraction(b))
+
+    def chain(xs, ys):
+        acc = mul(xs[0], ys[0])
+        for a, b in zip(xs[1:], ys[1:]):
+            acc = add(acc, mul(a, b))
+        return acc
+
+    for n in (1, 2, 5, 16, 33):
+        for _ in range(40):
+            x = rng.choice(vals, n) * rng.choice([-1.0, 1.0], n)
+            y = rng.choice(vals, n) * rng.choice([-1.0, 1.0], n)
+            got = fpx.dot(x, y, "sequential", accumulate="t_tiny4")
+            assert _same(got, chain(x, y)), (x, y)
+            got = fpx.dot(x, y, "reverse", accumulate="t_tiny4")
+            assert _same(got, chain(x[::-1], y[::-1])), (x, y)
+            blocks = [chain(x[i : i + 4], y[i : i + 4]) for i in range(0, n, 4)]
+            want = blocks[0]
+            for v in blocks[1:]:
+                want = add(want, v)
+            assert _same(fpx.dot(x, y, "blocked", block=4, accumulate="t_tiny4"), want), (x, y)
+
+
+def test_dots_refuse_what_a_custom_accumulator_does_not_emulate():
+    fpx.format(11, 15, name="t_half")
+    fpx.format(30, 15, name="t_p30")
+    x = np.ones(8, dtype=np.float32)
+    with pytest.raises(ValueError, match="fma=True with accumulate='t_half'"):
+        fpx.dot(x, x, "sequential", fma=True, accumulate="t_half")
+    with pytest.raises(ValueError, match=r"accumulate: 't_p30' \(precision 30.*<= 26"):
+        fpx.dot(x, x, "sequential", accumulate="t_p30")
+    with pytest.raises(ValueError, match="accumulates in the orders of fpx.sum and fpx.dot"):
+        fpx.matmul(x.reshape(2, 4), x.reshape(4, 2), "sequential", accumulate="t_half")
+    with pytest.raises(ValueError, match="'sequential\\+fma@t_half': fma=True with accumulate"):
+        fpx.parse_spec("sequential+fma@t_half", "dot")  # (as a spec is read)
+    with pytest.raises(ValueError, match="'tree@t_half': accumulate: 't_half'"):
+        fpx.parse_spec("tree@t_half", "sum")
+    assert str(fpx.parse_spec("blocked(block=4)@t_half", "dot")) == "blocked(block=4)@t_half"
+
+
 def test_compare_takes_the_accumulator_in_a_variant_spec():
     fpx.format(11, 15, name="MyHalf")  # (a name keeps its case in a spec)
     assert str(fpx.parse_spec("pairwise@MyHalf", "sum")) == "pairwise@MyHalf"
@@ -379,7 +454,7 @@ def test_accumulators_refused_where_the_orders_do_not_take_them():
     with pytest.raises(ValueError, match=words):
         fpx.sum(x, "tree", accumulate="t_half")
     with pytest.raises(ValueError, match=words):
-        fpx.dot(x, x, "sequential", accumulate="t_half")
+        fpx.dot(x, x, "tree", accumulate="t_half")
     with pytest.raises(ValueError, match="unknown accumulator 'nope'"):
         fpx.parse_spec("sequential@nope", "sum")
 
@@ -471,8 +546,8 @@ def test_the_bit_inspector_takes_apart_a_format_with_ieee_layout():
 def test_an_unknown_accumulator_in_a_spec_lists_your_formats_too():
     """Pass 5 (issue 36): "sequential@nosuch" listed the four built-in accumulators only,
     leaving out the fpx.format names that a spec takes there."""
-    with pytest.raises(ValueError, match=r"float32, float64'?$"):
+    with pytest.raises(ValueError, match=r"float32, float64, float8_e4m3, .*float4_e2m1'?$"):
         fpx.parse_spec("sequential@nosuch", "sum")
     fpx.format(precision=8, emax=15, name="p8-acc")
-    with pytest.raises(ValueError, match=r"float64 and yours \(fpx.format\): p8-acc$"):
+    with pytest.raises(ValueError, match=r"float4_e2m1 and yours \(fpx.format\): p8-acc$"):
         fpx.parse_spec("sequential@nosuch", "sum")

@@ -309,6 +309,27 @@ def _builder_add(app, name, *, fma=False, block=0, rounding="", acc=""):
     find(app, W.Button, description="add").click()
 
 
+def test_builder_offers_a_format_of_your_own_as_accumulator():
+    """fpx.format's formats are accumulators in the builder (issue 38): the float16 twin's
+    dot equals float16's; an order that does not take it shows why, and nothing is added."""
+    from fpexplore.userformat import _forget
+
+    fpx.format(11, 15, name="t_app_half")
+    try:
+        app = fpx.explorer(op="dot", n=1000, seed=4, variants=["pairwise"])
+        assert "t_app_half" in [v for _, v in app.b_acc.options]
+        _builder_add(app, "sequential", acc="t_app_half")
+        _builder_add(app, "sequential", acc="float16")
+        assert app.variants.value == ("pairwise", "sequential@t_app_half", "sequential@float16")
+        t = app.comparison.table.set_index("variant")
+        assert t.loc["sequential@t_app_half", "value"] == t.loc["sequential@float16", "value"]
+        _builder_add(app, "tree", acc="t_app_half")
+        assert "accumulates in the orders of fpx.sum and fpx.dot" in app.message.value
+        assert len(app.variants.value) == 3
+    finally:
+        _forget("t_app_half")
+
+
 def test_builder_puts_fma_next_to_separate_and_a_vs_b_reads_them():
     import ipywidgets as W
 

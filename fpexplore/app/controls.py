@@ -8,7 +8,9 @@ from types import SimpleNamespace
 import ipywidgets as W
 
 from ..formats import FORMATS, INPUT_ROUNDINGS
+from ..orders.arith import held_accumulators
 from ..orders.registry import BLOCKS
+from ..userformat import user_names
 from .render import label
 from .state import (
     CONTROLS,
@@ -126,7 +128,9 @@ def builder_controls() -> dict:
         b_name=W.Dropdown(description="build"),
         b_fma=W.Checkbox(value=False, description="FMA", indent=False, layout=small),
         b_acc=W.Dropdown(
-            options=[("accumulator: data's", "")] + [(f"@{f}", f) for f in FORMATS],
+            # (OCP FP8/FP6/FP4, and fpx.format's defined before the explorer opened)
+            options=[("accumulator: data's", "")]
+            + [(f"@{f}", f) for f in (*FORMATS, *held_accumulators(), *user_names())],
             layout=small,
         ),
         b_block=W.Dropdown(

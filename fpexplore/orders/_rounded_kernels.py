@@ -4,7 +4,9 @@ Private: use fpexplore.orders.
 
 Each addition ``a + b`` of two values of the working format (the accumulator's: float16,
 bfloat16, float32, float64 or fpx.format's, held in float64) is rounded once, from its exact
-value, to the format ``rp = (p, emin, vmax, flush)`` (``flush``: no subnormals) in ``mode``
+value, to the format ``rp = (p, emin, vmax, flush, ovf)`` (``flush``: no subnormals; ``ovf``:
+what a nearest or away-from-range rounding past ``vmax`` gives: inf, NaN, or vmax where the
+format saturates) in ``mode``
 (an index into ``ROUNDING_MODES``: nearest_even, nearest_away, toward_zero, up, down,
 stochastic). The exact sum is kept as
 ``s + e`` (TwoSum: ``s`` = the float64 sum, ``e`` its error, exact), so the direction is
@@ -37,7 +39,7 @@ def _jit(func):
 
 
 @nb.njit
-def _pick(s, e, p, emin, vmax, mode, u, flush):
+def _pick(s, e, p, emin, vmax, mode, u, flush, ovf):
     """The exact value ``v = s + e`` (``s`` = float64 RN(v), finite and nonzero; ``e`` the
     exact error) rounded to the format (p, emin, vmax) in ``mode``, ``u`` the draw; ``flush``:
     the format has no subnormals (below 2**emin its grid is 0, 2**emin; fpx.format's
@@ -82,12 +84,12 @@ def _pick(s, e, p, emin, vmax, mode, u, flush):
         r = lo + q if up else lo
     if r > vmax:  # toward the range: the largest value; else the overflow
         toward = mode == TOWARD_ZERO or (mode == UP and neg) or (mode == DOWN and not neg)
-        r = vmax if toward else math.inf
+        r = vmax if toward else ovf
     return -r if neg else r
 
 
 @nb.njit
-def add_in_mode(a, b, p, emin, vmax, mode, u, flush=False):
+def add_in_mode(a, b, p, emin, vmax, mode, u, flush=False, ovf=math.inf):
     """``a + b`` (float64 values of the format ``(p, emin, vmax)``) rounded once in ``mode``;
     ``u`` the stochastic draw; ``flush``: no subnormals (see :func:`_pick`). NaN and
     infinities as IEEE (``inf - inf`` is NaN); an exact zero is +0 (-0 in mode down), the
@@ -101,14 +103,14 @@ def add_in_mode(a, b, p, emin, vmax, mode, u, flush=False):
         return -0.0 if mode == DOWN else 0.0
     if math.isinf(s):  # float64 overflowed: v / 2 exactly (both |a|, |b| >= 2**970)
         s, e = two_sum(a * 0.5, b * 0.5)
-        return 2.0 * _pick(s, e, p, emin - 1, vmax * 0.5, mode, u, flush)
-    return _pick(s, e, p, emin, vmax, mode, u, flush)
+        return 2.0 * _pick(s, e, p, emin - 1, vmax * 0.5, mode, u, flush, ovf * 0.5)
+    return _pick(s, e, p, emin, vmax, mode, u, flush, ovf)
 
 
 @nb.njit
 def _add(a, b, rp, mode, draws, k):
     u = draws[k] if mode == STOCHASTIC else 0.0
-    return add_in_mode(a, b, rp[0], rp[1], rp[2], mode, u, rp[3])
+    return add_in_mode(a, b, rp[0], rp[1], rp[2], mode, u, rp[3], rp[4])
 
 
 @_jit

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import checks
-from .._registry import rounding_mode
+from .._registry import SMALL_DTYPES, rounding_mode
 from ..formats import (
     FORMATS,
     INPUT_ROUNDINGS,
@@ -63,7 +63,9 @@ __all__ = [
     "out_rp",
     "rounded_kernels",
     "to_storage",
-    "user_accumulator",
+    "rounded_accumulator",
+    "rounded_only",
+    "held_accumulators",
 ]
 
 
@@ -122,11 +124,18 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
             f"accumulate: unknown format {checks.shown(accumulate)}; valid formats: "
             f"{', '.join(FORMATS)}"
         ) from None
-    if acc.user_defined:
+    if rounded_only(acc):
         raise ValueError(
-            f"accumulate: {acc.name!r}, a format of fpx.format, accumulates in the orders of "
-            f"fpx.sum that round each addition from its exact value ({', '.join(ROUNDED)}); "
+            f"accumulate: {acc.name!r}, {_kind(acc)}, accumulates in the orders of "
+            f"fpx.sum and fpx.dot that round each addition from its exact value "
+            f"({', '.join(ROUNDED)}); "
             "elsewhere accumulate is one of " + ", ".join(FORMATS)
+        )
+    if acc.name in SMALL_DTYPES:  # AMD's FNUZ FP8, E8M0
+        lacks = "no zero" if not acc.has_zero else "no negative zero"
+        raise ValueError(
+            f"accumulate: {acc.name!r} ({lacks}) is not emulated as an accumulator; "
+            f"valid: {', '.join((*FORMATS, *held_accumulators()))} and fpx.format's"
         )
     if not acc.storage:
         raise ValueError(
@@ -135,27 +144,63 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
     return acc
 
 
-def user_accumulator(accumulate, spec, op: str) -> FormatInfo | None:
-    """``accumulate`` where it names a format of fpx.format (else None): accepted for the
-    orders of sum with ``run_rounded`` (each addition rounded once from its exact value, by
-    TwoSum: right at any precision, where rounding a float64 sum would round twice, and
-    without subnormals); refused elsewhere, naming ``accumulate``."""
+def rounded_only(acc: FormatInfo) -> bool:
+    """Whether only the rounded kernels accumulate in ``acc``: fpx.format's formats and the
+    OCP FP8, FP6 and FP4 formats held in float32 (not AMD's FNUZ FP8, which has no -0, nor
+    E8M0, which has no zero)."""
+    return acc.user_defined or (acc.name in SMALL_DTYPES and acc.has_negative_zero)
+
+
+def held_accumulators() -> tuple[str, ...]:
+    """The formats held in float32 that accumulate (in the rounded kernels): OCP's FP8, FP6
+    and FP4."""
+    return tuple(n for n in SMALL_DTYPES if rounded_only(format_info(n)))
+
+
+def _kind(acc: FormatInfo) -> str:
+    return "a format of fpx.format" if acc.user_defined else "a format held in float32"
+
+
+def rounded_accumulator(accumulate, spec, op: str, fused: bool = False) -> FormatInfo | None:
+    """``accumulate`` where it names a format only the rounded kernels accumulate in
+    (:func:`rounded_only`; else None): accepted for the orders of sum and dot with
+    ``run_rounded`` (each addition rounded once from its exact value, by TwoSum: right at any
+    precision, where rounding a float64 sum would round twice; the format's own overflow:
+    inf, NaN or saturation; dot: where its products are exact in float64); refused
+    elsewhere, naming ``accumulate``."""
     if not isinstance(accumulate, (str, FormatInfo)):
         return None
     try:
         acc = format_info(accumulate)
     except ValueError:
         return None  # (accumulator_format names the unknown format)
-    if not acc.user_defined:
+    if not rounded_only(acc):
         return None
-    if op != "sum" or spec.run_rounded is None:
+    if op not in ("sum", "dot") or spec.run_rounded is None:
         accumulator_format(acc, acc)  # the ValueError naming the orders that take it
+    if fused:
+        raise ValueError(
+            f"fma=True with accumulate={acc.name!r} ({_kind(acc)}) is not "
+            "emulated: its products are rounded to it, then added (fma=False)"
+        )
+    if op == "dot" and not products_exact(acc):
+        raise ValueError(
+            f"accumulate: {acc.name!r} (precision {acc.precision}, emax {acc.emax}): a dot "
+            "product accumulates in a format of fpx.format whose products float64 holds "
+            "exactly (precision <= 26, emax <= 511, emin - precision + 1 >= -537)"
+        )
     return acc
+
+
+def products_exact(acc: FormatInfo) -> bool:
+    """Whether float64 holds every product of two values of ``acc`` exactly (no rounding,
+    overflow or underflow): a dot rounds such a product once, to ``acc``."""
+    return 2 * acc.precision <= 53 and acc.emax <= 511 and acc.emin - acc.precision + 1 >= -537
 
 
 def to_storage(x: np.ndarray, ar: Arith) -> np.ndarray:
     """x's values in the accumulator format, as a contiguous array of the storage dtype."""
-    if x.dtype != ar.info.dtype or ar.info.user_defined:  # (float64 holds fpx.format's)
+    if x.dtype != ar.info.dtype or not ar.info.storage:  # (held in float32 or float64)
         x = np.asarray(as_format(x, ar.info))
     return np.ascontiguousarray(x, dtype=ar.storage)
 

@@ -30,9 +30,11 @@ from .arith import (
     finish,
     kernels,
     matmul_by_columns,
+    rounded_accumulator,
     to_storage,
 )
 from .registry import fusable, lookup
+from .summation import run_rounded
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -85,16 +87,29 @@ def dot(
 ) -> np.generic:
     """Dot product of two 1-D arrays in the given evaluation ``order``.
 
-    Parameters are as for :func:`fpexplore.sum`; ``fma=True`` fuses each product into the
-    accumulation where the order has an accumulator (ValueError elsewhere, since it would
-    change nothing); ``input_rounding`` ("tf32" or "bfloat16") rounds every input value
-    first, as for :func:`fpexplore.matmul`. ``order="numpy"`` is ``np.sum(a * b)`` (not
-    ``np.dot``, which calls a CPU-specific BLAS kernel); ``"cub"`` is CuPy's default 1-D
-    ``cupy.dot`` (products, then CUB's sum) and ``"cupy-kernel"`` its no-CUB reduction
-    kernel: hypotheses until run on a GPU. ``"tensor-core"`` is the 1xK @ Kx1 product of
-    :func:`fpexplore.matmul`'s tensor-core order (a float32 scalar).
+    Parameters
+    ----------
+    a, b : 1-D arrays of equal length, of one format
+    order : str
+        One of ``fpx.orders("dot")``, as for :func:`fpexplore.sum`. ``"numpy"`` is
+        ``np.sum(a * b)`` (not ``np.dot``, which calls a CPU-specific BLAS kernel); ``"cub"``
+        is CuPy's default 1-D ``cupy.dot`` (products, then CUB's sum) and ``"cupy-kernel"``
+        its no-CUB reduction kernel: hypotheses until run on a GPU. ``"tensor-core"`` is the
+        1xK @ Kx1 product of :func:`fpexplore.matmul`'s tensor-core order (a float32 scalar).
+    fma : bool
+        Fuse each product into the accumulation where the order has an accumulator
+        (ValueError elsewhere, since it would change nothing).
+    accumulate : format name, optional
+        Accumulator format, as for :func:`fpexplore.sum`.
+    input_rounding : None, "tf32" or "bfloat16", optional
+        Round every input value to this format first, as for :func:`fpexplore.matmul`.
+    **params
+        Order parameters, as for :func:`fpexplore.sum`.
 
-    Returns a NumPy scalar in the inputs' format.
+    Returns
+    -------
+    numpy.generic
+        A NumPy scalar in the inputs' format.
     """
     spec = lookup("dot", order)
     (a, b), info = coerce(a, b, what="dot", names=("a", "b"))
@@ -110,6 +125,10 @@ def dot(
         return exact_dot(a, b)
     if spec.library is not None:
         return spec.run_library(a, b, p, accumulate, input_rounding)
+    if (acc := rounded_accumulator(accumulate, spec, "dot", fused)) is not None:
+        X, Y = to_storage(a, arith(acc)), to_storage(b, arith(acc))
+        terms = np.asarray(as_format(X * Y, acc), dtype=np.float64)  # (X * Y is exact)
+        return finish(run_rounded(spec, terms, arith(acc), p, "nearest_even", None), info)
     ar = arith(accumulator(accumulate, info, spec))
     if spec.literal_products:
         terms = _literal_products(a, b, ftz=spec.literal_products == "ftz")
@@ -144,10 +163,13 @@ def matmul(
         Cut k into this many contiguous slices, reduce each with the order, and add the slice
         results in order (split-K GEMM).
 
-    Returns an (m, n) array in the inputs' format. ``order="exact"`` is correctly rounded.
-    ``order="tensor-core"`` (``arch=``) is :func:`fpexplore.mma` with C = 0: a float32 array,
-    the tensor-core input format being the arrays' (float16, bfloat16) or the input
-    rounding's (float32 arrays need one, e.g. ``input_rounding="tf32"``).
+    Returns
+    -------
+    numpy.ndarray
+        An (m, n) array in the inputs' format. ``order="exact"`` is correctly rounded.
+        ``order="tensor-core"`` (``arch=``) is :func:`fpexplore.mma` with C = 0: a float32
+        array, the tensor-core input format being the arrays' (float16, bfloat16) or the
+        input rounding's (float32 arrays need one, e.g. ``input_rounding="tf32"``).
     """
     spec = lookup("matmul", order)
     (A, B), info = coerce(A, B, what="matmul", names=("A", "B"))

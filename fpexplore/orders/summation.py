@@ -24,8 +24,8 @@ from .arith import (
     check_fma,
     check_rounding,
     finish,
+    rounded_accumulator,
     to_storage,
-    user_accumulator,
 )
 from .registry import fusable, lookup, roundable
 
@@ -58,9 +58,10 @@ def sum(  # noqa: A001
         Must be False: a sum has no products (the parameter exists for symmetry with dot).
     accumulate : format name, optional
         Accumulator format (default: x's; float32 for float16 data in the NumPy and CuPy
-        kernel orders, as those libraries do). A format of :func:`fpexplore.format` (with
-        subnormals) in sequential, reverse, pairwise and blocked: each addition rounded once
-        from its exact value to it, in ``rounding``.
+        kernel orders, as those libraries do). A format of :func:`fpexplore.format`, or an
+        OCP FP8, FP6 or FP4 format, in sequential, reverse, pairwise and blocked: each
+        addition rounded once from its exact value to it, in ``rounding``, with the format's
+        own overflow (inf, NaN, or saturation at ±max).
     rounding : str
         The rounding of every addition, in the accumulator's format: ``"nearest_even"`` (the
         default, IEEE's and every order's own), or for the orders of
@@ -82,7 +83,8 @@ def sum(  # noqa: A001
 
     Returns
     -------
-    A NumPy scalar in x's format (the accumulator's result rounded once).
+    numpy.generic
+        A NumPy scalar in x's format (the accumulator's result rounded once).
     """
     spec = lookup("sum", order)
     (x,), info = coerce(x, what="sum")
@@ -95,9 +97,10 @@ def sum(  # noqa: A001
         return exact_sum(x)
     if spec.library is not None:
         return spec.run_library(x, None, p, accumulate)
-    ar = arith(user_accumulator(accumulate, spec, "sum") or accumulator(accumulate, info, spec))
+    rounded = rounded_accumulator(accumulate, spec, "sum")
+    ar = arith(rounded or accumulator(accumulate, info, spec))
     X = to_storage(x, ar)
-    if mode != "nearest_even" or ar.info.user_defined:
+    if mode != "nearest_even" or rounded is not None:
         return finish(run_rounded(spec, X, ar, p, mode, seed), info)
     return finish(spec.run(X, None, False, ar, p, info), info)
 
@@ -109,5 +112,7 @@ def run_rounded(spec, X, ar, p: dict, mode: str, seed: int | None) -> float:
     draws = np.zeros(0)
     if mode == "stochastic":
         draws = np.random.default_rng(seed).random(max(X.shape[0] - 1, 0))
-    rp = (ar.info.precision, ar.info.emin, float(ar.info.max), not ar.info.subnormals)
+    top = float(ar.info.max)
+    ovf = {"inf": np.inf, "nan": np.nan, "max": top}[ar.info.overflow]  # past the largest
+    rp = (ar.info.precision, ar.info.emin, top, not ar.info.subnormals, ovf)
     return spec.run_rounded(X, rp, ROUNDING_MODES.index(mode), draws, p)
