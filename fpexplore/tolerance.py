@@ -89,14 +89,15 @@ def _atol(diff, scale, rtol, same, passable, keep) -> float:
     return float(needed)
 
 
-def _max_ulp(desired, actual, keep, passable) -> float:
-    """The keep-th smallest ULP distance as a float64 no smaller than it (float64 rounds
-    counts above 2**53 to nearest); inf where no count of ulps applies (:func:`clamp_ulps`)
-    and for an element no tolerance passes (an overflow to inf: its count is finite)."""
+def _max_ulp(desired, actual, keep, passable, covered) -> float:
+    """The largest ULP distance among the ``covered`` elements (those rtol and atol pass),
+    and at least the keep-th smallest, as a float64 no smaller than it (float64 rounds counts
+    above 2**53 to nearest); inf where no count of ulps applies (:func:`clamp_ulps`) and for
+    an element no tolerance passes (an overflow to inf: its count is finite)."""
     ulps = clamp_ulps(ulp_distance(desired, actual, nan="sentinel")).astype(np.float64)
-    ulps = np.partition(np.where(passable, ulps, np.inf), keep - 1)
-    kth = float(ulps[keep - 1])
-    return kth if kth < 2**53 else math.nextafter(kth, math.inf)
+    kth = float(np.partition(np.where(passable, ulps, np.inf), keep - 1)[keep - 1])
+    top = max(kth, float(ulps[covered].max(initial=0.0)))
+    return top if top < 2**53 else math.nextafter(top, math.inf)
 
 
 @dataclass
@@ -230,8 +231,9 @@ def suggest_tolerance(
         rtol = float(np.partition(rel_ok, k - 1)[k - 1]) * margin
     atol = _atol(diff, scale, rtol, same, passable, keep) * margin
     atol = 0.0 if atol == 0 else atol
-    max_ulp = _max_ulp(d, a, keep, passable)
-    passed = 1.0 - float(np.mean(~_close(a, d, rtol, atol)))
+    covered = _close(a, d, rtol, atol)
+    max_ulp = _max_ulp(d, a, keep, passable, covered)  # (its snippet passes what rtol does)
+    passed = float(np.mean(covered))
     defaults, rejected = {}, {}
     for lib, per_fmt in DEFAULTS.items():
         r, t = per_fmt.get(info.name, per_fmt.get("any"))

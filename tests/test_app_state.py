@@ -241,3 +241,33 @@ def test_variant_specs_are_parsed_where_their_text_enters_only(monkeypatch):
     m = S.set_op(r, "matmul")
     assert texts(m.variants) == tuple(op_registry.get("matmul").defaults_for("float32"))
     assert texts(S.set_op(m, "sum").variants) == texts(S.initial().variants)
+
+
+def test_the_state_functions_refuse_what_they_cannot_store_by_name():
+    """Pass 6 (issue 36): set_observed split "r1" into ('r', '1'); select_variants raised a
+    bare KeyError; set_input stored an input or array that does not exist; pick stored 3 as
+    a result's key; nearest_size gave 10 for -5 and a bare error for NaN; built_spec read
+    fma="no" as True."""
+    formats = {"x": "float64", "r1": "float64"}
+    s = S.set_source(S.initial(n=1000), "arrays", formats)
+    assert S.set_observed(s, "r1").observed == ("r1",)  # one name, not its characters
+    with pytest.raises(TypeError, match="observed: a variable name is a string, got 5"):
+        S.set_observed(s, [5])
+    with pytest.raises(ValueError, match="unknown variant 'bogus'; offered: "):
+        S.select_variants(s, ["bogus"])
+    assert texts(S.select_variants(s, "pairwise").variants) == ("pairwise",)
+    with pytest.raises(ValueError, match="unknown input 'zz'; sum's inputs: x"):
+        S.set_input(s, "zz", "x", formats)
+    with pytest.raises(ValueError, match="unknown var 'nope'; the arrays offered: , x, r1"):
+        S.set_input(s, "x", "nope", formats)
+    with pytest.raises(TypeError, match=r"b must be a result's key, \(variant, backend\)"):
+        S.pick(s, ("x", "numpy"), 3)
+    with pytest.raises(ValueError, match="n must be >= 1, got -5"):
+        S.nearest_size(-5)
+    with pytest.raises(TypeError, match="n must be an integer, got nan"):
+        S.nearest_size(float("nan"))
+    with pytest.raises(TypeError, match="fma must be True or False, got 'no'"):
+        S.built_spec("sequential", fma="no")
+    with pytest.raises(TypeError, match="block must be an integer, got 1.5"):
+        S.built_spec("tree", block=1.5)
+    assert S.built_spec("tree", block=64, acc="float64") == "tree(block=64)@float64"

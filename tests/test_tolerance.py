@@ -254,3 +254,21 @@ def test_an_overflow_gets_no_ulp_count():
     assert "no ULP bound" in t.snippets["ulp"] and "overflow" in t.snippets["ulp"]
     t = fpx.suggest_tolerance(np.float32([np.inf, 1]), np.float32([3e38, 1.0000001]), coverage=0.5)
     assert t.max_ulp == 1.0  # the covered element: 1 and the next float32 up
+
+
+def test_max_ulp_covers_every_element_the_suggested_rtol_passes():
+    """Pass 6 (issue 36): at coverage=0.95 the margin's rtol passed all 100 elements
+    (coverage 1.0) while max_ulp was the 95th smallest distance, so the ulp snippet, offered
+    as the alternative, failed its own data. The oracle: the distances by plain NumPy (one
+    float32 step per np.nextafter) of the elements np.isclose passes in float64."""
+    rng = np.random.default_rng(1)
+    d = rng.standard_normal(100).astype(np.float32)
+    a = d.copy()
+    a[:10] *= np.float32(1.01)
+    a[10:] = np.nextafter(a[10:], np.float32(np.inf))
+    t = fpx.suggest_tolerance(a, d, coverage=0.95)
+    passed = np.isclose(a.astype(np.float64), d.astype(np.float64), rtol=t.rtol, atol=t.atol)
+    assert t.coverage == passed.mean() == 1.0
+    steps = np.abs(a.view(np.int32).astype(np.int64) - d.view(np.int32).astype(np.int64))
+    assert np.all(np.sign(a) == np.sign(d)) and t.max_ulp == steps[passed].max()
+    exec(t.snippets["ulp"], {"np": np, "fpx": fpx, "actual": a, "desired": d})

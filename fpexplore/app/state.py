@@ -189,8 +189,9 @@ class State:
 
 
 def nearest_size(n: int) -> int:
-    """The slider's size nearest to ``n`` on a log scale."""
-    return min(SIZES, key=lambda s: abs(np.log10(s) - np.log10(max(int(n), 1))))
+    """The slider's size nearest to ``n`` (a whole number >= 1) on a log scale."""
+    n = checks.integer("n", n, 1)
+    return min(SIZES, key=lambda s: abs(np.log10(s) - np.log10(n)))
 
 
 def sizes(state: State) -> list[int]:
@@ -228,6 +229,11 @@ def builder_names(op: str, fmt: str) -> list[tuple]:
 def built_spec(name, *, arch="h100", block=0, fma=False, rounding="", acc="") -> str:
     """The variant spec the builder's parts describe, e.g. "tree(block=256)+tf32" (the
     tensor cores take an arch and an input rounding only)."""
+    for key, v in (("name", name), ("arch", arch), ("rounding", rounding), ("acc", acc)):
+        if v is not None and not isinstance(v, str):
+            raise TypeError(f"{key} must be a string, got {checks.shown(v)}")
+    checks.boolean("fma", fma)
+    checks.integer("block", block, 0)  # (0: the order's default; parse_spec checks the rest)
     text = name or ""
     tc = text == TENSOR_CORE
     params = [f"arch={arch}"] if tc else []
@@ -458,13 +464,21 @@ def set_source(state: State, source, formats: dict) -> State:
 
 
 def set_input(state: State, name: str, var: str, formats: dict) -> State:
-    """The variable chosen for one input ("" for none); the format follows the arrays'."""
+    """The variable chosen for one input ("" for none), one of ``formats`` (the arrays offered:
+    name -> format); the format follows the arrays'."""
+    checks.choice("input", name, [k for k, _ in state.inputs], f"{state.op}'s inputs")
+    checks.choice("var", var, ["", *formats], "the arrays offered")
     inputs = tuple((k, var if k == name else v) for k, v in state.inputs)
     return follow_data_format(state.set(inputs=inputs), formats)
 
 
 def set_observed(state: State, names) -> State:
-    """The observed results chosen by variable name (results computed elsewhere)."""
+    """The observed results chosen by variable name (results computed elsewhere): a name, or
+    a list of names."""
+    names = checks.name_list("observed", names)
+    for v in names:
+        if not isinstance(v, str):
+            raise TypeError(f"observed: a variable name is a string, got {checks.shown(v)}")
     return state.set(observed=tuple(names))
 
 
@@ -487,6 +501,14 @@ def _data_format(state: State, formats: dict) -> str | None:
 def pick(state: State, a=None, b=None) -> State:
     """Results A and B by key ((variant, backend); an observed one (name, "observed")). The
     user's pick replaces a preset's pair still waiting for its results."""
+    for name, key in (("a", a), ("b", b)):
+        if key is not None and not (
+            isinstance(key, tuple) and len(key) == 2 and all(isinstance(k, str) for k in key)
+        ):
+            raise TypeError(
+                f"{name} must be a result's key, (variant, backend) or (name, 'observed'), "
+                f"got {checks.shown(key)}"
+            )
     return replace(
         state,
         pick_a=a if a is not None else state.pick_a,
@@ -543,7 +565,9 @@ def select_variants(state: State, specs) -> State:
     """The variants selected in the list, by the canonical spelling it shows (each one
     offered, so already parsed)."""
     offered = {str(v): v for v in variant_options(state)}
-    return state.set(variants=tuple(offered[str(s)] for s in specs))
+    for s in checks.name_list("variants", specs):
+        checks.choice("variant", str(s), offered, "offered")
+    return state.set(variants=tuple(offered[str(s)] for s in checks.name_list("variants", specs)))
 
 
 def shown_part(state: State) -> tuple:
