@@ -549,6 +549,10 @@ def _check_order(spec: VariantSpec, op: str) -> None:
             order, op, given.get("rounding", "nearest_even"), given, written=repr(str(spec))
         )
     check_combine(op, spec.param_dict.get("combine", "sequential"), f"{str(spec)!r}: ")
+    try:
+        order.check_applies(spec.param_dict)
+    except ValueError as e:
+        raise ValueError(f"{str(spec)!r}: {e}") from None
     check_fma(order, spec.fma, op, fusable(op), written="+fma")
     check_input_rounding(spec.input_rounding, op, written=f"+{spec.input_rounding}")
     check_accumulate(order, spec.accumulate, f"an accumulator (@{spec.accumulate})")

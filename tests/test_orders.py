@@ -1036,3 +1036,20 @@ def test_difference_budget_of_results_that_overflow_warns_nothing():
         budget = fpx.difference_budget(x, "sequential@float32", "sequential", "sum")
     assert list(budget.table["step"]) == ["start", "accumulate"]
     assert np.isnan(budget.table["delta_abs"]).all()
+
+
+def test_a_tree_seed_without_atomics_is_refused_not_ignored():
+    """Pass 6 (issue 36): fpx.sum(x, "tree", seed=r) for 20 values of r, meant as 20 GPU
+    runs, gave one result 20 times: the seed orders the blocks' atomicAdds only."""
+    x = np.random.default_rng(35).standard_normal(100_000).astype(np.float32)
+    words = "order 'tree': seed= applies with combine='atomic' only"
+    with pytest.raises(ValueError, match=words):
+        fpx.sum(x, "tree", seed=1)
+    with pytest.raises(ValueError, match="order 'tree-strided': seed= applies"):
+        fpx.dot(x, x, "tree-strided", seed=4)
+    with pytest.raises(ValueError, match=words):
+        fpx.matmul(x[:64].reshape(8, 8), x[:64].reshape(8, 8), "tree", seed=5)
+    with pytest.raises(ValueError, match="'tree\\(seed=2\\)': order 'tree': seed= applies"):
+        fpx.parse_spec("tree(seed=2)", "sum")
+    runs = {float(fpx.sum(x, "tree", combine="atomic", seed=s)) for s in range(5)}
+    assert len(runs) > 1  # (with atomics the seed is the block order: 4 values of 5 here)

@@ -194,6 +194,9 @@ def order_spec(draw):
             values = ["sequential"]
         if values and draw(st.booleans()):
             params[key] = draw(st.sampled_from(values))
+    for key, (other, value) in order.applies.items():  # (the tree's seed: with atomic only)
+        if key in params and params.get(other) != value:
+            del params[key]
     if op == "matmul" and order.matmul_code is not None and draw(st.booleans()):
         params["split_k"] = draw(st.integers(1, 64))
     fma = op != "sum" and order.fma and draw(st.booleans())

@@ -82,6 +82,9 @@ class OrderSpec:
     # the values a parameter is offered with in the explorer's builder, each with its note
     # (name -> ((value, note), ...)); a parameter not named here has a free value
     choices: dict = field(default_factory=dict)
+    # a parameter that applies only beside another's value (name -> (other, value)), as the
+    # tree's seed with combine="atomic": given otherwise it is refused, not ignored
+    applies: dict = field(default_factory=dict)
 
     def laid_out(self, arrays: tuple, what: str) -> tuple:
         """The arrays' terms, 1-D, in the order this order reads them; a layout its library
@@ -134,7 +137,19 @@ class OrderSpec:
         out = {}
         for key, (default, check) in self.params.items():
             out[key] = check(given[key]) if key in given else default
+        self.check_applies(given, out)
         return out
+
+    def check_applies(self, given: dict, values: dict | None = None) -> None:
+        """ValueError for a parameter given where it does not apply (see ``applies``)."""
+        values = given if values is None else values
+        for key, (other, value) in self.applies.items():
+            default = self.params[other][0]
+            if key in given and values.get(other, default) != value:
+                raise ValueError(
+                    f"order {self.name!r}: {key}= applies with {other}={value!r} only "
+                    f"(it would change nothing here), got {key}={given[key]!r}"
+                )
 
 
 def fixed_calls(*calls) -> Callable:

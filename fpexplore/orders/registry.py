@@ -279,6 +279,7 @@ _BLOCK_GRID = tuple((("block", b),) for b in BLOCKS)
 _CPU_BLOCK_GRID = tuple((("block", b),) for b in (4, 8, 16)) + _BLOCK_GRID
 _TREE = dict(
     params=TREE_PARAMS,
+    applies={"seed": ("combine", "atomic")},
     fma=True,
     # the block's tree (zero padding adds exactly), then the block sums onto 0 in turn
     depth=lambda n, p: min(_log2(n), _log2(p["block"])) + math.ceil(n / p["block"]) - 1,
