@@ -108,7 +108,7 @@ def match_orders(
     observed : the result(s) to explain, in the inputs' format (a scalar for sum/dot, an
         (m, n) array for matmul: each element is an observation), or in a wider one (a
         tensor core's float32 result of float16 inputs: orders with a narrower result are
-        compared widened)
+        compared widened; where no candidate's result has its format, a ValueError says so)
     op : "sum", "dot" or "matmul"
     candidates_ : the variant specs to try, as text or :class:`~fpexplore.VariantSpec` (one
         spec or a list; an unknown one is a ValueError listing the valid names); default: every
@@ -174,11 +174,12 @@ def _scored(op: str, cands, obs) -> list:
     """[(candidate, [its ulps from each observation])]: every candidate run on the first
     observation, those within 2 ulps of the best there on the rest."""
     first_in, first_obs = obs[0]
-    scored, why = [], []
+    scored, why, formats = [], [], set()
     for c in cands:
         try:
             got = evaluate(op, c, first_in)
             scored.append((c, [_distance(first_obs, got)]))
+            formats.add(np.asarray(got).dtype)
         except (ValueError, NotImplementedError) as e:
             why.append(f"{c}: {e}")  # a setting that does not apply, a path not emulated
     if not scored:
@@ -186,6 +187,15 @@ def _scored(op: str, cands, obs) -> list:
             "match_orders: candidates_ is empty"
             if not cands
             else f"match_orders: no candidate could be evaluated; the first: {why[0]}"
+        )
+    if first_obs.dtype not in formats:  # wider than every result: none can be it
+        fmt, inputs = first_obs.dtype.name, np.asarray(first_in[0]).dtype.name
+        raise ValueError(
+            f"match_orders: observed is {fmt}, wider than the {inputs} inputs, and every "
+            f"candidate's result is {' or '.join(sorted(f.name for f in formats))}: none can be "
+            f"it (an accumulator @{fmt} rounds its sum to the inputs' format). A {fmt} result of "
+            f"{inputs} data (np.sum(x, dtype=np.{fmt})) widens the inputs first: pass them as "
+            f"{fmt} (x.astype(np.{fmt})), or ask fpx.explain, which tries that cast"
         )
     best = min(float(np.max(u[0])) for _, u in scored)
     keep_threshold = max(best, 0.0) + 2.0

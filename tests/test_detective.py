@@ -389,3 +389,16 @@ def test_match_orders_names_inputs_of_the_wrong_shape_and_an_empty_candidate_lis
             detective.match_orders(inputs, np.float32(0), op, ["sequential", "pairwise"])
     with pytest.raises(ValueError, match="match_orders: candidates_ is empty"):
         detective.match_orders(x, np.float32(0), "sum", [])
+
+
+def test_a_wider_observation_no_candidate_can_give_is_refused_with_the_way_out():
+    """Pass 6 (issue 36): np.sum(x, dtype=np.float64) of float32 data was scored against
+    candidates that all round to float32 (numpy@float64 too): "no candidate reproduces" at
+    24 million float64 ulps. Now it says why and what decides; with the inputs widened as
+    NumPy does, the plain orders reproduce it (the oracle: np.sum itself)."""
+    x = np.random.default_rng(21).uniform(0, 1, 1000).astype(np.float32)
+    obs = np.sum(x, dtype=np.float64)
+    with pytest.raises(ValueError, match="observed is float64, wider than the float32 inputs"):
+        fpx.match_orders(x, obs, "sum", ["numpy@float64", "sequential@float64"])
+    df = fpx.match_orders(x.astype(np.float64), obs, "sum", ["numpy", "sequential"])
+    assert df.set_index("variant").loc["numpy", "exact"]
