@@ -311,7 +311,6 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
         ``plot()``; a short text and an HTML display. The same object as :meth:`Comparison.diff`
         gives for two results it holds.
     """
-    top = checks.integer("top", top, 0)
     arrays = [isinstance(v, (np.ndarray, np.generic)) for v in (a, b)]
     if all(arrays) and np.asarray(a).dtype != np.asarray(b).dtype:  # two formats
         va, vb = ((coerce(v, what="fpx.diff", keep_bits=True)[0][0]) for v in (a, b))
@@ -324,6 +323,7 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
 
 def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
     """The :class:`Diff` of two results (see :meth:`Comparison.diff`), given as values."""
+    top = checks.integer("top", top, 0)  # (every diff: fpx.diff, Comparison's, Explanation's)
     pd = require("pandas", "Comparison.diff")
 
     va, vb = np.asarray(va), np.asarray(vb)
@@ -337,7 +337,7 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
     equal = np.asarray(to_bits(va) == to_bits(vb))
     mag = clamp_ulps(ulps)  # one NaN or a saturated distance: inf, no count of ulps
     flat = mag.reshape(-1)
-    order = np.argsort(-flat, kind="stable")[: max(int(top), 0)]
+    order = np.argsort(-flat, kind="stable")[:top]
     order = order[flat[order] > 0] if flat.size else order
     fa_, fb_, fu = va.reshape(-1), vb.reshape(-1), ulps.reshape(-1)
     rows = []

@@ -231,9 +231,8 @@ def suggest_tolerance(
         rtol = float(np.partition(rel_ok, k - 1)[k - 1]) * margin
     atol = _atol(diff, scale, rtol, same, passable, keep) * margin
     atol = 0.0 if atol == 0 else atol
-    covered = _close(a, d, rtol, atol)
-    max_ulp = _max_ulp(d, a, keep, passable, covered)  # (its snippet passes what rtol does)
-    passed = float(np.mean(covered))
+    max_ulp = _max_ulp(d, a, keep, passable, covered := _close(a, d, rtol, atol))
+    passed = float(np.mean(covered))  # (the ulp snippet passes what rtol and atol do)
     defaults, rejected = {}, {}
     for lib, per_fmt in DEFAULTS.items():
         r, t = per_fmt.get(info.name, per_fmt.get("any"))

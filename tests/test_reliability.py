@@ -482,3 +482,17 @@ def test_an_op_that_is_no_name_is_refused_by_name(name, op):
     value of an array is ambiguous" or "unhashable type" without naming op."""
     with pytest.raises((TypeError, ValueError), match=r"^(op must be one of|unknown op) "):
         _OP_TAKERS[name](op)
+
+
+def test_every_diff_checks_top_by_name():
+    """Pass 6 (issue 36): Comparison.diff coerced top with int() (-1 listed nothing, "2"
+    listed two, None a bare int() error) where fpx.diff refused them by name."""
+    a, b = np.float32([1, 2, 3]), np.float32([1, 2.5, 4])
+    c = fpx.compare("sum", inputs=a, variants=["sequential", "pairwise"])
+    for diff in (lambda t: fpx.diff(a, b, top=t), lambda t: c.diff("sequential", "pairwise", top=t)):
+        with pytest.raises(ValueError, match="top must be >= 0, got -1"):
+            diff(-1)
+        for bad in (1.5, "2", None):
+            with pytest.raises(TypeError, match="top must be an integer"):
+                diff(bad)
+    assert len(fpx.diff(a, b, top=1).table) == 1
