@@ -148,7 +148,9 @@ def compare(
         it is installed; a message where it is not: :mod:`fpexplore.libraries.backend`)
     threads : for the real CPU libraries: NumPy's BLAS pool (through threadpoolctl) and
         torch's threads for this call; None: their defaults. (Emulated orders take their own
-        ``threads`` parameter: ``"torch(threads=2)"``.)
+        ``threads`` parameter: ``"torch(threads=2)"``.) The table shows the threads that ran
+        (a count past OpenBLAS's most runs its most); ``messages`` says where a count is not
+        applied (np.sum, no CPU library among the backends).
     progress : optional ``progress(done, total, label)``, called before each result is
         computed (``done`` of ``total`` finished, ``label`` the one starting); an exception it
         raises stops the run and propagates (the explorer's cancel button works this way)
@@ -218,6 +220,11 @@ def _job(
     if distribution != USER_DATA:
         inputs = op_spec.inputs(n, format, distribution, seed, op_params)
     job = Job(op_spec, format, n, distribution, seed, inputs, op_params, threads, {}, [])
+    if threads is not None and set(backends) <= {"emulated", "cupy", "replay"}:
+        job.messages.append(
+            f"threads={threads} is not applied: no backend here runs a CPU library "
+            f'({", ".join(backends)}; an emulated order takes its own: "torch(threads=2)")'
+        )
     job.variants = tuple(variants)
     return job, backends
 

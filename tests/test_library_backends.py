@@ -62,6 +62,24 @@ def test_threads_is_checked_and_reaches_only_what_uses_it():
             fpx.compare("dot", n=100, threads=bad)
     c = fpx.compare("sum", n=1000, threads=1)  # np.sum runs no BLAS: no thread count to show
     assert c.table[c.table["backend"] == "numpy"]["threads"].isna().all()
+    # pass 6 (issue 36): said, not silently unused; a count past OpenBLAS's most is not shown
+    # as what ran (threadpoolctl reads the pool back)
+    assert "threads=1 is not applied to np.sum: NumPy runs it on one thread" in c.messages[0]
+    c = fpx.compare("sum", n=100, threads=4, backends=["emulated"])
+    assert c.messages == [
+        "threads=4 is not applied: no backend here runs a CPU library (emulated; an emulated "
+        'order takes its own: "torch(threads=2)")'
+    ]
+    pytest.importorskip("threadpoolctl")
+    from threadpoolctl import threadpool_info
+
+    if not any(p["user_api"] == "blas" for p in threadpool_info()):
+        pytest.skip("threadpoolctl sees no BLAS pool here")
+    A = np.ones((40, 40), np.float32)
+    c = fpx.compare("matmul", inputs=(A, A), threads=10**6, variants=["sequential"])
+    ran = c.table.set_index("backend").loc["numpy", "threads"]
+    assert ran < 10**6
+    assert c.messages == [f"threads=1000000: NumPy's BLAS ran {int(ran)} (its most)"]
 
 
 def test_library_functions_and_refusals():

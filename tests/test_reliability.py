@@ -489,7 +489,8 @@ def test_every_diff_checks_top_by_name():
     listed two, None a bare int() error) where fpx.diff refused them by name."""
     a, b = np.float32([1, 2, 3]), np.float32([1, 2.5, 4])
     c = fpx.compare("sum", inputs=a, variants=["sequential", "pairwise"])
-    for diff in (lambda t: fpx.diff(a, b, top=t), lambda t: c.diff("sequential", "pairwise", top=t)):
+    both = (lambda t: fpx.diff(a, b, top=t), lambda t: c.diff("sequential", "pairwise", top=t))
+    for diff in both:
         with pytest.raises(ValueError, match="top must be >= 0, got -1"):
             diff(-1)
         for bad in (1.5, "2", None):

@@ -26,12 +26,29 @@ def steps(job: Job, name: str = "numpy") -> list[str]:
 def results(job: Job, step: str) -> list[Result]:
     """NumPy's own call; dot and matmul on NumPy's BLAS pool, limited to ``threads``."""
     uses_blas = job.op in BLAS_OPS
+    if job.threads is not None and not uses_blas:
+        _say(job, f"threads={job.threads} is not applied to {step}: NumPy runs it on one "
+                  "thread (threads sets the BLAS pool of dot and matmul)")  # fmt: skip
     with _BlasThreads(job.threads if uses_blas else None, job.messages) as pool:
         out, elapsed, first_use = timed(lambda: job.op_spec.numpy(job.inputs, job.params))
     library = {"name": "numpy", "version": np.__version__}
     if uses_blas:  # (np.sum and the ufuncs run on one thread, whatever the BLAS pool)
-        library["threads"] = job.blas_threads if pool.limits is None else job.threads
+        library["threads"] = job.blas_threads if pool.limits is None else pool.ran
+        if pool.limits is not None and pool.ran != job.threads:  # (OpenBLAS: its most)
+            _say(job, f"threads={job.threads}: NumPy's BLAS ran {pool.ran} (its most)")
     return [Result(step, "numpy", out, elapsed, first_use, library)]
+
+
+def _say(job: Job, message: str) -> None:
+    if message not in job.messages:
+        job.messages.append(message)
+
+
+def _blas_pools() -> list:
+    """The BLAS pools NumPy's libraries hold now (threadpoolctl's view)."""
+    from threadpoolctl import threadpool_info
+
+    return [p for p in threadpool_info() if p.get("user_api") == "blas"]
 
 
 class _BlasThreads:
@@ -40,6 +57,7 @@ class _BlasThreads:
 
     def __init__(self, threads, messages):
         self.threads, self.messages, self.limits = threads, messages, None
+        self.ran = threads  # the threads the BLAS pool holds while limited
 
     def __enter__(self):
         if self.threads is not None:
@@ -52,6 +70,8 @@ class _BlasThreads:
                 )
                 return self
             self.limits = threadpool_limits(limits=self.threads, user_api="blas")
+            pools = [p["num_threads"] for p in _blas_pools()]
+            self.ran = max(pools) if pools else self.threads
         return self
 
     def __exit__(self, *exc):
