@@ -299,10 +299,11 @@ def _reproduces(call, rev: Reveal, info, seed: int = 12345) -> bool:
         if not (got == float(mine) or (math.isnan(got) and math.isnan(float(mine)))):
             shown = str(rev) if len(str(rev)) <= 80 else str(rev)[:70] + "..."
             raise ValueError(
-                f"fn is not a tree of rounded additions: the tree its masks suggest, {shown}, "
-                f"gives {float(mine)!r} on random {kind} data where fn gives {got!r} (fn may "
-                "return a constant, sort or otherwise reorder by value, rescale, or "
-                "compensate its rounding errors)"
+                f"fn is not a tree of rounded additions in one accumulator: the tree its masks "
+                f"suggest, {shown}, gives {float(mine)!r} on random {kind} data where fn gives "
+                f"{got!r} (fn may add some terms in another format, as OpenBLAS's dot adds its "
+                "tail past the SIMD blocks in float64; or return a constant, sort or otherwise "
+                "reorder by value, rescale, or compensate its rounding errors)"
             )
     return True
 

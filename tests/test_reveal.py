@@ -368,3 +368,16 @@ def test_an_error_of_fn_says_how_reveal_called_it():
     assert err.value.__notes__ == [
         "fpx.reveal called fn with (8, 8) and (8, 8) float32 arrays (op='matmul')"
     ]
+
+
+def test_a_tree_in_two_formats_is_refused_with_that_reason():
+    """Pass 6 (issue 36): OpenBLAS's sdot (here its emulation, so no host BLAS is involved)
+    adds its 32-term SIMD blocks in float32 lanes and the 8 terms past them in float64: no
+    one-accumulator tree reproduces it, and the refusal said only "constant, sort, rescale,
+    compensate"."""
+
+    def fn(a, b):
+        return fpx.dot(a, b, "openblas", kernel="haswell", threads=1)
+
+    with pytest.raises(ValueError, match="in one accumulator.*add some terms in another format"):
+        fpx.reveal(fn, 40, op="dot")
