@@ -177,8 +177,9 @@ class Comparison:
         if len(matches) == 1:
             return matches[0]
         what = "is ambiguous" if matches else "is not a result here"
+        hint = f" (the exact answer is {EXACT_LABEL!r})" if name == "exact" else ""
         raise ValueError(
-            f"{checks.shown(name)} {what}; results: {', '.join([*labels, EXACT_LABEL])}"
+            f"{checks.shown(name)} {what}{hint}; results: {', '.join([*labels, EXACT_LABEL])}"
         )
 
     def _shape(self, row) -> str:

@@ -497,3 +497,6 @@ def test_every_diff_checks_top_by_name():
             with pytest.raises(TypeError, match="top must be an integer"):
                 diff(bad)
     assert len(fpx.diff(a, b, top=1).table) == 1
+    with pytest.raises(ValueError, match=r"'exact' is not a result here \(the exact answer is "):
+        c.diff("exact", "pairwise")  # (pass 6: the key that works was only in the list)
+    assert c.diff("exact (reference)", "pairwise").equal.all()
