@@ -35,6 +35,7 @@ file's contents (numba's own cache checks only the kernel's file).
 from __future__ import annotations
 
 import math
+from decimal import ROUND_CEILING, Decimal
 
 import numpy as np
 
@@ -425,3 +426,16 @@ JITTABLE = (
     odd_add64_scalar,
     flush_subnormals,
 )
+
+
+def printed(x: float, digits: int = 3) -> float:
+    """``x`` (>= 0) as the snippets print it: ``digits`` significant digits, never below it
+    (``:.3g`` where that reads back >= ``x``: 1e-05, 0.5, 0; else rounded up: 0.000732421875
+    prints as 0.000733, not 0.000732, a tolerance tighter than the one computed)."""
+    text = f"{x:.{digits}g}"
+    if x == 0 or not math.isfinite(x) or float(text) >= x:
+        return float(text)
+    exact = Decimal(x)
+    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    text = f"{float(exact.quantize(step, rounding=ROUND_CEILING)):.{digits}g}"
+    return float(text) if float(text) >= x else x

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import html
 import math
-from decimal import ROUND_CEILING, Decimal
 
 from ._optional import require
+from .numerics import printed
 
 __all__ = [
     "explanation_html",
@@ -45,16 +45,9 @@ def tolerance_table(t):
 
 
 def _up(x: float, digits: int = 3) -> str:
-    """``x`` (>= 0) printed with ``digits`` significant digits, never below it: as ``:.3g``
-    prints it where that reads back >= ``x`` (1e-05, 0.5, 0), else rounded up (0.000732421875
-    prints as 0.000733, not 0.000732, a tolerance tighter than the one computed)."""
-    text = f"{x:.{digits}g}"
-    if x == 0 or not math.isfinite(x) or float(text) >= x:
-        return text
-    exact = Decimal(x)
-    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
-    text = f"{float(exact.quantize(step, rounding=ROUND_CEILING)):.{digits}g}"
-    return text if float(text) >= x else repr(x)
+    """``x`` (>= 0) printed as :func:`fpexplore.numerics.printed` reads it."""
+    v = printed(x, digits)
+    return f"{v:.{digits}g}" if v != x or float(f"{x:.{digits}g}") == x else repr(x)
 
 
 def _max_ulps(t) -> str | None:

@@ -32,7 +32,7 @@ import numpy as np
 
 from . import checks
 from .formats import coerce, ulp_distance
-from .numerics import clamp_ulps
+from .numerics import clamp_ulps, printed
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -231,8 +231,8 @@ def suggest_tolerance(
         rtol = float(np.partition(rel_ok, k - 1)[k - 1]) * margin
     atol = _atol(diff, scale, rtol, same, passable, keep) * margin
     atol = 0.0 if atol == 0 else atol
-    max_ulp = _max_ulp(d, a, keep, passable, covered := _close(a, d, rtol, atol))
-    passed = float(np.mean(covered))  # (the ulp snippet passes what rtol and atol do)
+    covered = _close(a, d, printed(rtol), printed(atol))  # (as the snippets print them)
+    max_ulp, passed = _max_ulp(d, a, keep, passable, covered), float(np.mean(covered))
     defaults, rejected = {}, {}
     for lib, per_fmt in DEFAULTS.items():
         r, t = per_fmt.get(info.name, per_fmt.get("any"))

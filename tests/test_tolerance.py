@@ -272,3 +272,20 @@ def test_max_ulp_covers_every_element_the_suggested_rtol_passes():
     steps = np.abs(a.view(np.int32).astype(np.int64) - d.view(np.int32).astype(np.int64))
     assert np.all(np.sign(a) == np.sign(d)) and t.max_ulp == steps[passed].max()
     exec(t.snippets["ulp"], {"np": np, "fpx": fpx, "actual": a, "desired": d})
+
+
+def test_coverage_and_max_ulp_are_those_of_the_printed_tolerances():
+    """Pass 7 (issue 36): the snippets print rtol rounded up to three digits (0.000101),
+    which passed all four elements here, while coverage said 0.5 and max_ulp 839 (the ulp
+    snippet failed on 840 and 841). The oracle: np.isclose with the printed numbers, and
+    the float32 steps counted on the bit patterns."""
+    d = np.ones(4, np.float32)
+    a = np.float32(1) + np.array([1.0000e-4, 1.0005e-4, 1.0010e-4, 1.0020e-4], np.float32)
+    t = fpx.suggest_tolerance(a, d, coverage=0.25, margin=1.0)
+    assert "rtol=0.000101, atol=0" in t.snippets["numpy"]
+    passed = np.isclose(a.astype(np.float64), d.astype(np.float64), rtol=0.000101, atol=0)
+    assert t.coverage == passed.mean() == 1.0
+    steps = a.view(np.int32).astype(np.int64) - d.view(np.int32).astype(np.int64)
+    assert t.max_ulp == steps.max() == 841
+    for name in ("numpy", "ulp"):
+        exec(t.snippets[name], {"np": np, "fpx": fpx, "actual": a, "desired": d})
