@@ -188,10 +188,13 @@ def _scored(op: str, cands, obs) -> list:
             if not cands
             else f"match_orders: no candidate could be evaluated; the first: {why[0]}"
         )
-    if first_obs.dtype not in formats:  # wider than every result: none can be it
-        fmt, inputs = first_obs.dtype.name, np.asarray(first_in[0]).dtype.name
+    wider = [k for k, (_, o) in enumerate(obs) if o.dtype not in formats]
+    if wider:  # wider than every result: none can be it
+        k = wider[0]
+        fmt, inputs = obs[k][1].dtype.name, np.asarray(obs[k][0][0]).dtype.name
+        which = "observed" if len(obs) == 1 else f"observed[{k}]"
         raise ValueError(
-            f"match_orders: observed is {fmt}, wider than the {inputs} inputs, and every "
+            f"match_orders: {which} is {fmt}, wider than the {inputs} inputs, and every "
             f"candidate's result is {' or '.join(sorted(f.name for f in formats))}: none can be "
             f"it (an accumulator @{fmt} rounds its sum to the inputs' format). A {fmt} result of "
             f"{inputs} data (np.sum(x, dtype=np.{fmt})) widens the inputs first: pass them as "

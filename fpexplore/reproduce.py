@@ -129,6 +129,7 @@ def _chosen(comparison, variant) -> tuple:
         and not (s.fma or s.accumulate or s.input_rounding)
         and set(dict(s.params)) <= {"block"}
     ]
+    plain = list(emulated)
     if variant is not None:
         named = [k for k in emulated if k[0] == variant]
         emulated = named or [k for k in emulated if specs[k].name == variant]
@@ -137,6 +138,12 @@ def _chosen(comparison, variant) -> tuple:
                 f"several variants of order {variant!r} in this comparison: "
                 f"{', '.join(k[0] for k in emulated)}; name one"
             )
+    if not emulated and variant is not None and any(k[0] == variant for k in specs):
+        raise ValueError(
+            f"variant {variant!r} sets more than the block size (an accumulator, fma, an input "
+            "rounding or another parameter): the reproducer writes an order with no setting "
+            f"but the block size; such variants here: {', '.join(k[0] for k in plain) or 'none'}"
+        )
     if not emulated:
         raise ValueError(
             f"no emulated variant of the orders {', '.join(sources)} (with no setting but "

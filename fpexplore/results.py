@@ -288,7 +288,8 @@ def _uncounted(s: dict) -> str:
             "not counted in these"
         )
     if s["nan_mismatches"]:
-        out += f", {s['nan_mismatches']} NaN mismatches"
+        n = s["nan_mismatches"]
+        out += f", {n:,} NaN mismatch(es) (NaN against a number) not counted in these"
     return out
 
 

@@ -286,7 +286,7 @@ def _check_accumulator(acc: str) -> None:
     if acc in INPUT_ROUNDINGS or acc == "tf32":
         raise ValueError(
             f"{acc} is an input rounding (write +{acc}), not an accumulator format; "
-            f"accumulator formats: {', '.join(FORMATS)}"
+            f"accumulator formats: {', '.join((*FORMATS, *held_accumulators()))}"
         )
     yours = f" and yours (fpx.format): {', '.join(user_names())}" if user_names() else ""
     raise ValueError(

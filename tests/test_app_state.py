@@ -271,3 +271,18 @@ def test_the_state_functions_refuse_what_they_cannot_store_by_name():
     with pytest.raises(TypeError, match="block must be an integer, got 1.5"):
         S.built_spec("tree", block=1.5)
     assert S.built_spec("tree", block=64, acc="float64") == "tree(block=64)@float64"
+
+
+def test_the_state_functions_keep_each_name_once_and_name_what_they_refuse():
+    """Pass 7 (issue 36): select_variants kept a variant twice (compare then refused the
+    list), set_observed stored "" and a name twice; nearest_size(10**400) and
+    apply_preset(state, ["x"]) failed without naming the argument."""
+    s = S.add_variant(S.initial(), "pairwise@float32")
+    assert texts(S.select_variants(s, ["pairwise@float32"] * 2).variants) == ("pairwise@float32",)
+    arrays = S.set_source(S.initial(n=1000), "arrays", {"x": "float64", "r": "float64"})
+    assert S.set_observed(arrays, ["r", "r"]).observed == ("r",)
+    with pytest.raises(TypeError, match="observed: a variable name is a string, got ''"):
+        S.set_observed(arrays, "")
+    assert S.nearest_size(10**400) == S.SIZES[-1]
+    with pytest.raises(TypeError, match="preset must be one of"):
+        S.apply_preset(s, ["x"])

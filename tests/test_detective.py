@@ -402,3 +402,6 @@ def test_a_wider_observation_no_candidate_can_give_is_refused_with_the_way_out()
         fpx.match_orders(x, obs, "sum", ["numpy@float64", "sequential@float64"])
     df = fpx.match_orders(x.astype(np.float64), obs, "sum", ["numpy", "sequential"])
     assert df.set_index("variant").loc["numpy", "exact"]
+    y = x[::-1].copy()  # pass 7: the second of a list of observations was not looked at
+    with pytest.raises(ValueError, match=r"observed\[1\] is float64, wider than the float32"):
+        fpx.match_orders([y, x], [np.sum(y), obs], "sum", ["numpy", "numpy@float64"])

@@ -500,3 +500,17 @@ def test_every_diff_checks_top_by_name():
     with pytest.raises(ValueError, match=r"'exact' is not a result here \(the exact answer is "):
         c.diff("exact", "pairwise")  # (pass 6: the key that works was only in the list)
     assert c.diff("exact (reference)", "pairwise").equal.all()
+    nan = repr(fpx.diff(np.float32([1, np.nan]), np.float32([1, 2])))  # (pass 7)
+    assert "largest difference 0 ulps" in nan
+    assert "1 NaN mismatch(es) (NaN against a number) not counted in these" in nan
+
+
+def test_the_reproducer_says_why_a_variant_with_settings_is_not_written():
+    """Pass 7 (issue 36): it said there was no variant named 'pairwise@float8_e4m3', then
+    listed that very variant among the comparison's."""
+    c = fpx.compare("sum", n=1000, variants=["sequential", "pairwise@float8_e4m3"])
+    words = "variant 'pairwise@float8_e4m3' sets more than the block size .* here: sequential$"
+    with pytest.raises(ValueError, match=words):
+        fpx.reproducer(c, "pairwise@float8_e4m3")
+    with pytest.raises(ValueError, match="accumulator formats: float16, .*, float4_e2m1"):
+        fpx.parse_spec("sequential@float8_e4m3fnuz", "sum")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import math
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -191,7 +192,7 @@ class State:
 def nearest_size(n: int) -> int:
     """The slider's size nearest to ``n`` (a whole number >= 1) on a log scale."""
     n = checks.integer("n", n, 1)
-    return min(SIZES, key=lambda s: abs(np.log10(s) - np.log10(n)))
+    return min(SIZES, key=lambda s: abs(math.log10(s) - math.log10(n)))  # (any int's log)
 
 
 def sizes(state: State) -> list[int]:
@@ -411,8 +412,7 @@ def apply_preset(state: State, label: str, formats=None) -> State:
     """One of PRESETS: the op it needs (kept if it fits), the format it needs (unless your
     arrays are chosen: the format is theirs), its variants (those the op offers), NumPy's
     row where it asks for it, its view, and its A/B pair."""
-    if label not in PRESETS:
-        raise ValueError(f"unknown preset {checks.shown(label)}; presets: {', '.join(PRESETS)}")
+    checks.choice("preset", label, PRESETS, "presets")
     preset = PRESETS[label]
     if state.op not in preset.ops:
         state = _reset_for_op(state, preset.op, formats or {})
@@ -477,9 +477,9 @@ def set_observed(state: State, names) -> State:
     a list of names."""
     names = checks.name_list("observed", names)
     for v in names:
-        if not isinstance(v, str):
+        if not isinstance(v, str) or not v:
             raise TypeError(f"observed: a variable name is a string, got {checks.shown(v)}")
-    return state.set(observed=tuple(names))
+    return state.set(observed=tuple(dict.fromkeys(names)))  # (each once)
 
 
 def follow_data_format(state: State, formats: dict) -> State:
@@ -567,7 +567,8 @@ def select_variants(state: State, specs) -> State:
     offered = {str(v): v for v in variant_options(state)}
     for s in checks.name_list("variants", specs):
         checks.choice("variant", str(s), offered, "offered")
-    return state.set(variants=tuple(offered[str(s)] for s in checks.name_list("variants", specs)))
+    chosen = dict.fromkeys(str(s) for s in checks.name_list("variants", specs))  # (each once)
+    return state.set(variants=tuple(offered[s] for s in chosen))
 
 
 def shown_part(state: State) -> tuple:
