@@ -305,8 +305,10 @@ def test_reproducer_takes_a_variant_with_its_block_size(tmp_path):
     assert out.returncode == 0, out.stderr
     assert repr(float(cmp.results[("tree(block=256)", "emulated")])) in out.stdout
     assert "BLOCK = 128" in reproduce.reproducer(cmp, "tree")  # the spec named exactly
-    with pytest.raises(ValueError, match="no emulated variant of the orders .* named "):
+    with pytest.raises(ValueError, match="variant 'sequential\\+fma' sets more than the block"):
         reproduce.reproducer(cmp, "sequential+fma")
+    with pytest.raises(ValueError, match="no emulated variant of the orders .* named 'kahan'"):
+        reproduce.reproducer(cmp, "kahan")  # (not in the comparison at all)
     two = fpx.compare("sum", n=1000, variants=["tree(block=256)", "tree(block=64)"])
     with pytest.raises(ValueError, match="several variants of order 'tree'"):
         reproduce.reproducer(two, "tree")
