@@ -565,9 +565,9 @@ def select_variants(state: State, specs) -> State:
     """The variants selected in the list, by the canonical spelling it shows (each one
     offered, so already parsed)."""
     offered = {str(v): v for v in variant_options(state)}
-    for s in checks.name_list("variants", specs):
-        checks.choice("variant", str(s), offered, "offered")
     chosen = dict.fromkeys(str(s) for s in checks.name_list("variants", specs))  # (each once)
+    for s in chosen:
+        checks.choice("variant", s, offered, "offered")
     return state.set(variants=tuple(offered[s] for s in chosen))
 
 
