@@ -126,9 +126,10 @@ def dot(
     if spec.library is not None:
         return spec.run_library(a, b, p, accumulate, input_rounding)
     if (acc := rounded_accumulator(accumulate, spec, "dot", fused)) is not None:
-        X, Y = to_storage(a, arith(acc)), to_storage(b, arith(acc))
+        ar = arith(acc)
+        X, Y = to_storage(a, ar), to_storage(b, ar)
         terms = np.asarray(as_format(X * Y, acc), dtype=np.float64)  # (X * Y is exact)
-        return finish(run_rounded(spec, terms, arith(acc), p, "nearest_even", None), info)
+        return finish(run_rounded(spec, terms, ar, p, "nearest_even", None), info)
     ar = arith(accumulator(accumulate, info, spec))
     if spec.literal_products:
         terms = _literal_products(a, b, ftz=spec.literal_products == "ftz")
