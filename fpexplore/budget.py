@@ -18,8 +18,8 @@ from . import checks
 from ._optional import require
 from .formats import as_array, as_format, format_info, holding, ulp_distance
 from .inference.space import evaluate, reduction
-from .orders.arith import ORDER_OPS, check_accumulate, check_fma
-from .orders.registry import lookup, orders_of
+from .orders.arith import ORDER_OPS
+from .orders.registry import lookup
 from .spec import VariantSpec, parse_spec
 
 if TYPE_CHECKING:
@@ -164,13 +164,7 @@ def difference_budget(
     factors, inputs = _checked(op, factors, inputs)
     cfg, target = (_named(name, value, op) for name, value in (("start", start), ("end", end)))
     needs_rounding = np.asarray(inputs[0]).dtype.name in TENSOR_CORE_ROUNDED
-    switched = _switched(op, cfg, target, factors, needs_rounding)
-    try:
-        configs, results = _evaluated(op, switched, inputs)
-    except ValueError as e:  # the last step no setting: a factor left out (or the user's end)
-        if not _left_out(switched[-1][1], target):
-            raise
-        raise _short(switched[-1][1], target, factors, f"which is no setting ({e})") from None
+    configs, results = _switched(op, cfg, target, factors, needs_rounding, inputs)
     _reaches_end(op, configs[-1][1], target, factors, results[-1], inputs)
     results = _common_format(results)
     for (step, c), r in zip(configs, results):
@@ -218,12 +212,12 @@ def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
 
 
 def _switched(
-    op: str, cfg: VariantSpec, target: VariantSpec, factors: list, needs_rounding: bool
-) -> list:
-    """[(step, configuration)]: ``cfg`` ("start"), then each factor switched to ``target``'s
-    value in turn (a factor that changes nothing makes no step). A step that would leave a
-    setting the order does not have (fma on NumPy's dot, an accumulator on a library's loop)
-    switches the fewest other factors with it that make it one."""
+    op: str, cfg: VariantSpec, target: VariantSpec, factors: list, needs_rounding: bool, inputs
+) -> tuple[list, list]:
+    """[(step, configuration)] and their results: ``cfg`` ("start"), then each factor switched
+    to ``target``'s value in turn (a factor that changes nothing makes no step). A step that
+    would leave no setting (fma on NumPy's dot, an A100 reading FP8) switches the fewest of the
+    factors after it with it, and is named after all of them ("order and fma")."""
     # the tensor cores: switching to (or from) them is the factor tensor_core where it is
     # one of the factors, else part of order. They have no accumulator or fma setting, and
     # read float32 data only through an input rounding: switching to them switches those
@@ -233,14 +227,17 @@ def _switched(
         target.params,
     )
     switch = "tensor_core" if tc and "tensor_core" in factors else "order" if tc else None
-    configs = [("start", cfg)]
-    todo, waiting = list(factors), []
+    skipped = "order" if switch == "tensor_core" else "tensor_core"
+
+    def fields(f: str) -> tuple:
+        if f == switch and target.name == TENSOR_CORE:
+            return _FIELDS[f] + ("accumulate", "fma") + (("input_rounding",) * needs_rounding)
+        return _FIELDS[f]
+
+    configs, results = [("start", cfg)], [_result(op, cfg, inputs, "start")]
+    todo, waiting = [f for f in factors if f != skipped], []
     while todo:
         f = todo.pop(0)
-        if f == "tensor_core" and switch != "tensor_core":
-            continue
-        if f == "order" and switch == "tensor_core":
-            continue
         on_tc = cfg.name == TENSOR_CORE
         if on_tc and (
             f in ("accumulate", "fma")
@@ -248,73 +245,45 @@ def _switched(
         ):
             waiting.append(f)  # not (or not so) on the tensor cores: after leaving them
             continue
-        fields = _FIELDS[f]
-        if f == switch and target.name == TENSOR_CORE:
-            fields += ("accumulate", "fma") + (("input_rounding",) if needs_rounding else ())
         if f == switch:
             todo[:0], waiting = waiting, []
-        if all(getattr(cfg, k) == getattr(target, k) for k in fields):
+        if all(getattr(cfg, k) == getattr(target, k) for k in fields(f)):
             continue
-        cfg = _with(cfg, target, fields)
-        if switch is None and not _valid(op, cfg):
-            for extra in _carried(op, cfg, target, [g for g in todo if g in _CARRIED]):
-                todo = [g for g in todo if g not in extra]
-                for g in extra:
-                    cfg = _with(cfg, target, _FIELDS[g])
-        configs.append((f, cfg))
-    return configs
+        step, cfg, result = _setting(op, cfg, target, [f, *todo], fields, inputs, factors)
+        todo = [g for g in todo if g not in step]
+        configs.append((" and ".join(step), cfg))
+        results.append(result)
+    return configs, results
 
 
-def _evaluated(op: str, configs: list, inputs) -> tuple[list, list]:
-    """Each configuration's result; a half-switched one that is no setting (an A100 reading
-    FP8) makes one step with the next ("input_rounding and order"). The ends are the user's:
-    their errors are raised."""
-    kept, results, pending = [], [], []
-    for k, (step, c) in enumerate(configs):
-        try:
-            r = evaluate(op, c, inputs)
-        except ValueError:
-            if 0 < k < len(configs) - 1:
-                pending.append(step)
-                continue
-            raise
-        kept.append((" and ".join([*pending, step]), c))
-        results.append(r)
-        pending = []
-    return kept, results
-
-
-_CARRIED = ("order", "fma", "accumulate")  # the factors a setting may need switched with it
-
-
-def _valid(op: str, cfg: VariantSpec) -> bool:
-    """The configuration is a setting of its order: fma where a product feeds an
-    accumulator, an accumulator where the order is not a library's own loop."""
-    spec = orders_of(reduction(op).orders).get(cfg.name)
-    if spec is None:
-        return True  # (an unknown order: evaluating it says so)
-    try:
-        if cfg.fma:
-            check_fma(spec, True, op)
-        check_accumulate(spec, cfg.accumulate)
-    except ValueError:
-        return False
-    return True
-
-
-def _carried(op: str, cfg: VariantSpec, target: VariantSpec, left: list) -> list:
-    """The fewest of the factors ``left`` (as one list in a one-item list; none: []) whose
-    switch to ``target`` makes ``cfg`` a valid setting."""
+def _setting(op, cfg: VariantSpec, target: VariantSpec, todo: list, fields, inputs, factors):
+    """(the factors switched, the configuration, its result): ``cfg`` with ``todo[0]``
+    switched, and the fewest of the other factors ``todo`` with it that make it a setting.
+    Where none do, the error of the configuration with them all switched: end's, or one
+    naming a factor left out of ``factors``."""
     from itertools import combinations
 
-    for size in range(1, len(left) + 1):
+    first, left = todo[0], todo[1:]
+    for size in range(len(left) + 1):
         for extra in combinations(left, size):
             trial = cfg
-            for g in extra:
-                trial = _with(trial, target, _FIELDS[g])
-            if _valid(op, trial):
-                return [list(extra)]
-    return []
+            for g in (first, *extra):
+                trial = _with(trial, target, fields(g))
+            try:
+                return [first, *extra], trial, evaluate(op, trial, inputs)
+            except ValueError as e:
+                error = e
+    if _left_out(trial, target):
+        raise _short(trial, target, factors, f"which is no setting ({error})") from None
+    raise ValueError(f"difference_budget: end: {error}") from None
+
+
+def _result(op: str, cfg: VariantSpec, inputs, name: str):
+    """The result of the configuration ``name`` (start), its error naming it."""
+    try:
+        return evaluate(op, cfg, inputs)
+    except ValueError as e:
+        raise ValueError(f"difference_budget: {name}: {e}") from None
 
 
 def _reaches_end(op: str, last: VariantSpec, target: VariantSpec, factors, got, inputs) -> None:

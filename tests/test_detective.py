@@ -197,7 +197,7 @@ def test_difference_budget_works_both_ways_where_a_setting_leaves_with_its_order
         chain = ar.fma(a[k], b[k], chain)
     numpy_order = so.numpy_pairwise([ar.mul(x, y) for x, y in zip(a, b)], ar)
     forth = budget.difference_budget((a, b), "sequential+fma", "numpy", "dot")
-    assert list(forth.table["step"]) == ["start", "order"]
+    assert list(forth.table["step"]) == ["start", "order and fma"]
     assert list(forth.table["config"]) == ["sequential+fma", "numpy"]
     assert (float(forth.start), float(forth.end)) == (float(chain), float(numpy_order))
     back = budget.difference_budget((a, b), "numpy", "sequential+fma", "dot")
@@ -371,6 +371,25 @@ def test_difference_budget_joins_a_half_switched_setting_that_is_none():
     with pytest.raises(ValueError, match="A100 tensor cores take no float8_e5m2"):  # an end
         budget.difference_budget((A, B), "sequential", "tensor-core(arch=a100)+float8_e5m2",
                                  "matmul")  # fmt: skip
+
+
+def test_difference_budget_names_start_or_end_and_every_factor_of_a_joined_step():
+    """One rule for a half-switched setting that is none: the step switches the fewest
+    factors after it with it and is named after all of them (fma on NumPy's dot was named
+    "order" only); an order that refuses the data says whether it is start or end (it
+    named neither)."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(50).astype(np.float32)
+    b = rng.standard_normal(50).astype(np.float32)
+    bud = budget.difference_budget((a, b), "pairwise@float64", "einsum", "dot",
+                                   factors=("order", "fma", "accumulate"))  # fmt: skip
+    assert list(bud.table["step"]) == ["start", "order and accumulate"]
+    assert bud.end == fpx.dot(a, b, "einsum") and int(bud.table["delta_ulp"].sum()) == bud.total_ulp
+    h, hb = a.astype(np.float16), b.astype(np.float16)
+    with pytest.raises(ValueError, match="difference_budget: end: order 'einsum' is defined"):
+        budget.difference_budget((h, hb), "sequential", "einsum", "dot")
+    with pytest.raises(ValueError, match="difference_budget: start: order 'einsum' is defined"):
+        budget.difference_budget((h, hb), "einsum", "sequential", "dot")
 
 
 def test_match_orders_names_inputs_of_the_wrong_shape_and_an_empty_candidate_list():
