@@ -211,13 +211,6 @@ def format_of(x: ArrayLike) -> str:
     return info.name
 
 
-def _info_of_array(x: np.ndarray) -> FormatInfo:
-    info = _BY_DTYPE.get(x.dtype)
-    if info is None:
-        raise _unsupported_dtype(x.dtype)
-    return info
-
-
 def scalar_out(out: np.ndarray):
     """NumPy convention: 0-d results come back as NumPy scalars."""
     return out[()] if out.ndim == 0 else out
