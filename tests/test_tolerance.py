@@ -289,3 +289,16 @@ def test_coverage_and_max_ulp_are_those_of_the_printed_tolerances():
     assert t.max_ulp == steps.max() == 841
     for name in ("numpy", "ulp"):
         exec(t.snippets[name], {"np": np, "fpx": fpx, "actual": a, "desired": d})
+
+
+def test_an_uncovered_nan_fails_the_ulp_snippet_as_an_assertion():
+    """Pass 7: at coverage < 1 the ulp snippet met a NaN against a number among the elements
+    left uncovered, and raised ulp_distance's ValueError; it fails as an assertion, like the
+    others."""
+    d = np.linspace(1, 2, 20)
+    a = d.copy()
+    a[7] = np.nan
+    t = fpx.suggest_tolerance(a, d, coverage=0.9)
+    assert t.coverage < 1 and "sentinel" in t.snippets["ulp"]
+    with pytest.raises(AssertionError):
+        exec(t.snippets["ulp"], {"np": np, "fpx": fpx, "actual": a, "desired": d})
