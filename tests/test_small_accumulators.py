@@ -145,3 +145,17 @@ def test_what_is_not_emulated_is_refused_by_name():
     assert str(fpx.parse_spec("pairwise@float6_e3m2", "sum")) == "pairwise@float6_e3m2"
     with pytest.raises(ValueError, match="'tree@float4_e2m1': accumulate: 'float4_e2m1'"):
         fpx.parse_spec("tree@float4_e2m1", "dot")
+
+
+@pytest.mark.parametrize("name", OCP)
+def test_the_ml_dtypes_type_names_the_same_accumulator(name):
+    """Pass 7: ``accumulate=ml_dtypes.float8_e4m3fn`` (the type NumPy users hold FP8 in, or
+    its dtype) was refused as an unknown format; it is the format of that name, the same
+    sums. A name the package does not use lists the accumulators that it does."""
+    x = (np.random.default_rng(9).standard_normal(30) * 2).astype(np.float32)
+    want = sequential([r(float(v), name) for v in x], name, "nearest_even")
+    for acc in (OCP[name], np.dtype(OCP[name])):
+        assert same(fpx.sum(x, "sequential", accumulate=acc), want)
+        assert same(fpx.dot(x, np.ones_like(x), "sequential", accumulate=acc), want)
+    with pytest.raises(ValueError, match=r"unknown format 'float8_e4m3fn'.* float8_e4m3, .*"):
+        fpx.sum(x, "sequential", accumulate="float8_e4m3fn")

@@ -34,6 +34,7 @@ from ..formats import (
     FORMATS,
     INPUT_ROUNDINGS,
     INPUT_ROUNDINGS_TEXT,
+    SMALL_BY_DTYPE,
     FormatInfo,
     as_format,
     format_info,
@@ -118,11 +119,11 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
     if accumulate is None:
         return default
     try:
-        acc = format_info(accumulate)
+        acc = format_info(held_name(accumulate))
     except (TypeError, ValueError):
         raise ValueError(
             f"accumulate: unknown format {checks.shown(accumulate)}; valid formats: "
-            f"{', '.join(FORMATS)}"
+            f"{', '.join((*FORMATS, *held_accumulators()))} and fpx.format's"
         ) from None
     if rounded_only(acc):
         raise ValueError(
@@ -142,6 +143,17 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
             f"accumulate must be one of {', '.join(FORMATS)}; {acc.name!r} is an input rounding"
         )
     return acc
+
+
+def held_name(fmt):
+    """``fmt``, or the name of the format held in float32 whose ml_dtypes dtype (or type,
+    ``ml_dtypes.float8_e4m3fn``) it is: the same format, written as NumPy users write it."""
+    if isinstance(fmt, (str, FormatInfo)) or fmt is None:
+        return fmt
+    try:
+        return SMALL_BY_DTYPE.get(np.dtype(fmt), fmt)
+    except TypeError:
+        return fmt
 
 
 def rounded_only(acc: FormatInfo) -> bool:
@@ -168,6 +180,7 @@ def rounded_accumulator(accumulate, spec, op: str, fused: bool = False) -> Forma
     precision, where rounding a float64 sum would round twice; the format's own overflow:
     inf, NaN or saturation; dot: where its products are exact in float64); refused
     elsewhere, naming ``accumulate``."""
+    accumulate = held_name(accumulate)
     if not isinstance(accumulate, (str, FormatInfo)):
         return None
     try:
