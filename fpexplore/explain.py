@@ -201,8 +201,8 @@ class _Explaining:
         near = next(k for k in self.observed if k in self.closer)
         far = max((k for k in self.observed if k != near), key=lambda k: self.errors[k])
         self.pair = (near, far)
-        if _identical(self.observed):
-            return self._done({}, [], _identical_verdict(self), False)
+        if (same := _no_difference(self)) is not None:
+            return self._done({}, [], same, False)
         evidence = search(self.op, self.arrays, self.observed, self.in_fmt)
         probed = []
         for label, fn in fns:
@@ -500,7 +500,8 @@ def _bug_verdict(ex, beyond: dict) -> str:
         "Not explained by rounding: a likely bug. No configuration reproduces "
         + " or ".join(parts)
         + ", and it lies outside the worst-case error bound of every evaluation order, "
-        "accumulator and input rounding."
+        "accumulator (the data's format or a wider one: a narrower one, such as an FP8 "
+        "accumulator, is not tried) and input rounding."
     )
 
 
@@ -615,6 +616,34 @@ def _identical(observed: dict) -> bool:
         return bool(np.all(both_nan | (to_bits(v) == to_bits(w))))
 
     return all(v.dtype == vals[0].dtype and same(v, vals[0]) for v in vals)
+
+
+def _no_difference(ex) -> str | None:
+    """The verdict where the results are one (bitwise, or the same values in different
+    formats: float32's value held in float64 is a widening), else None."""
+    if _identical(ex.observed):
+        return _identical_verdict(ex)
+    return _widened_verdict(ex) if _same_values(ex.observed) else None
+
+
+def _same_values(observed: dict) -> bool:
+    """The same values in different formats (a widening is exact): -0.0 is not +0.0."""
+    vals = [v.astype(np.float64) for v in observed.values()]
+    return all(
+        v.shape == vals[0].shape
+        and np.array_equal(v, vals[0], equal_nan=True)
+        and np.array_equal(np.signbit(v), np.signbit(vals[0]))
+        for v in vals
+    )
+
+
+def _widened_verdict(ex) -> str:
+    kinds = ", ".join(f"{k} {v.dtype.name}" for k, v in ex.observed.items())
+    return (
+        f"The results hold the same values in different formats ({kinds}): widening a value "
+        "to a wider format is exact, so there is no rounding difference to explain (a wide "
+        "result holding a narrower format's value is what converting that result gives)."
+    )
 
 
 def _ne(a, b):

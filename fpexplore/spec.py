@@ -68,11 +68,12 @@ import re
 from dataclasses import dataclass
 
 from . import checks
-from ._registry import rounding_mode
+from ._registry import SMALL_DTYPES, rounding_mode
 from .formats import FORMATS
 from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
 from .orders.arith import (
     ORDER_OPS,
+    accumulator_format,
     check_accumulate,
     check_combine,
     check_fma,
@@ -288,6 +289,8 @@ def _check_accumulator(acc: str) -> None:
             f"{acc} is an input rounding (write +{acc}), not an accumulator format; "
             f"accumulator formats: {', '.join((*FORMATS, *held_accumulators()))}"
         )
+    if acc in SMALL_DTYPES:  # AMD's FNUZ FP8, E8M0: the call's own refusal (no -0, no zero)
+        accumulator_format(acc, None)
     yours = f" and yours (fpx.format): {', '.join(user_names())}" if user_names() else ""
     raise ValueError(
         f"unknown accumulator {checks.shown(acc)}; accumulator formats: "

@@ -166,6 +166,16 @@ def _max_rel(rel, diff) -> float:
     return float(np.nanmax(rel)) if not np.isnan(rel).all() else 0.0
 
 
+def _one_shape(a: np.ndarray, d: np.ndarray) -> None:
+    """ValueError for two shapes: np.testing.assert_allclose and torch's assert_close, which
+    the snippets call, refuse them (a broadcast measured here would pass nothing there)."""
+    if a.shape != d.shape:
+        raise ValueError(
+            f"suggest_tolerance: actual has shape {a.shape} and desired {d.shape}: the checks it "
+            "prints compare arrays of one shape; give np.broadcast_to(desired, np.shape(actual))"
+        )
+
+
 def suggest_tolerance(
     actual: ArrayLike, desired: ArrayLike, *, coverage: float = 1.0, margin: float = 2.0
 ) -> Tolerance:
@@ -173,7 +183,7 @@ def suggest_tolerance(
 
     Parameters
     ----------
-    actual, desired : arrays of one format (the result under test, the expected one)
+    actual, desired : arrays of one format and shape (the result under test, the expected)
     coverage : share of elements the suggestion must pass (1.0: all)
     margin : safety factor applied to the measured rtol and atol (the next run's data will
         differ; 2 by default)
@@ -205,7 +215,7 @@ def suggest_tolerance(
     (a, d), info = coerce(
         actual, desired, what="suggest_tolerance", broadcast=True, names=("actual", "desired")
     )
-    a, d = np.broadcast_arrays(a, d)
+    _one_shape(a, d)
     a = a.reshape(-1)
     d = d.reshape(-1)
     n = a.size

@@ -224,6 +224,33 @@ def test_identical_results_have_no_cause():
     assert list(e.table["closer"]) == [True, True]
 
 
+def test_one_value_in_two_formats_is_no_difference_of_rounding():
+    """Pass 8: float32's np.sum and the same value stored as float64 were explained as
+    "order or nondeterminism" (both reproduced by numpy). The values are one (Fraction),
+    only the formats differ: nothing to explain but a widening. A float64 sum that is not
+    float32's value is still explained (a cast)."""
+    from fractions import Fraction
+
+    x = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    s = np.sum(x)
+    assert Fraction(float(s)) == Fraction(float(np.float64(s)))
+    e = fpx.explain("sum", x, {"a": s, "b": np.float64(s)})
+    assert "same values in different formats (a float32, b float64)" in e.verdict
+    assert len(e.causes) == 0 and not e.ambiguous
+    e = fpx.explain("sum", x, {"a": s, "b": np.sum(x, dtype=np.float64)})
+    assert "cast" in e.verdict and "same values" not in e.verdict
+
+
+def test_the_bug_verdict_says_which_accumulators_it_tried():
+    """Pass 8: a float32 sum accumulated in FP8 (a narrower accumulator, which explain does
+    not try) was "outside the bound of every ... accumulator"; it says which it tried."""
+    x = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    b = fpx.sum(x, "sequential", accumulate="float8_e4m3")
+    e = fpx.explain("sum", x, {"a": np.sum(x), "b": b})
+    assert "a likely bug" in e.verdict
+    assert "the data's format or a wider one: a narrower one, such as an FP8" in e.verdict
+
+
 def test_a_tie_is_a_tie():
     """The exact sum 1 + 2^-24 lies halfway between the float32 neighbours 1 and 1 + 2^-23:
     both are equally far (a rounded reference would call one of them 0 ulps off)."""

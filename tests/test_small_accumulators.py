@@ -159,3 +159,15 @@ def test_the_ml_dtypes_type_names_the_same_accumulator(name):
         assert same(fpx.dot(x, np.ones_like(x), "sequential", accumulate=acc), want)
     with pytest.raises(ValueError, match=r"unknown format 'float8_e4m3fn'.* float8_e4m3, .*"):
         fpx.sum(x, "sequential", accumulate="float8_e4m3fn")
+
+
+def test_a_spec_and_the_call_refuse_fnuz_and_e8m0_accumulators_alike():
+    """Pass 8: "sequential@float8_e8m0" was an "unknown accumulator" while accumulate=
+    said why (no zero); tf32's refusal listed four accumulators of the nine."""
+    for acc, why in (("float8_e8m0", "no zero"),):
+        with pytest.raises(ValueError, match=rf"'{acc}' \({why}\) is not emulated"):
+            fpx.parse_spec(f"sequential@{acc}", "sum")
+        with pytest.raises(ValueError, match=rf"'{acc}' \({why}\) is not emulated"):
+            fpx.sum(np.ones(3, np.float32), "sequential", accumulate=acc)
+    with pytest.raises(ValueError, match=r"float4_e2m1 or fpx.format's; 'tf32' is an input"):
+        fpx.sum(np.ones(3, np.float32), "sequential", accumulate="tf32")

@@ -302,3 +302,17 @@ def test_an_uncovered_nan_fails_the_ulp_snippet_as_an_assertion():
     assert t.coverage < 1 and "sentinel" in t.snippets["ulp"]
     with pytest.raises(AssertionError):
         exec(t.snippets["ulp"], {"np": np, "fpx": fpx, "actual": a, "desired": d})
+
+
+def test_actual_and_desired_of_two_shapes_are_refused():
+    """Pass 8: a (2, 50) actual against a (50,) desired was measured broadcast, at coverage
+    1.0, while np.testing.assert_allclose, which the snippet calls, refuses the two shapes:
+    the snippet failed on its own data. The shapes must be one, as the checks need."""
+    d = np.random.default_rng(0).standard_normal(50).astype(np.float32)
+    a = np.stack([d, d])
+    with pytest.raises(AssertionError, match="shape"):  # what the snippet would have met
+        np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(d, np.float64))
+    with pytest.raises(ValueError, match=r"actual has shape \(2, 50\) and desired \(50,\)"):
+        fpx.suggest_tolerance(a, d)
+    t = fpx.suggest_tolerance(a, np.broadcast_to(d, a.shape))  # as the message says
+    exec(t.snippets["numpy"], {"np": np, "actual": a, "desired": np.broadcast_to(d, a.shape)})

@@ -71,7 +71,8 @@ __all__ = [
 
 
 #: the orders of sum whose additions take a rounding mode, and a format of fpx.format
-ROUNDED = ("sequential", "reverse", "pairwise", "blocked")
+ROUNDED = ("sequential", "reverse", "pairwise", "blocked")  # registry.roundable(), for messages
+ROUNDED_OPS = ("sum", "dot")  # the ops whose ROUNDED orders round each addition once
 ORDER_OPS = ("sum", "dot", "matmul")  # the ops whose variants are evaluation orders
 PRODUCT_OPS = ("dot", "matmul")  # the ops with products: fma and input rounding apply there
 
@@ -140,7 +141,8 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
         )
     if not acc.storage:
         raise ValueError(
-            f"accumulate must be one of {', '.join(FORMATS)}; {acc.name!r} is an input rounding"
+            f"accumulate must be one of {', '.join((*FORMATS, *held_accumulators()))} or "
+            f"fpx.format's; {acc.name!r} is an input rounding"
         )
     return acc
 
@@ -154,6 +156,22 @@ def held_name(fmt):
         return SMALL_BY_DTYPE.get(np.dtype(fmt), fmt)
     except TypeError:
         return fmt
+
+
+def held_accumulate(spec, op: str, name: str, accumulate):
+    """The accumulator of ``op`` in order ``spec`` on data of the held format ``name`` (an
+    ml_dtypes FP8, FP6 or FP4 array): ``accumulate``, else that format, where the order
+    rounds each addition to it; else a ValueError naming the orders that do."""
+    if accumulate is not None:
+        return accumulate
+    if not spec.takes_held:
+        raise ValueError(
+            f"{op}: order {spec.name!r} does not accumulate in {name} (the data's format, "
+            f"ml_dtypes' {SMALL_DTYPES[name]}): the orders that do: {', '.join(ROUNDED)} and "
+            "exact; in another order give accumulate= (e.g. 'float32'), or convert the data: "
+            "x.astype(np.float32)"
+        )
+    return name
 
 
 def rounded_only(acc: FormatInfo) -> bool:
@@ -189,7 +207,7 @@ def rounded_accumulator(accumulate, spec, op: str, fused: bool = False) -> Forma
         return None  # (accumulator_format names the unknown format)
     if not rounded_only(acc):
         return None
-    if op not in ("sum", "dot") or spec.run_rounded is None:
+    if op not in ROUNDED_OPS or spec.run_rounded is None:
         accumulator_format(acc, acc)  # the ValueError naming the orders that take it
     if fused:
         raise ValueError(
