@@ -136,18 +136,18 @@ def fields(x: ArrayLike) -> BitFields:
     Parameters
     ----------
     x : array_like
-        Values of a storage format.
+        Values of a storage format, or an array of ml_dtypes' FP8, FP6, FP4 or E8M0 types.
 
     Returns
     -------
     BitFields
-        (sign, biased exponent, fraction), each of x's shape.
+        (sign, biased exponent, fraction), each of x's shape (E8M0, unsigned: sign 0).
     """
-    arr, info = float_array(x)
+    arr, info = _values(x)
     b = np.asarray(to_bits(arr)).astype(np.uint64)
-    fb = info.fraction_bits
-    sign = (b >> np.uint64(info.bits - 1)).astype(np.int64)
-    expo = ((b >> np.uint64(fb)) & np.uint64((1 << info.exponent_bits) - 1)).astype(np.int64)
+    width, sb, eb, fb = _layout(arr, info)
+    sign = (b >> np.uint64(width - 1)).astype(np.int64) * sb  # (E8M0: no sign bit, 0)
+    expo = ((b >> np.uint64(fb)) & np.uint64((1 << eb) - 1)).astype(np.int64)
     frac = (b & np.uint64((1 << fb) - 1)).astype(np.int64)
     return BitFields(scalar_out(sign), scalar_out(expo), scalar_out(frac))
 
@@ -158,7 +158,7 @@ def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
     Parameters
     ----------
     x : array_like
-        Values of a storage format.
+        Values of a storage format, or an array of ml_dtypes' FP8, FP6, FP4 or E8M0 types.
     sep : str
         Put between sign, exponent and fraction.
 
@@ -169,18 +169,34 @@ def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
     """
     if not isinstance(sep, str):
         raise TypeError(f"sep must be a string, got {checks.shown(sep)}")
-    arr, info = float_array(x)
+    arr, info = _values(x)
     b = np.asarray(to_bits(arr)).reshape(-1).tolist()
-    eb = info.exponent_bits
+    width, sb, eb, _ = _layout(arr, info)
 
     def one(v: int) -> str:
-        s = format(v, f"0{info.bits}b")
-        return sep.join((s[0], s[1 : 1 + eb], s[1 + eb :]))
+        s = format(v, f"0{width}b")
+        return sep.join(p for p in (s[:sb], s[sb : sb + eb], s[sb + eb :]) if p)
 
     out = [one(v) for v in b]
     if arr.ndim == 0:
         return out[0]
     return np.array(out, dtype=object).reshape(arr.shape)
+
+
+def _values(x) -> tuple[np.ndarray, FormatInfo]:
+    """``x`` as an array and its format: a storage format's, or ml_dtypes' small types'."""
+    if (sm := small_array(x)) is not None:
+        return sm, format_info(sm.dtype)
+    return float_array(x)
+
+
+def _layout(arr: np.ndarray, info: FormatInfo) -> tuple[int, int, int, int]:
+    """(width, sign, exponent and fraction bits) of a value: the format's, ml_dtypes' own
+    for its small types (FP4: 4 bits, 1 2 1; E8M0: 8 bits, 0 8 0)."""
+    if info.name not in SMALL_DTYPES:
+        return info.bits, 1, info.exponent_bits, info.fraction_bits
+    f = ml_dtypes.finfo(arr.dtype)
+    return f.bits, f.bits - f.nexp - f.nmant, f.nexp, f.nmant
 
 
 def hex_string(x: ArrayLike) -> str | np.ndarray:
@@ -189,15 +205,16 @@ def hex_string(x: ArrayLike) -> str | np.ndarray:
     Parameters
     ----------
     x : array_like
-        Values of a storage format.
+        Values of a storage format, or an array of ml_dtypes' FP8, FP6, FP4 or E8M0 types
+        (their own width: two digits, one for FP4).
 
     Returns
     -------
     str or ndarray of str
         A str for a scalar, an object array of str otherwise.
     """
-    arr, info = float_array(x)
-    digits = info.bits // 4
+    arr, info = _values(x)
+    digits = -(-_layout(arr, info)[0] // 4)
     out = [f"0x{v:0{digits}x}" for v in np.asarray(to_bits(arr)).reshape(-1).tolist()]
     return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
 
@@ -217,16 +234,17 @@ def shortest_repr(x: ArrayLike) -> str | np.ndarray:
     Parameters
     ----------
     x : array_like
-        Values of a storage format.
+        Values of a storage format, or an array of ml_dtypes' FP8, FP6, FP4 or E8M0 types
+        (searched as bfloat16 is).
 
     Returns
     -------
     str or ndarray of str
         A str for a scalar, an object array of str otherwise.
     """
-    arr, info = float_array(x)
+    arr, info = _values(x)
     flat = arr.reshape(-1)
-    if info.name == "bfloat16":
+    if info.name == "bfloat16" or info.name in SMALL_DTYPES:
         out = [shortest_by_search(float(v), info) for v in flat.tolist()]
     else:
         out = [str(v) for v in flat]

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import checks
-from .formats import FormatInfo, coerce, format_info, round_f64, scalar_out
+from .formats import FormatInfo, as_held, coerce, format_info, held, round_f64, scalar_out
 from .numerics import (
     float_to_scaled_int,
     odd_add64,
@@ -308,12 +308,23 @@ def _specials(values: np.ndarray):
     return np.inf if pos else -np.inf
 
 
-def _finish(N: int, K: int, info: FormatInfo, all_negative_zero: bool):
+def _finish(N: int, K: int, info: FormatInfo, all_negative_zero: bool, to: str | None = None):
+    """N * 2**K rounded once to ``info``'s format, or to the held format ``to`` (its overflow
+    its own), in its ml_dtypes type."""
     if N == 0:
         value = -0.0 if all_negative_zero else 0.0
+    elif to is not None:
+        value = Fraction(N) * Fraction(2) ** K
     else:
         value = round_scaled_int(N, K, info.precision, info.emin, info.emax)
+    if to is not None:
+        return as_held(value, to)
     return np.asarray(value, dtype=np.float64).astype(info.dtype)[()]
+
+
+def _special(value, info: FormatInfo, to: str | None):
+    """A NaN or infinite result in x's format (or the held format ``to``'s type)."""
+    return as_held(value, to) if to else np.asarray(value).astype(info.dtype)[()]
 
 
 def exact_sum(x: ArrayLike) -> np.generic:
@@ -344,13 +355,16 @@ def exact_sum(x: ArrayLike) -> np.generic:
     >>> fpx.exact_sum(np.array([1e8, 1.0, -1e8], dtype=np.float32))
     np.float32(1.0)
     """
+    to = None
+    if (h := held((x,), "exact_sum")) is not None:  # FP8, FP6, FP4: rounded once to theirs
+        (x,), to = h
     (x,), info = coerce(x, what="exact_sum")
     x = np.ascontiguousarray(x).reshape(-1)
     total = None if NUMPY_ONLY else _sum_compiled(x, info)
     if total is None:  # NumPy only, or x holds NaN or infinities
         special = _specials(x)
         if special is not None:
-            return np.asarray(special).astype(info.dtype)[()]
+            return _special(special, info, to)
         acc = ExactAccumulator()
         for blk in _blocks(x.size):
             if info.name == "float64":
@@ -360,7 +374,7 @@ def exact_sum(x: ArrayLike) -> np.generic:
         total = acc.total()
     N, K = total
     all_neg_zero = N == 0 and x.size > 0 and bool(np.all(np.signbit(x) & (x == 0)))
-    return _finish(N, K, info, all_neg_zero)
+    return _finish(N, K, info, all_neg_zero, to)
 
 
 def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
@@ -388,6 +402,9 @@ def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
     ValueError
         Arrays that are not 1-D, or shapes that differ.
     """
+    to = None
+    if (h := held((a, b), "exact_dot")) is not None:  # FP8, FP6, FP4: rounded once to theirs
+        (a, b), to = h
     (a, b), info = coerce(a, b, what="exact_dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"exact_dot takes 1-D arrays, got shapes {a.shape} and {b.shape}")
@@ -402,7 +419,7 @@ def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
                 with np.errstate(all="ignore"):
                     zero = (a == 0) | (b == 0)
                 all_neg_zero = bool(np.all(zero & (np.signbit(a) != np.signbit(b))))
-            return _finish(N, K, info, all_neg_zero)
+            return _finish(N, K, info, all_neg_zero, to)
     A = a.astype(np.float64)
     B = b.astype(np.float64)
     with np.errstate(all="ignore"):
@@ -411,7 +428,7 @@ def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
             prods = np.where(finite, 0.0, A * B)  # inf*0 -> nan; inf*x -> ±inf
             special = _specials(prods)
             if special is not None:
-                return np.asarray(special).astype(info.dtype)[()]
+                return _special(special, info, to)
         if info.name != "float64":
             # products of p <= 24 bit values are exact float64 numbers (no over/underflow)
             acc = ExactAccumulator()
@@ -422,7 +439,7 @@ def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
             acc, prod_neg_zero = accumulate_dot64(A, B)
     N, K = acc.total()
     all_neg_zero = N == 0 and A.size > 0 and bool(np.all(prod_neg_zero))
-    return _finish(N, K, info, all_neg_zero)
+    return _finish(N, K, info, all_neg_zero, to)
 
 
 # ----------------------------------------------------------------------------- compiled sums

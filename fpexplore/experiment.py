@@ -255,7 +255,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
     format = "float32" if format is None else format
     distribution = Default.value_of(distribution)
     seed = Default.value_of(seed)
-    _check("format", format, FORMATS)
+    _check("format", format, op_spec.formats())
     _check("distribution", distribution, DISTRIBUTIONS)
     checks.seed(seed)
     return None, format, n, distribution, seed

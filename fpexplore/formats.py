@@ -105,7 +105,8 @@ def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
     Parameters
     ----------
     fmt : str, dtype or FormatInfo
-        A format name, a NumPy dtype or a FormatInfo (returned as it is).
+        A format name, a NumPy dtype (ml_dtypes' FP8, FP6, FP4 and E8M0 types: the
+        format of that name) or a FormatInfo (returned as it is).
 
     Returns
     -------
@@ -133,6 +134,8 @@ def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
         dt = None
     if dt is not None and dt in _BY_DTYPE:
         return _BY_DTYPE[dt]
+    if dt is not None and dt in SMALL_BY_DTYPE:  # ml_dtypes' FP8, FP6, FP4, E8M0 types
+        return _INFO[SMALL_BY_DTYPE[dt]]
     raise ValueError(f"unknown format {checks.shown(fmt)}; valid formats: {_valid()}")
 
 
@@ -152,11 +155,14 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
     elif dt.kind == "O":
         hint = "object arrays are not supported: convert them with fpx.as_format(x, fmt)"
     elif dt in SMALL_BY_DTYPE:
-        fp8 = SMALL_BY_DTYPE[dt] in FP8_DTYPES
+        name = SMALL_BY_DTYPE[dt]
+        readers = "to_bits, fields, bit_string, hex_string, shortest_repr, ulp, ulp_distance, "
+        readers += "next_up, next_down, as_format" + (", mma" if name in FP8_DTYPES else "")
+        if _INFO[name].has_negative_zero:  # the formats the rounded orders accumulate in
+            readers += ", sum, dot, exact_sum, exact_dot and compare's sum and dot"
         hint = (
-            f"{'FP8' if fp8 else SMALL_BY_DTYPE[dt]} arrays ({dt}) are read by to_bits, ulp, "
-            f"ulp_distance, next_up, next_down{', as_format and mma' if fp8 else ' and as_format'}"
-            "; for the others convert it, e.g. x.astype(np.float32) (exact)"
+            f"{name} arrays ({dt}) are read by {readers}; for the others convert it, e.g. "
+            "x.astype(np.float32) (exact)"
         )
     else:
         hint = f"dtype {dt} is not supported"
@@ -394,6 +400,32 @@ def small_array(x, what: str = "fpexplore") -> np.ndarray | None:
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype in SMALL_BY_DTYPE:
         return np.asarray(x)
     return None
+
+
+def held(xs, what: str) -> tuple[list, str] | None:
+    """Arrays of one OCP FP8, FP6 or FP4 format in ml_dtypes' types (the formats sum and dot
+    accumulate in, :func:`fpexplore.orders.arith.held_accumulators`): their values in
+    float32 (exact) and the format's name; None where none is such an array. TypeError for
+    such an array next to another format."""
+    small = [small_array(x, what) for x in xs]
+    names = {None if s is None else SMALL_BY_DTYPE[s.dtype] for s in small}
+    if names == {None}:
+        return None
+    if len(names) > 1:
+        raise TypeError(
+            f"{what}: mixed formats {' and '.join(sorted(str(n) for n in names))}; convert "
+            "explicitly first, e.g. x.astype(np.float32) (exact for FP8, FP6 and FP4)"
+        )
+    name = names.pop()
+    if not _INFO[name].has_negative_zero:  # AMD's FNUZ FP8, E8M0: refused as before
+        return None
+    return [s.astype(np.float32) for s in small], name
+
+
+def as_held(value, name: str) -> np.generic:
+    """A float32 result in format ``name``'s ml_dtypes type: rounded to it (nearest-even, the
+    format's own overflow) where it is not one of its values."""
+    return np.asarray(as_format(value, name)).astype(SMALL_DTYPES[name])[()]
 
 
 # ----------------------------------------------------------------------------- ulps

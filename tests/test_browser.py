@@ -936,3 +936,46 @@ def test_the_quantize_view_in_jupyterlab(lab, tmp_path):
     assert after != before and after.startswith(b"\x89PNG"), "the figure was not drawn again"
     assert rows["scheme"] == list(SCHEMES), rows  # per scheme: elements, block, scale, error
     assert errors == [] and console == [], (errors, console)
+
+
+def test_fp8_data_in_the_explorer_in_jupyterlab(lab, tmp_path):
+    """FP8 in a real browser (issue 38): a person opens the explorer, picks float8_e5m2 in the
+    format dropdown and sees the table NumPy and the orders give on FP8 data (np.sum of an
+    ml_dtypes array stops growing at 8, pairwise does not), as fpx.compare gives it; then
+    clicks "bits" and sees the bit view, with no error."""
+    import fpexplore as fpx
+
+    url, token = lab
+    console = []
+    with _notebook_page(url, token, "00_explorer.ipynb", tmp_path, console) as page:
+        app = page.locator(".fpx-explorer").first
+        _wait_or_screenshot(page, app, 180_000, tmp_path / "no-app.png")
+        table = app.locator("table.fpx-table").first
+        _wait_while_compiling(page, app, table)
+        fmt = _dropdown(app, "format")
+        offered = fmt.locator("option").all_inner_texts()
+        fmt.select_option("float8_e5m2")
+        deadline, rows = time.time() + 120, {}
+        while time.time() < deadline:  # the table of the FP8 data, once drawn
+            page.wait_for_timeout(500)
+            rows = _table(table)
+            if (
+                rows.get("variant")
+                and "np.sum" in rows["variant"]
+                and "0x" in "".join(rows.get("hex", []))
+                and all(len(h) == 4 for h in rows["hex"])
+            ):
+                break
+        app.get_by_role("button", name="bits", exact=True).click()
+        page.wait_for_timeout(3000)
+        errors = app.locator(".fpx-error").all_inner_texts()
+        canvas = app.locator("canvas").first
+        drawn = canvas.count() and canvas.is_visible()
+    want = fpx.compare("sum", n=100_000, format="float8_e5m2", variants=["sequential", "pairwise"])
+    shown = want.formatted()
+    assert "float8_e5m2" in offered and "float4_e2m1" in offered, offered
+    assert rows["variant"] == list(shown["variant"]), rows
+    assert rows["value"] == [str(v) for v in shown["value"]], rows
+    assert rows["hex"] == list(shown["hex"]), rows  # one byte each: 0x..
+    assert rows["value"][1] == "8.0" and rows["value"][3] != "8.0"  # np.sum stalls, pairwise not
+    assert drawn and errors == [] and console == [], (errors, console)

@@ -143,7 +143,7 @@ def test_fuzz_every_op_format_variant():
     for op in app.op.options:
         app.op.value = op
         app.n.value = 10
-        for fmt in fpx.FORMATS:
+        for fmt in app.format.options:  # sum and dot: FP8, FP6 and FP4 too
             app.format.value = fmt
             offered = set(app.variants.options)
             missing = set(fpx.variants(op)) - offered
@@ -160,6 +160,26 @@ def test_fuzz_every_op_format_variant():
                     assert app.comparison.op == op and app.comparison.format == fmt
                     assert app.figure.axes, (op, fmt, variant)
     assert failures == []
+
+
+def test_the_format_control_offers_fp8_fp6_fp4_where_the_orders_take_them():
+    """sum and dot draw FP8, FP6 and FP4 data (ml_dtypes arrays) and accumulate in them;
+    the other ops do not: their format control keeps the four formats, and an op that does
+    not take the format chosen goes back to float32."""
+    small = ("float8_e4m3", "float8_e5m2", "float6_e2m3", "float6_e3m2", "float4_e2m1")
+    app = fpx.explorer(n=1000)
+    assert app.format.options == (*fpx.FORMATS, *small)
+    app.format.value = "float8_e4m3"
+    assert app.comparison.inputs["x"].dtype.name == "float8_e4m3fn"
+    assert set(app.variants.options) == {"sequential", "reverse", "pairwise", "blocked", "exact"}
+    assert list(app.comparison.table["variant"]) == ["np.sum", "sequential", "pairwise"]
+    direct = fpx.compare(**app.arguments())
+    assert _same_table(app.comparison.table, direct.table)
+    app.view.value = "bits"
+    assert app.message.value == "" and app.figure.axes
+    app.op.value = "matmul"
+    assert app.format.options == fpx.FORMATS and app.format.value == "float32"
+    assert app.comparison is not None and app.comparison.format == "float32"
 
 
 def test_image_fallback_without_ipympl(monkeypatch):

@@ -26,7 +26,6 @@ from .. import checks
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import parse_variants
-from ..formats import FORMATS
 from ..libspec import backend_libraries
 from ..ops.opspec import Params
 from ..ops.registry import get as get_op
@@ -112,6 +111,11 @@ def _backends(value) -> tuple:
     for b in names:
         checks.choice("backend", b, tuple(BACKEND_NAMES))
     return tuple(names)
+
+
+def data_formats() -> tuple:
+    """Every op's data formats (``OpSpec.formats``): the values the format control keeps."""
+    return tuple(dict.fromkeys(f for op in op_names() for f in get_op(op).formats()))
 
 
 def _one_of(name: str, choices):
@@ -376,6 +380,8 @@ def _reset_for_op(state: State, op: str, formats: dict) -> State:
     # op that takes none would refuse every comparison (compare: "unexpected keyword")
     n = nearest_size(get_op(op).default_n)
     state = state.set(op=op, variants=(), extra=(), n=n, inputs=(), op_params=())
+    if state.format not in get_op(op).formats():  # (FP8 data: sum and dot only)
+        state = state.set(format=CONTROLS["format"].default)
     return list_names(state, formats, follow=False)
 
 
@@ -383,7 +389,7 @@ def set_format(state: State, fmt, formats: dict | None = None) -> State:
     """A new format: the variants offered with it, the selection kept where still offered.
     With your arrays (``formats``: their formats by name) the format is theirs: another one
     is a ValueError saying so."""
-    checks.choice("format", fmt, FORMATS)
+    checks.choice("format", fmt, get_op(state.op).formats(), f"{state.op} takes")
     theirs = _data_format(state, formats or {})
     if theirs is not None and fmt != theirs:
         raise ValueError(f"format {fmt}: your arrays are {theirs}, and the format is theirs")
@@ -631,8 +637,8 @@ CONTROLS = {
             "float32",
             "Dropdown",
             "format",
-            _one_of("format", FORMATS),
-            lambda state, installed=(): list(FORMATS),
+            _one_of("format", data_formats),
+            lambda state, installed=(): list(get_op(state.op).formats()),
             compare="generated",
             transition=lambda state, v, formats: set_format(state, v, formats),
         ),

@@ -23,7 +23,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import checks, machine
-from ..formats import as_format, coerce, format_info
+from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info, held
 from .variant import Variant
 
 __all__ = ["OpSpec", "OpTable", "Params", "Recording", "Reduction", "pick"]
@@ -142,6 +142,15 @@ class Reduction:
             raise ValueError(f"{who}{op} takes {need}, got {a.shape} and {b.shape}")
 
 
+def _user_arrays(op_spec, values: list, names: list, what: str) -> tuple[list, FormatInfo]:
+    """The user's input arrays in one format (:func:`fpexplore.formats.coerce`), or where the
+    op takes them (sum, dot), as FP8, FP6 or FP4 arrays in ml_dtypes' type, kept as they are."""
+    small = held(values, what) if op_spec.formats() != FORMATS else None
+    if small is not None:
+        return [np.asarray(v) for v in values], format_info(small[1])
+    return coerce(*values, what=what, names=tuple(f"inputs[{k!r}]" for k in names))
+
+
 @dataclass(frozen=True, eq=False)
 class OpSpec:
     """Everything an experiment needs about one op.
@@ -160,10 +169,9 @@ class OpSpec:
       ``gpu_args(inputs, params) -> args``: its arguments (a tuple) in ``compare``'s cupy
       backend (labelled ``gpu_label``); None: compare shows no CuPy row for the op.
     - ``bounds_of(inputs, fmt) -> dict | None``: the error bounds ``sweep`` overlays.
-    - ``size_of(n, itemsize) -> bytes``: the memory a size needs (default ``n *
-      bytes_per_element``).
-    - ``available(fmt) -> list``: the variants that exist for inputs of format ``fmt``
-      (default: all but those ``unsupported`` lists for the format).
+    - ``size_of(n, itemsize) -> bytes``: the memory a size needs (default n * bytes_per_element).
+    - ``available(fmt) -> list``: the variants for inputs of format ``fmt`` (default: all
+      but those ``unsupported`` lists for it).
 
     ``default_variants``: compare's selection when none is given (default: all);
     ``unsupported``: format -> variants that do not exist for it; ``max_n``: the largest
@@ -234,6 +242,14 @@ class OpSpec:
         others as given, for the variants' specs to check)."""
         return {k: self.keywords[k](v) if self.keywords.get(k) else v for k, v in params.items()}
 
+    def formats(self) -> tuple:
+        """The data formats compare takes for the op: ``FORMATS``, and where its orders round
+        each addition to them (sum, dot), OCP FP8, FP6 and FP4 (ml_dtypes arrays)."""
+        from ..orders.arith import held_accumulators
+
+        held = held_accumulators()
+        return FORMATS + (held if self.orders and self.variants_for(held[0]) else ())
+
     def check_size(self, n: int, fmt: str) -> None:
         """Refuse a size beyond the op's limit (``max_n``) or one whose data would not fit
         in memory (``bytes_needed`` against half of what
@@ -293,9 +309,7 @@ class OpSpec:
                 f"{what}: {self.name} takes inputs {', '.join(names)}: give a tuple or a dict"
             )
         numeric = [k for k in names if isinstance(probe[k], (np.ndarray, np.generic))]
-        arrays, info = coerce(
-            *(given[k] for k in numeric), what=what, names=tuple(f"inputs[{k!r}]" for k in numeric)
-        )
+        arrays, info = _user_arrays(self, [given[k] for k in numeric], numeric, what)
         out = {"format": info.name, **given}
         for k, arr in zip(numeric, arrays):
             if len(numeric) > 1 and isinstance(probe[k], np.ndarray) and arr.ndim != probe[k].ndim:

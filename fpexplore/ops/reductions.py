@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._registry import SMALL_DTYPES
 from ..data import generate
 from ..exact import exact_dot, exact_sum
 from ..exact import kernel_needs as exact_kernel_needs
@@ -78,8 +79,15 @@ def _quiet(f, *args):
 # ----------------------------------------------------------------------------- sum
 
 
+def _drawn(distribution, n, fmt, seed):
+    """``generate``'s values, those of the OCP FP8, FP6 and FP4 formats in ml_dtypes' types
+    (the format then travels with the data)."""
+    x = generate(distribution, n, fmt, seed)
+    return x.astype(SMALL_DTYPES[fmt]) if fmt in SMALL_DTYPES else x
+
+
 def _sum_inputs(n, fmt, distribution, seed, params):
-    return {"format": fmt, "x": generate(distribution, n, fmt, seed)}
+    return {"format": fmt, "x": _drawn(distribution, n, fmt, seed)}
 
 
 def _sum_call(name, settings, inputs, params):
@@ -98,8 +106,8 @@ def dot_second_distribution(distribution: str) -> str:
 def _dot_inputs(n, fmt, distribution, seed, params):
     return {
         "format": fmt,
-        "a": generate(distribution, n, fmt, seed),
-        "b": generate(dot_second_distribution(distribution), n, fmt, seed + 1),
+        "a": _drawn(distribution, n, fmt, seed),
+        "b": _drawn(dot_second_distribution(distribution), n, fmt, seed + 1),
     }
 
 

@@ -110,6 +110,12 @@ class OrderSpec:
             f"there, not emulated: pass np.ascontiguousarray(...) (and give the library that)"
         )
 
+    @property
+    def takes_held(self) -> bool:
+        """Whether it sums data of the OCP FP8, FP6 and FP4 formats (ml_dtypes arrays) in
+        their own format: each addition rounded to it, or exactly."""
+        return self.run_rounded is not None or self.name == "exact"
+
     def run_library(self, x, y, params: dict, accumulate=None, input_rounding=None):
         """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``
         and ``y`` for a matmul), their values already rounded to ``input_rounding``."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..exact import exact_dot
-from ..formats import as_format, coerce, format_info
+from ..formats import as_format, as_held, coerce, format_info, held
 from ..numerics import flush_subnormals
 from .arith import (
     accumulator,
@@ -28,6 +28,7 @@ from .arith import (
     check_input_rounding,
     check_split_k,
     finish,
+    held_accumulate,
     kernels,
     matmul_by_columns,
     rounded_accumulator,
@@ -112,6 +113,13 @@ def dot(
         A NumPy scalar in the inputs' format.
     """
     spec = lookup("dot", order)
+    if (h := held((a, b), "dot")) is not None:  # FP8, FP6, FP4 data: in float32, then back
+        if spec.name == "exact":
+            return exact_dot(a, b)
+        (a32, b32), name = h
+        kw = dict(fma=fma, input_rounding=input_rounding, **params)
+        acc = held_accumulate(spec, "dot", name, accumulate)
+        return as_held(dot(a32, b32, order, accumulate=acc, **kw), name)
     (a, b), info = coerce(a, b, what="dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")

@@ -582,7 +582,14 @@ def lookup(op: str, order: str) -> OrderSpec:
 def orders_for(op: str, fmt: str, *, rounded: bool = False) -> list[str]:
     """The orders of ``op`` defined for inputs of format ``fmt`` (library loops take only
     the formats their library computes in); ``rounded=True`` adds those that take ``fmt``
-    with an input rounding (the tensor cores: float32 with +tf32)."""
+    with an input rounding (the tensor cores: float32 with +tf32). For the OCP FP8, FP6 and
+    FP4 formats (data in ml_dtypes' types): the orders that round each addition to them,
+    and exact."""
+    from .arith import ROUNDED_OPS, held_accumulators
+
+    if fmt in held_accumulators():
+        held = op in ROUNDED_OPS
+        return [n for n, s in orders_of(op).items() if held and s.listed and s.takes_held]
     return [
         name
         for name, s in orders_of(op).items()

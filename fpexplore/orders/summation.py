@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..exact import exact_sum
-from ..formats import ROUNDING_MODES, coerce
+from ..formats import ROUNDING_MODES, as_held, coerce, held
 from .arith import (
     accumulator,
     arith,
@@ -24,6 +24,7 @@ from .arith import (
     check_fma,
     check_rounding,
     finish,
+    held_accumulate,
     rounded_accumulator,
     to_storage,
 )
@@ -87,6 +88,12 @@ def sum(  # noqa: A001
         A NumPy scalar in x's format (the accumulator's result rounded once).
     """
     spec = lookup("sum", order)
+    if (h := held((x,), "sum")) is not None:  # FP8, FP6, FP4 data: in float32, then back
+        if spec.name == "exact":
+            return exact_sum(x)
+        (x32,), name = h
+        acc = held_accumulate(spec, "sum", name, accumulate)
+        return as_held(sum(x32, order, fma=fma, accumulate=acc, rounding=rounding, **params), name)
     (x,), info = coerce(x, what="sum")
     check_fma(spec, fma, "sum", fusable("sum"))
     mode, seed = check_rounding(spec, "sum", rounding, params, roundable("sum"))

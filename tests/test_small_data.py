@@ -1,0 +1,240 @@
+"""Data in FP8, FP6 and FP4 (ml_dtypes arrays): sum, dot, their exact forms, compare and the
+bit helpers, against an oracle that knows the formats only through ml_dtypes' enumeration of
+their bit patterns and Fraction arithmetic (nothing of fpexplore's rounding)."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+
+OCP = {
+    "float8_e4m3": ml_dtypes.float8_e4m3fn,
+    "float8_e5m2": ml_dtypes.float8_e5m2,
+    "float6_e2m3": ml_dtypes.float6_e2m3fn,
+    "float6_e3m2": ml_dtypes.float6_e3m2fn,
+    "float4_e2m1": ml_dtypes.float4_e2m1fn,
+}
+# past the largest value: OCP FP8 E4M3 has no infinity (NaN), E5M2 is IEEE-like (inf), the
+# MX element formats FP6 and FP4 have neither and saturate (OCP MX v1.0, section 5.3.2)
+BEYOND = {"float8_e4m3": math.nan, "float8_e5m2": math.inf}
+
+
+def positives(t) -> list[tuple[Fraction, int]]:
+    """(value, bit pattern) of every finite value > 0, ascending: patterns 1, 2, ... read by
+    ml_dtypes (positive patterns ascend with the value)."""
+    width = ml_dtypes.finfo(t).bits
+    out = []
+    for p in range(1, 1 << (width - 1)):
+        v = float(np.array(p, np.uint8).view(t))
+        if math.isfinite(v):
+            out.append((Fraction(v), p))
+    return out
+
+
+TABLES = {name: positives(t) for name, t in OCP.items()}
+
+
+def rnd(q: Fraction, name: str) -> float:
+    """q rounded to nearest, ties to the even bit pattern; past the largest value as the
+    format says (rounded with an unbounded exponent first: e4m3's 464 ties down to 448)."""
+    if q == 0:
+        return 0.0
+    table = TABLES[name]
+    a = abs(q)
+    top, top_bits = table[-1]
+    gap = top - table[-2][0]
+    if a >= top:
+        beyond = a > top + gap / 2 or (a == top + gap / 2 and top_bits % 2 == 1)
+        v = BEYOND.get(name, float(top)) if beyond else float(top)
+    else:
+        lo, lo_bits = max(((v, b) for v, b in table if v <= a), default=(Fraction(0), 0))
+        hi, _ = min((v, b) for v, b in table if v > a)
+        if a - lo < hi - a or (a - lo == hi - a and lo_bits % 2 == 0):
+            v = float(lo)
+        else:
+            v = float(hi)
+    return -v if q < 0 else v
+
+
+def add(a: float, b: float, name: str) -> float:
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a + b
+    q = Fraction(a) + Fraction(b)
+    if q == 0:  # an exact zero: -0 only from -0 + -0
+        return -0.0 if math.copysign(1, a) < 0 and math.copysign(1, b) < 0 else 0.0
+    return rnd(q, name)
+
+
+def sequential(terms, name):
+    acc = terms[0]
+    for v in terms[1:]:
+        acc = add(acc, v, name)
+    return acc
+
+
+def pairwise(terms, name):
+    if len(terms) == 1:
+        return terms[0]
+    h = len(terms) // 2
+    return add(pairwise(terms[:h], name), pairwise(terms[h:], name), name)
+
+
+def ordinal(v: float, name: str) -> int:
+    """The value's place among the format's values (0 for zero, negative below)."""
+    pats = {float(w): b for w, b in TABLES[name]}
+    return pats.get(abs(v), 0) * (1 if v >= 0 else -1)
+
+
+def same(got, want: float) -> bool:
+    got = float(got)
+    return (math.isnan(got) and math.isnan(want)) or (
+        got == want and math.copysign(1, got) == math.copysign(1, want)
+    )
+
+
+def draw(name: str, rng, n: int) -> np.ndarray:
+    """n values of the format, in its ml_dtypes type: every finite value of either sign."""
+    vals = [float(v) for v, _ in TABLES[name]]
+    vals = np.array(vals + [-v for v in vals] + [0.0])
+    return rng.choice(vals, n).astype(OCP[name])
+
+
+@pytest.mark.parametrize("name", OCP)
+def test_sums_and_dots_of_small_arrays_round_each_addition_to_their_format(name):
+    """fpx.sum and fpx.dot of an ml_dtypes array accumulate in its format (each product and
+    each addition rounded once, to nearest-even, with the format's own end), and return a
+    value of its type. They refused these arrays before."""
+    rng = np.random.default_rng(len(name))
+    t = OCP[name]
+    for n in (1, 2, 3, 7, 16, 40):
+        for _ in range(15):
+            x, y = draw(name, rng, n), draw(name, rng, n)
+            terms = [float(v) for v in x]
+            products = [rnd(Fraction(float(a)) * Fraction(float(b)), name) for a, b in zip(x, y)]
+            products = [p if p else math.copysign(0.0, float(a) * float(b))
+                        for p, a, b in zip(products, x, y)]  # fmt: skip
+            for order, oracle in (("sequential", sequential), ("pairwise", pairwise)):
+                got = fpx.sum(x, order)
+                assert got.dtype == t and same(got, oracle(terms, name)), (order, x, got)
+                got = fpx.dot(x, y, order)
+                assert got.dtype == t and same(got, oracle(products, name)), (order, x, y, got)
+            got = fpx.sum(x, "reverse")
+            assert same(got, sequential(terms[::-1], name)), ("reverse", x, got)
+
+
+@pytest.mark.parametrize("name", OCP)
+def test_exact_sum_and_dot_of_small_arrays_round_once_to_their_format(name):
+    rng = np.random.default_rng(3 + len(name))
+    for n in (1, 2, 5, 30, 200):
+        for _ in range(10):
+            x, y = draw(name, rng, n), draw(name, rng, n)
+            want = rnd(sum((Fraction(float(v)) for v in x), Fraction(0)), name)
+            assert same(fpx.exact_sum(x), want) and same(fpx.sum(x, "exact"), want), x
+            q = sum((Fraction(float(a)) * Fraction(float(b)) for a, b in zip(x, y)), Fraction(0))
+            assert same(fpx.exact_dot(x, y), rnd(q, name)), (x, y)
+            assert fpx.exact_dot(x, y).dtype == OCP[name]
+
+
+def test_the_exact_dot_rounds_once_not_through_float32():
+    """16*16 + 4*4 + 2**-9 * 2**-9 is 272 + 2**-18: in float32 it is 272, E4M3's tie between
+    256 and 288, which goes to 256; rounded once it is 288."""
+    a = np.array([16, 4, 2.0**-9], ml_dtypes.float8_e4m3fn)
+    assert (
+        float(fpx.exact_dot(a, a))
+        == 288.0
+        == rnd(Fraction(272) + Fraction(1, 2**18), "float8_e4m3")
+    )
+    assert float(fpx.as_format(fpx.exact_dot(a.astype(np.float32), a.astype(np.float32)),
+                               "float8_e4m3")) == 256.0  # fmt: skip
+
+
+def test_orders_that_do_not_accumulate_in_the_format_say_so():
+    x = np.ones(8, ml_dtypes.float8_e4m3fn)
+    for order in ("numpy", "tree", "kahan", "cub"):
+        with pytest.raises(
+            ValueError, match=rf"order '{order}' does not accumulate in float8_e4m3"
+        ):
+            fpx.sum(x, order)
+    # with an accumulator given, any order: float32 additions, the result rounded once
+    assert same(fpx.sum(x, "numpy", accumulate="float32"), 8.0)
+    with pytest.raises(TypeError, match="mixed formats"):
+        fpx.dot(x, np.ones(8, np.float32), "sequential")
+    with pytest.raises(TypeError, match="float8_e4m3fnuz arrays .* are read by"):
+        fpx.sum(x.astype(ml_dtypes.float8_e4m3fnuz))
+
+
+@pytest.mark.parametrize("op", ["sum", "dot"])
+@pytest.mark.parametrize("name", ["float8_e4m3", "float8_e5m2", "float4_e2m1"])
+def test_compare_draws_the_format_and_every_row_is_the_oracles(op, name):
+    """compare(format=FP8/FP6/FP4) draws generate's values as the format's ml_dtypes type;
+    NumPy's row is NumPy's own function on them, each emulated order the oracle's, the
+    reference the exact sum rounded once, and ulp_error the count of values between."""
+    cmp = fpx.compare(op, n=300, format=name, variants=["sequential", "pairwise"], seed=2)
+    arrays = [cmp.inputs[k] for k in ("x",) if k in cmp.inputs] or [
+        cmp.inputs["a"],
+        cmp.inputs["b"],
+    ]
+    assert all(a.dtype == OCP[name] for a in arrays)
+    want_values = fpx.generate("uniform", 300, name, 2)
+    assert np.array_equal(arrays[0].astype(np.float32), want_values)
+    if op == "sum":
+        terms = [float(v) for v in arrays[0]]
+        exact = sum(map(Fraction, terms), Fraction(0))
+        real = np.sum(arrays[0])
+    else:
+        a, b = arrays
+        terms = [rnd(Fraction(float(u)) * Fraction(float(v)), name) for u, v in zip(a, b)]
+        exact = sum((Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a, b)), Fraction(0))
+        real = np.dot(a, b)
+    ref = rnd(exact, name)
+    rows = {r.variant: r for r in cmp.table.itertuples()}
+    assert same(rows[f"np.{op}"].value, float(real))
+    if op == "sum":  # docs/api.md: np.sum of ml_dtypes' types adds sequentially, rounding each
+        assert same(float(real), sequential(terms, name))
+    for order, oracle in (("sequential", sequential), ("pairwise", pairwise)):
+        want = oracle(terms, name)
+        assert same(rows[order].value, want), (order, rows[order].value, want)
+        if math.isfinite(want) and math.isfinite(ref):
+            assert rows[order].ulp_error == ordinal(want, name) - ordinal(ref, name)
+
+
+def test_the_bit_helpers_read_small_arrays_in_their_own_layout():
+    """bit_string, fields, hex_string and shortest_repr take ml_dtypes' small types (they
+    refused them): the fields put back together give the value ml_dtypes reads, the strings
+    are its bit pattern, and the shortest decimal reads back as it."""
+    for t in (*OCP.values(), ml_dtypes.float8_e8m0fnu):
+        f = ml_dtypes.finfo(t)
+        sign_bits = f.bits - f.nexp - f.nmant
+        x = np.arange(1 << f.bits, dtype=np.uint8).view(t)
+        x = x[np.isfinite(x.astype(np.float32))]
+        s, e, m = (np.asarray(v) for v in fpx.fields(x))
+        bias = (1 << (f.nexp - 1)) - 1 if sign_bits else 127
+        for v, si, ei, mi, text, hx in zip(x, s, e, m, fpx.bit_string(x, sep=""),
+                                           fpx.hex_string(x)):  # fmt: skip
+            frac = Fraction(int(mi), 1 << f.nmant)
+            if not sign_bits:  # E8M0: a power of two, no zero, no subnormals
+                mag = Fraction(2) ** (int(ei) - bias)
+            elif ei:
+                mag = (1 + frac) * Fraction(2) ** (int(ei) - bias)
+            else:
+                mag = frac * Fraction(2) ** (1 - bias)
+            assert (-1) ** int(si) * mag == Fraction(float(v)), (t, v)
+            assert (
+                int(text, 2) == int(hx, 16) == int(np.array(v).view(np.uint8))
+                and len(text) == f.bits
+            )
+        pattern = {Fraction(float(v)): int(np.array(v).view(np.uint8)) for v in x}
+        for v in x[np.asarray(x.astype(np.float32)) != 0]:
+            text = fpx.shortest_repr(v)
+            q = Fraction(Decimal(text))  # v is the nearest value to the decimal (ties: even)
+            d = min(abs(w - q) for w in pattern)
+            near = [w for w in pattern if abs(w - q) == d]
+            got = near[0] if len(near) == 1 else next(w for w in near if pattern[w] % 2 == 0)
+            assert got == Fraction(float(v)), (t, v, text)
