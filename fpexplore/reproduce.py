@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import checks
+from ._registry import SMALL_DTYPES
 from .data import draw, wide_span
 from .formats import format_info
 from .ops.reductions import dot_second_distribution
@@ -115,6 +116,12 @@ def _chosen(comparison, variant) -> tuple:
         raise ValueError(
             "reproducer: bfloat16 needs a correctly rounding conversion that "
             "plain NumPy/ml_dtypes lacks (their float64 -> bfloat16 rounds twice)"
+        )
+    if cmp.format in SMALL_DTYPES:  # (the scripts' orders add in the data's NumPy type)
+        raise ValueError(
+            f"reproducer: {cmp.format} data: the script's orders add in NumPy's float16, "
+            "float32 and float64; each addition rounded to an FP8, FP6 or FP4 format needs "
+            "fpexplore (fpx.sum(x, order) on the ml_dtypes array)"
         )
     # (other backends may be there: the script compares NumPy's result with one variant's)
     extra = sorted(set(cmp.params) - {"variants", "distribution", "seed", "block", "backends"})

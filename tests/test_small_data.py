@@ -238,3 +238,22 @@ def test_the_bit_helpers_read_small_arrays_in_their_own_layout():
             near = [w for w in pattern if abs(w - q) == d]
             got = near[0] if len(near) == 1 else next(w for w in near if pattern[w] % 2 == 0)
             assert got == Fraction(float(v)), (t, v, text)
+
+
+def test_the_reproducer_says_why_it_writes_no_script_for_fp8_data():
+    """Its standalone scripts add in NumPy's types: FP8 data would need fpexplore; it said
+    "suggest_tolerance: actual: float8_e4m3 arrays ... are read by ...", naming neither."""
+    cmp = fpx.compare("sum", n=100, format="float8_e4m3", variants=["sequential"])
+    with pytest.raises(ValueError, match="reproducer: float8_e4m3 data: the script's orders"):
+        fpx.reproducer(cmp)
+
+
+def test_the_difference_budget_counts_fp8_results_in_fp8_ulps():
+    """Both ends FP8: it converted them to float16 (the narrowest storage format holding
+    E5M2) and counted float16's ulps, 3584 where the results are 14 E5M2 values apart."""
+    x = fpx.compare("sum", n=200, format="float8_e5m2", variants=["sequential"]).inputs["x"]
+    terms = [float(v) for v in x]
+    a, b = sequential(terms, "float8_e5m2"), pairwise(terms, "float8_e5m2")
+    bud = fpx.difference_budget(x, "sequential", "pairwise", "sum")
+    assert (float(bud.start), float(bud.end)) == (a, b)
+    assert bud.total_ulp == ordinal(b, "float8_e5m2") - ordinal(a, "float8_e5m2") != 0
