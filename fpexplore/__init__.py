@@ -106,6 +106,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 - ``catalog``      fpx.formats(): every format and input rounding as a table
 - ``bits``         a value's bit pattern, fields, binary and hex strings, shortest
                    round-trip decimal, in its own format
+- ``held``         FP8, FP6 and FP4 data (ml_dtypes' OCP arrays) read as float32 values
+                   and results rounded back to their format (sum, dot, the exact ones)
 - ``formats``      correct rounding to a format of the registry
                    (incl. tf32, OCP and AMD FP8, OCP MX FP6/FP4/E8M0), ulp, neighbours,
                    the input coercion every function shares

@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import checks
-from .formats import FormatInfo, as_held, coerce, format_info, held, round_f64, scalar_out
+from .formats import FormatInfo, coerce, format_info, round_f64, scalar_out
+from .held import as_held, held
 from .numerics import (
     float_to_scaled_int,
     odd_add64,
@@ -403,7 +404,7 @@ def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
         Arrays that are not 1-D, or shapes that differ.
     """
     to = None
-    if (h := held((a, b), "exact_dot")) is not None:  # FP8, FP6, FP4: rounded once to theirs
+    if (h := held((a, b), "exact_dot", ("a", "b"))) is not None:  # FP8, FP6, FP4: once to theirs
         (a, b), to = h
     (a, b), info = coerce(a, b, what="exact_dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1:

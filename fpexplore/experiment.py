@@ -25,7 +25,6 @@ from .backends import NAMES, run_step, steps
 from .backends.job import Job
 from .bits import hex_string, shortest_repr
 from .data import DISTRIBUTIONS, check_choice
-from .formats import FORMATS
 from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params
@@ -125,8 +124,8 @@ def compare(
     Parameters
     ----------
     op : one of ``fpx.ops()``
-    format : one of ``fpx.FORMATS`` (default "float32"; with ``inputs``: theirs, and a
-        different one is a ValueError)
+    format : one of ``fpx.FORMATS`` (default "float32"; with ``inputs``: theirs); sum and
+        dot also draw FP8, FP6 and FP4 data ("float8_e4m3", ...: ml_dtypes arrays)
     n : problem size (elements; for matmul the matrix side); required unless ``inputs`` are
         given (then it comes from them: giving both is a ValueError)
     variants : names from ``fpx.variants(op)`` or variant specs such as
@@ -138,10 +137,10 @@ def compare(
         them: sum, mean and the one-array ops an array or ``{"x": x}``; dot ``(a, b)`` or
         ``{"a": a, "b": b}``; matmul ``(A, B)`` or ``{"A": A, "B": B}``; other ops their
         input names in order (``fpx.compare(op, n=2).inputs`` shows them). One format, any
-        of ``fpx.FORMATS``; used as they are (never copied with changes; masked arrays are
-        refused). ``n`` is their size (matmul: the inner dimension k), the table's
-        ``distribution`` reads "user data" and its ``seed`` is None; giving ``distribution``
-        or ``seed`` too is a ValueError (they describe generated data)
+        of ``fpx.FORMATS`` (sum and dot: ml_dtypes' FP8, FP6, FP4 arrays too); used as they
+        are (never copied with changes; masked arrays are refused). ``n`` is their size
+        (matmul: the inner dimension k), the table's ``distribution`` reads "user data" and
+        its ``seed`` is None; giving ``distribution`` or ``seed`` too is a ValueError
     backends : "numpy" (NumPy's own function), "emulated" (fpexplore's variants), "cupy"
         (a real GPU; a message, not an error, where there is none), "replay" (recorded GPU
         runs), "torch", "jax", "polars" (the library's own sum/dot/matmul on this CPU where
@@ -245,7 +244,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
             )
         inputs, fmt, n = op_spec.user_inputs(inputs, what="fpx.compare")
         if format is not None and format != fmt:
-            _check("format", format, FORMATS)
+            checks.choice("format", format, op_spec.formats(), f"{op_spec.name} takes")
             raise ValueError(
                 f"format={checks.shown(format)} but the inputs are {fmt}: leave format out"
             )
@@ -255,7 +254,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
     format = "float32" if format is None else format
     distribution = Default.value_of(distribution)
     seed = Default.value_of(seed)
-    _check("format", format, op_spec.formats())
+    checks.choice("format", format, op_spec.formats(), f"{op_spec.name} takes")
     _check("distribution", distribution, DISTRIBUTIONS)
     checks.seed(seed)
     return None, format, n, distribution, seed

@@ -73,6 +73,12 @@ def _arrays(op: str, inputs) -> tuple[tuple, str]:
     if hasattr(inputs, "inputs") and hasattr(inputs, "op"):  # a Comparison
         inputs = inputs.inputs
     given, fmt, _ = get_op(op).user_inputs(inputs, what="fpx.explain")
+    if fmt not in FORMATS:  # FP8, FP6, FP4 data (ml_dtypes): compare shows them, explain not
+        raise TypeError(
+            f"fpx.explain: inputs are {fmt} data: explain weighs the orders of "
+            f"{', '.join(FORMATS)} data; fpx.compare({op!r}, inputs=...) shows what each order "
+            "gives on them"
+        )
     arrays = tuple(np.asarray(v) for k, v in given.items() if k != "format")
     if not reduction(op).products:
         return (np.ravel(arrays[0]),), fmt
@@ -632,7 +638,7 @@ def _same_values(observed: dict) -> bool:
     return all(
         v.shape == vals[0].shape
         and np.array_equal(v, vals[0], equal_nan=True)
-        and np.array_equal(np.signbit(v), np.signbit(vals[0]))
+        and np.array_equal(np.signbit(v) & ~np.isnan(v), np.signbit(vals[0]) & ~np.isnan(v))
         for v in vals
     )
 

@@ -402,32 +402,6 @@ def small_array(x, what: str = "fpexplore") -> np.ndarray | None:
     return None
 
 
-def held(xs, what: str) -> tuple[list, str] | None:
-    """Arrays of one OCP FP8, FP6 or FP4 format in ml_dtypes' types (the formats sum and dot
-    accumulate in, :func:`fpexplore.orders.arith.held_accumulators`): their values in
-    float32 (exact) and the format's name; None where none is such an array. TypeError for
-    such an array next to another format."""
-    small = [small_array(x, what) for x in xs]
-    names = {None if s is None else SMALL_BY_DTYPE[s.dtype] for s in small}
-    if names == {None}:
-        return None
-    if len(names) > 1:
-        raise TypeError(
-            f"{what}: mixed formats {' and '.join(sorted(str(n) for n in names))}; convert "
-            "explicitly first, e.g. x.astype(np.float32) (exact for FP8, FP6 and FP4)"
-        )
-    name = names.pop()
-    if not _INFO[name].has_negative_zero:  # AMD's FNUZ FP8, E8M0: refused as before
-        return None
-    return [s.astype(np.float32) for s in small], name
-
-
-def as_held(value, name: str) -> np.generic:
-    """A float32 result in format ``name``'s ml_dtypes type: rounded to it (nearest-even, the
-    format's own overflow) where it is not one of its values."""
-    return np.asarray(as_format(value, name)).astype(SMALL_DTYPES[name])[()]
-
-
 # ----------------------------------------------------------------------------- ulps
 
 

@@ -158,7 +158,7 @@ def test_compare_shape_and_ragged_errors_name_the_input():
 def test_compare_errors_are_clear():
     with pytest.raises(ValueError, match="valid ops: sum, dot, matmul"):
         fpx.compare("conv", n=10)
-    with pytest.raises(ValueError, match="valid: float16, bfloat16, float32, float64"):
+    with pytest.raises(ValueError, match="sum takes: float16, bfloat16, float32, float64, float8"):
         fpx.compare("sum", format="float8", n=10)
     with pytest.raises(ValueError, match="valid: uniform, normal, wide, ill-conditioned"):
         fpx.compare("sum", n=10, distribution="cauchy")

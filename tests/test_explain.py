@@ -239,6 +239,10 @@ def test_one_value_in_two_formats_is_no_difference_of_rounding():
     assert len(e.causes) == 0 and not e.ambiguous
     e = fpx.explain("sum", x, {"a": s, "b": np.sum(x, dtype=np.float64)})
     assert "cast" in e.verdict and "same values" not in e.verdict
+    # pass 9: a NaN's sign is no difference across formats either (it was blamed on a cast)
+    y = np.array([np.nan, 1], np.float32)
+    e = fpx.explain("sum", y, {"a": np.float32(np.nan), "b": -np.float16(np.nan)})
+    assert "same values in different formats" in e.verdict
 
 
 def test_the_bug_verdict_says_which_accumulators_it_tried():

@@ -257,3 +257,57 @@ def test_the_difference_budget_counts_fp8_results_in_fp8_ulps():
     bud = fpx.difference_budget(x, "sequential", "pairwise", "sum")
     assert (float(bud.start), float(bud.end)) == (a, b)
     assert bud.total_ulp == ordinal(b, "float8_e5m2") - ordinal(a, "float8_e5m2") != 0
+
+
+def test_a_float64_accumulator_on_fp8_data_rounds_once():
+    """Pass 9: with accumulate="float64" the orders ran on float32 values, so the float64
+    sum was rounded to float32 first, then to FP8: 272 + 2**-18 became 256, not 288."""
+    a = np.array([16, 4, 2.0**-9], ml_dtypes.float8_e4m3fn)
+    want = rnd(Fraction(272) + Fraction(1, 2**18), "float8_e4m3")
+    for order in ("sequential", "pairwise", "numpy", "kahan", "tree"):
+        assert float(fpx.dot(a, a, order, accumulate="float64")) == want == 288.0, order
+    x = np.array([32768, 4096, 2.0**-16], ml_dtypes.float8_e5m2)
+    want = rnd(Fraction(36864) + Fraction(1, 2**16), "float8_e5m2")
+    for order in ("sequential", "numpy", "kahan"):
+        assert float(fpx.sum(x, order, accumulate="float64")) == want == 40960.0, order
+
+
+def test_the_exact_order_on_fp8_data_checks_its_keywords():
+    """Pass 9: "exact" on FP8 data returned before reading its keywords (accumulate,
+    rounding, fma, a misspelled parameter were all ignored)."""
+    x = np.array([1, 2, 3], ml_dtypes.float8_e4m3fn)
+    with pytest.raises(ValueError, match="accumulate does not apply to the exact order"):
+        fpx.sum(x, "exact", accumulate="float16")
+    with pytest.raises(ValueError, match="rounding='up' is not a setting of order 'exact'"):
+        fpx.sum(x, "exact", rounding="up")
+    with pytest.raises(TypeError, match="order 'exact' has no parameter bogus"):
+        fpx.sum(x, "exact", bogus=1)
+    with pytest.raises(ValueError, match="fma=True does not change order 'exact'"):
+        fpx.dot(x, x, "exact", fma=True)
+    assert float(fpx.sum(x, "exact")) == 6.0 and float(fpx.dot(x, x, "exact")) == 14.0
+
+
+def test_beside_fp8_data_a_list_of_its_values_adopts_it_and_another_format_is_named():
+    x = np.array([1, 2, 3], ml_dtypes.float8_e4m3fn)
+    assert float(fpx.dot(x, [1.0, 2.0, 3.0], "sequential")) == 14.0  # as docs/api.md says
+    assert float(fpx.exact_dot([1.0, 2.0, 3.0], x)) == 14.0
+    with pytest.raises(TypeError, match="dot: b is float32 beside float8_e4m3 data"):
+        fpx.dot(x, np.ones(3, np.float32), "sequential")
+    with pytest.raises(TypeError, match=r"dot: b: the Python value 0.1 is not exactly one"):
+        fpx.dot(x, [1.0, 2.0, 0.1], "sequential")
+    with pytest.raises(ValueError, match="format='float8_e5m2' but the inputs are float8_e4m3"):
+        fpx.compare("sum", inputs=x, format="float8_e5m2")
+    with pytest.raises(ValueError, match="unknown format 'float8_e4m3'; mean takes: float16"):
+        fpx.compare("mean", n=10, format="float8_e4m3")
+    with pytest.raises(TypeError, match="fpx.explain: inputs are float8_e4m3 data"):
+        fpx.explain("sum", x, {"a": np.float32(6), "b": np.float32(6)})
+
+
+def test_the_app_refuses_a_format_its_op_does_not_take_at_the_start():
+    """Pass 9: initial() (fpx.explorer's keywords, a link) kept FP8 for mean; compare then
+    refused it at the first draw."""
+    from fpexplore.app import state as S
+
+    with pytest.raises(ValueError, match="unknown format 'float8_e4m3'; mean takes"):
+        S.initial(op="mean", format="float8_e4m3")
+    assert S.initial(op="sum", format="float8_e4m3").format == "float8_e4m3"

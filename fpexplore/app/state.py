@@ -284,6 +284,7 @@ def initial(variants=None, installed=(), op_params=(), **values) -> State:
         variants = checks.name_list("variants", variants)
     defaults = {k: row.default for k, row in CONTROLS.items()}
     state = State(op_params=tuple(op_params)).set(**{**defaults, **given})
+    checks.choice("format", state.format, get_op(state.op).formats(), f"{state.op} takes")
     if "n" not in given:
         state = state.set(n=int(get_op(state.op).default_n))  # the op's own first size
     if variants is not None:  # where the variants enter as text: parsed, once

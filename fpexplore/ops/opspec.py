@@ -23,7 +23,8 @@ from functools import cached_property
 import numpy as np
 
 from .. import checks, machine
-from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info, held
+from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info
+from ..held import held
 from .variant import Variant
 
 __all__ = ["OpSpec", "OpTable", "Params", "Recording", "Reduction", "pick"]

@@ -162,7 +162,7 @@ def held_accumulate(spec, op: str, name: str, accumulate):
     """The accumulator of ``op`` in order ``spec`` on data of the held format ``name`` (an
     ml_dtypes FP8, FP6 or FP4 array): ``accumulate``, else that format, where the order
     rounds each addition to it; else a ValueError naming the orders that do."""
-    if accumulate is not None:
+    if accumulate is not None or spec.name == "exact":  # (exact: refused there, if given)
         return accumulate
     if not spec.takes_held:
         raise ValueError(

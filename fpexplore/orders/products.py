@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..exact import exact_dot
-from ..formats import as_format, as_held, coerce, format_info, held
+from ..formats import as_format, coerce, format_info
+from ..held import as_held, carried, held
 from ..numerics import flush_subnormals
 from .arith import (
     accumulator,
@@ -113,13 +114,13 @@ def dot(
         A NumPy scalar in the inputs' format.
     """
     spec = lookup("dot", order)
-    if (h := held((a, b), "dot")) is not None:  # FP8, FP6, FP4 data: in float32, then back
-        if spec.name == "exact":
-            return exact_dot(a, b)
-        (a32, b32), name = h
-        kw = dict(fma=fma, input_rounding=input_rounding, **params)
+    if (h := held((a, b), "dot", ("a", "b"))) is not None:  # FP8, FP6, FP4: widened, then back
+        (wa, wb), name = h
         acc = held_accumulate(spec, "dot", name, accumulate)
-        return as_held(dot(a32, b32, order, accumulate=acc, **kw), name)
+        kw = dict(fma=fma, input_rounding=input_rounding, accumulate=acc, **params)
+        out = dot(carried(wa, acc), carried(wb, acc), order, **kw)  # (the keywords checked there)
+        exact = spec.name == "exact"
+        return exact_dot(as_held(wa, name), as_held(wb, name)) if exact else as_held(out, name)
     (a, b), info = coerce(a, b, what="dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..exact import exact_sum
-from ..formats import ROUNDING_MODES, as_held, coerce, held
+from ..formats import ROUNDING_MODES, coerce
+from ..held import as_held, carried, held
 from .arith import (
     accumulator,
     arith,
@@ -88,12 +89,12 @@ def sum(  # noqa: A001
         A NumPy scalar in x's format (the accumulator's result rounded once).
     """
     spec = lookup("sum", order)
-    if (h := held((x,), "sum")) is not None:  # FP8, FP6, FP4 data: in float32, then back
-        if spec.name == "exact":
-            return exact_sum(x)
-        (x32,), name = h
+    if (h := held((x,), "sum")) is not None:  # FP8, FP6, FP4 data: in a float type, then back
+        (wide,), name = h
         acc = held_accumulate(spec, "sum", name, accumulate)
-        return as_held(sum(x32, order, fma=fma, accumulate=acc, rounding=rounding, **params), name)
+        kw = dict(fma=fma, accumulate=acc, rounding=rounding, **params)
+        out = sum(carried(wide, acc), order, **kw)  # (the keywords checked there)
+        return exact_sum(x) if spec.name == "exact" else as_held(out, name)
     (x,), info = coerce(x, what="sum")
     check_fma(spec, fma, "sum", fusable("sum"))
     mode, seed = check_rounding(spec, "sum", rounding, params, roundable("sum"))

@@ -1,0 +1,66 @@
+"""FP8, FP6 and FP4 data: arrays of ml_dtypes' OCP types (``float8_e4m3fn``, ``float8_e5m2``,
+``float6_e2m3fn``, ``float6_e3m2fn``, ``float4_e2m1fn``) read as their values in float32 or
+float64, and results rounded back to their format (sum, dot, exact_sum, exact_dot, compare)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._registry import INFO as _INFO
+from ._registry import SMALL_DTYPES
+from .formats import SMALL_BY_DTYPE, as_array, as_format, format_info, small_array
+
+__all__ = ["as_held", "carried", "held"]
+
+
+def held(xs, what: str, names: tuple = ()) -> tuple[list, str] | None:
+    """Arrays of one OCP FP8, FP6 or FP4 format in ml_dtypes' types (the formats sum and dot
+    accumulate in, :func:`fpexplore.orders.arith.held_accumulators`), Python numbers and lists
+    beside them adopting it where they are its values: their values in float32 (exact) and
+    the format's name; None where no array is of such a format. TypeError for another
+    format beside it (``names``: the arguments, for the message)."""
+    small = [small_array(x, what) for x in xs]
+    found = {SMALL_BY_DTYPE[s.dtype] for s in small if s is not None}
+    if not found:
+        return None
+    if len(found) > 1:
+        raise TypeError(f"{what}: mixed formats {' and '.join(sorted(found))}; {_CONVERT}")
+    name = found.pop()
+    if not _INFO[name].has_negative_zero:  # AMD's FNUZ FP8, E8M0: refused as before
+        return None
+    out = []
+    for i, (x, s) in enumerate(zip(xs, small)):
+        arg = f"{what}: {names[i]}" if names else what
+        if s is not None:
+            out.append(s.astype(np.float32))
+            continue
+        if isinstance(x, (np.ndarray, np.generic)):
+            kind = np.asarray(x).dtype.name
+            raise TypeError(f"{arg} is {kind} beside {name} data: mixed formats; {_CONVERT}")
+        v = np.asarray(as_array(x, arg), dtype=np.float64)
+        r = np.asarray(as_format(v, name), dtype=np.float64)
+        if not np.array_equal(r, v, equal_nan=True):
+            bad = float(v[r != v].reshape(-1)[0]) if v.ndim else float(v)
+            raise TypeError(f"{arg}: the Python value {bad!r} is not exactly one of {name}'s")
+        out.append(v.astype(np.float32))
+    return out, name
+
+
+_CONVERT = "convert explicitly first, e.g. x.astype(np.float32) (exact for FP8, FP6 and FP4)"
+
+
+def carried(values: np.ndarray, accumulate) -> np.ndarray:
+    """FP8, FP6 or FP4 values (float32) in the type an order adds them in: float64 where the
+    accumulator is float64's or wider than float32 (fpx.format's), so that its result is
+    rounded once, to the data's format, not first to float32."""
+    try:
+        wide = accumulate is not None and format_info(accumulate).dtype == np.float64
+    except (TypeError, ValueError):  # (an unknown accumulator: refused where it is read)
+        wide = False
+    return values.astype(np.float64) if wide else values
+
+
+def as_held(value, name: str) -> np.generic:
+    """A float32 result in format ``name``'s ml_dtypes type: rounded to it (nearest-even, the
+    format's own overflow) where it is not one of its values."""
+    return np.asarray(as_format(value, name)).astype(SMALL_DTYPES[name])[()]
