@@ -406,6 +406,12 @@ def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
     to = None
     if (h := held((a, b), "exact_dot", ("a", "b"))) is not None:  # FP8, FP6, FP4: once to theirs
         (a, b), to = h
+    return exact_dot_to(a, b, to)
+
+
+def exact_dot_to(a, b, to: str | None = None) -> np.generic:
+    """:func:`exact_dot`, the exact value rounded once to the format ``to`` of ml_dtypes'
+    small types (its values given in float32 or float64), or where None to the inputs'."""
     (a, b), info = coerce(a, b, what="exact_dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"exact_dot takes 1-D arrays, got shapes {a.shape} and {b.shape}")

@@ -208,7 +208,7 @@ class _Explaining:
         far = max((k for k in self.observed if k != near), key=lambda k: self.errors[k])
         self.pair = (near, far)
         if (same := _no_difference(self)) is not None:
-            return self._done({}, [], same, False)
+            return self._done({}, [], *same)
         evidence = search(self.op, self.arrays, self.observed, self.in_fmt)
         probed = []
         for label, fn in fns:
@@ -476,21 +476,6 @@ def _blown(ex, label: str) -> np.ndarray:
         return ~np.isfinite(ex.observed[label].astype(np.float64)) & ref_finite
 
 
-def _identical_verdict(ex) -> str:
-    e = next(iter(ex.errors.values()))
-    vals = list(ex.observed.values())
-    if any(v.tobytes() != vals[0].tobytes() for v in vals):
-        return (
-            "The results are identical but for the sign or payload of NaN (a NaN is a NaN, "
-            f"whatever its bits): there is no difference to explain (relative error {e:.3g} "
-            "against the exact answer)."
-        )
-    return (
-        f"The results are bitwise identical: there is no difference to explain "
-        f"(relative error {e:.3g} against the exact answer)."
-    )
-
-
 def _bug_verdict(ex, beyond: dict) -> str:
     parts = []
     for k, idx in beyond.items():
@@ -624,12 +609,29 @@ def _identical(observed: dict) -> bool:
     return all(v.dtype == vals[0].dtype and same(v, vals[0]) for v in vals)
 
 
-def _no_difference(ex) -> str | None:
-    """The verdict where the results are one (bitwise, or the same values in different
-    formats: float32's value held in float64 is a widening), else None."""
+def _no_difference(ex) -> tuple | None:
+    """(verdict, ambiguous, beyond) where the results are one (bitwise, or the same values in
+    different formats: float32's value held in float64 is a widening), else None; where no
+    rounding explains that value, the bug verdict follows (and within_bound is False)."""
+    e = next(iter(ex.errors.values()))
     if _identical(ex.observed):
-        return _identical_verdict(ex)
-    return _widened_verdict(ex) if _same_values(ex.observed) else None
+        first = next(iter(ex.observed.values()))
+        nan_bits = any(v.tobytes() != first.tobytes() for v in ex.observed.values())
+        text = presentation.identical_verdict(e, nan_bits)
+    elif _same_values(ex.observed):
+        text = presentation.widened_verdict({k: v.dtype.name for k, v in ex.observed.items()}, e)
+    else:
+        return None
+    roundings = TRIED_ROUNDINGS[1:] if reduction(ex.op).products else ()
+    roundings += tuple(sorted({o.dtype.name for o in ex.observed.values()} - {ex.in_fmt}))
+    beyond = {}
+    for k, obs in ex.observed.items():
+        far = np.atleast_1d(
+            _not_special(ex, k) | measure.beyond_rounding(ex.op, ex.arrays, obs, roundings)
+        )
+        if far.any():
+            beyond[k] = np.argwhere(far)
+    return (f"{text} {_bug_verdict(ex, beyond)}" if beyond else text), False, beyond
 
 
 def _same_values(observed: dict) -> bool:
@@ -640,15 +642,6 @@ def _same_values(observed: dict) -> bool:
         and np.array_equal(v, vals[0], equal_nan=True)
         and np.array_equal(np.signbit(v) & ~np.isnan(v), np.signbit(vals[0]) & ~np.isnan(v))
         for v in vals
-    )
-
-
-def _widened_verdict(ex) -> str:
-    kinds = ", ".join(f"{k} {v.dtype.name}" for k, v in ex.observed.items())
-    return (
-        f"The results hold the same values in different formats ({kinds}): widening a value "
-        "to a wider format is exact, so there is no rounding difference to explain (a wide "
-        "result holding a narrower format's value is what converting that result gives)."
     )
 
 

@@ -38,6 +38,8 @@ def held(xs, what: str, names: tuple = ()) -> tuple[list, str] | None:
             kind = np.asarray(x).dtype.name
             raise TypeError(f"{arg} is {kind} beside {name} data: mixed formats; {_CONVERT}")
         v = np.asarray(as_array(x, arg), dtype=np.float64)
+        if np.isnan(v).any() and not _has_nan(name):
+            raise TypeError(f"{arg}: NaN is not a value of {name} (it has no NaN)")
         r = np.asarray(as_format(v, name), dtype=np.float64)
         if not np.array_equal(r, v, equal_nan=True):
             bad = float(v[r != v].reshape(-1)[0]) if v.ndim else float(v)
@@ -60,7 +62,20 @@ def carried(values: np.ndarray, accumulate) -> np.ndarray:
     return values.astype(np.float64) if wide else values
 
 
+def _has_nan(name: str) -> bool:
+    """FP8 has NaN; FP6 and FP4 have none (they saturate: their overflow is "max")."""
+    return _INFO[name].overflow != "max"
+
+
 def as_held(value, name: str) -> np.generic:
     """A float32 result in format ``name``'s ml_dtypes type: rounded to it (nearest-even, the
-    format's own overflow) where it is not one of its values."""
-    return np.asarray(as_format(value, name)).astype(SMALL_DTYPES[name])[()]
+    format's own overflow) where it is not one of its values. A NaN (an E4M3 accumulator past
+    448) is a ValueError for FP6 and FP4, which have none (ml_dtypes would make it -0)."""
+    out = np.asarray(as_format(value, name))
+    if not _has_nan(name) and np.isnan(out.astype(np.float64)).any():
+        raise ValueError(
+            f"the result is NaN, which {name} cannot hold (it has no NaN): an accumulator "
+            "went to NaN (E4M3 past 448); give one that saturates or a wider one, e.g. "
+            "accumulate='float32'"
+        )
+    return out.astype(SMALL_DTYPES[name])[()]

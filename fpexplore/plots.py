@@ -228,6 +228,11 @@ def ulp_heatmap(cmp, ax=None, which=None):
     keys = list(cmp.results)
     key = which or next((k for k in keys if k[1] == "emulated"), keys[0])
     out = cmp.results[key]
+    if np.ndim(out) != 2:  # (matplotlib's "Invalid shape () for image data" named nothing)
+        raise ValueError(
+            f"kind='heatmap' needs matrix results (matmul); {key[0]} is of shape "
+            f"{np.shape(out)}: kind='bars' or 'hist'"
+        )
     e = clamp_ulps(ulp_error(out, cmp.reference_of(out)), signed=True, fill=np.nan)
     lim = max(1.0, float(np.nanmax(np.abs(e))) if e.size else 1.0)
     im = ax.imshow(e, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")

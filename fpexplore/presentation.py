@@ -205,3 +205,29 @@ def signed_zero_verdict(signed: dict) -> str:
         f"tiny negative partial result flushed to -0. What would decide it: the code that made "
         f"{' and '.join(signed)}."
     )
+
+
+def identical_verdict(rel_error: float, nan_bits: bool) -> str:
+    """explain's verdict for results that are one bit pattern (but for NaN's sign or
+    payload where ``nan_bits``)."""
+    if nan_bits:
+        return (
+            "The results are identical but for the sign or payload of NaN (a NaN is a NaN, "
+            "whatever its bits): there is no difference to explain (relative error "
+            f"{rel_error:.3g} against the exact answer)."
+        )
+    return (
+        f"The results are bitwise identical: there is no difference to explain "
+        f"(relative error {rel_error:.3g} against the exact answer)."
+    )
+
+
+def widened_verdict(formats: dict, rel_error: float) -> str:
+    """explain's verdict for one value in several formats (``formats``: label -> format)."""
+    kinds = ", ".join(f"{k} {f}" for k, f in formats.items())
+    return (
+        f"The results hold the same values in different formats ({kinds}): widening a value "
+        "to a wider format is exact, so there is no rounding difference to explain (a wide "
+        "result holding a narrower format's value is what converting that result gives; "
+        f"relative error {rel_error:.3g} against the exact answer)."
+    )

@@ -811,3 +811,11 @@ def test_sweep_names_the_compare_arguments_it_does_not_take():
         fpx.sweep("sum", n=5, progress=False)
     with pytest.raises(TypeError, match=r"fpx.sweep takes no inputs="):
         fpx.sweep("sum", inputs=np.ones(3, np.float32), progress=False)
+
+
+def test_a_heatmap_of_scalar_results_names_the_kind():
+    """Pass 10: cmp.plot("heatmap") of a sum raised matplotlib's "Invalid shape () for
+    image data"."""
+    cmp = fpx.compare("sum", n=50, variants=["sequential"])
+    with pytest.raises(ValueError, match="kind='heatmap' needs matrix results"):
+        cmp.plot("heatmap")

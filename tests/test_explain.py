@@ -245,6 +245,19 @@ def test_one_value_in_two_formats_is_no_difference_of_rounding():
     assert "same values in different formats" in e.verdict
 
 
+def test_equal_results_far_from_the_exact_answer_are_not_within_bound():
+    """Pass 10: two equal results of 5 for 1 + 2 were "within bound" (the shortcut for one
+    value skipped the bound); set against 3 the same 5 was a likely bug. Now it is one."""
+    x = np.array([1, 2], np.float32)
+    for b in (np.float32(5), np.float16(5)):
+        e = fpx.explain("sum", x, {"a": np.float32(5), "b": b})
+        assert list(e.table["within_bound"]) == [False, False]
+        assert "no difference to explain" in e.verdict or "no rounding difference" in e.verdict
+        assert "a likely bug" in e.verdict and "relative error 0.667" in e.verdict
+    e = fpx.explain("sum", x, {"a": np.float32(3), "b": np.float64(3)})
+    assert list(e.table["within_bound"]) == [True, True] and "likely bug" not in e.verdict
+
+
 def test_the_bug_verdict_says_which_accumulators_it_tried():
     """Pass 8: a float32 sum accumulated in FP8 (a narrower accumulator, which explain does
     not try) was "outside the bound of every ... accumulator"; it says which it tried."""

@@ -311,3 +311,51 @@ def test_the_app_refuses_a_format_its_op_does_not_take_at_the_start():
     with pytest.raises(ValueError, match="unknown format 'float8_e4m3'; mean takes"):
         S.initial(op="mean", format="float8_e4m3")
     assert S.initial(op="sum", format="float8_e4m3").format == "float8_e4m3"
+
+
+def test_fp6_and_fp4_results_never_turn_a_nan_into_minus_zero():
+    """Pass 10: an E4M3 accumulator past 448 is NaN, which FP6 cannot hold; ml_dtypes made
+    it -0 (a number the data never summed to), and a Python NaN beside FP6 data was taken
+    as one of its values."""
+    x = np.array([28.0] * 20, ml_dtypes.float6_e3m2fn)
+    assert math.isnan(sequential([28.0] * 20, "float8_e4m3"))  # the accumulator's value
+    with pytest.raises(ValueError, match="the result is NaN, which float6_e3m2 cannot hold"):
+        fpx.sum(x, "sequential", accumulate="float8_e4m3")
+    assert same(fpx.sum(x, "sequential"), sequential([28.0] * 20, "float6_e3m2"))  # saturates
+    with pytest.raises(TypeError, match="b: NaN is not a value of float6_e2m3"):
+        fpx.dot(np.array([1, 2], ml_dtypes.float6_e2m3fn), [np.nan, 0.5])
+
+
+def test_the_exact_dot_of_fp8_data_rounds_its_inputs_first_when_asked():
+    """Pass 10: "exact" with input_rounding= returned the exact dot of the unrounded inputs
+    (4.5); 1.125 rounds to 1 in E5M2 (a tie, to even), so the dot is 1 + 3 = 4. A rounding
+    that changes no FP8 value is refused, as it is for float16 data."""
+    a = np.array([1.125, 3], ml_dtypes.float8_e4m3fn)
+    b = np.array([1.125, 1], ml_dtypes.float8_e4m3fn)
+    assert rnd(Fraction(1125, 1000), "float8_e5m2") == 1.0
+    assert float(fpx.dot(a, b, "exact", input_rounding="float8_e5m2")) == 4.0
+    assert same(fpx.dot(a, b, "exact"), rnd(Fraction(81, 64) + 3, "float8_e4m3"))
+    with pytest.raises(ValueError, match="'tf32' changes nothing for float8_e4m3 data"):
+        fpx.dot(a, b, "sequential", input_rounding="tf32")
+
+
+def test_the_app_offers_no_setting_that_fp8_data_refuses():
+    """Pass 10: the FMA preset on FP8 dot data kept sequential+fma, switching a float32
+    selection to FP8 kept it, and "tree" was added to an FP8 sum: compare then raised."""
+    from fpexplore.app import state as S
+
+    s = S.apply_preset(
+        S.initial(op="dot", format="float8_e4m3", n=30), "FMA vs separate multiply-add"
+    )
+    assert [str(v) for v in s.variants] == ["sequential"]
+    fpx.compare(**S.compare_arguments(s))
+    s = S.apply_preset(S.initial(op="dot", n=30), "FMA vs separate multiply-add")
+    s = S.set_format(s, "float8_e4m3")
+    assert "sequential+fma" not in [str(v) for v in S.variant_options(s)]
+    fpx.compare(**S.compare_arguments(s))
+    with pytest.raises(ValueError, match="tree on float8_e4m3 data: sum: order 'tree' does not"):
+        S.add_variant(S.initial(op="sum", format="float8_e4m3"), "tree")
+    assert "numpy@float32" in [
+        str(v)
+        for v in S.add_variant(S.initial(op="sum", format="float8_e4m3"), "numpy@float32").variants
+    ]

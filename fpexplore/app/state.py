@@ -30,7 +30,13 @@ from ..libspec import backend_libraries
 from ..ops.opspec import Params
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
-from ..orders.arith import ORDER_OPS
+from ..orders.arith import (
+    ORDER_OPS,
+    ROUNDED_OPS,
+    held_accumulate,
+    held_accumulators,
+    rounded_accumulator,
+)
 from ..orders.registry import lookup, orders_for
 from ..quantize import SCHEMES
 from ..spec import VariantSpec, parse_spec
@@ -210,10 +216,25 @@ def _own_variants(state: State, names=None) -> list[VariantSpec]:
 
 
 def variant_options(state: State) -> list[VariantSpec]:
-    """The variants offered: the specs built or given (on top, where the list shows them),
-    then those the op has for the format."""
+    """The variants offered: the specs built or given that run on the format (on top, where
+    the list shows them), then those the op has for the format."""
     base = _own_variants(state)
-    return [e for e in state.extra if e not in base] + base
+    fit = [e for e in state.extra if e not in base and unfit(state.op, state.format, e) is None]
+    return fit + base
+
+
+def unfit(op: str, fmt: str, spec: VariantSpec) -> str | None:
+    """Why ``spec`` does not run on ``fmt`` data where it is FP8, FP6 or FP4 (an order that
+    does not add in it, fma with it: the call's own ValueError), else None."""
+    if fmt not in held_accumulators() or op not in ROUNDED_OPS:
+        return None
+    try:
+        order = lookup(op, spec.name)
+        acc = held_accumulate(order, op, fmt, spec.accumulate)
+        rounded_accumulator(acc, order, op, spec.fma)
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 def arch_choices() -> dict:
@@ -401,6 +422,8 @@ def add_variant(state: State, spec: str) -> State:
     """Add a variant spec (the builder's text) to the list, on top, and select it; an invalid
     one is a ValueError."""
     spec = parse_spec(spec, state.op)
+    if (why := unfit(state.op, state.format, spec)) is not None:
+        raise ValueError(f"{spec} on {state.format} data: {why}")
     extra = state.extra if spec in variant_options(state) else (spec, *state.extra)
     return state.set(extra=extra, variants=tuple(dict.fromkeys([*state.variants, spec])))
 
@@ -430,7 +453,7 @@ def apply_preset(state: State, label: str, formats=None) -> State:
         state = state.set(format=preset.format)
     offered = {v for _, v in builder_names(state.op, state.format)}
     specs = [parse_spec(v, state.op) for v in preset.variants]
-    chosen = [sp for sp in specs if sp.name in offered]
+    chosen = [sp for sp in specs if sp.name in offered and not unfit(state.op, state.format, sp)]
     if preset.numpy and "numpy" not in state.backends:
         state = state.set(backends=("numpy", *state.backends))
     # two variants: show them against each other; more: their errors

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..exact import exact_dot
+from ..exact import exact_dot, exact_dot_to
 from ..formats import as_format, coerce, format_info
 from ..held import as_held, carried, held
 from ..numerics import flush_subnormals
@@ -116,11 +116,13 @@ def dot(
     spec = lookup("dot", order)
     if (h := held((a, b), "dot", ("a", "b"))) is not None:  # FP8, FP6, FP4: widened, then back
         (wa, wb), name = h
+        check_rounding_changes(spec, check_input_rounding(input_rounding), format_info(name))
         acc = held_accumulate(spec, "dot", name, accumulate)
         kw = dict(fma=fma, input_rounding=input_rounding, accumulate=acc, **params)
         out = dot(carried(wa, acc), carried(wb, acc), order, **kw)  # (the keywords checked there)
-        exact = spec.name == "exact"
-        return exact_dot(as_held(wa, name), as_held(wb, name)) if exact else as_held(out, name)
+        if spec.name == "exact":  # the rounded inputs' exact dot, rounded once to the format
+            return exact_dot_to(*round_inputs(input_rounding, format_info("float32"), wa, wb), name)
+        return as_held(out, name)
     (a, b), info = coerce(a, b, what="dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
