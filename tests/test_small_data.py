@@ -14,15 +14,15 @@ import pytest
 
 import fpexplore as fpx
 
+from oracle import ML_TYPES
+
+# the OCP formats (with -0; not AMD's FNUZ FP8 or E8M0): ml_dtypes' types
 OCP = {
-    "float8_e4m3": ml_dtypes.float8_e4m3fn,
-    "float8_e5m2": ml_dtypes.float8_e5m2,
-    "float6_e2m3": ml_dtypes.float6_e2m3fn,
-    "float6_e3m2": ml_dtypes.float6_e3m2fn,
-    "float4_e2m1": ml_dtypes.float4_e2m1fn,
+    k: ML_TYPES[k]
+    for k in ("float8_e4m3", "float8_e5m2", "float6_e2m3", "float6_e3m2", "float4_e2m1")
 }
 # past the largest value: OCP FP8 E4M3 has no infinity (NaN), E5M2 is IEEE-like (inf), the
-# MX element formats FP6 and FP4 have neither and saturate (OCP MX v1.0, section 5.3.2)
+# MX element formats FP6 and FP4 have neither and saturate (OCP MX v1.0; docs/api.md)
 BEYOND = {"float8_e4m3": math.nan, "float8_e5m2": math.inf}
 
 
