@@ -10,12 +10,16 @@ from ._registry import INFO as _INFO
 from ._registry import SMALL_DTYPES
 from .formats import SMALL_BY_DTYPE, as_array, as_format, format_info, small_array
 
-__all__ = ["as_held", "carried", "held"]
+__all__ = ["HELD_FORMATS", "as_held", "carried", "held"]
+
+#: the OCP FP8, FP6 and FP4 formats: the small types with a -0 (not AMD's FNUZ FP8, nor E8M0,
+#: which has no zero), the data and accumulators the rounded orders add in
+HELD_FORMATS = tuple(n for n in SMALL_DTYPES if _INFO[n].has_negative_zero)
 
 
 def held(xs, what: str, names: tuple = ()) -> tuple[list, str] | None:
     """Arrays of one OCP FP8, FP6 or FP4 format in ml_dtypes' types (the formats sum and dot
-    accumulate in, :func:`fpexplore.orders.arith.held_accumulators`), Python numbers and lists
+    accumulate in, :data:`HELD_FORMATS`), Python numbers and lists
     beside them adopting it where they are its values: their values in float32 (exact) and
     the format's name; None where no array is of such a format. TypeError for another
     format beside it (``names``: the arguments, for the message)."""
@@ -26,7 +30,7 @@ def held(xs, what: str, names: tuple = ()) -> tuple[list, str] | None:
     if len(found) > 1:
         raise TypeError(f"{what}: mixed formats {' and '.join(sorted(found))}; {_CONVERT}")
     name = found.pop()
-    if not _INFO[name].has_negative_zero:  # AMD's FNUZ FP8, E8M0: refused as before
+    if name not in HELD_FORMATS:  # AMD's FNUZ FP8, E8M0: refused as before
         return None
     out = []
     for i, (x, s) in enumerate(zip(xs, small)):

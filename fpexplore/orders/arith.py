@@ -34,11 +34,11 @@ from ..formats import (
     FORMATS,
     INPUT_ROUNDINGS,
     INPUT_ROUNDINGS_TEXT,
-    SMALL_BY_DTYPE,
     FormatInfo,
     as_format,
     format_info,
 )
+from ..held import HELD_FORMATS
 
 __all__ = [
     "NATIVE",
@@ -120,7 +120,7 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
     if accumulate is None:
         return default
     try:
-        acc = format_info(held_name(accumulate))
+        acc = format_info(accumulate)  # (ml_dtypes' float8_e4m3fn: float8_e4m3)
     except (TypeError, ValueError):
         raise ValueError(
             f"accumulate: unknown format {checks.shown(accumulate)}; valid formats: "
@@ -147,17 +147,6 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
     return acc
 
 
-def held_name(fmt):
-    """``fmt``, or the name of the format held in float32 whose ml_dtypes dtype (or type,
-    ``ml_dtypes.float8_e4m3fn``) it is: the same format, written as NumPy users write it."""
-    if isinstance(fmt, (str, FormatInfo)) or fmt is None:
-        return fmt
-    try:
-        return SMALL_BY_DTYPE.get(np.dtype(fmt), fmt)
-    except TypeError:
-        return fmt
-
-
 def held_accumulate(spec, op: str, name: str, accumulate):
     """The accumulator of ``op`` in order ``spec`` on data of the held format ``name`` (an
     ml_dtypes FP8, FP6 or FP4 array): ``accumulate``, else that format, where the order
@@ -178,13 +167,13 @@ def rounded_only(acc: FormatInfo) -> bool:
     """Whether only the rounded kernels accumulate in ``acc``: fpx.format's formats and the
     OCP FP8, FP6 and FP4 formats held in float32 (not AMD's FNUZ FP8, which has no -0, nor
     E8M0, which has no zero)."""
-    return acc.user_defined or (acc.name in SMALL_DTYPES and acc.has_negative_zero)
+    return acc.user_defined or acc.name in HELD_FORMATS
 
 
 def held_accumulators() -> tuple[str, ...]:
     """The formats held in float32 that accumulate (in the rounded kernels): OCP's FP8, FP6
     and FP4."""
-    return tuple(n for n in SMALL_DTYPES if rounded_only(format_info(n)))
+    return HELD_FORMATS
 
 
 def _kind(acc: FormatInfo) -> str:
@@ -198,13 +187,10 @@ def rounded_accumulator(accumulate, spec, op: str, fused: bool = False) -> Forma
     precision, where rounding a float64 sum would round twice; the format's own overflow:
     inf, NaN or saturation; dot: where its products are exact in float64); refused
     elsewhere, naming ``accumulate``."""
-    accumulate = held_name(accumulate)
-    if not isinstance(accumulate, (str, FormatInfo)):
-        return None
     try:
         acc = format_info(accumulate)
-    except ValueError:
-        return None  # (accumulator_format names the unknown format)
+    except (TypeError, ValueError):  # (None; accumulator_format names an unknown format)
+        return None
     if not rounded_only(acc):
         return None
     if op not in ROUNDED_OPS or spec.run_rounded is None:

@@ -93,8 +93,10 @@ def sum(  # noqa: A001
         (wide,), name = h
         acc = held_accumulate(spec, "sum", name, accumulate)
         kw = dict(fma=fma, accumulate=acc, rounding=rounding, **params)
-        out = sum(carried(wide, acc), order, **kw)  # (the keywords checked there)
-        return exact_sum(x) if spec.name == "exact" else as_held(out, name)
+        if spec.name == "exact":  # its keywords checked on no data, then once to the format
+            sum(wide[:0], order, **kw)
+            return exact_sum(x)
+        return as_held(sum(carried(wide, acc), order, **kw), name)  # (keywords checked there)
     (x,), info = coerce(x, what="sum")
     check_fma(spec, fma, "sum", fusable("sum"))
     mode, seed = check_rounding(spec, "sum", rounding, params, roundable("sum"))
