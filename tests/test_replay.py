@@ -112,6 +112,26 @@ def test_on_gpu_checks_names_then_says_why_there_is_no_gpu():
         fpx.on_gpu("sum", x, order="kahan", fma=True)
     with pytest.raises(ValueError, match="takes 2 array"):
         fpx.on_gpu("dot", x, order="sequential")
+    # what the kernels cannot read is refused before any GPU is asked (on the H200, a float16
+    # array reached a KeyError, and a float64 y beside a float32 x was read as float32)
+    with pytest.raises(ValueError, match="argument 1 is float16; the GPU kernels take float32"):
+        fpx.on_gpu("sum", x.astype(np.float16), order="sequential")
+    with pytest.raises(ValueError, match="argument 2 is list"):
+        fpx.on_gpu("dot", x, [1.0] * 8, order="sequential")
+    with pytest.raises(
+        ValueError, match=r"one format and one length, got float32\[8\] and float64"
+    ):
+        fpx.on_gpu("dot", x, x.astype(np.float64), order="tree")
+    with pytest.raises(ValueError, match=r"float32\[8\] and float32\[7\]"):
+        fpx.on_gpu("dot", x, x[:7], order="tree")
+    # CuPy has no FP8 arrays (on the H200: "ValueError: Unsupported dtype float8_e4m3fn")
+    fp8 = np.ones(8, ml_dtypes.float8_e4m3fn)
+    with pytest.raises(
+        ValueError, match="argument 1 is float8_e4m3fn data: CuPy has no float8_e4m3"
+    ):
+        fpx.on_gpu("sum", fp8)
+    with pytest.raises(ValueError, match="argument 2 is float4_e2m1fn data"):
+        fpx.on_gpu("dot", x, np.ones(8, ml_dtypes.float4_e2m1fn))
     if fpx.has_gpu():
         pytest.skip("a GPU is present")
     with pytest.raises(RuntimeError, match="no GPU to run sum on: CuPy"):

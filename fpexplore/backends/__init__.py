@@ -124,8 +124,10 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs) -> np.ndarray | n
     Raises
     ------
     ValueError
-        An unknown ``op`` or ``order``, an order for an op other than sum and dot, or another
-        number of arrays than the order's op takes.
+        An unknown ``op`` or ``order``, an order for an op other than sum and dot, another
+        number of arrays than the order's op takes, arrays the kernels cannot read (not
+        float32 or float64; a dot's two of another format or length), or FP8, FP6 or FP4
+        data (CuPy has no such arrays).
     TypeError
         An unknown parameter (the message lists the valid ones).
     RuntimeError
@@ -161,6 +163,8 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs) -> np.ndarray | n
         want = 2 if op == "dot" else 1
         if len(args) != want:
             raise ValueError(f"on_gpu({op!r}, order=...) takes {want} array(s), got {len(args)}")
+        _kernel_arrays(op, args)
+    _cupy_holds(args)
     ok, why = status("cupy")
     if not ok:
         raise RuntimeError(f"no GPU to run {op} on: {why}")
@@ -168,3 +172,35 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs) -> np.ndarray | n
         return _cupy.library(op, *args, **kwargs)
     y = args[1] if op == "dot" else None
     return _cupy.kernel_sum(args[0], order, y=y, **kwargs)
+
+
+def _cupy_holds(args) -> None:
+    """Refuse the formats CuPy has no arrays of (FP8, FP6, FP4: ml_dtypes' small types)."""
+    from .._registry import SMALL_DTYPES
+
+    for i, a in enumerate(args, 1):
+        for name, small in SMALL_DTYPES.items():
+            if getattr(a, "dtype", None) == small:
+                raise ValueError(
+                    f"on_gpu: argument {i} is {small.name} data: CuPy has no {name} arrays or "
+                    "arithmetic (fpx.sum and fpx.dot emulate the orders on it)"
+                )
+
+
+def _kernel_arrays(op: str, args) -> None:
+    """fpexplore's kernels read float32 or float64 arrays; a dot's two are of one format and
+    one length (the kernel reads y through x's type and length)."""
+    import numpy as np
+
+    for i, a in enumerate(args, 1):
+        if not isinstance(a, np.ndarray) or a.dtype not in (np.float32, np.float64):
+            got = a.dtype.name if isinstance(a, np.ndarray) else type(a).__name__
+            raise ValueError(
+                f"on_gpu({op!r}, order=...): argument {i} is {got}; the GPU kernels take "
+                "float32 and float64 NumPy arrays"
+            )
+    if op == "dot" and (args[0].dtype != args[1].dtype or args[0].size != args[1].size):
+        raise ValueError(
+            "on_gpu('dot', order=...): the two arrays must have one format and one length, "
+            f"got {args[0].dtype.name}[{args[0].size}] and {args[1].dtype.name}[{args[1].size}]"
+        )
