@@ -112,8 +112,8 @@ def test_on_gpu_checks_names_then_says_why_there_is_no_gpu():
         fpx.on_gpu("sum", x, order="kahan", fma=True)
     with pytest.raises(ValueError, match="takes 2 array"):
         fpx.on_gpu("dot", x, order="sequential")
-    # what the kernels cannot read is refused before any GPU is asked (on the H200, a float16
-    # array reached a KeyError, and a float64 y beside a float32 x was read as float32)
+    # what the kernels cannot read is refused before any GPU is asked (a float64 y beside a
+    # float32 x would be read through float32 pointers)
     with pytest.raises(ValueError, match="argument 1 is float16; the GPU kernels take float32"):
         fpx.on_gpu("sum", x.astype(np.float16), order="sequential")
     with pytest.raises(ValueError, match="argument 2 is list"):
