@@ -1003,6 +1003,37 @@ def test_layouts_are_read_as_the_library_reads_them_or_refused():
     fpx.dot(np.ascontiguousarray(C[0, ::2]), np.ascontiguousarray(C[1, ::2]), "openblas")
 
 
+def test_a_big_endian_array_is_summed_as_np_sum_sums_it():
+    """np.sum of a byte-swapped array (">f4", from a file written elsewhere) runs through
+    NumPy's 8192-element cast buffer, each chunk pairwise in turn: past 8192 elements it is
+    not np.sum of the same values in native order (adversarial pass 11: 16.066704 against
+    np.sum's 16.06671). The "numpy" order sums it as np.sum does, in every layout it takes;
+    np.sum itself is the oracle."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(8193).astype(">f4")
+    assert fpx.to_bits(fpx.sum(x, "numpy")) == fpx.to_bits(np.sum(x))
+    assert np.sum(x) != np.sum(x.astype("=f4"))  # (the case differs from native order)
+    for dt in (">f2", ">f4", ">f8"):
+        for n in (5, 8192, 8193, 20000, 65537):
+            base = rng.standard_normal(2 * n).astype(dt)
+            views = [base[:n], base[: 2 * n : 2], base[n - 1 :: -1]]
+            if n % 2 == 0:
+                two = base[:n].reshape(2, -1)
+                views += [two, np.asfortranarray(two), two.T]
+            for v in views:
+                assert fpx.to_bits(fpx.sum(v, "numpy")) == fpx.to_bits(np.sum(v)), (
+                    dt,
+                    n,
+                    v.strides,
+                )
+                ch = fpx.sum(
+                    np.ravel(v.astype(v.dtype.newbyteorder("=")), order="K"), "numpy-chunked"
+                )
+                assert fpx.to_bits(fpx.sum(v, "numpy")) == fpx.to_bits(ch)
+    with pytest.raises(ValueError, match="order 'numpy' is NumPy's reduction.*not emulated"):
+        fpx.sum(base.reshape(2, -1)[:, ::2], "numpy")  # refused as in native order
+
+
 def test_an_input_rounding_that_changes_nothing_is_refused():
     """tf32 holds every float16 and bfloat16 value, bfloat16 every bfloat16 value: rounding
     such inputs changes none of them, so it is refused (as fma=True where it changes

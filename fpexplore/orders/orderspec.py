@@ -79,6 +79,9 @@ class OrderSpec:
     # "memory" (NumPy's reduction: C- or Fortran-contiguous in memory order, 1-D views of any
     # stride), "contiguous" (a library's loop as emulated: C-contiguous data only)
     layout: str = "index"
+    # NumPy's cast buffer (elements) a reduction of a byte-swapped array (">f4" here) runs
+    # through: each chunk pairwise, in turn, as numpy-chunked (0: none)
+    buffer: int = 0
     # the values a parameter is offered with in the explorer's builder, each with its note
     # (name -> ((value, note), ...)); a parameter not named here has a free value
     choices: dict = field(default_factory=dict)
@@ -109,6 +112,15 @@ class OrderSpec:
             f"{what}: order {self.name!r} is {how}; this input ({shown}) takes another path "
             f"there, not emulated: pass np.ascontiguousarray(...) (and give the library that)"
         )
+
+    def buffered(self, given, p: dict, what: str) -> dict:
+        """``p`` for the user's array ``given`` as NumPy reduces it: a byte-swapped array
+        (float16, float32, float64) through its cast buffer, in chunks of ``buffer`` (np.sum itself,
+        tests/test_orders.py), in the layouts :meth:`laid_out` takes."""
+        if not self.buffer or not isinstance(given, np.ndarray) or given.dtype.isnative:
+            return p
+        self.laid_out((given,), what)
+        return {**p, "chunk": self.buffer}
 
     @property
     def takes_held(self) -> bool:

@@ -336,6 +336,7 @@ _DEFINED = [
         literal_products="rn",
         wide_once=("sum",),  # its dot rounds each product to the data's format
         layout="memory",
+        buffer=8192,
     ),
     OrderSpec(
         "numpy-chunked",

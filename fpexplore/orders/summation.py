@@ -97,10 +97,11 @@ def sum(  # noqa: A001
             sum(wide[:0], order, **kw)
             return exact_sum(x)
         return as_held(sum(carried(wide, acc), order, **kw), name)  # (keywords checked there)
+    given = x
     (x,), info = coerce(x, what="sum")
     check_fma(spec, fma, "sum", fusable("sum"))
     mode, seed = check_rounding(spec, "sum", rounding, params, roundable("sum"))
-    p = spec.validate(params)
+    p = spec.buffered(given, spec.validate(params), "sum")
     (x,) = spec.laid_out((x,), "sum")
     check_accumulate(spec, accumulate)
     if spec.name == "exact":
