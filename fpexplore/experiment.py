@@ -219,6 +219,7 @@ def _job(
     if distribution != USER_DATA:
         inputs = op_spec.inputs(n, format, distribution, seed, op_params)
     job = Job(op_spec, format, n, distribution, seed, inputs, op_params, threads, {}, [])
+    job.backends = tuple(backends)
     if threads is not None and set(backends) <= {"emulated", "cupy", "replay"}:
         job.messages.append(
             f"threads={threads} is not applied: no backend here runs a CPU library "

@@ -445,3 +445,21 @@ def test_a_bit_pattern_one_bit_off_is_told_so_in_the_singular():
     want = int(ex.answer_text(), 16)
     assert ex.grade(f"0x{want ^ 1:04x}") == (False, "Not yet: 1 bit differs from the answer.")
     assert ex.grade(f"0x{want ^ 3:04x}") == (False, "Not yet: 2 bits differ from the answer.")
+
+
+def test_tiny_numbers_nan_in_fp8_and_wide_hex_are_told_what_they_are():
+    """Adversarial pass 11: a typed 1e-400 was "0 is too low" (float64 underflow), 1000 in
+    E4M3 only "Not yet." (it becomes NaN: E4M3 has no infinity), and a hex string wider than
+    the format "13 bits differ" while the same number as an int was refused."""
+    ex = {e.id: e for e in fpx.exercises()}
+    ok, says = ex["rtol-for-ulps"].grade("1e-400")
+    assert not ok and says == "Not yet: a positive number below 5e-324 is too low."
+    ok, says = ex["fp8-e4m3"].grade("1000")
+    assert not ok and "that is NaN (past its largest value, 448" in says
+    assert ex["fp8-e4m3"].grade("nan") == (False, "Not yet: in float8_e4m3 that is NaN.")
+    ok, says = ex["bits-float16"].grade("0x3c00ab")
+    assert not ok and says.endswith("is not a float16 bit pattern (16 bits: 0x0 to 0xffff)")
+    assert len(fpx.exercises()) == 31  # as README.md and docs/explorer.md say
+    for doc in ("README.md", "docs/explorer.md"):
+        text = (Path(__file__).parents[1] / doc).read_text()
+        assert "`fpx.exercises()` lists them (31," in " ".join(text.split())

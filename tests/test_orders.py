@@ -1032,6 +1032,14 @@ def test_a_big_endian_array_is_summed_as_np_sum_sums_it():
                 assert fpx.to_bits(fpx.sum(v, "numpy")) == fpx.to_bits(ch)
     with pytest.raises(ValueError, match="order 'numpy' is NumPy's reduction.*not emulated"):
         fpx.sum(base.reshape(2, -1)[:, ::2], "numpy")  # refused as in native order
+    # compare and explain take the user's arrays as they are: their NumPy rows would be
+    # NumPy's on the values in native order, not on the big-endian array, so it is refused
+    for call in (
+        lambda: fpx.compare("sum", inputs={"x": x}),
+        lambda: fpx.explain("sum", x, {"a": np.sum(x), "b": np.float32(0)}),
+    ):
+        with pytest.raises(ValueError, match=r"inputs\['x'\] is big-endian \(>f4\).*x.astype"):
+            call()
 
 
 def test_an_input_rounding_that_changes_nothing_is_refused():

@@ -97,6 +97,18 @@ def test_kernel_source_is_inline_ptx_without_ftz():
         gpu.kernel_source("float16")
 
 
+def test_an_unavailable_gpu_says_instead_of_what_only_where_it_is_so():
+    """Without the emulated backend there are no emulated GPU orders to show "instead"
+    (adversarial pass 11: compare(backends=("cupy",)) said so and showed nothing)."""
+    if fpx.has_gpu():
+        pytest.skip("a GPU is present")
+    alone = fpx.compare("sum", n=100, backends=("cupy",))
+    assert alone.results == {}
+    assert alone.messages[0].endswith("; add the emulated backend to see the GPU orders emulated")
+    both = fpx.compare("sum", n=100, backends=("cupy", "emulated"))
+    assert both.messages[0].endswith("; showing the emulated GPU orders instead") and both.results
+
+
 def test_on_gpu_checks_names_then_says_why_there_is_no_gpu():
     assert fpx.has_gpu() == fpx.backends()["cupy"].startswith("available")
     x = np.ones(8, np.float32)

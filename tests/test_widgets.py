@@ -114,6 +114,19 @@ def test_errors_stay_inside_the_app():
     assert "at least one backend" in app.message.value
 
 
+def test_an_error_leaves_nothing_of_the_last_view_on_screen():
+    """After an error the figure, table, code and detective of the last good setting are
+    gone (adversarial pass 11: the old table and a snippet without backends= stayed)."""
+    app = fpx.explorer(n=100)
+    assert app.table.value and app.snippet.value and not app._c.detect.disabled
+    app.backends.value = ()
+    assert "at least one backend" in app.message.value
+    assert app.table.value == app.snippet.value == app.banner.value == ""
+    assert app._c.detect.disabled and not app.figure.axes
+    app.backends.value = ("numpy", "emulated")
+    assert app.message.value == "" and app.table.value and app.figure.axes
+
+
 def test_no_gpu_banner():
     if fpx.backends()["cupy"].startswith("available"):
         pytest.skip("a GPU is present")
@@ -327,6 +340,55 @@ def _builder_add(app, name, *, fma=False, block=0, rounding="", acc=""):
     app.b_block.value, app.b_rounding.value, app.b_acc.value = block, rounding, acc
     assert app.b_block in set(displayed(app)) and app.b_acc in set(displayed(app))
     find(app, W.Button, description="add").click()
+
+
+def test_fp8_arrays_open_the_explorer_and_observed_results_are_measured():
+    """FP8 arrays by name at the start (source="arrays"): the variants are those of their
+    format, not float32's (adversarial pass 11: "order 'numpy' does not accumulate in
+    float8_e4m3" and no table); an observed result beside them is measured against the
+    exact sum in its own format, and explain, which does not take FP8 data, says so instead
+    of taking the table with it. Oracle: the E4M3 values in [0, 1) are multiples of 2**-9,
+    so 300 of them add exactly in float32."""
+    import ml_dtypes
+
+    x8 = np.random.default_rng(0).uniform(0, 1, 300).astype(ml_dtypes.float8_e4m3fn)
+    exact = sum(Fraction(float(v)) for v in x8)
+    assert (exact * 2**9).denominator == 1 and exact < 2**9  # exact in float32
+    r32 = np.nextafter(np.float32(exact), np.float32(np.inf))  # one float32 ulp above
+    ns = {"x8": x8, "r8": np.sum(x8), "r32": r32}
+    app = fpx.explorer(namespace=ns, source="arrays")  # (no array named x: none chosen)
+    assert "choose an array for x" in app.message.value and app.comparison is None
+    app.input_picks["x"].value = "x8"
+    assert app.message.value == "" and app.state.format == "float8_e4m3"
+    assert [str(v) for v in app.state.variants] == ["sequential", "pairwise"]
+    direct = fpx.compare(
+        "sum", inputs={"x": x8}, variants=["sequential", "pairwise"], backends=app.backends.value
+    )
+    assert _same_table(app.comparison.table, direct.table)
+    app.observed.value = ("r32", "r8")
+    assert app.message.value == ""
+    rows = {r["variant"]: r for r in app._out.observed.rows}
+    assert rows["r32"]["ulp_error"] == "1" and rows["r32"]["unit"].endswith("ulps of float32")
+    assert rows["r8"]["unit"] == "ulps of float8_e4m3"
+    assert "not run: it weighs the orders of float16" in app.explained.value
+    with pytest.raises(ValueError, match="your arrays are float8_e4m3, and the format is theirs"):
+        fpx.explorer(namespace={"x": x8}, source="arrays", format="float32")
+    with pytest.raises(ValueError, match="variants: 'numpy' on float8_e4m3 data: sum: order"):
+        fpx.explorer(namespace={"x": x8}, source="arrays", variants=["numpy"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(variants=["tree"]), "'tree' on float8_e4m3 data: sum: order 'tree' does not"),
+        (dict(op="dot", variants=["sequential+fma"]), "fma=True with accumulate='float8_e4m3'"),
+    ],
+)
+def test_explorer_refuses_variants_the_format_refuses(kwargs, match):
+    """A variant given that FP8 data refuse is the call's own error, not quietly dropped
+    (adversarial pass 11: the app opened with no variant and "choose at least one")."""
+    with pytest.raises(ValueError, match=match):
+        fpx.explorer(n=100, format="float8_e4m3", **kwargs)
 
 
 def test_builder_offers_a_format_of_your_own_as_accumulator():

@@ -52,9 +52,9 @@ class Runner:
     def first(self, args: dict, fmt: str, update) -> None:
         """The app's first computation, ``update()``: in a kernel with cold kernels once the
         app is on screen, so that the "compiling kernels" note shows instead of a cell that
-        seems to hang."""
+        seems to hang (``args`` None: no request yet, which ``update`` says)."""
         loop = running_loop()
-        if loop is not None and self._compiling(args, fmt):
+        if loop is not None and args is not None and self._compiling(args, fmt):
             loop.call_later(0.05, update)
         else:
             update()

@@ -46,11 +46,11 @@ class Output:
         c.verdict.value = (
             f'<div class="fpx-verdict"><b>{html.escape(render.verdict(cmp, observed))}</b></div>'
         )
+        said = observed.unexplained if self.explanation is None else self.explanation.verdict
         c.explained.value = (
-            ""
-            if self.explanation is None
-            else '<div class="fpx-explain"><b>fpx.explain:</b> '
-            f"{html.escape(self.explanation.verdict)}</div>"
+            f'<div class="fpx-explain"><b>fpx.explain:</b> {html.escape(said)}</div>'
+            if said
+            else ""
         )
         c.table.value = render.table_html(cmp, observed)
         self.snippet(state)
@@ -59,10 +59,18 @@ class Output:
         c.detect_out.value = ""
 
     def fail(self, error) -> None:
-        """An error in place of the view (no comparison)."""
+        """An error in place of the view (no comparison): nothing of an earlier setting stays
+        on screen (its figure, table, code, banner and the detective's button)."""
+        c = self._c
         self.comparison = self.explanation = None
-        self._c.verdict.value = self._c.explained.value = ""
-        self._c.message.value = render.error_html(error)
+        self.observed = Observed()
+        c.verdict.value = c.explained.value = c.banner.value = c.table.value = ""
+        c.view_out.value = c.export_out.value = c.detect_out.value = c.copy.value = ""
+        c.snippet.value = ""
+        c.detect.disabled = True
+        c.figure.clf()
+        self._refresh()
+        c.message.value = render.error_html(error)
 
     def draw(self, state) -> None:
         """The view of the comparison shown, drawn again for ``state`` (large type: with
@@ -72,13 +80,18 @@ class Output:
         c = self._c
         with matplotlib.rc_context(LARGE if c.large.value else {}):
             c.view_out.value = render.draw(c.figure, self.comparison, self.observed, state)
-            if isinstance(c.canvas, W.Image):
-                c.canvas.value = render.png(c.figure)
-            elif self._sent:  # rendered and sent now: the page drops a draw_idle request
-                c.canvas.draw()  # that comes while it waits for an image (a stale figure)
-            else:  # the first: the page asks for it once its canvas exists (Voila: later)
-                self._sent = True
-                c.canvas.draw_idle()
+            self._refresh()
+
+    def _refresh(self) -> None:
+        """The figure onto its canvas."""
+        c = self._c
+        if isinstance(c.canvas, W.Image):
+            c.canvas.value = render.png(c.figure)
+        elif self._sent:  # rendered and sent now: the page drops a draw_idle request
+            c.canvas.draw()  # that comes while it waits for an image (a stale figure)
+        else:  # the first: the page asks for it once its canvas exists (Voila: later)
+            self._sent = True
+            c.canvas.draw_idle()
 
     def large_type(self, app, on: bool, state) -> None:
         """Large type for teaching: bigger table, verdict and diff (a CSS class on ``app``)

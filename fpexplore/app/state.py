@@ -310,7 +310,34 @@ def initial(variants=None, installed=(), op_params=(), **values) -> State:
         state = state.set(n=int(get_op(state.op).default_n))  # the op's own first size
     if variants is not None:  # where the variants enter as text: parsed, once
         variants = parse_variants(state.op, variants, state.format)
+        _refuse_unfit(state.op, state.format, variants)
     return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
+
+
+def _refuse_unfit(op: str, fmt: str, variants) -> None:
+    """The variants given that ``fmt`` data refuse (:func:`unfit`): a ValueError saying why,
+    never a selection that quietly leaves them out."""
+    for v in variants:
+        if (why := unfit(op, fmt, v)) is not None:
+            raise ValueError(f"variants: {str(v)!r} on {fmt} data: {why}")
+
+
+def opened_on(state: State, formats: dict, given: set) -> State:
+    """The first state with your arrays offered (``formats``: name -> format): with source
+    "arrays" the format is theirs; a ``format`` given (``given``: the keywords given) that is
+    not theirs is a ValueError, as are ``variants`` given that their format refuses."""
+    state = list_names(state, formats, follow=False)
+    theirs = _data_format(state, formats)
+    if theirs is None or theirs == state.format:
+        return state
+    if "format" in given:
+        raise ValueError(
+            f"format={state.format!r}: your arrays are {theirs}, and the format is theirs: "
+            "leave format out"
+        )
+    if "variants" in given:
+        _refuse_unfit(state.op, theirs, state.variants)
+    return follow_data_format(state, formats)
 
 
 #: controls a link never holds: the data source and the backends belong to the machine

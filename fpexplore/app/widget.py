@@ -32,6 +32,7 @@ from .state import (
     from_keywords,
     input_names,
     list_names,
+    opened_on,
     pick,
     remove_variants,
     select_variants,
@@ -57,12 +58,14 @@ class Explorer(W.VBox):
 
         installed = tuple(b for b in backend_libraries() if status(b)[0])
         state = from_keywords(kwargs, variants, installed, has_gpu())
+        self._arrays = YourArrays(namespace)
+        given = {k for k, v in kwargs.items() if v is not None}
+        given |= {"variants"} if variants is not None else set()
+        self.state = opened_on(state, self._formats(), given)
         op_params = dict(state.op_params)  # compare()'s op parameters (block=, accumulate=)
         # refused now, as compare() would refuse them, not later in the app
-        check_op_params(state.op, state.variants, state.format, op_params)
-        self._arrays = YourArrays(namespace)
+        check_op_params(self.state.op, self.state.variants, self.state.format, op_params)
         self.op_params = op_params
-        self.state = list_names(state, self._formats(), follow=False)
         self._c = make_controls(self.state, installed)
         self._out = Output(self._c, self._arrays.code_of, self._arrays.uploaded)
         for name, widget in vars(self._c).items():
@@ -74,7 +77,11 @@ class Explorer(W.VBox):
         self._runner = Runner(self._c, self.op_params, self._done)
         self._wire()
         self._show(self.state)
-        self._runner.first(self.arguments(), self.state.format, self.update)
+        try:
+            args = self.arguments()
+        except ValueError:  # (your arrays not chosen yet: update() says so in the app)
+            args = None
+        self._runner.first(args, self.state.format, self.update)
 
     @property
     def comparison(self):

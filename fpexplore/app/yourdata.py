@@ -12,6 +12,7 @@ import numpy as np
 from ..bits import hex_string, shortest_repr
 from ..explain import EXPLAINED_OPS
 from ..formats import FORMATS, format_info
+from ..ops.registry import get as get_op
 from ..results import int_text
 from .state import OBSERVED
 
@@ -188,13 +189,15 @@ class Observed:
     ``cmp.formatted()`` shows rows), ``records`` (as ``cmp.table`` holds rows: the CSV's),
     ``explanation`` (:func:`fpexplore.explain` of them, or None) and ``given``: the
     explanation's result names -> the key of each ((variant, backend); observed:
-    (name, "observed"))."""
+    (name, "observed")); ``unexplained``: why there is no explanation where explain does not
+    take the data (FP8, FP6, FP4)."""
 
     values: dict = field(default_factory=dict)
     rows: list = field(default_factory=list)
     records: list = field(default_factory=list)
     explanation: object = None
     given: dict = field(default_factory=dict)
+    unexplained: str = ""
 
 
 def observe(cmp, observed: dict) -> Observed:
@@ -211,7 +214,11 @@ def observe(cmp, observed: dict) -> Observed:
             )
     out = Observed(values=dict(observed))
     out.given = {name: (name, OBSERVED) for name in observed}
-    if cmp.op in EXPLAINED_OPS:
+    if cmp.op in EXPLAINED_OPS and cmp.format not in FORMATS:  # FP8, FP6, FP4 data
+        out.unexplained = (
+            f"not run: it weighs the orders of {', '.join(FORMATS)} data, not {cmp.format}"
+        )
+    elif cmp.op in EXPLAINED_OPS:
         from ..explain import explain
 
         if len(observed) == 1:  # something to set it against: NumPy's row, or the first
@@ -224,11 +231,23 @@ def observe(cmp, observed: dict) -> Observed:
         if len(results) > 1:
             out.explanation = explain(cmp.op, cmp.inputs, results)
     for name, v in observed.items():
-        ref = out.explanation.reference[name] if out.explanation else cmp.reference_of(v)
+        ref = out.explanation.reference[name] if out.explanation else _reference(cmp, v)
         row, record = _measured(cmp, name, v, ref)
         out.rows.append(row)
         out.records.append(record)
     return out
+
+
+def _reference(cmp, v):
+    """The exact result in ``v``'s format: the comparison's, or for sum, dot, matmul and
+    mean (references of the inputs alone) made now from the inputs widened exactly (a
+    float32 result of FP8 data, which explain does not take)."""
+    try:
+        return cmp.reference_of(v)
+    except ValueError:
+        if cmp.op not in EXPLAINED_OPS:
+            raise
+        return get_op(cmp.op).reference_for(cmp.inputs, v, {}, cmp.references)
 
 
 def _measured(cmp, name: str, v, ref) -> tuple[dict, dict]:

@@ -64,7 +64,12 @@ def run_step(job: Job, name: str, step: str) -> list[Result]:
     module = _module(name)
     ok, why = status(name)
     if not ok:
-        job.messages.append(module.UNAVAILABLE.format(name=name, why=why))
+        instead = (
+            "; showing the emulated GPU orders instead"
+            if "emulated" in job.backends
+            else "; add the emulated backend to see the GPU orders emulated"
+        )
+        job.messages.append(module.UNAVAILABLE.format(name=name, why=why, instead=instead))
         return []
     return module.results(job, step)
 

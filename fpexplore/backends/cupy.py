@@ -31,7 +31,7 @@ from ..ops.registry import OP_SPECS
 from ..timing import timed
 from .job import Job, Result
 
-UNAVAILABLE = "{name} backend unavailable: {why}; showing the emulated GPU orders instead"
+UNAVAILABLE = "{name} backend unavailable: {why}{instead}"  # (run_step says instead of what)
 
 _STATUS: tuple[bool, str] | None = None
 

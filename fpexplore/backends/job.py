@@ -52,6 +52,7 @@ class Job:
     messages: list
     blas_threads: object = None  # NumPy's BLAS threads as this machine reports them
     variants: tuple = ()
+    backends: tuple = ()  # the backends compare runs
 
     @property
     def op(self) -> str:

@@ -24,7 +24,7 @@ from .job import USER_DATA, Job, Result
 
 DATA = Path(__file__).resolve().parents[1] / "data"  # the recordings fpexplore ships
 FORMAT = "fpexplore-gpu-recording-v1"
-UNAVAILABLE = "{name} backend unavailable: {why}; showing the emulated GPU orders instead"
+UNAVAILABLE = "{name} backend unavailable: {why}{instead}"  # (run_step says instead of what)
 
 
 def user_folder() -> Path:

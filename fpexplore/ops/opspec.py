@@ -23,6 +23,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import checks, machine
+from .._registry import SMALL_DTYPES
 from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info
 from ..held import held
 from .variant import Variant
@@ -146,6 +147,16 @@ class Reduction:
 def _user_arrays(op_spec, values: list, names: list, what: str) -> tuple[list, FormatInfo]:
     """The user's input arrays in one format (:func:`fpexplore.formats.coerce`), or where the
     op takes them (sum, dot), as FP8, FP6 or FP4 arrays in ml_dtypes' type, kept as they are."""
+    for k, v in zip(names, values):
+        dt = getattr(v, "dtype", None)
+        if isinstance(dt, np.dtype) and dt.kind == "f" and not dt.isnative:
+            here = dt.newbyteorder("=")
+            raise ValueError(
+                f"{what}: inputs[{k!r}] is big-endian ({dt.str}): NumPy reduces such an array "
+                "through its cast buffer (np.sum in 8192-element chunks), not as the same "
+                "values in this machine's byte order, which fpexplore computes on; give them "
+                f"so: {k}.astype({here.str!r})"
+            )
     small = held(values, what) if op_spec.formats() != FORMATS else None
     if small is not None:
         return [np.asarray(v) for v in values], format_info(small[1])
@@ -395,7 +406,8 @@ class OpSpec:
                 wide = {
                     k: (
                         np.asarray(as_format(v, fmt))
-                        if isinstance(v, np.ndarray) and v.dtype == src.dtype
+                        if isinstance(v, np.ndarray)
+                        and v.dtype in (src.dtype, SMALL_DTYPES.get(src.name))
                         else v
                     )
                     for k, v in inputs.items()

@@ -185,11 +185,20 @@ class Exercise:
                     f"Close: that rounds to the answer in {self.fmt}, but type its exact value "
                     "(every digit, or a form like 3*2**-10)."
                 )
-            return False, self._off_by(mine, a)
+            return False, self._off_by(mine, a, v)
         ok = same(mine, a)
-        return ok, "Correct!" if ok else self._off_by(mine, a)
+        return ok, "Correct!" if ok else self._off_by(mine, a, v)
 
-    def _off_by(self, mine, a) -> str:
+    def _off_by(self, mine, a, typed) -> str:
+        if math.isnan(float(mine)) and not math.isnan(float(a)):
+            info = format_info(self.fmt)
+            past = (
+                f" (past its largest value, {info.finite_max:g}, {self.fmt} has no infinity)"
+                if info.finite_max is not None
+                and not (isinstance(typed, float) and math.isnan(typed))
+                else ""
+            )
+            return f"Not yet: in {self.fmt} that is NaN{past}."
         if math.isnan(float(mine)) or math.isnan(float(a)):
             return "Not yet."
         if float(mine) == 0 == float(a):  # (not the same: the zeros of the two signs)
@@ -207,9 +216,9 @@ class Exercise:
     def _grade_hex(self, given, a) -> tuple[bool, str]:
         if isinstance(given, np.generic) and given.dtype == np.asarray(a).dtype:
             given = hex_string(given)  # the answer as a value of the format: its bits
+        width = 4 * (len(hex_string(a)) - 2)
         if isinstance(given, (int, np.integer)) and not isinstance(given, (bool, np.bool_)):
             given = int(given)  # the pattern itself, not its decimal digits read as hex
-            width = 4 * (len(hex_string(a)) - 2)
             if not 0 <= given < 2**width:
                 raise ValueError(f"{given} is not a {self.fmt} bit pattern (0 to 2**{width} - 1)")
             given = hex(given)
@@ -220,6 +229,11 @@ class Exercise:
         if not re.fullmatch(r"[0-9a-f]+", digits):
             raise ValueError(f"{checks.shown(given, 40)} is not hexadecimal: e.g. 0x3c00")
         bits = int(digits, 16)
+        if bits >= 2**width:  # (as a number typed: not a pattern of the format)
+            raise ValueError(
+                f"{checks.shown(given, 40)} is not a {self.fmt} bit pattern ({width} bits: "
+                f"0x0 to {hex(2**width - 1)})"
+            )
         want = int(to_bits(a))
         if bits == want:
             return True, "Correct!"
@@ -255,9 +269,12 @@ def _sign(v) -> int:
 def _short(v) -> str:
     """A typed number in a sentence: three digits, however large it is."""
     try:
-        return f"{float(v):.3g}"
+        f = float(v)
     except OverflowError:
         return "a number beyond 1.8e308" if v > 0 else "a number below -1.8e308"
+    if f == 0 != v:  # (a typed 1e-400: no float64 is that small)
+        return "a positive number below 5e-324" if v > 0 else "a negative number above -5e-324"
+    return f"{f:.3g}"
 
 
 _DEFS: dict[str, tuple[str, object]] = {}
