@@ -10,6 +10,7 @@ ranked causes (``decided`` or not) and a verdict in words. docs/explain.md says 
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -557,13 +558,19 @@ def _cause_sentence(ex, causes) -> str:
         )
     p = float(main["posterior"])
     if p < DECIDED:
-        why = f"the likeliest at {p:.0%}, {DECIDED:.0%} decides"
+        why = f"the likeliest at {_percent(p)}, {DECIDED:.0%} decides"
     elif main["factor"] == "nondeterminism":
         why = f"the likeliest at {p:.0%}, but only two differing runs of one computation decide it"
     else:
         why = f"the likeliest at {p:.0%}, but on results reproduced only nearly, not exactly"
     fit = "fits" if " or " not in names else "fit"
     return f"Cannot tell the cause: {names} {fit} the evidence ({why}). {_what_decides(ex)}"
+
+
+def _percent(p: float) -> str:
+    """A posterior below :data:`DECIDED` as a percentage that reads below it (89.8%, where
+    whole percents would say 90%)."""
+    return f"{p:.0%}" if round(p, 2) < DECIDED else f"{math.floor(p * 1000) / 10:g}%"
 
 
 def _what_decides(ex) -> str:
@@ -658,15 +665,19 @@ def _ne(a, b):
 
 
 def _evidence(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str) -> str:
-    from .inference.space import factors
+    from .inference.space import FIXED, factors
 
     if ca is None or cb is None:
         return ""
     fa, fb = factors(ca, in_fmt), factors(cb, in_fmt)
     if factor == "order":
         return f"{la} adds in the order {ca.spec.name}, {lb} in {cb.spec.name}"
-    if factor == "accumulator":
-        return f"{la} accumulates in {fa['accumulator']}, {lb} in {fb['accumulator']}"
+    if factor == "accumulator":  # (a library call's own, FIXED: named by the call)
+        acc_a, acc_b = (
+            f"{c.spec.name}'s own" if f["accumulator"] == FIXED else f["accumulator"]
+            for c, f in ((ca, fa), (cb, fb))
+        )
+        return f"{la} accumulates in {acc_a}, {lb} in {acc_b}"
     if factor == "input_rounding":
         return (
             f"{la} reads the inputs {_as_read(fa['input_rounding'])}, "

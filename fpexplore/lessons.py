@@ -33,7 +33,7 @@ import numpy as np
 from . import checks, classroom
 from .bits import from_bits, shortest_repr
 from .classroom import answer_key, answers, handout, reveal, summary
-from .formats import FORMATS
+from .formats import FORMATS, format_info
 from .teaching import (
     STEP_ORDERS,
     bit_fields,
@@ -615,11 +615,12 @@ class BitInspector(W.VBox):
 
     @property
     def value(self):
-        """The value the bits hold, as a NumPy scalar of the format (float32 for tf32/FP8)."""
+        """The value the bits hold, as a NumPy scalar of the format (float32 for tf32/FP8,
+        float64 for a format of fpx.format: the type that holds it)."""
         fmt = self.format.value
         if fmt in FORMATS:
             return from_bits(np.uint64(self.bits), fmt)
-        return np.float32(self.fields["value"])
+        return format_info(fmt).dtype.type(self.fields["value"])
 
     def _shown(self, v: float) -> str:
         fmt = self.format.value
@@ -627,7 +628,7 @@ class BitInspector(W.VBox):
             return str(v)
         if fmt in FORMATS:
             return shortest_repr(from_bits(np.uint64(bits_of(v, fmt)), fmt))
-        return shortest_repr(np.float32(v))
+        return shortest_repr(format_info(fmt).dtype.type(v))  # (in the type that holds it)
 
     def _show(self, f: dict) -> None:
         def num(v):

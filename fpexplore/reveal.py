@@ -38,7 +38,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Reveal", "reveal"]
 MAX_N = 100_000
-CHECKS = 4  # random inputs of each kind (normal, wide, cancelling) the tree is checked on
+CHECKS = (
+    4  # random inputs of each kind (normal, wide, cancelling, absorbing) the tree is checked on
+)
+WIDEST = 256  # the most terms one node of a tree adds at once (a tensor core's block: 32)
 
 
 @dataclass(frozen=True, repr=False)
@@ -203,6 +206,13 @@ def _build(leaves: list, size, rng):
     for q in leaves:
         if q != pivot:
             groups.setdefault(size(pivot, q), []).append(q)
+    if len(leaves) > WIDEST and list(groups) == [max(groups)] and max(groups) >= len(leaves):
+        raise ValueError(  # (one node of them all: built a child at a time, n deep)
+            f"fn adds {len(leaves)} or more terms at one node (every pair of them meets at "
+            f"the same addition; a tree of additions adds at most {WIDEST} at once): fn does "
+            "not add its terms in a tree of rounded additions (it may sort or otherwise "
+            "reorder them by value, or add them all in an accumulator wider than float64)"
+        )
     cur, top = pivot, 1
     for s in sorted(groups):
         sub, sub_top = _build(groups[s], size, rng)
@@ -270,7 +280,13 @@ def _fused(call, tree, info, acc: str, n: int):
 def _check_data(rng, kind: str, n: int, info) -> np.ndarray:
     """Random terms of one kind: standard normal; "wide", with exponents spread over
     2^-s..2^s (s = 6 for the 16-bit formats, 20 for the others); "cancelling", wide terms
-    whose last term nearly cancels the others' sum (a compensated sum shows there)."""
+    whose last term nearly cancels the others' sum (a compensated sum shows there);
+    "absorbing", ones and one 2^precision at a random place, which absorbs each one added
+    to it alone (a compensated sum keeps them)."""
+    if kind == "absorbing":
+        x = np.ones(n)
+        x[rng.integers(n)] = 2.0**info.precision
+        return np.asarray(as_format(x, info.name))
     x = rng.standard_normal(n)
     if kind != "normal":
         s = 6 if info.bits <= 16 else 20
@@ -285,9 +301,12 @@ def _reproduces(call, rev: Reveal, info, seed: int = 12345) -> bool:
     (normal, wide, cancelling; else a ValueError: fn is not that tree of additions)."""
     rng = np.random.default_rng(seed)
     s = check_spec(rev.as_spec(), rev.op)
-    for kind in ("normal", "wide", "cancelling") * CHECKS:
+    for kind in ("normal", "wide", "cancelling") * CHECKS + ("absorbing",) * CHECKS:
         a = _check_data(rng, kind, rev.n, info)
-        b = _check_data(rng, "normal" if kind == "normal" else "wide", rev.n, info)
+        if kind == "absorbing":  # (a dot's products: the terms themselves)
+            b = np.asarray(as_format(np.ones(rev.n), info.name))
+        else:
+            b = _check_data(rng, "normal" if kind == "normal" else "wide", rev.n, info)
         got = call(a, None if rev.op == "sum" else b)
         with np.errstate(all="ignore"):
             if rev.op == "sum":

@@ -291,6 +291,50 @@ def test_a_dropped_term_is_a_bug_not_rounding():
     assert not e.table.loc["gpu", "within_bound"] and e.table.loc["cpu", "within_bound"]
 
 
+def test_a_dropped_term_outside_any_sums_bound_is_a_bug():
+    """Nine ones and 3e-5 summed in float32, the last term dropped: 3.3e-6 of sum |x| off,
+    where any order of 9 additions (each within an ulp, stochastic rounding too) stays
+    within gamma_18 * sum |x| = 1.1e-6 of it (adversarial pass 11: "within rounding", the
+    bound taken for 84 roundings). Oracle: Fraction."""
+    x = np.array([1.0] * 9 + [3e-5], np.float32)
+    full, dropped = np.float32(0), np.float32(0)
+    for i, v in enumerate(x):
+        full = np.float32(full + v)
+        dropped = np.float32(dropped + v) if i < 9 else dropped
+    exact = sum(Fraction(float(v)) for v in x)
+    s_abs, u = exact, Fraction(1, 2**24)
+    gamma18 = 18 * u / (1 - 18 * u)
+    assert abs(Fraction(float(dropped)) - exact) > 2.9 * gamma18 * s_abs  # outside every order
+    e = fpx.explain("sum", x, {"full": full, "dropped": dropped})
+    assert e.verdict.startswith("Not explained by rounding: a likely bug")
+    assert not e.table.loc["dropped", "within_bound"] and e.table.loc["full", "within_bound"]
+
+
+def test_a_float64_accumulated_matmul_names_the_accumulator():
+    """(A64 @ B64) rounded to float32 against float32's A @ B: the accumulator is the one
+    mechanism built in, reproduced by np.matmul@float64 beside np.matmul (adversarial pass
+    11: "order" and "fma" decided, shares summing to 0.48, no accumulator). Whatever the BLAS
+    gives, the accumulator is a cause and no cause without it is decided."""
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((8, 16)).astype(np.float32)
+    B = rng.standard_normal((16, 8)).astype(np.float32)
+    f64 = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32)
+    e = fpx.explain("matmul", (A, B), {"f32": A @ B, "f64": f64})
+    assert "accumulator" in set(e.causes["factor"])
+    decided = set(e.causes.loc[e.causes["decided"], "factor"])
+    assert not decided or "accumulator" in decided
+    said = e.causes.set_index("factor").loc["accumulator", "evidence"]
+    assert said.startswith("f64 accumulates in float64, f32 in ")
+    assert "fixed" not in said
+
+
+def test_a_posterior_below_what_decides_never_reads_as_it():
+    from fpexplore.explain import _percent
+
+    assert _percent(0.8983) == "89.8%" and _percent(0.8951) == "89.5%"
+    assert _percent(0.5) == "50%" and _percent(0.894) == "89%"
+
+
 def test_run_to_run_needs_positive_evidence():
     """Two results of a shuffled sum: nothing says nondeterminism is decided; the function
     called twice says it."""

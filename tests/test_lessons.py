@@ -227,3 +227,25 @@ def test_bit_inspector_shows_the_value_in_full_and_keeps_exact_typing():
     app.value_box.value = "65505"  # rounds to 65504: the box shows what the bits hold
     assert app.value_box.value == fpx.shortest_repr(np.float16(65504))
     assert "65504 (normal)" in app.info.value
+
+
+def test_bit_inspector_holds_a_format_of_your_own_in_float64():
+    """A format of fpx.format wider than float32 (precision 30, emax 511): its value, its
+    neighbours and its ulp in float64, which holds it (adversarial pass 12: through float32,
+    1e100 was inf and next up of 0.1 read 0.1)."""
+    import warnings
+
+    from fpexplore.userformat import _forget
+
+    fpx.format(30, 511, name="wide30_t")
+    try:
+        b = fpx.lessons.bit_inspector("0.1", "wide30_t")
+        want = fpx.as_format(0.1, "wide30_t")
+        assert b.value == want and b.value.dtype == np.float64
+        assert repr(float(fpx.next_up(want, 'wide30_t'))) in b.info.value  # 0.10000000009313226
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            b.value_box.value = "1e100"
+        assert b.value == fpx.as_format(1e100, "wide30_t") and np.isfinite(b.value)
+    finally:
+        _forget("wide30_t")

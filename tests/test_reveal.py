@@ -263,6 +263,18 @@ def test_what_is_not_a_tree_of_additions_gets_no_tree():
             fpx.reveal(fn, 16)
 
 
+def test_a_sort_of_a_thousand_terms_is_refused_at_once():
+    """Sorted first, every pair of terms meets at one node: the tree was built a child at a
+    time, a thousand calls deep (adversarial pass 11: RecursionError after 11 s). More terms
+    at one node than any tree of additions adds at once is the ValueError."""
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="adds 1000 or more terms at one node"):
+        fpx.reveal(lambda x: np.cumsum(np.sort(x))[-1], 1000)
+    assert time.perf_counter() - t0 < 30  # (n calls, not n * n)
+
+
 # ----------------------------------------------------------------------------- explain
 
 
@@ -304,6 +316,7 @@ def _kahan_loop(x):
     ("fn", "n", "fmt"),
     [
         (_kahan_loop, 3, "float32"),
+        (_kahan_loop, 3, "float64"),  # (pass 11: random data tells it apart 1 time in 9)
         (_kahan_loop, 7, "float64"),
         (_kahan_loop, 33, "float16"),
         (_kahan_loop, 7, "bfloat16"),

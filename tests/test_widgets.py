@@ -391,6 +391,66 @@ def test_explorer_refuses_variants_the_format_refuses(kwargs, match):
         fpx.explorer(n=100, format="float8_e4m3", **kwargs)
 
 
+@pytest.mark.parametrize(
+    "op, arrays",
+    [
+        ("sum", {"x": ("float8_e4m3fnuz", 64)}),
+        ("sum", {"x": ("float8_e8m0fnu", 64)}),
+        ("matmul", {"A": ("float8_e4m3fn", (8, 8)), "B": ("float8_e4m3fn", (8, 8))}),
+    ],
+)
+def test_arrays_of_a_format_the_op_does_not_take_are_a_message(op, arrays):
+    """AMD's FNUZ FP8 or E8M0 for sum, FP8 for matmul: the app says which input and which
+    formats the op takes (adversarial pass 12: a TraitError out of the format control, and
+    the state's format no longer the control's)."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(0)
+    ns = {
+        k: rng.uniform(1, 2, shape).astype(getattr(ml_dtypes, t))
+        for k, (t, shape) in arrays.items()
+    }
+    app = fpx.explorer(op=op, namespace=ns, source="arrays")
+    first = next(iter(arrays))
+    assert f"{first} = {first} is {arrays[first][0]}; {op}'s formats are float16" in html.unescape(
+        app.message.value
+    )
+    assert app.state.format == app.format.value == "float32" and app.comparison is None
+
+
+def test_an_op_that_does_not_take_fp8_arrays_says_so_after_a_switch():
+    import ml_dtypes
+
+    a8 = np.random.default_rng(0).uniform(0, 1, (8, 8)).astype(ml_dtypes.float8_e4m3fn)
+    app = fpx.explorer(
+        op="dot", namespace={"a": a8[0], "b": a8[1], "A": a8, "B": a8}, source="arrays"
+    )
+    assert app.comparison is not None and app.state.format == "float8_e4m3"
+    app.op.value = "matmul"
+    assert app.state.format == app.format.value == "float32"
+    assert "A = A is float8_e4m3fn; matmul's formats are" in html.unescape(app.message.value)
+    mixed = fpx.explorer(
+        op="dot", namespace={"a": a8[0], "b": a8[1].astype(np.float32)}, source="arrays"
+    )
+    said = html.unescape(mixed.message.value)
+    assert (
+        "a = a is float8_e4m3, b = b is float32 (convert exactly, e.g. a.astype(np.float32))"
+        in said
+    )
+
+
+def test_a_format_switch_drops_the_variants_the_format_refuses():
+    """The tensor cores take float16, bfloat16 and float32 (+tf32) data: on float64 they
+    leave the selection, as orders leave FP8's (adversarial pass 12: they stayed and the
+    view failed with the order's refusal)."""
+    app = fpx.explorer(op="matmul", n=10)
+    app._c.presets["tensor cores vs CPU"].click()
+    assert any(v.name == "tensor-core" for v in app.state.variants)
+    app.format.value = "float64"
+    assert [str(v) for v in app.state.variants] == ["sequential"]
+    assert app.message.value == "" and app.comparison is not None
+
+
 def test_builder_offers_a_format_of_your_own_as_accumulator():
     """fpx.format's formats are accumulators in the builder (issue 38): the float16 twin's
     dot equals float16's; an order that does not take it shows why, and nothing is added."""
@@ -1155,3 +1215,18 @@ def test_the_quantize_view_works_for_every_op_format_and_scheme():
             assert "fpx-scales" in out and len(fig.axes) == 2, (op, fmt, scheme, out)
             said[op, fmt] = scheme
     assert len(said) >= len(cases) - 10 and len(set(said.values())) == 6, said
+
+
+def test_a_csv_keeps_every_number_and_skips_only_a_header():
+    """A first row "Infinity" or "-Infinity,1" is numbers (adversarial pass 12: it was taken
+    for a header and lost); "a" is a header; "0x1p-3", which np.loadtxt cannot read, is said."""
+    from fpexplore.app.yourdata import read_upload
+
+    def read(b):
+        return read_upload("f.csv", b)["f.csv"][0].tolist()
+
+    assert read(b"Infinity\n1\n2\n") == [np.inf, 1.0, 2.0]
+    assert read(b"-Infinity,1\n2,3") == [[-np.inf, 1.0], [2.0, 3.0]]
+    assert read(b"a\n1\n2") == [1.0, 2.0] and read(b"x,y\n1,2\n3,4") == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(ValueError, match="cannot read f.csv: could not convert string '0x1p-3'"):
+        read(b"0x1p-3\n1")

@@ -224,8 +224,15 @@ def variant_options(state: State) -> list[VariantSpec]:
 
 
 def unfit(op: str, fmt: str, spec: VariantSpec) -> str | None:
-    """Why ``spec`` does not run on ``fmt`` data where it is FP8, FP6 or FP4 (an order that
-    does not add in it, fma with it: the call's own ValueError), else None."""
+    """Why ``spec`` does not run on ``fmt`` data: a library order not defined for it (the
+    tensor cores on float64), or on FP8, FP6 or FP4 data an order that does not add in it,
+    fma with it (the call's own ValueError); else None."""
+    try:
+        why = lookup(op, spec.name).refuses_format(fmt)
+    except ValueError:  # (not an order: another op's variant)
+        why = None
+    if why is not None:
+        return why
     if fmt not in held_accumulators() or op not in ROUNDED_OPS:
         return None
     try:
@@ -549,10 +556,12 @@ def follow_data_format(state: State, formats: dict) -> State:
 
 
 def _data_format(state: State, formats: dict) -> str | None:
-    """With your arrays, their format (the first chosen input's that has one); else None."""
+    """With your arrays, their format (the first chosen input's that has one), where the op
+    takes it (else the app says why: :func:`~.yourdata.check_user_arrays`); else None."""
     if state.source != "arrays":
         return None
-    return next((formats.get(v) for _, v in state.inputs if formats.get(v)), None)
+    fmt = next((formats.get(v) for _, v in state.inputs if formats.get(v)), None)
+    return fmt if fmt in get_op(state.op).formats() else None
 
 
 def pick(state: State, a=None, b=None) -> State:

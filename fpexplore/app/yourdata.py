@@ -11,7 +11,7 @@ import numpy as np
 
 from ..bits import hex_string, shortest_repr
 from ..explain import EXPLAINED_OPS
-from ..formats import FORMATS, format_info
+from ..formats import FORMATS, format_info, holding
 from ..ops.registry import get as get_op
 from ..results import int_text
 from .state import OBSERVED
@@ -112,10 +112,10 @@ def check_user_arrays(op: str, names: tuple, chosen: dict) -> dict:
         if not name or value is None:
             raise ValueError(f"{takes}: choose an array for {k}")
         a = value if isinstance(value, np.ndarray) else np.asarray(value)
-        if format_of(a) is None:
+        if format_of(a) not in get_op(op).formats():  # (None: no format of fpexplore's)
             raise ValueError(
-                f"{takes}: {k} = {name} is {a.dtype}; the formats are {', '.join(FORMATS)} "
-                f"(convert it, e.g. {name}.astype(np.float32))"
+                f"{takes}: {k} = {name} is {a.dtype}; {op}'s formats are "
+                f"{', '.join(get_op(op).formats())} (convert it, e.g. {name}.astype(np.float32))"
             )
         if a.ndim != ndim:
             raise ValueError(f"{takes}: {k} must be {ndim}-D; {k} = {name} has shape {a.shape}")
@@ -123,11 +123,14 @@ def check_user_arrays(op: str, names: tuple, chosen: dict) -> dict:
             raise ValueError(f"{takes}: {k} = {name} is empty")
         out[k], var[k] = a, name
     fmts = {k: format_of(a) for k, a in out.items()}
-    if len(set(fmts.values())) > 1:
+    if len(set(fmts.values())) > 1:  # converted to the narrowest format holding both: exact
+        wide = holding(*fmts.values()).name
+        to = f"ml_dtypes.{wide}" if wide == "bfloat16" else f"np.{wide}"
+        k = next(k for k, f in fmts.items() if f != wide)
         raise ValueError(
             f"{takes} in one format; "
             + ", ".join(f"{k} = {var[k]} is {f}" for k, f in fmts.items())
-            + f" (convert one, e.g. {var[names[-1][0]]}.astype(np.{fmts[names[0][0]]}))"
+            + f" (convert exactly, e.g. {var[k]}.astype({to}))"
         )
     shapes = ", ".join(f"{k} = {var[k]} has shape {a.shape}" for k, a in out.items())
     if op == "matmul":
@@ -156,6 +159,21 @@ def observed_values(arrays: dict, names) -> dict:
     return out
 
 
+def _header(row: str) -> bool:
+    """Whether a CSV's first row is a header: no field of it reads as a number and none
+    starts like one ("Infinity" and "nan" are numbers; "0x1p-3" is no header but a number
+    np.loadtxt cannot read, which it then says)."""
+    fields = [f.strip() for f in row.split(",")]
+    for f in fields:
+        try:
+            float(f)
+            return False
+        except ValueError:
+            if f[:1] in "0123456789+-.":
+                return False
+    return True
+
+
 def read_upload(name: str, content: bytes) -> dict:
     """The arrays of an uploaded file by the names the app lists them under, each with the
     code that loads it: a .npy file its one array ("data.npy"), a .npz file each of its
@@ -170,10 +188,8 @@ def read_upload(name: str, content: bytes) -> dict:
                 return {f"{name}[{k}]": (z[k], f"np.load({name!r})[{k!r}]") for k in z.files}
         if low.endswith(".csv"):
             text = content.decode("utf-8")
-            skip = 0
             first = text.lstrip().split("\n", 1)[0]
-            if any(c.isalpha() and c not in "eEinfaINFA" for c in first):
-                skip = 1  # a header row
+            skip = int(_header(first))
             a = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=skip, ndmin=2)
             a = a.reshape(-1) if 1 in a.shape else a
             code = f"np.loadtxt({name!r}, delimiter=',', skiprows={skip}, ndmin=2)"

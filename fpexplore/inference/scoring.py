@@ -83,13 +83,13 @@ def _members(op: str, ev: Evidence, in_fmt: str) -> list:
     members with distinct factors, and by each key of :func:`_keys` the cheapest member with
     it (to describe the group next to a partner's configuration by a one-factor change)."""
     out = []
-    for g in ev.groups[:GROUPS]:
-        g = [c for c in g if not c.call] or g  # a real call names only what nothing emulates
-        seen, keep, near = set(), [], {}
-        for c in g:  # cheapest first
+    for group in ev.groups[:GROUPS]:
+        g = [c for c in group if not c.call] or group  # a real call names only what nothing
+        seen, keep, near = set(), [], {}  # emulates; as a neighbour (np.matmul@float64 next
+        for c in g + [c for c in group if c not in g]:  # to np.matmul) it names one change
             f = factors(c, in_fmt)
             key = tuple(sorted(f.items(), key=lambda kv: kv[0]))
-            if key not in seen and len(keep) < MEMBERS:
+            if c in g and key not in seen and len(keep) < MEMBERS:  # cheapest first
                 seen.add(key)
                 keep.append(c)
             for k in _keys(f):

@@ -128,18 +128,22 @@ class OrderSpec:
         their own format: each addition rounded to it, or exactly."""
         return self.run_rounded is not None or self.name == "exact"
 
+    def refuses_format(self, fmt: str) -> str | None:
+        """Why a library order does not run on ``fmt`` inputs (None: it does; an order of
+        fpexplore's own runs on every format)."""
+        if self.library is None or fmt in self.formats + self.rounded_formats:
+            return None
+        taken = ", ".join(self.formats)
+        if self.rounded_formats:
+            taken += f" ({', '.join(self.rounded_formats)} with an input rounding)"
+        return f"order {checks.shown(self.name)} is defined for {taken} inputs, not {fmt}"
+
     def run_library(self, x, y, params: dict, accumulate=None, input_rounding=None):
         """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``
         and ``y`` for a matmul), their values already rounded to ``input_rounding``."""
         check_accumulate(self, accumulate)
-        fmt = x.dtype.name
-        if fmt not in self.formats + self.rounded_formats:
-            taken = ", ".join(self.formats)
-            if self.rounded_formats:
-                taken += f" ({', '.join(self.rounded_formats)} with an input rounding)"
-            raise ValueError(
-                f"order {checks.shown(self.name)} is defined for {taken} inputs, not {fmt}"
-            )
+        if (why := self.refuses_format(x.dtype.name)) is not None:
+            raise ValueError(why)
         if self.takes_rounding:  # (it says which rounding a rounded format needs)
             return self.library(x, y, params, input_rounding)
         return self.library(x, y, params)
