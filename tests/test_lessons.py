@@ -242,7 +242,7 @@ def test_bit_inspector_holds_a_format_of_your_own_in_float64():
         b = fpx.lessons.bit_inspector("0.1", "wide30_t")
         want = fpx.as_format(0.1, "wide30_t")
         assert b.value == want and b.value.dtype == np.float64
-        assert repr(float(fpx.next_up(want, 'wide30_t'))) in b.info.value  # 0.10000000009313226
+        assert repr(float(fpx.next_up(want, "wide30_t"))) in b.info.value  # 0.10000000009313226
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             b.value_box.value = "1e100"
