@@ -371,6 +371,13 @@ def test_fp8_arrays_open_the_explorer_and_observed_results_are_measured():
     assert rows["r32"]["ulp_error"] == "1" and rows["r32"]["unit"].endswith("ulps of float32")
     assert rows["r8"]["unit"] == "ulps of float8_e4m3"
     assert "not run: it weighs the orders of float16" in app.explained.value
+    # an FP8 result of float32 data: its exact reference would be rounded twice here, so the
+    # app names the observed result that has none (pass 12: explain's refusal, unnamed)
+    x32 = x8.astype(np.float32)
+    app32 = fpx.explorer(namespace={"x": x32, "r8": np.sum(x8)}, source="arrays", n=None)
+    app32.observed.value = ("r8",)
+    said = html.unescape(app32.message.value)
+    assert "observed r8: sum: a float8_e4m3 result of float32 inputs has no exact" in said
     with pytest.raises(ValueError, match="your arrays are float8_e4m3, and the format is theirs"):
         fpx.explorer(namespace={"x": x8}, source="arrays", format="float32")
     with pytest.raises(ValueError, match="variants: 'numpy' on float8_e4m3 data: sum: order"):

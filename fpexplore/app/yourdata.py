@@ -230,9 +230,11 @@ def observe(cmp, observed: dict) -> Observed:
             )
     out = Observed(values=dict(observed))
     out.given = {name: (name, OBSERVED) for name in observed}
-    if cmp.op in EXPLAINED_OPS and cmp.format not in FORMATS:  # FP8, FP6, FP4 data
+    small = [f for f in (cmp.format, *map(format_of, observed.values())) if f not in FORMATS]
+    if cmp.op in EXPLAINED_OPS and small:  # FP8, FP6, FP4 data or results
         out.unexplained = (
-            f"not run: it weighs the orders of {', '.join(FORMATS)} data, not {cmp.format}"
+            f"not run: it weighs the orders of {', '.join(FORMATS)} data and results, "
+            f"not {small[0]}"
         )
     elif cmp.op in EXPLAINED_OPS:
         from ..explain import explain
@@ -247,7 +249,10 @@ def observe(cmp, observed: dict) -> Observed:
         if len(results) > 1:
             out.explanation = explain(cmp.op, cmp.inputs, results)
     for name, v in observed.items():
-        ref = out.explanation.reference[name] if out.explanation else _reference(cmp, v)
+        try:
+            ref = out.explanation.reference[name] if out.explanation else _reference(cmp, v)
+        except ValueError as e:  # (a result narrower than the data: no exact reference)
+            raise ValueError(f"observed {name}: {e}") from None
         row, record = _measured(cmp, name, v, ref)
         out.rows.append(row)
         out.records.append(record)
