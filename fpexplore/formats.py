@@ -170,12 +170,20 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
 
 
 def refuse_masked(x, what: str) -> None:
-    """TypeError for a masked array (``np.asarray`` drops the mask: its hidden values count)."""
+    """TypeError for a masked array (``np.asarray`` drops the mask: its hidden values count)
+    and for a pandas object with missing values (NaN to NumPy, skipped by pandas' own sum)."""
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError(
             f"{what}: masked arrays are not supported (the masked values would be used); "
             "pass x.compressed() for the unmasked values, or x.filled(value)"
         )
+    if type(x).__module__.startswith("pandas") and hasattr(x, "isna"):
+        if np.asarray(x.isna()).any():
+            raise TypeError(
+                f"{what}: a pandas {type(x).__name__} with missing values (pandas' sum skips "
+                "them, np.asarray makes them NaN): pass x.dropna().to_numpy() for the values "
+                "there, or x.to_numpy(dtype=float, na_value=np.nan) for NaN"
+            )
 
 
 def holding(*fmts) -> FormatInfo:

@@ -296,7 +296,8 @@ def ulp_error(
 
 def _apply(name: str, args: tuple, variant: str):
     OP_TABLE.lookup(name, variant)  # ValueError listing the valid variants
-    arrays, info = coerce(*args, what=name, broadcast=True)
+    names = ("x", "y") if len(args) == 2 else None  # (pow: which argument a message is of)
+    arrays, info = coerce(*args, what=name, broadcast=True, names=names)
     if len(arrays) > 1:
         arrays = np.broadcast_arrays(*arrays)
     arrays = [np.asarray(a) for a in arrays]

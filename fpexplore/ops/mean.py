@@ -85,9 +85,12 @@ def mean(x: ArrayLike, *, variant: str = "numpy") -> np.generic:
     np.float32(2.3333333)
     """
     OP_TABLE.lookup("mean", variant)
+    given = x
     (x,), info = coerce(x, what="mean")
     if variant == "numpy":  # np.sum's reading of x: a layout it reads otherwise is refused
-        return _numpy_mean(lookup("sum", "numpy").laid_out((x,), "mean")[0], info)
+        np_sum = lookup("sum", "numpy")
+        chunked = "chunk" in np_sum.buffered(given, {}, "mean")  # (big-endian: buffered)
+        return _numpy_mean(np_sum.laid_out((x,), "mean")[0], info, chunked)
     x = np.ravel(x)
     if x.size == 0:
         return info.dtype.type(np.nan)
@@ -96,12 +99,12 @@ def mean(x: ArrayLike, *, variant: str = "numpy") -> np.generic:
     return _divide(fsum(x, variant), x.size, info)
 
 
-def _numpy_mean(x: np.ndarray, info: FormatInfo):
+def _numpy_mean(x: np.ndarray, info: FormatInfo, chunked: bool):
     n = x.size
     if info.name == "float16":  # _mean: dtype=float32 for float16 input (a buffered cast)
         s = fsum(x.astype(np.float32), "numpy-chunked")
-    else:
-        s = fsum(x, "numpy")
+    else:  # (a byte-swapped array goes through the cast buffer too)
+        s = fsum(x, "numpy-chunked" if chunked else "numpy")
     with np.errstate(all="ignore"):
         q = np.float64(s) / np.float64(n)  # ret / intp(rcount): the float64 loop
         return info.dtype.type(q)  # ret.dtype.type(...) (float16: arr.dtype.type(...))

@@ -113,6 +113,7 @@ def variance(
         A NumPy scalar of x's format.
     """
     OP_TABLE.lookup("variance", variant)
+    given = x
     (x,), info = coerce(x, what="variance")
     ddof = checks.integer("ddof", ddof, 0)
     order = _check_order(order, variant, ("two-pass", "one-pass"))
@@ -122,8 +123,9 @@ def variance(
             f"variance once), got accumulate={accumulate!r}"
         )
     acc = accumulator_of(accumulate, info)
-    if variant == "numpy":
-        return _numpy_var(x, info, acc, ddof)
+    if variant == "numpy":  # (a byte-swapped array: np.sum's cast buffer, chunked)
+        chunked = "chunk" in _order_lookup("sum", "numpy").buffered(given, {}, "variance")
+        return _numpy_var(x, info, acc, ddof, chunked)
     x = np.ravel(x)
     n = x.size
     if n - ddof <= 0:
@@ -159,7 +161,7 @@ def _check_order(order, variant: str, uses: tuple) -> str:
 # ----------------------------------------------------------------------------- numpy
 
 
-def _numpy_var(x: np.ndarray, info: FormatInfo, acc: FormatInfo, ddof: int):
+def _numpy_var(x: np.ndarray, info: FormatInfo, acc: FormatInfo, ddof: int, chunked: bool):
     if acc.precision < info.precision or acc.emax < info.emax:
         raise ValueError(
             f"variant 'numpy' (np.var(x, dtype=...)) needs accumulate at least as wide as "
@@ -168,8 +170,8 @@ def _numpy_var(x: np.ndarray, info: FormatInfo, acc: FormatInfo, ddof: int):
     (x,) = _order_lookup("sum", "numpy").laid_out((x,), "variance")  # np.sum's reading of x
     n = x.size
     dt = acc.dtype
-    if acc.name == info.name:
-        s = _fsum(x, "numpy")  # umr_sum(arr): no cast, one pairwise pass
+    if acc.name == info.name:  # umr_sum(arr): no cast, one pairwise pass (byte-swapped: cast)
+        s = _fsum(x, "numpy-chunked" if chunked else "numpy")
     else:  # umr_sum(arr, dtype=acc): the cast goes through 8192-element buffers
         s = _fsum(to_acc(x, acc), "numpy-chunked")
     with np.errstate(all="ignore"):
