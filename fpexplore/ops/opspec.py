@@ -403,13 +403,11 @@ class OpSpec:
                         f"{self.name}: a {fmt} result of {src.name} inputs has no "
                         "exact reference here"
                     )
+                theirs = (src.dtype, SMALL_DTYPES.get(src.name))  # (FP8: ml_dtypes' type)
                 wide = {
-                    k: (
-                        np.asarray(as_format(v, fmt))
-                        if isinstance(v, np.ndarray)
-                        and v.dtype in (src.dtype, SMALL_DTYPES.get(src.name))
-                        else v
-                    )
+                    k: np.asarray(as_format(v, fmt))
+                    if isinstance(v, np.ndarray) and v.dtype in theirs
+                    else v
                     for k, v in inputs.items()
                 }
                 wide["format"] = fmt
