@@ -274,3 +274,16 @@ def test_start_and_stop_that_do_not_broadcast_are_named():
     with pytest.raises(ValueError, match=r"start of shape \(2,\) and stop of shape \(3,\) do not"):
         fpx.linspace(np.zeros(2), np.ones(3), 4)
     assert fpx.linspace(np.zeros(2), np.ones((3, 1)), 2).shape == (2, 3, 2)  # as np.linspace
+
+
+def test_a_big_endian_start_is_read_as_its_values():
+    """A 0-d big-endian start beside a Python stop: numpy2 and cupy-array passed its
+    byte-ordered dtype to a ufunc (NumPy's TypeError) and exact called it an unknown format
+    (pass 13). Every variant now reads its values; numpy2 equals np.linspace itself."""
+    for dt in (">f4", ">f8"):
+        s = np.array(1.5, dt)
+        here = s.astype(s.dtype.newbyteorder("="))
+        np.testing.assert_array_equal(fpx.linspace(s, 7.25, 5), np.linspace(s, 7.25, 5))
+        for v in ("numpy2", "cupy-array", "exact", "numpy1", "lerp", "fma"):
+            got, want = fpx.linspace(s, 7.25, 5, variant=v), fpx.linspace(here, 7.25, 5, variant=v)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (dt, v)

@@ -233,10 +233,10 @@ def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> n
 
 def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
     """The elements of ``result`` (finite where the exact result is) outside the worst-case
-    bound of every evaluation: any order (a sum's n - 1 roundings of at most an ulp; dot's and
-    matmul's twice over, with room for the tensor cores' blocks) in the narrowest accumulator
-    of the data and the result, the inputs as they are or rounded to each of ``roundings``
-    (or cast to the result's format first)."""
+    bound of every evaluation: any order (a sum's n - 1 roundings to nearest, a mean's one
+    more; dot's and matmul's twice over, with room for the tensor cores' blocks) in the
+    narrowest accumulator of the data and the result, the inputs as they are or rounded to
+    each of ``roundings`` (or cast to the result's format first)."""
     r = np.asarray(result)
     out_fmt, in_fmt = r.dtype.name, arrays[0].dtype.name
     red = reduction(op)
@@ -255,9 +255,11 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
         else:
             exact = np.asarray(reference(op, rounded, "float64"), np.float64)
         slack = 2 * gamma(n + 1, "float64") * S  # the float64 reference of a matmul
-        # a sum: n - 1 additions, each within an ulp in any rounding mode (stochastic too);
-        # products and the tensor cores' blocks: twice over, with room to spare
-        k = 2 * (n - 1) if op == "sum" else 2 * n + 64 + products
+        # every evaluation tried rounds to nearest: a sum's n - 1 additions are within
+        # gamma_(n-1) sum |x| in any order (Higham, Accuracy and Stability, 2nd ed., 4.2),
+        # a mean's one division more; products and the tensor cores' blocks: twice over,
+        # with room to spare
+        k = {"sum": n - 1, "mean": n + 1}.get(op, 2 * n + 64 + products)
         width = gamma(k, acc) * S + _underflow(op, arrays, acc, 4)
         width = width + 2 * format_info(out_fmt).unit_roundoff * np.abs(exact) + slack
         width = width + 2 * _tiny(out_fmt)  # below the normal range: absolute

@@ -41,7 +41,7 @@ import numpy as np
 from .. import checks
 from ..data import generate
 from ..exact import fma as exact_fma
-from ..formats import as_format, format_info, refuse_masked
+from ..formats import as_format, format_info, native, refuse_masked
 from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
 from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
@@ -510,6 +510,9 @@ def linspace(
     _check_memory(num, start, stop)
     if not isinstance(endpoint, (bool, np.bool_)):
         raise TypeError(f"linspace: endpoint must be True or False, got {checks.shown(endpoint)}")
+    # a big-endian array (">f4", from a file written elsewhere): its values in this machine's
+    # byte order (NumPy's result is the same values)
+    start, stop = (native(v) if isinstance(v, np.ndarray) else v for v in (start, stop))
     for what, x in (("start", start), ("stop", stop)):
         refuse_masked(x, f"linspace: {what}")
         _operand(x)  # type checks
