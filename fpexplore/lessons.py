@@ -33,7 +33,7 @@ import numpy as np
 from . import checks, classroom
 from .bits import from_bits, shortest_repr
 from .classroom import answer_key, answers, handout, reveal, summary
-from .formats import FORMATS, format_info
+from .formats import FORMATS, FormatInfo, format_info
 from .teaching import (
     STEP_ORDERS,
     bit_fields,
@@ -524,6 +524,7 @@ class BitInspector(W.VBox):
     significand, neighbours, ulp) and ``fields`` (the current :func:`bit_fields`)."""
 
     def __init__(self, value="0.1", fmt: str = "float32"):
+        fmt = fmt.name if isinstance(fmt, FormatInfo) else fmt  # (what fpx.format returns)
         checks.choice("format", fmt, bit_formats())
         self.format = W.Dropdown(options=list(bit_formats()), value=fmt, description="format")
         self.value_box = W.Text(description="value", continuous_update=False)

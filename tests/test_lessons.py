@@ -249,3 +249,16 @@ def test_bit_inspector_holds_a_format_of_your_own_in_float64():
         assert b.value == fpx.as_format(1e100, "wide30_t") and np.isfinite(b.value)
     finally:
         _forget("wide30_t")
+
+
+def test_bit_inspector_takes_what_fpx_format_returns():
+    """fpx.format's FormatInfo is its format, as fpx.as_format takes it (pass 13: "unknown
+    format FormatInfo(...)", its own name among the valid ones)."""
+    from fpexplore.userformat import _forget
+
+    f = fpx.format(11, 15, name="half2_t")
+    try:
+        b = fpx.lessons.bit_inspector("0.1", f)
+        assert b.format.value == "half2_t" and b.hex_box.value == "0x2e66"  # float16's bits
+    finally:
+        _forget("half2_t")

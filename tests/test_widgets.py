@@ -127,6 +127,25 @@ def test_an_error_leaves_nothing_of_the_last_view_on_screen():
     assert app.message.value == "" and app.table.value and app.figure.axes
 
 
+def test_a_redraw_clears_an_earlier_error_and_big_endian_observed_is_named():
+    """A failed "add" left its error on screen through later view changes that redrew a
+    valid comparison (pass 13); a big-endian observed result was "is >f4: a result in
+    float16, ... float32 ... is needed", which it is."""
+    app = fpx.explorer(n=1000)
+    app.view.value = "A vs B"
+    app.b_name.value, app.b_block.value = "shuffled", 1024  # (shuffled takes no block)
+    app.b_add.click()
+    assert "has no parameter" in html.unescape(app.message.value)
+    app.pick_a.value = app.pick_a.options[2][1]  # a redraw only
+    assert app.message.value == "" and app.comparison is not None
+    x = np.random.default_rng(0).random(50).astype(np.float32)
+    ns = {"x": x, "rbe": np.array(np.sum(x), ">f4")}
+    app = fpx.explorer(namespace=ns, source="arrays")
+    app.observed.value = ("rbe",)
+    said = html.unescape(app.message.value)
+    assert "observed rbe is big-endian (>f4): give it in this machine's byte order" in said
+
+
 def test_no_gpu_banner():
     if fpx.backends()["cupy"].startswith("available"):
         pytest.skip("a GPU is present")

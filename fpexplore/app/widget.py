@@ -164,6 +164,7 @@ class Explorer(W.VBox):
             try:
                 self._out.draw(new)
                 self._out.snippet(new)
+                self.message.value = ""  # (an earlier error is not this view's)
             except Exception as e:  # shown in the app, never raised into the notebook
                 self.message.value = render.error_html(e)
 

@@ -150,6 +150,11 @@ def observed_values(arrays: dict, names) -> dict:
     out = {}
     for name in names:
         v = np.asarray(arrays[name])
+        if v.dtype.kind == "f" and not v.dtype.isnative:
+            raise ValueError(
+                f"observed {name} is big-endian ({v.dtype.str}): give it in this machine's "
+                f"byte order, {name}.astype({v.dtype.newbyteorder('=').str!r})"
+            )
         if format_of(v) is None:
             raise ValueError(
                 f"observed {name} is {v.dtype}: a result in float16, bfloat16, float32 "
