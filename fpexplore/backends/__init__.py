@@ -181,15 +181,15 @@ def on_gpu(op: str, *args, order: str | None = None, **kwargs) -> np.ndarray | n
 
 def _cupy_holds(args) -> None:
     """Refuse the formats CuPy has no arrays of (FP8, FP6, FP4: ml_dtypes' small types)."""
-    from .._registry import SMALL_DTYPES
+    from ..formats import SMALL_BY_DTYPE
 
     for i, a in enumerate(args, 1):
-        for name, small in SMALL_DTYPES.items():
-            if getattr(a, "dtype", None) == small:
-                raise ValueError(
-                    f"on_gpu: argument {i} is {small.name} data: CuPy has no {name} arrays or "
-                    "arithmetic (fpx.sum and fpx.dot emulate the orders on it)"
-                )
+        name = SMALL_BY_DTYPE.get(getattr(a, "dtype", None))
+        if name is not None:
+            raise ValueError(
+                f"on_gpu: argument {i} is {a.dtype.name} data: CuPy has no {name} arrays or "
+                "arithmetic (fpx.sum and fpx.dot emulate the orders on it)"
+            )
 
 
 def _kernel_arrays(op: str, args) -> None:

@@ -89,7 +89,7 @@ def mean(x: ArrayLike, *, variant: str = "numpy") -> np.generic:
     (x,), info = coerce(x, what="mean")
     if variant == "numpy":  # np.sum's reading of x: a layout it reads otherwise is refused
         np_sum = lookup("sum", "numpy")
-        chunked = "chunk" in np_sum.buffered(given, {}, "mean")  # (big-endian: buffered)
+        chunked = bool(np_sum.buffered(given, "mean"))  # (big-endian: buffered)
         return _numpy_mean(np_sum.laid_out((x,), "mean")[0], info, chunked)
     x = np.ravel(x)
     if x.size == 0:

@@ -124,7 +124,7 @@ def variance(
         )
     acc = accumulator_of(accumulate, info)
     if variant == "numpy":  # (a byte-swapped array: np.sum's cast buffer, chunked)
-        chunked = "chunk" in _order_lookup("sum", "numpy").buffered(given, {}, "variance")
+        chunked = bool(_order_lookup("sum", "numpy").buffered(given, "variance"))
         return _numpy_var(x, info, acc, ddof, chunked)
     x = np.ravel(x)
     n = x.size

@@ -113,14 +113,14 @@ class OrderSpec:
             f"there, not emulated: pass np.ascontiguousarray(...) (and give the library that)"
         )
 
-    def buffered(self, given, p: dict, what: str) -> dict:
-        """``p`` for the user's array ``given`` as NumPy reduces it: a byte-swapped array
-        (float16, float32, float64) through its cast buffer, in chunks of ``buffer`` (np.sum itself,
-        tests/test_orders.py), in the layouts :meth:`laid_out` takes."""
+    def buffered(self, given, what: str) -> int:
+        """The chunk NumPy reduces the user's array ``given`` in: ``buffer`` for a byte-swapped
+        array (float16, float32, float64: its cast buffer; np.sum itself, tests/test_orders.py)
+        in the layouts :meth:`laid_out` takes, else 0 (one pass)."""
         if not self.buffer or not isinstance(given, np.ndarray) or given.dtype.isnative:
-            return p
+            return 0
         self.laid_out((given,), what)
-        return {**p, "chunk": self.buffer}
+        return self.buffer
 
     @property
     def takes_held(self) -> bool:

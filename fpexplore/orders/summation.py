@@ -101,7 +101,9 @@ def sum(  # noqa: A001
     (x,), info = coerce(x, what="sum")
     check_fma(spec, fma, "sum", fusable("sum"))
     mode, seed = check_rounding(spec, "sum", rounding, params, roundable("sum"))
-    p = spec.buffered(given, spec.validate(params), "sum")
+    p = spec.validate(params)
+    if chunk := spec.buffered(given, "sum"):  # (a byte-swapped array: NumPy's cast buffer)
+        p = {**p, "chunk": chunk}
     (x,) = spec.laid_out((x,), "sum")
     check_accumulate(spec, accumulate)
     if spec.name == "exact":
