@@ -205,6 +205,18 @@ def native(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+def refuse_big_endian(arr, who: str, name: str, why: str = "") -> None:
+    """A ValueError naming ``who`` where ``arr`` is a big-endian floating-point array, for a
+    place that cannot compute as NumPy would on it (``why`` says so), suggesting the conversion
+    of ``name``."""
+    dt = getattr(arr, "dtype", None)
+    if isinstance(dt, np.dtype) and dt.kind == "f" and not dt.isnative:
+        raise ValueError(
+            f"{who} is big-endian ({dt.str}){why}: give it in this machine's byte order, "
+            f"{name}.astype({dt.newbyteorder('=').str!r})"
+        )
+
+
 def format_of(x: ArrayLike) -> str:
     """The name of the format of a NumPy array or scalar.
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..bits import hex_string, shortest_repr
 from ..explain import EXPLAINED_OPS
-from ..formats import FORMATS, format_info, holding
+from ..formats import FORMATS, format_info, holding, refuse_big_endian
 from ..ops.registry import get as get_op
 from ..results import int_text
 from .state import OBSERVED
@@ -150,11 +150,7 @@ def observed_values(arrays: dict, names) -> dict:
     out = {}
     for name in names:
         v = np.asarray(arrays[name])
-        if v.dtype.kind == "f" and not v.dtype.isnative:
-            raise ValueError(
-                f"observed {name} is big-endian ({v.dtype.str}): give it in this machine's "
-                f"byte order, {name}.astype({v.dtype.newbyteorder('=').str!r})"
-            )
+        refuse_big_endian(v, f"observed {name}", name)
         if format_of(v) is None:
             raise ValueError(
                 f"observed {name} is {v.dtype}: a result in float16, bfloat16, float32 "
