@@ -58,6 +58,20 @@ def test_set_op_and_set_format():
         S.set_format(s, "float8")
 
 
+def test_untouched_defaults_follow_the_format():
+    """float32, then FP8 (where a sum has two of float32's five defaults), then float32 again
+    selected FP8's two (pass 13's one left finding): the defaults, untouched, are the new
+    format's; a selection the user made is kept where still offered."""
+    sum_defaults = op_registry.get("sum").defaults_for
+    s = S.initial(op="sum")
+    assert len(sum_defaults("float32")) > len(sum_defaults("float8_e4m3"))
+    fp8 = S.set_format(s, "float8_e4m3")
+    assert texts(fp8.variants) == tuple(sum_defaults("float8_e4m3"))
+    assert texts(S.set_format(fp8, "float32").variants) == tuple(sum_defaults("float32"))
+    mine = S.set_format(S.select_variants(fp8, ["sequential"]), "float32")
+    assert texts(mine.variants) == ("sequential",)
+
+
 def test_add_and_remove_variants():
     s = S.initial(op="dot", variants=["pairwise"])
     s = S.add_variant(s, "sequential+fma")

@@ -442,14 +442,22 @@ def _reset_for_op(state: State, op: str, formats: dict) -> State:
 
 
 def set_format(state: State, fmt, formats: dict | None = None) -> State:
-    """A new format: the variants offered with it, the selection kept where still offered.
-    With your arrays (``formats``: their formats by name) the format is theirs: another one
-    is a ValueError saying so."""
+    """A new format: the variants offered with it, the selection kept where still offered;
+    the old format's defaults, untouched, become the new one's (float32, FP8 and back to
+    float32 selects float32's five again, not FP8's two). With your arrays (``formats``: their
+    formats by name) the format is theirs: another one is a ValueError saying so."""
     checks.choice("format", fmt, get_op(state.op).formats(), f"{state.op} takes")
     theirs = _data_format(state, formats or {})
     if theirs is not None and fmt != theirs:
         raise ValueError(f"format {fmt}: your arrays are {theirs}, and the format is theirs")
-    return with_variants(state.set(format=fmt), None)
+    return _to_format(state, fmt)
+
+
+def _to_format(state: State, fmt: str) -> State:
+    defaults = get_op(state.op).defaults_for
+    kept = list(state.variants) == _own_variants(state, defaults(state.format))
+    state = state.set(format=fmt)
+    return with_variants(state, _own_variants(state, defaults(fmt)) if kept else None)
 
 
 def add_variant(state: State, spec: str) -> State:
@@ -548,11 +556,9 @@ def set_observed(state: State, names) -> State:
 
 def follow_data_format(state: State, formats: dict) -> State:
     """With your arrays the format is theirs (the first chosen input's that has one), and the
-    variants offered are those of that format."""
+    variants offered are those of that format (as :func:`set_format` chooses them)."""
     fmt = _data_format(state, formats)
-    if fmt is None or fmt == state.format:
-        return state
-    return with_variants(state.set(format=fmt), None)
+    return state if fmt is None or fmt == state.format else _to_format(state, fmt)
 
 
 def _data_format(state: State, formats: dict) -> str | None:
