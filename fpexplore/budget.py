@@ -199,7 +199,8 @@ def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
     if bad:
         raise ValueError(f"unknown factor(s) {sorted(bad)}; factors: {', '.join(FACTORS)}")
     products = reduction(op).products
-    inputs = tuple(inputs) if products or isinstance(inputs, tuple) else (inputs,)
+    listed = isinstance(inputs, tuple) or (products and isinstance(inputs, list))
+    inputs = tuple(inputs) if listed else (inputs,)  # (one array for a dot: one input)
     if len(inputs) != 1 + products:
         raise ValueError(
             f"difference_budget({checks.shown(op)}) takes "

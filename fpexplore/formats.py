@@ -400,9 +400,32 @@ def as_array(x, what: str) -> np.ndarray:
     return arr
 
 
+def _numbers(x, what: str) -> np.ndarray:
+    """:func:`as_array`, where Python numbers NumPy keeps as objects (ints beyond int64:
+    2**64) are the float64s they are exactly; a TypeError naming ``what`` for an int float64
+    does not hold (10**400) and for what is not numbers (None, a generator, Fractions)."""
+    arr = as_array(x, what)
+    if arr.dtype != object or isinstance(x, np.ndarray):
+        return arr
+    values = arr.reshape(-1).tolist()
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        raise TypeError(
+            f"{what}: expected floats, ints or an array of them, got {checks.shown(x)} "
+            "(exact rationals: round them first with fpx.as_format(x, fmt))"
+        )
+    for v in values:
+        if isinstance(v, int) and (v.bit_length() > 1024 or _inexact_int(v)):
+            big = f"of {v.bit_length()} bits" if v.bit_length() > 200 else str(v)
+            raise TypeError(
+                f"{what}: the integer {big}{_in_list(x)} is not exactly a float64; pass a "
+                "float or an array of a format that holds it"
+            )
+    return np.array(values, dtype=np.float64).reshape(arr.shape)
+
+
 def float_array(x) -> tuple[np.ndarray, FormatInfo]:
     refuse_masked(x, "fpexplore")
-    arr = native(as_array(x, "fpexplore"))
+    arr = native(_numbers(x, "fpexplore"))
     _refuse_rounded_ints(x, arr, "fpexplore")
     if arr.dtype in _BY_DTYPE:
         return arr, _BY_DTYPE[arr.dtype]
@@ -674,10 +697,8 @@ def _weak_array(x, what: str) -> np.ndarray | None:
         raise TypeError(f"{what}: boolean input is not a floating-point number")
     if isinstance(x, np.generic):  # np.float64 subclasses float but has a format
         return None
-    if isinstance(x, (float, int)):
-        return np.asarray(x)
-    if isinstance(x, (list, tuple)):
-        arr = as_array(x, what)
+    if isinstance(x, (float, int, list, tuple)):
+        arr = _numbers(x, what)
         if arr.dtype == np.float64 or arr.dtype.kind in "iu":
             return arr
     return None
@@ -691,15 +712,25 @@ def _inexact_int(v) -> bool:
 
 
 def _refuse_rounded_ints(x, arr: np.ndarray, what: str) -> None:
-    """TypeError where NumPy rounded an int of the list ``x`` to make the float64 ``arr``."""
-    if not isinstance(x, (list, tuple)) or arr.dtype != np.float64:
+    """TypeError where NumPy rounded an int of the list ``x`` to make the float64 ``arr``, or
+    where an integer array ``arr`` holds one that float64 does not (2**53 + 1; 2**53 is
+    one)."""
+    if arr.dtype.kind in "iu":
+        values = arr[np.abs(arr.astype(np.float64)) >= 2**53].tolist()
+    elif isinstance(x, (list, tuple)) and arr.dtype == np.float64:
+        values = np.asarray(x, dtype=object).reshape(-1)
+    else:
         return
-    for v in np.asarray(x, dtype=object).reshape(-1):
+    for v in values:
         if _inexact_int(v):
             raise TypeError(
-                f"{what}: the integer {v} in the list is not exactly a float64 (NumPy would "
+                f"{what}: the integer {v}{_in_list(x)} is not exactly a float64 (NumPy would "
                 "round it); pass an array of a format that holds it, or a float"
             )
+
+
+def _in_list(x) -> str:
+    return " in the list" if isinstance(x, (list, tuple)) else ""
 
 
 def coerce(
@@ -723,17 +754,11 @@ def coerce(
         weak = _weak_array(x, one)
         if weak is not None:
             _refuse_rounded_ints(x, weak, one)
-            if (
-                weak.dtype.kind in "iu"
-                and weak.size
-                and np.max(np.abs(weak.astype(np.float64))) >= 2**53
-            ):
-                raise TypeError(f"{one}: integer input too large to be exact in float64")
             if weak.dtype.kind not in "iuf":
                 raise TypeError(f"{one}: unsupported input {checks.shown(x)}")
             prepared.append((weak, True))
             continue
-        arr = native(as_array(x, one))
+        arr = native(_numbers(x, one))
         info = _BY_DTYPE.get(arr.dtype)
         if info is None:
             raise TypeError(f"{one}: {_unsupported_dtype(arr.dtype)}")

@@ -756,3 +756,42 @@ def test_exact_infinities_and_huge_values_in_the_rounding_modes():
     for v in (2**1030, Fraction(10**400), Decimal("1e400")):
         assert float(fpx.as_format(v, "tf32-truncate")) == top
     assert float(fpx.as_format(-(3**700), "tf32-truncate")) == -top
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda v: fpx.exact_sum(v),
+        lambda v: fpx.sum(v, "sequential"),
+        lambda v: fpx.exact_dot(v, [1.0] * len(v)),
+        lambda v: fpx.dot(v, [1.0] * len(v), "sequential"),
+    ],
+)
+def test_python_ints_float64_holds_are_taken_whatever_their_size(call):
+    """Pass 14: [2**53], [2**62], [2**63] and [2**64] are float64 values exactly, yet an
+    all-int list from 2**53 up was refused as "too large to be exact in float64", and one
+    past int64 (2**64: NumPy keeps it as an object) as "object arrays are not supported".
+    They are taken; an int float64 does not hold is refused naming it, and what is not
+    numbers names what it got. The oracle: Fraction of the Python ints."""
+    for ints in ([2**53], [2**62, 2**62], [-(2**63)], [2**64, 3 * 2**70]):
+        assert float(call(ints)) == float(sum(Fraction(v) for v in ints)), ints
+    for bad, shown in ((2**53 + 1, "9007199254740993"), (2**64 + 1, "18446744073709551617")):
+        with pytest.raises(TypeError, match=f"the integer {shown} in the list is not exactly"):
+            call([bad])
+    with pytest.raises(TypeError, match="the integer of 1329 bits in the list is not exactly"):
+        call([10**400])
+
+
+def test_what_is_not_numbers_is_named():
+    """None, a generator and Fractions read as NumPy object arrays: the message said "object
+    arrays are not supported" of inputs that were none (pass 14)."""
+    for x, shown in (
+        (None, "got None"),
+        ((v for v in [0.1]), "got <generator"),
+        ([Fraction(1, 3)], r"got \[Fraction\(1, 3\)\]"),
+    ):
+        with pytest.raises(
+            TypeError, match=f"exact_sum: expected floats, ints or an array of them, {shown}"
+        ):
+            fpx.exact_sum(x)
+    assert float(fpx.as_format([Fraction(1, 3)], "float64")[0]) == 1 / 3  # (its rationals)

@@ -452,6 +452,21 @@ def test_messages_name_what_they_are_about_round_two():
         fpx.difference_budget(x, "sequential", "sequentail", "sum")
     with pytest.raises(ValueError, match="difference_budget: start: .*no parameter 'blok'"):
         fpx.difference_budget(x, "blocked(blok=3)", "sequential", "sum")
+    # a dot given one array of 100: "takes two arrays as inputs, got 100" (pass 14)
+    with pytest.raises(ValueError, match=r"difference_budget\('dot'\) takes two arrays .* got 1$"):
+        fpx.difference_budget(np.ones(100, np.float32), "sequential", "pairwise", "dot")
+
+
+def test_a_custom_accumulator_dot_of_inf_and_zero_warns_nothing():
+    """inf * 0 in a dot accumulated in an fpx.format format is NaN, the dot's own answer; it
+    also leaked NumPy's "invalid value encountered in multiply" (pass 14)."""
+    fpx.format(3, 2, name="tiny_p14")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = fpx.dot(
+            np.array([100.0, 0.0]), np.array([0.0, 1.0]), "sequential", accumulate="tiny_p14"
+        )
+    assert np.isnan(got)  # 100 overflows tiny_p14 (max 7) to inf; inf * 0 is NaN
 
 
 def test_generate_names_n_when_the_values_do_not_fit_in_memory():

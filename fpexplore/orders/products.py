@@ -139,7 +139,8 @@ def dot(
     if (acc := rounded_accumulator(accumulate, spec, "dot", fused)) is not None:
         ar = arith(acc)
         X, Y = to_storage(a, ar), to_storage(b, ar)
-        terms = np.asarray(as_format(X * Y, acc), dtype=np.float64)  # (X * Y is exact)
+        with np.errstate(invalid="ignore"):  # (inf * 0: NaN, the sum's own)
+            terms = np.asarray(as_format(X * Y, acc), dtype=np.float64)  # (X * Y is exact)
         return finish(run_rounded(spec, terms, ar, p, "nearest_even", None), info)
     ar = arith(accumulator(accumulate, info, spec))
     if spec.literal_products:
