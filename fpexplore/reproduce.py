@@ -145,7 +145,13 @@ def _chosen(comparison, variant) -> tuple:
                 f"several variants of order {variant!r} in this comparison: "
                 f"{', '.join(k[0] for k in emulated)}; name one"
             )
-    if not emulated and variant is not None and any(k[0] == variant for k in specs):
+    if not emulated and variant is not None and specs.get((variant, "emulated")) is not None:
+        if (name := specs[(variant, "emulated")].name) not in sources:
+            raise ValueError(
+                f"variant {variant!r}: the reproducer writes the orders {', '.join(sources)} "
+                f"in plain NumPy, not {name}; such variants here: "
+                f"{', '.join(k[0] for k in plain) or 'none'}"
+            )
         raise ValueError(
             f"variant {variant!r} sets more than the block size (an accumulator, fma, an input "
             "rounding or another parameter): the reproducer writes an order with no setting "

@@ -309,6 +309,10 @@ def test_reproducer_takes_a_variant_with_its_block_size(tmp_path):
         reproduce.reproducer(cmp, "sequential+fma")
     with pytest.raises(ValueError, match="no emulated variant of the orders .* named 'kahan'"):
         reproduce.reproducer(cmp, "kahan")  # (not in the comparison at all)
+    # in the comparison, an order the scripts do not write: it was "sets more than the block
+    # size", of a kahan that sets nothing (pass 14)
+    with pytest.raises(ValueError, match="variant 'kahan': the reproducer writes the orders "):
+        reproduce.reproducer(fpx.compare("sum", n=100, variants=["kahan"]), "kahan")
     two = fpx.compare("sum", n=1000, variants=["tree(block=256)", "tree(block=64)"])
     with pytest.raises(ValueError, match="several variants of order 'tree'"):
         reproduce.reproducer(two, "tree")

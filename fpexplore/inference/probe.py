@@ -52,8 +52,14 @@ class _Caller:
 
     def __call__(self, arrays: tuple) -> np.ndarray:
         self.calls += 1
-        with np.errstate(all="ignore"):
-            out = np.asarray(self.fn(*(a.copy() for a in arrays)))
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(self.fn(*(a.copy() for a in arrays)))
+        except Exception as e:  # the user's own error, with how explain called fn (3.11+)
+            if hasattr(e, "add_note"):
+                shapes = " and ".join(f"{a.dtype} {a.shape}" for a in arrays)
+                e.add_note(f"fpx.explain called fn with {len(arrays)} array(s): {shapes}")
+            raise
         try:
             format_info(out.dtype)
         except (TypeError, ValueError):
