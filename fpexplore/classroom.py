@@ -366,9 +366,10 @@ def summary(folder: str | os.PathLike = "answers") -> ClassSummary:
     Returns
     -------
     ClassSummary
-        ``table`` (pandas, a row per student and exercise: attempts, right, first_try, shown,
-        the last answer), ``exercises`` (a row per exercise: students, right, first-try rate,
-        shown) and ``figure`` (who answered what, and the first-try rate per exercise).
+        ``table`` (pandas, a row per student, exercise and seed: attempts, right, first_try,
+        shown, the last answer), ``exercises`` (a row per exercise and seed, another seed
+        being another question: students, right, first-try rate, shown) and ``figure`` (who
+        answered what, and the first-try rate per question).
     """
     from ._optional import require
 
@@ -390,10 +391,13 @@ def summary(folder: str | os.PathLike = "answers") -> ClassSummary:
         warnings.warn(f"fpx.lessons.summary: {damaged}; left out of the summary", stacklevel=2)
     order = {e.id: k for k, e in enumerate(exercises())}
     table = pd.DataFrame(rows)
+    table["seed"] = pd.array([r["seed"] for r in rows], dtype="Int64")  # (None: NA, not NaN)
     table["_order"] = table["exercise"].map(order).fillna(len(order))
-    table = table.sort_values(["_order", "student"], kind="stable").drop(columns="_order")
-    table = table.reset_index(drop=True)
-    per = table.groupby(["lesson", "exercise"], sort=False).agg(
+    table = table.sort_values(["_order", "seed", "student"], kind="stable", na_position="first")
+    table = table.drop(columns="_order").reset_index(drop=True)
+    # an exercise at another seed is another question (homework): one row each, so a
+    # student who answered both counts once in each (they were counted twice in one)
+    per = table.groupby(["lesson", "exercise", "seed"], sort=False, dropna=False).agg(
         students=("student", "nunique"),
         right=("right", "sum"),
         first_try=("first_try", "sum"),
@@ -406,15 +410,24 @@ def summary(folder: str | os.PathLike = "answers") -> ClassSummary:
     return ClassSummary(table, per, fig)
 
 
+def _question(row) -> tuple:
+    """(exercise, seed: an int or None) of a row of the summary's tables."""
+    try:
+        return row["exercise"], int(row["seed"])
+    except (TypeError, ValueError):  # (pandas' NA, None)
+        return row["exercise"], None
+
+
 def _draw_summary(fig, table, per) -> None:
     from matplotlib.colors import ListedColormap
 
     grid, bars = fig.subplots(1, 2, width_ratios=[3, 2])
     students = sorted(table["student"].unique())
-    ids = list(per["exercise"])
+    keys = [_question(r) for _, r in per.iterrows()]
+    ids = [e if s is None else f"{e} (seed {s})" for e, s in keys]
     cells = [[float("nan")] * len(ids) for _ in students]
     for _, r in table.iterrows():
-        cells[students.index(r["student"])][ids.index(r["exercise"])] = _state(r)
+        cells[students.index(r["student"])][keys.index(_question(r))] = _state(r)
     grid.imshow(cells, cmap=ListedColormap(_STATE_COLORS), vmin=-0.5, vmax=3.5, aspect="auto")
     grid.set_xticks(range(len(ids)), ids, rotation=60, ha="right", fontsize=7)
     grid.set_yticks(range(len(students)), students, fontsize=7)

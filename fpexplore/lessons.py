@@ -45,6 +45,7 @@ from .teaching import (
     parse_number,
     sum_steps,
 )
+from .userformat import user_names
 
 __all__ = [
     "BitInspector",
@@ -525,6 +526,8 @@ class BitInspector(W.VBox):
 
     def __init__(self, value="0.1", fmt: str = "float32"):
         fmt = fmt.name if isinstance(fmt, FormatInfo) else fmt  # (what fpx.format returns)
+        if isinstance(fmt, str) and fmt in user_names() and fmt not in bit_formats():
+            bit_fields(0, fmt)  # (its own reason: no IEEE layout)
         checks.choice("format", fmt, bit_formats())
         self.format = W.Dropdown(options=list(bit_formats()), value=fmt, description="format")
         self.value_box = W.Text(description="value", continuous_update=False)
@@ -690,8 +693,9 @@ class BitInspector(W.VBox):
         self._build_buttons()
         try:
             self.set_value(old)
-        except (ValueError, TypeError) as e:  # pragma: no cover - every value rounds
-            self._error(e)
+        except ValueError as e:  # NaN, in FP6 or FP4: +0 shown (not the old format's bits)
+            self.set_bits(0)
+            self._error(ValueError(f"{e}; the old value was NaN, +0 is shown"))
 
 
 def bit_inspector(value="0.1", fmt: str = "float32") -> BitInspector:

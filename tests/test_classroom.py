@@ -96,6 +96,27 @@ def test_a_class_of_files_and_a_changed_name(tmp_path):
     assert not ex.solved and ex.entry.value == ""
 
 
+def test_an_exercise_at_another_seed_is_another_question(tmp_path):
+    """Ada answered ulp-float32 in class and again as homework (seed=7), Bob in class,
+    wrongly: the summary said 2 students, 2 right, a first-try rate of 1.0 for one row, as
+    it grouped by exercise and counted Ada's two rows (pass 14). Each (exercise, seed) is a
+    row: in class 2 students, 1 right; the homework 1 of 1."""
+    for name, seeds in (("Ada", (None, 7)), ("Bob", (None,))):
+        classroom._SHEETS.clear()
+        fpx.lessons.answers("01", folder=tmp_path / name, student=name)
+        for seed in seeds:
+            ex = fpx.exercise("ulp-float32", seed=seed)
+            _answer(ex, ex.exercise.answer_text() if name == "Ada" else "1")
+    s = fpx.lessons.summary(tmp_path)
+    per = s.exercises
+    assert per["seed"].isna().tolist() == [True, False] and per["seed"][1] == 7
+    assert per[["students", "right", "first_try"]].values.tolist() == [[2, 1, 1], [1, 1, 1]]
+    assert per["first_try_rate"].tolist() == [0.5, 1.0]
+    assert s.table["seed"].dtype.name == "Int64"  # (7, not 7.0)
+    ticks = [t.get_text() for t in s.figure.axes[0].get_xticklabels()]
+    assert ticks == ["ulp-float32", "ulp-float32 (seed 7)"]
+
+
 def test_summary_says_when_the_answer_was_shown_before_any(tmp_path):
     """A student who pressed "show answer" and checked nothing has no answer of their own:
     the summary says so in words (it showed NaN); one who checked after looking keeps what

@@ -216,6 +216,39 @@ def test_bit_inspector_keeps_the_value_across_formats():
     assert app.hex_box.value == "0x3c" and "1.5" in app.info.value
 
 
+def test_bit_inspector_from_nan_to_a_format_without_nan_shows_zero_and_says_why():
+    """65504 in float16 to E4M3 is NaN; then FP4 (no NaN): the buttons were FP4's, all off,
+    while the hex box said 0x7f, the value nan, and .fields E4M3's (pass 14). Now every part
+    shows FP4's +0 and the message says why."""
+    app = fpx.lessons.bit_inspector("65504", "float16")
+    app.format.value = "float8_e4m3"
+    assert app.hex_box.value == "0x7f" and app.value_box.value == "nan"
+    app.format.value = "float4_e2m1"
+    assert len(app.bit_buttons) == 4 and app.bits == 0 and app.hex_box.value == "0x0"
+    assert app.value_box.value == "0.0" and app.fields["width"] == 4 and app.value == 0
+    assert "float4_e2m1 has no NaN" in app.message.value and "+0 is shown" in app.message.value
+    app.value_box.value = "1.5"  # it works on, the message gone
+    assert app.hex_box.value == "0x3" and not app.message.value
+
+
+def test_bit_inspector_names_what_it_refuses():
+    """A list or a 1-element array raised NumPy's "only 0-dimensional arrays can be
+    converted"; an fpx.format format without IEEE's layout was "unknown format" where the
+    package has its reason (pass 14)."""
+    from fpexplore.userformat import _forget
+
+    for value in ([1.0], np.array([1.0])):
+        with pytest.raises(TypeError, match="value must be one number"):
+            fpx.lessons.bit_inspector(value)
+    assert fpx.lessons.bit_inspector(np.array(1.5)).hex_box.value == "0x3fc00000"  # (0-d)
+    fpx.format(11, 15, subnormals=False, name="nosub_t")
+    try:
+        with pytest.raises(ValueError, match="'nosub_t' .* has no IEEE bit layout"):
+            fpx.lessons.bit_inspector("1", "nosub_t")
+    finally:
+        _forget("nosub_t")
+
+
 def test_bit_inspector_shows_the_value_in_full_and_keeps_exact_typing():
     """float16(0.1) is 0.0999755859375, not "0.1"; a typed 65504 stays 65504 (not 6.55e+04)
     where the format holds it exactly; an inexact one shows what the bits hold."""

@@ -460,12 +460,17 @@ def test_messages_name_what_they_are_about_round_two():
 def test_a_custom_accumulator_dot_of_inf_and_zero_warns_nothing():
     """inf * 0 in a dot accumulated in an fpx.format format is NaN, the dot's own answer; it
     also leaked NumPy's "invalid value encountered in multiply" (pass 14)."""
+    from fpexplore.userformat import _forget
+
     fpx.format(3, 2, name="tiny_p14")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = fpx.dot(
-            np.array([100.0, 0.0]), np.array([0.0, 1.0]), "sequential", accumulate="tiny_p14"
-        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = fpx.dot(
+                np.array([100.0, 0.0]), np.array([0.0, 1.0]), "sequential", accumulate="tiny_p14"
+            )
+    finally:
+        _forget("tiny_p14")
     assert np.isnan(got)  # 100 overflows tiny_p14 (max 7) to inf; inf * 0 is NaN
 
 

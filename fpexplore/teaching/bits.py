@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 import ml_dtypes
+import numpy as np
 
 from .. import checks
 from .._registry import SMALL_DTYPES
@@ -117,6 +118,8 @@ def bits_of(value, fmt: str) -> int:
     lay = _layout(fmt)
     if isinstance(value, (str, Fraction, Decimal, int)) and not isinstance(value, bool):
         v = float(rounded(parse_number(value), fmt))
+    elif np.ndim(value) != 0:
+        raise TypeError(f"value must be one number (or its text), got {checks.shown(value)}")
     else:
         v = float(as_format(value, fmt))
     negative = lay.signed and math.copysign(1.0, v) < 0
