@@ -413,13 +413,7 @@ def _numbers(x, what: str) -> np.ndarray:
             f"{what}: expected floats, ints or an array of them, got {checks.shown(x)} "
             "(exact rationals: round them first with fpx.as_format(x, fmt))"
         )
-    for v in values:
-        if isinstance(v, int) and (v.bit_length() > 1024 or _inexact_int(v)):
-            big = f"of {v.bit_length()} bits" if v.bit_length() > 200 else str(v)
-            raise TypeError(
-                f"{what}: the integer {big}{_in_list(x)} is not exactly a float64; pass a "
-                "float or an array of a format that holds it"
-            )
+    _refuse_rounded_ints(x, arr, what)
     return np.array(values, dtype=np.float64).reshape(arr.shape)
 
 
@@ -708,7 +702,7 @@ def _inexact_int(v) -> bool:
     """An integer (Python's or NumPy's, not a bool) that float64 does not hold exactly."""
     if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
         return False
-    return int(float(v)) != int(v)
+    return int(v).bit_length() > 1024 or int(float(v)) != int(v)
 
 
 def _refuse_rounded_ints(x, arr: np.ndarray, what: str) -> None:
@@ -717,20 +711,18 @@ def _refuse_rounded_ints(x, arr: np.ndarray, what: str) -> None:
     one)."""
     if arr.dtype.kind in "iu":
         values = arr[np.abs(arr.astype(np.float64)) >= 2**53].tolist()
-    elif isinstance(x, (list, tuple)) and arr.dtype == np.float64:
+    elif arr.dtype == object or (isinstance(x, (list, tuple)) and arr.dtype == np.float64):
         values = np.asarray(x, dtype=object).reshape(-1)
     else:
         return
     for v in values:
         if _inexact_int(v):
+            big = f"of {int(v).bit_length()} bits" if abs(v) > 2**200 else v
+            where = " in the list" if isinstance(x, (list, tuple)) else ""
             raise TypeError(
-                f"{what}: the integer {v}{_in_list(x)} is not exactly a float64 (NumPy would "
-                "round it); pass an array of a format that holds it, or a float"
+                f"{what}: the integer {big}{where} is not exactly a float64; pass an array "
+                "of a format that holds it, or a float"
             )
-
-
-def _in_list(x) -> str:
-    return " in the list" if isinstance(x, (list, tuple)) else ""
 
 
 def coerce(
