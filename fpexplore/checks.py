@@ -114,8 +114,9 @@ def seed(value, name: str = "seed") -> int:
 
 
 def choice(name: str, value, valid, listed: str = "valid"):
-    """``value`` if it is one of ``valid``; else ValueError listing the valid ones after
-    ``listed`` (TypeError for a value that cannot be one: unhashable, or an array)."""
+    """The one of ``valid`` that ``value`` equals (np.dtype("float16") is "float16"); else
+    ValueError listing the valid ones after ``listed`` (TypeError for a value that cannot be
+    one: unhashable, or an array)."""
     try:
         ok = bool(value in valid)
     except (TypeError, ValueError):  # (an array's `in` asks for its truth value)
@@ -124,7 +125,7 @@ def choice(name: str, value, valid, listed: str = "valid"):
         ) from None
     if not ok:
         raise ValueError(f"unknown {name} {shown(value)}; {listed}: {', '.join(map(str, valid))}")
-    return value
+    return next(v for v in valid if v == value)
 
 
 def choice_check(name: str, options) -> Callable:

@@ -70,23 +70,27 @@ COMPARE_ARGUMENTS = frozenset(
 )
 
 
-def check_op_params(op: str, variants, fmt: str | None, op_params: dict) -> None:
+def check_op_params(
+    op: str, variants, fmt: str | None, op_params: dict, caller=("fpx.compare", COMPARE_ARGUMENTS)
+) -> None:
     """compare()'s op parameters checked before anything runs: each value as a setting of
     the variants that take it (:func:`~fpexplore.spec.check_spec`'s ValueError) or as the op
     checks its own (cdist's ``d``: :meth:`OpSpec.checked_keywords`), a keyword that neither
-    the op nor these variants take compare's TypeError."""
+    the op nor these variants take a TypeError naming ``caller`` (its name, its own
+    keywords)."""
     specs = parse_variants(op, variants, fmt)
-    _refuse_untaken(get_op(op), specs, get_op(op).checked_keywords(op_params))
+    _refuse_untaken(get_op(op), specs, get_op(op).checked_keywords(op_params), caller)
     for spec in specs:
         keys = keywords_of(spec, op, op_params.get("order"))
         check_spec(with_keywords(spec, {k: v for k, v in op_params.items() if k in keys}), op)
 
 
-def _refuse_untaken(op_spec, specs: list, op_params: dict) -> None:
+def _refuse_untaken(op_spec, specs: list, op_params: dict, caller=None) -> None:
     """TypeError naming a keyword that neither the op nor any of these variants takes."""
+    function, own = caller or ("fpx.compare", COMPARE_ARGUMENTS)
     order = op_params.get("order")
     taken = set(op_spec.keywords).union(*(keywords_of(s, op_spec.name, order) for s in specs))
-    checks.refuse_unknown("fpx.compare", set(op_params) - taken, COMPARE_ARGUMENTS | taken)
+    checks.refuse_unknown(function, set(op_params) - taken, own | taken)
 
 
 class Default:
@@ -255,7 +259,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
     format = "float32" if format is None else format
     distribution = Default.value_of(distribution)
     seed = Default.value_of(seed)
-    checks.choice("format", format, op_spec.formats(), f"{op_spec.name} takes")
+    format = checks.choice("format", format, op_spec.formats(), f"{op_spec.name} takes")
     _check("distribution", distribution, DISTRIBUTIONS)
     checks.seed(seed)
     return None, format, n, distribution, seed
@@ -415,6 +419,9 @@ def sweep(
             f"runs; at most {MAX_SWEEP_RUNS}"
         )
     op_spec = get_op(op)
+    format = checks.choice(
+        "format", format, op_spec.formats(), f"{op} takes"
+    )  # (a dtype: its name)
     for s in sizes:
         op_spec.check_size(s, format)
     runs = len(sizes) * len(seed_list)

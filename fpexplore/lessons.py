@@ -429,7 +429,7 @@ class StepSum(W.VBox):
         self.figure = W.Image(format="png", layout=W.Layout(width=STEP_FIGURE_PX, max_width="100%"))
         self.table = W.HTML(layout=W.Layout(flex="1 1 300px", max_width="460px"))
         self.message = W.HTML()
-        self.trace = None
+        self.trace, self._busy = None, False
         wrap = W.Layout(flex_flow="row wrap", align_items="flex-start")
         super().__init__(
             [
@@ -450,13 +450,22 @@ class StepSum(W.VBox):
         return f"fpx.sum(x, {self.order.value!r}{extra})"
 
     def _retrace(self, _change=None) -> None:
-        self.block.layout.display = None if self.order.value == "tree" else "none"
+        if self._busy:
+            return
         params = {"block": self.block.value} if self.order.value == "tree" else {}
         try:
             self.trace = sum_steps(self.x, self.order.value, **params)
-        except Exception as e:
-            self.message.value = _box(html.escape(str(e)), BAD, "fpx-error")
+        except Exception as e:  # the controls back to the sum shown, which the message names
+            self._busy = True
+            try:
+                self.order.value, self.block.value = self._shown
+            finally:
+                self._busy = False
+            said = f"{e} (still showing {self.call()})"
+            self.message.value = _box(html.escape(said), BAD, "fpx-error")
             return
+        self._shown = (self.order.value, self.block.value)
+        self.block.layout.display = None if self.order.value == "tree" else "none"
         self.message.value = ""
         n = len(self.trace.steps)
         with self.step.hold_trait_notifications():

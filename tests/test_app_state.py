@@ -300,3 +300,13 @@ def test_the_state_functions_keep_each_name_once_and_name_what_they_refuse():
     assert S.nearest_size(10**400) == S.SIZES[-1]
     with pytest.raises(TypeError, match="preset must be one of"):
         S.apply_preset(s, ["x"])
+
+
+def test_a_library_backend_not_installed_is_said_so():
+    """explorer(backends=["torch"]) without torch was "unknown backend 'torch'; valid: numpy,
+    emulated, cupy, replay", where compare says it is not installed (pass 14)."""
+    with pytest.raises(ValueError, match=r"backend 'torch': torch is not installed \(pip install"):
+        S.initial(backends=("torch",), installed=())
+    assert S.initial(backends=("torch",), installed=("torch",)).backends == ("torch",)
+    with pytest.raises(ValueError, match="unknown backend 'tourch'"):
+        S.initial(backends=("tourch",), installed=())

@@ -819,3 +819,17 @@ def test_a_heatmap_of_scalar_results_names_the_kind():
     cmp = fpx.compare("sum", n=50, variants=["sequential"])
     with pytest.raises(ValueError, match="kind='heatmap' needs matrix results"):
         cmp.plot("heatmap")
+
+
+def test_a_dtype_given_for_format_is_its_name():
+    """compare(format=np.dtype("float16")) kept the dtype: .format, the table's column and
+    the snippet (format=dtype('float16'), a NameError when run) held it (pass 14)."""
+    c = fpx.compare("sum", n=50, format=np.dtype("float16"))
+    assert type(c.format) is str and c.format == "float16"
+    assert set(c.table["format"]) == {"float16"} and "dtype(" not in c.snippet()
+    assert (
+        c.table["value"].tolist()
+        == fpx.compare("sum", n=50, format="float16").table["value"].tolist()
+    )
+    s = fpx.sweep("sum", sizes=[10, 20], format=np.dtype("float16"), progress=False)
+    assert type(s.format) is str and s.format == "float16"

@@ -162,6 +162,22 @@ def test_step_sum_error_panel_shows_the_steps_done_only():
     assert len(limits) == 1  # the same axis at every step
 
 
+def test_step_sum_keeps_the_sum_shown_when_an_order_is_refused():
+    """Pairwise, then sequential (whose partial sums overflow float16): the dropdown and
+    call() said sequential while the trace, figure and table stayed pairwise's (pass 14). The
+    controls go back to the sum shown, the message says which, and the next order works."""
+    x = np.array([3e4, 3e4, 3e4, -3e4], np.float16)
+    w = fpx.lessons.step_sum(x, "pairwise")
+    shown = (w.trace, w.figure.value, w.table.value)
+    w.order.value = "sequential"
+    assert w.order.value == "pairwise" and w.call() == "fpx.sum(x, 'pairwise')"
+    assert (w.trace, w.figure.value, w.table.value) == shown
+    said = html.unescape(w.message.value)
+    assert "gives inf in float16" in said and "(still showing fpx.sum(x, 'pairwise'))" in said
+    w.order.value = "numpy"
+    assert w.message.value == "" and w.trace.result == fpx.sum(x, "numpy")
+
+
 def test_step_sum_checks_its_arguments():
     with pytest.raises(ValueError, match="unknown order"):
         fpx.lessons.step_sum(np.ones(4, np.float32), "kahan")

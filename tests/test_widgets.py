@@ -146,6 +146,36 @@ def test_a_redraw_clears_an_earlier_error_and_big_endian_observed_is_named():
     assert "observed rbe is big-endian (>f4): give it in this machine's byte order" in said
 
 
+def test_pass_14_explorer_findings():
+    """Pass 14: a misspelled keyword was "fpx.compare() got unexpected keyword argument",
+    listing compare's (inputs, which the explorer refuses) and not the explorer's own; a
+    dtype for format was kept as the dtype (its snippet, format=dtype('float16'), did not
+    run); your big-endian array was "is >f4; sum's formats are ... float32 (convert it, e.g.
+    x.astype(np.float32))"; a failed add stayed on screen after an add that changed
+    nothing."""
+    with pytest.raises(TypeError) as raised:
+        fpx.explorer(opp="sum")
+    said = str(raised.value)
+    assert said.startswith("fpx.explorer() got unexpected keyword argument 'opp'; it accepts: ")
+    accepts = said.split("it accepts: ")[1].split(", ")
+    assert {"namespace", "link", "view", "variants", "block"} <= set(accepts)
+    assert "inputs" not in accepts and "progress" not in accepts
+    app = fpx.explorer(format=np.dtype("float16"), n=100)
+    assert app.state.format == "float16" and type(app.state.format) is str
+    assert "fpx.compare('sum', format='float16', n=100" in app.snippet.value
+    assert "dtype(" not in app.snippet.value
+    x = np.random.default_rng(1).random(100).astype(">f4")
+    app = fpx.explorer(source="arrays", namespace={"x": x})
+    said = html.unescape(app.message.value)
+    assert "x = x is big-endian (>f4): NumPy reduces such an array" in said
+    assert "x.astype('<f4')" in said and "convert it, e.g." not in said
+    app = fpx.explorer(n=1000)
+    app.add_variant("sequential(block=64)")
+    assert "has no parameter" in html.unescape(app.message.value)
+    app.add_variant("pairwise")  # already selected: nothing changes, nothing failed
+    assert app.message.value == ""
+
+
 def test_no_gpu_banner():
     if fpx.backends()["cupy"].startswith("available"):
         pytest.skip("a GPU is present")

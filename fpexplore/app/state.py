@@ -26,7 +26,7 @@ from .. import checks
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import parse_variants
-from ..libspec import backend_libraries
+from ..libspec import LIBRARIES, backend_libraries
 from ..ops.opspec import Params
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
@@ -130,8 +130,7 @@ def _one_of(name: str, choices):
 
     def check(value):
         found = choices() if callable(choices) else choices
-        checks.choice(name, value, [c[1] if isinstance(c, tuple) else c for c in found])
-        return value
+        return checks.choice(name, value, [c[1] if isinstance(c, tuple) else c for c in found])
 
     return check
 
@@ -307,6 +306,8 @@ def initial(variants=None, installed=(), op_params=(), **values) -> State:
     checks.refuse_unknown("fpx.explorer", values, set(CONTROLS))
     given = {k: CONTROLS[k].check(v) for k, v in values.items() if k != "n" or v is not None}
     for b in given.get("backends", ()):
+        if b in backend_libraries() and b not in installed:  # (as compare says it)
+            raise ValueError(f"backend {b!r}: {b} is not installed ({LIBRARIES[b].install})")
         checks.choice("backend", b, BACKEND_CHOICES + tuple(installed))
     if variants is not None:
         variants = checks.name_list("variants", variants)

@@ -64,7 +64,9 @@ class Explorer(W.VBox):
         self.state = opened_on(state, self._formats(), given)
         op_params = dict(state.op_params)  # compare()'s op parameters (block=, accumulate=)
         # refused now, as compare() would refuse them, not later in the app
-        check_op_params(self.state.op, self.state.variants, self.state.format, op_params)
+        own = frozenset(CONTROLS) | {"variants", "link", "namespace"}
+        s = self.state
+        check_op_params(s.op, s.variants, s.format, op_params, ("fpx.explorer", own))
         self.op_params = op_params
         self._c = make_controls(self.state, installed)
         self._out = Output(self._c, self._arrays.code_of, self._arrays.uploaded)
@@ -73,7 +75,7 @@ class Explorer(W.VBox):
                 setattr(self, name, widget)
         super().__init__(arrange(self._c))
         self.add_class("fpx-explorer")
-        self._busy, self._log = False, ""
+        self._busy, self._log, self._failed = False, "", ""
         self._runner = Runner(self._c, self.op_params, self._done)
         self._wire()
         self._show(self.state)
@@ -152,10 +154,12 @@ class Explorer(W.VBox):
         try:
             new = transition(self.state)
         except Exception as e:
-            self.message.value = render.error_html(e)
+            self.message.value = self._failed = render.error_html(e)
             self._log = traceback.format_exc()
             self._show(self.state)
             return
+        if self.message.value == self._failed:  # (that change failed; this one did not)
+            self.message.value = ""
         old, self.state = self.state, new
         self._show(new)
         if recompute or computed_part(new) != computed_part(old):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..bits import hex_string, shortest_repr
 from ..explain import EXPLAINED_OPS
-from ..formats import FORMATS, format_info, holding, refuse_big_endian
+from ..formats import FORMATS, REDUCED_AS_NUMPY, format_info, holding, refuse_big_endian
 from ..ops.registry import get as get_op
 from ..results import int_text
 from .state import OBSERVED
@@ -112,6 +112,7 @@ def check_user_arrays(op: str, names: tuple, chosen: dict) -> dict:
         if not name or value is None:
             raise ValueError(f"{takes}: choose an array for {k}")
         a = value if isinstance(value, np.ndarray) else np.asarray(value)
+        refuse_big_endian(a, f"{takes}: {k} = {name}", name, REDUCED_AS_NUMPY)
         if format_of(a) not in get_op(op).formats():  # (None: no format of fpexplore's)
             raise ValueError(
                 f"{takes}: {k} = {name} is {a.dtype}; {op}'s formats are "

@@ -24,7 +24,15 @@ import numpy as np
 
 from .. import checks, machine
 from .._registry import SMALL_DTYPES
-from ..formats import FORMATS, FormatInfo, as_format, coerce, format_info, refuse_big_endian
+from ..formats import (
+    FORMATS,
+    REDUCED_AS_NUMPY,
+    FormatInfo,
+    as_format,
+    coerce,
+    format_info,
+    refuse_big_endian,
+)
 from ..held import held
 from .variant import Variant
 
@@ -148,14 +156,7 @@ def _user_arrays(op_spec, values: list, names: list, what: str) -> tuple[list, F
     """The user's input arrays in one format (:func:`fpexplore.formats.coerce`), or where the
     op takes them (sum, dot), as FP8, FP6 or FP4 arrays in ml_dtypes' type, kept as they are."""
     for k, v in zip(names, values):
-        refuse_big_endian(
-            v,
-            f"{what}: inputs[{k!r}]",
-            k,
-            ": NumPy reduces such an array through its cast buffer (np.sum in 8192-element "
-            "chunks), not as the same values in this machine's byte order, which fpexplore "
-            "computes on",
-        )
+        refuse_big_endian(v, f"{what}: inputs[{k!r}]", k, REDUCED_AS_NUMPY)
     small = held(values, what) if op_spec.formats() != FORMATS else None
     if small is not None:
         return [np.asarray(v) for v in values], format_info(small[1])
