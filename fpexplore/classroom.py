@@ -199,6 +199,8 @@ def answers(
         raise TypeError(f"folder must be a folder's path (str or Path), got {folder!r}")
     if student is not None and not isinstance(student, str):
         raise TypeError(f"student must be a name (str) or None, got {student!r}")
+    if student is not None and not student.strip():  # (no file, and no box asking either)
+        raise ValueError(f"student must be a name, got {student!r}; None: the box asks for it")
     path = Path(folder).expanduser().resolve()
     sheet = AnswerSheet(lesson, path, student or remembered_student(path))
     _SHEETS[lesson] = sheet

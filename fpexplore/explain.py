@@ -404,24 +404,29 @@ class _Explaining:
         return rows
 
     def _run_to_run_row(self, cause, decided: bool) -> dict:
-        if any(p.runs_differ for p in self.probed):
-            text = (
-                "fn gave two different results on the same inputs: the same code gives "
-                "another result on each run"
+        from .inference.space import factors
+
+        # each result reproduced by a configuration with no seed too (pass 14: the text said
+        # none was, beside the order row naming them)
+        fixed = all(
+            any(factors(c, self.in_fmt)["nondeterminism"] is None for g in ev.groups for c in g)
+            for ev in self.evidence.values()
+        )
+        text = (
+            "fn gave two different results on the same inputs: the same code gives another "
+            "result on each run"
+            if any(p.runs_differ for p in self.probed)
+            else f"{len(self.observed)} results of the same inputs all differ"
+            + (
+                ": draws of a run-to-run (atomic, scheduling-dependent) order give them, as "
+                "fixed orders do"
+                if fixed
+                else " and no fixed configuration reproduces them: a run-to-run (atomic, "
+                "scheduling-dependent) order"
             )
-        else:
-            n = len(self.observed)
-            text = (
-                f"{n} results of the same inputs all differ and no fixed configuration "
-                "reproduces them: a run-to-run (atomic, scheduling-dependent) order"
-            )
-        return {
-            "factor": "nondeterminism",
-            "share": 1.0,
-            "decided": decided,
-            "posterior": cause.posterior,
-            "evidence": text,
-        }
+        )
+        row = {"factor": "nondeterminism", "share": 1.0, "decided": decided}
+        return {**row, "posterior": cause.posterior, "evidence": text}
 
     def _unknown_evidence(self) -> str:
         missing = [k for k in self.pair if not self.evidence[k].groups]
@@ -696,6 +701,12 @@ def _evidence(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str
     if factor == "cast":
         return f"{_cast_text(ca, la, in_fmt)}; {_cast_text(cb, lb, in_fmt)}"
     if factor == "nondeterminism":
+        if None in (fa["nondeterminism"], fb["nondeterminism"]):  # (it read "seed None")
+            (ls, cs), (lf, cf) = ((la, ca), (lb, cb))[:: 1 if fb["nondeterminism"] is None else -1]
+            return (
+                f"{ls} is a draw of a run-to-run order ({cs}), {lf} the result of a fixed "
+                f"one ({cf}): one code gives both only where its order changes from run to run"
+            )
         seeds = f"{la}: seed {fa['nondeterminism']}, {lb}: seed {fb['nondeterminism']}"
         return (
             f"the results differ only in the seeded order of the block sums ({ca.spec.name}, "
@@ -766,13 +777,8 @@ def _shares(op, arrays, ca: Config, cb: Config, in_fmt: str) -> dict:
         arrays = tuple(np.asarray(as_format(a, ca.cast_format)) for a in arrays)
 
     def cfgdict(c):
-        return {
-            "order": c.spec.name,
-            "params": dict(c.spec.params),
-            "fma": c.spec.fma,
-            "accumulate": c.spec.accumulate,
-            "input_rounding": c.spec.input_rounding,
-        }
+        sp, keys = c.spec, ("fma", "accumulate", "input_rounding")
+        return {"order": sp.name, "params": dict(sp.params)} | {k: getattr(sp, k) for k in keys}
 
     try:
         bud = difference_budget(arrays, cfgdict(ca), cfgdict(cb), order_op(op), factors=_FACTORS)

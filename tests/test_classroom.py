@@ -141,6 +141,8 @@ def test_answers_check_their_arguments(tmp_path):
         fpx.lessons.answers("01", folder=3)
     with pytest.raises(TypeError, match="student"):
         fpx.lessons.answers("01", folder=tmp_path, student=7)
+    with pytest.raises(ValueError, match="student must be a name, got '   '"):
+        fpx.lessons.answers("01", folder=tmp_path, student="   ")  # (pass 14: a blank status)
     with pytest.raises(ValueError, match="no answers files"):
         fpx.lessons.summary(tmp_path)
     with pytest.raises(ValueError, match="not a folder"):

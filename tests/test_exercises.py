@@ -32,6 +32,13 @@ def test_at_least_twenty_exercises_four_per_lesson():
         if e.kind == "approx":  # a tolerance only where the question names it
             assert f"{e.tolerance:.0%}" in e.question
     assert [e.id for e in fpx.exercises(lesson=2)] == [e.id for e in exs if e.lesson == "02"]
+    # a lesson is read alike everywhere: "2" was refused here while answer_key took it, and
+    # NumPy's 2 the other way round (pass 14)
+    for same in ("2", " 2", np.int64(2), "02"):
+        assert [e.id for e in fpx.exercises(lesson=same)] == [e.id for e in fpx.exercises(lesson=2)]
+        assert teaching.lesson_number(same) == "02"
+    with pytest.raises(TypeError, match="lesson must be a lesson number"):
+        fpx.exercises(lesson=np.True_)
     with pytest.raises(ValueError, match="unknown lesson"):
         fpx.exercises(lesson="07")
     with pytest.raises(TypeError):

@@ -726,3 +726,21 @@ def test_results_below_the_normal_range_are_within_their_bound():
     assert r_seq != r_exact  # two results that differ, each a legitimate rounding
     e = fpx.explain("dot", (a, w), {"a": r_seq, "b": r_exact})
     assert e.table["within_bound"].all() and "exceeds" not in e.verdict, e.verdict
+
+
+def test_run_to_run_evidence_does_not_contradict_the_fixed_orders_found():
+    """A float32 loop against a float64 one (np.cumsum's last): nondeterminism's row said "no
+    fixed configuration reproduces them" beside the order row naming fixed orders that do,
+    and another pair read "acc32: seed None" (pass 14)."""
+    for seed in (0, 4):
+        x = np.random.default_rng(seed).standard_normal(1000).astype(np.float32)
+        res = {
+            "acc32": np.cumsum(x, dtype=np.float32)[-1],
+            "acc64": np.float32(np.cumsum(x, dtype=np.float64)[-1]),
+        }
+        e = fpx.explain("sum", x, res)
+        rows = e.causes.set_index("factor")["evidence"]
+        assert "computations tried give the value" in rows["order"]  # fixed orders found
+        said = " ".join(rows)
+        assert "no fixed configuration" not in said and "seed None" not in said, said
+        assert not e.causes["decided"].any()  # (order, accumulator or a run-to-run one)

@@ -1107,6 +1107,9 @@ def test_op_parameters_are_checked_without_running_compare(monkeypatch):
     with pytest.raises(ValueError, match="unknown accumulator 'float8'"):
         fpx.explorer(n=100, accumulate="float8")
     assert fpx.explorer(op="variance", n=100, ddof=1).op_params == {"ddof": 1}  # the op's own
+    app = fpx.explorer(n=100, variants=["tree"], block=64)
+    app.op.value = "dot"  # another op: its parameters go, and .op_params says so (pass 14)
+    assert app.state.op_params == () and app.op_params == {}
 
 
 def test_a_link_to_this_view_opens_the_same_view():

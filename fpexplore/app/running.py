@@ -36,7 +36,7 @@ class Runner:
     receives the outcome on the loop's thread, for the newest request only (``extra``: the
     observed results measured, where ``args`` carries ``observed``)."""
 
-    def __init__(self, c, op_params: dict, done) -> None:
+    def __init__(self, c, op_params, done) -> None:  # (op_params: the view's, when called)
         self._progress_widget, self._cancel, self._message = c.progress, c.cancel, c.message
         self._op_params, self._done = op_params, done
         self._generation = 0
@@ -45,7 +45,7 @@ class Runner:
 
     def _compiling(self, args: dict, fmt: str) -> bool:
         """Show "compiling kernels..." where the kernels of ``args`` are cold; True if so."""
-        note = compiling_note(args, args.get("format", fmt), self._op_params)
+        note = compiling_note(args, args.get("format", fmt), self._op_params())
         self._message.value = note or self._message.value
         return note is not None
 

@@ -67,7 +67,6 @@ class Explorer(W.VBox):
         own = frozenset(CONTROLS) | {"variants", "link", "namespace"}
         s = self.state
         check_op_params(s.op, s.variants, s.format, op_params, ("fpx.explorer", own))
-        self.op_params = op_params
         self._c = make_controls(self.state, installed)
         self._out = Output(self._c, self._arrays.code_of, self._arrays.uploaded)
         for name, widget in vars(self._c).items():
@@ -76,7 +75,7 @@ class Explorer(W.VBox):
         super().__init__(arrange(self._c))
         self.add_class("fpx-explorer")
         self._busy, self._log, self._failed = False, "", ""
-        self._runner = Runner(self._c, self.op_params, self._done)
+        self._runner = Runner(self._c, lambda: self.op_params, self._done)
         self._wire()
         self._show(self.state)
         try:
@@ -84,6 +83,12 @@ class Explorer(W.VBox):
         except ValueError:  # (your arrays not chosen yet: update() says so in the app)
             args = None
         self._runner.first(args, self.state.format, self.update)
+
+    @property
+    def op_params(self) -> dict:
+        """compare()'s op parameters of the view (block=, accumulate=): the state's (an op
+        change drops them)."""
+        return dict(self.state.op_params)
 
     @property
     def comparison(self):

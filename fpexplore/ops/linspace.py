@@ -91,12 +91,10 @@ class _Op:
 
     def cast(self, dt):
         dt = np.dtype(dt)
-        if self.weak:
-            return np.asarray(np.asarray(self.py, dtype=dt))
-        if self.arr.dtype == dt:
+        if self.arr.dtype == dt and not self.weak:
             return self.arr
-        with np.errstate(all="ignore"):
-            return self.arr.astype(dt)
+        with np.errstate(all="ignore"):  # (100000 in float16: inf, as NumPy's cast gives)
+            return np.asarray(np.asarray(self.py, dtype=dt)) if self.weak else self.arr.astype(dt)
 
 
 def _is_py(x) -> bool:

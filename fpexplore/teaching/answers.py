@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import checks
-from .exercise import LESSONS
+from .exercise import lesson_number
 
 __all__ = [
     "FILE_FORMAT",
@@ -35,16 +35,6 @@ NO_ANSWER_SHOWN = "none (answer shown)"
 FILE_FORMAT = "fpexplore answers 1"
 #: the file in an answers folder that remembers the last student name typed there
 STUDENT_FILE = "student.txt"
-
-
-def lesson_number(lesson) -> str:
-    """``"01"`` .. ``"05"`` from ``"01"``, ``"1"`` or 1 (a clear error naming ``lesson``)."""
-    if isinstance(lesson, bool):
-        raise TypeError(f"lesson must be a lesson number such as '01', got {lesson!r}")
-    if isinstance(lesson, int) or (isinstance(lesson, str) and lesson.strip().isdigit()):
-        lesson = f"{int(lesson):02d}"
-    checks.choice("lesson", lesson, tuple(LESSONS))
-    return lesson
 
 
 def _folder(folder) -> Path:

@@ -305,6 +305,18 @@ def get(id: str, seed=None) -> Exercise:
     return ex
 
 
+def lesson_number(lesson) -> str:
+    """``"01"`` .. ``"05"`` from ``"01"``, ``"1"``, 1 or NumPy's 1 (a clear error naming
+    ``lesson``): where a lesson enters, parsed once."""
+    if isinstance(lesson, (bool, np.bool_)):
+        raise TypeError(f"lesson must be a lesson number such as '01', got {lesson!r}")
+    if isinstance(lesson, (int, np.integer)) or (
+        isinstance(lesson, str) and lesson.strip().isdigit()
+    ):
+        lesson = f"{int(lesson):02d}"
+    return checks.choice("lesson", lesson, tuple(LESSONS))
+
+
 def exercises(lesson: str | int | None = None, seed: int | None = None) -> list[Exercise]:
     """The lessons' exercises, in lesson order.
 
@@ -321,9 +333,7 @@ def exercises(lesson: str | int | None = None, seed: int | None = None) -> list[
         Each with id, lesson, question, hint, choices, answer(), check(answer), explanation.
     """
     if lesson is not None:
-        if isinstance(lesson, (int, np.integer)) and not isinstance(lesson, bool):
-            lesson = f"{int(lesson):02d}"
-        checks.choice("lesson", lesson, tuple(LESSONS))
+        lesson = lesson_number(lesson)
     return [get(i, seed) for i, (les, _) in _DEFS.items() if lesson in (None, les)]
 
 
