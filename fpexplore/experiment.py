@@ -419,9 +419,7 @@ def sweep(
             f"runs; at most {MAX_SWEEP_RUNS}"
         )
     op_spec = get_op(op)
-    format = checks.choice(
-        "format", format, op_spec.formats(), f"{op} takes"
-    )  # (a dtype: its name)
+    format = checks.choice("format", format, op_spec.formats(), f"{op} takes")  # (a dtype's name)
     for s in sizes:
         op_spec.check_size(s, format)
     runs = len(sizes) * len(seed_list)

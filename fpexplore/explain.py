@@ -404,14 +404,7 @@ class _Explaining:
         return rows
 
     def _run_to_run_row(self, cause, decided: bool) -> dict:
-        from .inference.space import factors
-
-        # each result reproduced by a configuration with no seed too (pass 14: the text said
-        # none was, beside the order row naming them)
-        fixed = all(
-            any(factors(c, self.in_fmt)["nondeterminism"] is None for g in ev.groups for c in g)
-            for ev in self.evidence.values()
-        )
+        fixed = _fixed_reproduce(self.evidence, self.in_fmt)
         text = (
             "fn gave two different results on the same inputs: the same code gives another "
             "result on each run"
@@ -644,6 +637,17 @@ def _no_difference(ex) -> tuple | None:
         if far.any():
             beyond[k] = np.argwhere(far)
     return (f"{text} {_bug_verdict(ex, beyond)}" if beyond else text), False, beyond
+
+
+def _fixed_reproduce(evidence: dict, in_fmt: str) -> bool:
+    """Whether a configuration with no seed reproduces each result too (pass 14: the run-to-
+    run row said none did, beside the order row naming them)."""
+    from .inference.space import factors
+
+    return all(
+        any(factors(c, in_fmt)["nondeterminism"] is None for g in ev.groups for c in g)
+        for ev in evidence.values()
+    )
 
 
 def _same_values(observed: dict) -> bool:

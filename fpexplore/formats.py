@@ -205,13 +205,6 @@ def native(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-# why a big-endian array is refused where it would be reduced (compare's inputs, the app's)
-REDUCED_AS_NUMPY = (
-    ": NumPy reduces such an array through its cast buffer (np.sum in 8192-element chunks), "
-    "not as the same values in this machine's byte order, which fpexplore computes on"
-)
-
-
 def refuse_big_endian(arr, who: str, name: str, why: str = "") -> None:
     """A ValueError naming ``who`` where ``arr`` is a big-endian floating-point array, for a
     place that cannot compute as NumPy would on it (``why`` says so), suggesting the conversion

@@ -54,19 +54,11 @@ class Explorer(W.VBox):
     ``figure`` (the matplotlib Figure), ``table``, ``snippet``, ``message``."""
 
     def __init__(self, *, namespace=None, variants=None, **kwargs):
-        from ..backends import has_gpu, status
+        from ..backends import status
 
         installed = tuple(b for b in backend_libraries() if status(b)[0])
-        state = from_keywords(kwargs, variants, installed, has_gpu())
         self._arrays = YourArrays(namespace)
-        given = {k for k, v in kwargs.items() if v is not None}
-        given |= {"variants"} if variants is not None else set()
-        self.state = opened_on(state, self._formats(), given)
-        op_params = dict(state.op_params)  # compare()'s op parameters (block=, accumulate=)
-        # refused now, as compare() would refuse them, not later in the app
-        own = frozenset(CONTROLS) | {"variants", "link", "namespace"}
-        s = self.state
-        check_op_params(s.op, s.variants, s.format, op_params, ("fpx.explorer", own))
+        self.state = _first_state(kwargs, variants, installed, self._formats())
         self._c = make_controls(self.state, installed)
         self._out = Output(self._c, self._arrays.code_of, self._arrays.uploaded)
         for name, widget in vars(self._c).items():
@@ -86,8 +78,7 @@ class Explorer(W.VBox):
 
     @property
     def op_params(self) -> dict:
-        """compare()'s op parameters of the view (block=, accumulate=): the state's (an op
-        change drops them)."""
+        """compare()'s op parameters of the view (block=): the state's (a new op drops them)."""
         return dict(self.state.op_params)
 
     @property
@@ -305,6 +296,22 @@ class Explorer(W.VBox):
         with self._quiet():
             show_picks(self._c, self.state, keys)
         self._out.show(cmp, observed, self.state)
+
+
+def _first_state(kwargs: dict, variants, installed: tuple, formats: dict):
+    """The first state from :func:`explorer`'s keywords (``formats``: your arrays' by name),
+    its op parameters (compare()'s: block=, accumulate=) refused now, as compare() would
+    refuse them, not later in the app."""
+    from ..backends import has_gpu
+
+    state = from_keywords(kwargs, variants, installed, has_gpu())
+    given = {k for k, v in kwargs.items() if v is not None}
+    given |= {"variants"} if variants is not None else set()
+    state = opened_on(state, formats, given)
+    own = frozenset(CONTROLS) | {"variants", "link", "namespace"}
+    caller = ("fpx.explorer", own)
+    check_op_params(state.op, state.variants, state.format, dict(state.op_params), caller)
+    return state
 
 
 def explorer(**kwargs) -> Explorer:

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..bits import hex_string, shortest_repr
 from ..explain import EXPLAINED_OPS
-from ..formats import FORMATS, REDUCED_AS_NUMPY, format_info, holding, refuse_big_endian
+from ..formats import FORMATS, format_info, holding, refuse_big_endian
+from ..ops.opspec import REDUCED_AS_NUMPY
 from ..ops.registry import get as get_op
 from ..results import int_text
 from .state import OBSERVED

@@ -26,7 +26,6 @@ from .. import checks, machine
 from .._registry import SMALL_DTYPES
 from ..formats import (
     FORMATS,
-    REDUCED_AS_NUMPY,
     FormatInfo,
     as_format,
     coerce,
@@ -150,6 +149,13 @@ class Reduction:
             need = "two 1-D arrays of equal length"
         if not ok:
             raise ValueError(f"{who}{op} takes {need}, got {a.shape} and {b.shape}")
+
+
+# why a big-endian array is refused where it would be reduced (compare's inputs, the app's)
+REDUCED_AS_NUMPY = (
+    ": NumPy reduces such an array through its cast buffer (np.sum in 8192-element chunks), "
+    "not as the same values in this machine's byte order, which fpexplore computes on"
+)
 
 
 def _user_arrays(op_spec, values: list, names: list, what: str) -> tuple[list, FormatInfo]:
