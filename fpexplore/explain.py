@@ -206,7 +206,8 @@ class _Explaining:
 
     def explained(self, fns: list) -> Explanation:
         near = next(k for k in self.observed if k in self.closer)
-        far = max((k for k in self.observed if k != near), key=lambda k: self.errors[k])
+        d = {k: bool(np.any(_ne(self.observed[near], v))) for k, v in self.observed.items()}
+        far = max((k for k in d if k != near), key=lambda k: (d[k], self.errors[k]))  # differing
         self.pair = (near, far)
         if (same := _no_difference(self)) is not None:
             return self._done({}, [], *same)
@@ -404,7 +405,7 @@ class _Explaining:
         return rows
 
     def _run_to_run_row(self, cause, decided: bool) -> dict:
-        fixed = _fixed_reproduce(self.evidence, self.in_fmt)
+        fixed = _fixed_reproduce(self.evidence)
         text = (
             "fn gave two different results on the same inputs: the same code gives another "
             "result on each run"
@@ -639,15 +640,10 @@ def _no_difference(ex) -> tuple | None:
     return (f"{text} {_bug_verdict(ex, beyond)}" if beyond else text), False, beyond
 
 
-def _fixed_reproduce(evidence: dict, in_fmt: str) -> bool:
+def _fixed_reproduce(evidence: dict) -> bool:
     """Whether a configuration with no seed reproduces each result too (pass 14: the run-to-
     run row said none did, beside the order row naming them)."""
-    from .inference.space import factors
-
-    return all(
-        any(factors(c, in_fmt)["nondeterminism"] is None for g in ev.groups for c in g)
-        for ev in evidence.values()
-    )
+    return all(any(not c.seeded for g in ev.groups for c in g) for ev in evidence.values())
 
 
 def _same_values(observed: dict) -> bool:
