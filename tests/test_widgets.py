@@ -176,6 +176,32 @@ def test_pass_14_explorer_findings():
     assert app.message.value == ""
 
 
+def test_pass_15_explorer_findings():
+    """Pass 15: after a failure on a view that was itself an error ("choose at least one
+    backend"), a redraw cleared the failure and left the app blank; the builder added
+    tensor-core(arch=v100)+tf32 on float32, which compare then refused, taking every row
+    down; the detective button stayed on for FP8 data, where it can only fail."""
+    import ml_dtypes
+
+    app = fpx.explorer(n=100, backends=())
+    app.b_fma.value = True
+    app.b_add.click()  # sum+fma: refused
+    assert "not sum" in html.unescape(app.message.value)
+    app.view.value = "A vs B"  # a change that works: the view's own message is back
+    assert app.comparison is None and "choose at least one backend" in app.message.value
+    app = fpx.explorer(op="matmul", n=10)
+    shown = app.table.value
+    app.add_variant("tensor-core(arch=v100)+tf32")
+    said = html.unescape(app.message.value)
+    assert "the V100 tensor cores take no tf32 inputs" in said and app.table.value == shown
+    assert "tensor-core(arch=v100)+tf32" not in [str(v) for v in app.state.variants]
+    x8 = np.linspace(-2, 2, 64).astype(ml_dtypes.float8_e4m3fn)
+    app = fpx.explorer(source="arrays", namespace={"x": x8})
+    assert app.comparison is not None and app.comparison.format == "float8_e4m3"
+    assert app._c.detect.disabled
+    assert not fpx.explorer(n=100)._c.detect.disabled  # (float32: it works)
+
+
 def test_no_gpu_banner():
     if fpx.backends()["cupy"].startswith("available"):
         pytest.skip("a GPU is present")

@@ -11,6 +11,7 @@ import io
 import ipywidgets as W
 
 from .. import checks
+from ..formats import FORMATS
 from . import render
 from .controls import EXPORTS
 from .state import ORDER_OPS
@@ -55,7 +56,8 @@ class Output:
         c.table.value = render.table_html(cmp, observed)
         self.snippet(state)
         c.export_out.value = ""
-        c.detect.disabled = not (cmp.op in ORDER_OPS and any(b == "numpy" for _, b in cmp.results))
+        numpy_row = any(b == "numpy" for _, b in cmp.results)  # (the detective: not on FP8)
+        c.detect.disabled = not (cmp.op in ORDER_OPS and cmp.format in FORMATS and numpy_row)
         c.detect_out.value = ""
 
     def fail(self, error) -> None:

@@ -38,6 +38,7 @@ from ..orders.arith import (
     rounded_accumulator,
 )
 from ..orders.registry import lookup, orders_for
+from ..orders.tensor_core import input_format
 from ..quantize import SCHEMES
 from ..spec import VariantSpec, parse_spec
 
@@ -223,21 +224,21 @@ def variant_options(state: State) -> list[VariantSpec]:
 
 
 def unfit(op: str, fmt: str, spec: VariantSpec) -> str | None:
-    """Why ``spec`` does not run on ``fmt`` data: a library order not defined for it (the
-    tensor cores on float64), or on FP8, FP6 or FP4 data an order that does not add in it,
-    fma with it (the call's own ValueError); else None."""
+    """Why ``spec`` does not run on ``fmt`` data (the call's own ValueError; else None): a
+    library order not defined for it (the tensor cores on float64), the tensor cores of an
+    arch with inputs it does not take (the V100's tf32), on FP8, FP6 or FP4 data an order
+    that does not add in it or fma with it."""
     try:
-        why = lookup(op, spec.name).refuses_format(fmt)
+        order, sp = lookup(op, spec.name), spec
     except ValueError:  # (not an order: another op's variant)
-        why = None
-    if why is not None:
-        return why
-    if fmt not in held_accumulators() or op not in ROUNDED_OPS:
         return None
     try:
-        order = lookup(op, spec.name)
-        acc = held_accumulate(order, op, fmt, spec.accumulate)
-        rounded_accumulator(acc, order, op, spec.fma)
+        if (why := order.refuses_format(fmt)) is not None:
+            return why
+        if sp.name == TENSOR_CORE:
+            input_format(fmt, sp.input_rounding, sp.param_dict.get("arch", order.params["arch"][0]))
+        elif fmt in held_accumulators() and op in ROUNDED_OPS:
+            rounded_accumulator(held_accumulate(order, op, fmt, sp.accumulate), order, op, sp.fma)
     except ValueError as e:
         return str(e)
     return None

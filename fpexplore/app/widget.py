@@ -66,7 +66,7 @@ class Explorer(W.VBox):
                 setattr(self, name, widget)
         super().__init__(arrange(self._c))
         self.add_class("fpx-explorer")
-        self._busy, self._log, self._failed = False, "", ""
+        self._busy, self._log, self._failed = False, "", ["", ""]  # (the message before, its)
         self._runner = Runner(self._c, lambda: self.op_params, self._done)
         self._wire()
         self._show(self.state)
@@ -149,13 +149,15 @@ class Explorer(W.VBox):
             return
         try:
             new = transition(self.state)
-        except Exception as e:
-            self.message.value = self._failed = render.error_html(e)
+        except Exception as e:  # (the message it replaces comes back with a change that works)
+            if self.message.value != self._failed[1]:
+                self._failed = [self.message.value, ""]
+            self.message.value = self._failed[1] = render.error_html(e)
             self._log = traceback.format_exc()
             self._show(self.state)
             return
-        if self.message.value == self._failed:  # (that change failed; this one did not)
-            self.message.value = ""
+        if self.message.value == self._failed[1]:  # (that change failed; this one did not)
+            self.message.value = self._failed[0]
         old, self.state = self.state, new
         self._show(new)
         if recompute or computed_part(new) != computed_part(old):
