@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["DISTRIBUTIONS", "check_choice", "draw", "generate", "wide_span"]
 
 DISTRIBUTIONS = {
-    "uniform": "uniform on [0, 1)",
+    "uniform": "uniform on [0, 1), rounded to the format (narrow ones give 1 too: FP4 often)",
     "normal": "standard normal",
     "wide": "log-uniform magnitudes over many binades, random signs",
     "ill-conditioned": "values that cancel: the exact result is tiny next to the terms",
@@ -77,6 +77,8 @@ def generate(
     """
     check_choice("distribution", distribution, DISTRIBUTIONS)
     info = format_info(fmt)
+    if not (info.signed and info.has_zero):  # (pass 15: half NaN, every negative draw)
+        raise ValueError(f"generate: {info.name} has no sign and no zero: a scale, not data")
     n = checks.integer("n", n, 0)
     seed = checks.seed(seed)
     shape = (n,) if shape is None else _shape(shape)

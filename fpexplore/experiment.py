@@ -89,7 +89,11 @@ def _refuse_untaken(op_spec, specs: list, op_params: dict, caller=None) -> None:
     """TypeError naming a keyword that neither the op nor any of these variants takes."""
     function, own = caller or ("fpx.compare", COMPARE_ARGUMENTS)
     order = op_params.get("order")
-    taken = set(op_spec.keywords).union(*(keywords_of(s, op_spec.name, order) for s in specs))
+    of = [keywords_of(s, op_spec.name, order) for s in specs]
+    # the op's keywords that are some variant's settings (variance's order=) count where a
+    # chosen variant takes them (pass 15: welford's order= was taken and ignored)
+    settings = set().union(*(keywords_of(VariantSpec(v), op_spec.name) for v in op_spec.variants))
+    taken = (set(op_spec.keywords) - settings).union(*of)
     checks.refuse_unknown(function, set(op_params) - taken, own | taken)
 
 

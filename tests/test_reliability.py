@@ -534,3 +534,35 @@ def test_the_reproducer_says_why_a_variant_with_settings_is_not_written():
         fpx.reproducer(c, "pairwise@float8_e4m3")
     with pytest.raises(ValueError, match="accumulator formats: float16, .*, float4_e2m1"):
         fpx.parse_spec("sequential@float8_e4m3fnuz", "sum")
+
+
+def test_pass_15_ops_findings():
+    """Pass 15: an op setting no chosen variant takes was taken and ignored by compare
+    (variance's order= with welford; softmax's order= with exact; cdist's fma= and clamp=
+    with direct; adam's moments= with exact), and by adam_step(variant="exact"); a huge int
+    hyperparameter was Python's OverflowError; a ragged start was NumPy's error; E8M0 data
+    came back half NaN."""
+    for op, kw, variant in (
+        ("variance", {"order": "pairwise"}, "welford"),
+        ("variance", {"accumulate": "float64"}, "exact"),
+        ("softmax", {"order": "kahan"}, "exact"),
+        ("cdist", {"fma": True}, "direct"),
+        ("cdist", {"clamp": False}, "direct"),
+        ("adam_step", {"moments": "mul-add"}, "exact"),
+    ):
+        (key,) = kw
+        with pytest.raises(TypeError, match=f"unexpected keyword argument '{key}'"):
+            fpx.compare(op, n=8, variants=[variant], **kw)
+    # where a chosen variant takes it, it is taken (and the op's own, ddof=, always)
+    assert fpx.compare("variance", n=8, order="pairwise", variants=["two-pass"]).results
+    assert fpx.compare("variance", n=8, ddof=1, variants=["welford"]).results
+    p = np.ones(4, np.float32)
+    hyper = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8}
+    with pytest.raises(ValueError, match="the variant 'exact' takes no moments="):
+        fpx.adam_step(p, p / 10, 0 * p, 0 * p, 3, variant="exact", moments="mul-add", **hyper)
+    with pytest.raises(ValueError, match="lr must be finite, got 1000"):
+        fpx.adam_step(p, p / 10, 0 * p, 0 * p, 3, **{**hyper, "lr": 10**400})
+    with pytest.raises(ValueError, match="linspace: start: a nested list whose rows"):
+        fpx.linspace([0.0, [1.0]], 2.0, 3)
+    with pytest.raises(ValueError, match="generate: float8_e8m0 has no sign and no zero"):
+        fpx.generate("normal", 10, "float8_e8m0")

@@ -394,3 +394,15 @@ def test_a_tree_in_two_formats_is_refused_with_that_reason():
 
     with pytest.raises(ValueError, match="in one accumulator.*add some terms in another format"):
         fpx.reveal(fn, 40, op="dot")
+
+
+def test_fpx_sum_takes_a_revealed_order_by_its_parts_and_says_so_of_the_text():
+    """docs/reveal.md said fpx.sum takes as_order()'s text; it raised "unknown order
+    'revealed(tree=...)'" while listing revealed (pass 15). The text is a spec: the message
+    says how to pass its parts, and the parts compute np.sum's tree (np.sum the oracle)."""
+    x = np.random.default_rng(5).standard_normal(8).astype(np.float32)
+    r = fpx.reveal(np.sum, 8)
+    with pytest.raises(ValueError, match=r"is a variant spec: give the order 'revealed' and its"):
+        fpx.sum(x, r.as_order())
+    s = fpx.parse_spec(r.as_order(), "sum")
+    assert s == r.as_spec() and fpx.sum(x, s.name, **s.kwargs()) == np.sum(x)

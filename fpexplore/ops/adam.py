@@ -116,7 +116,7 @@ def _real(name: str, value) -> float:
         raise TypeError(
             f"{name} must be a real number (Python or NumPy scalar), got {checks.shown(value)}"
         )
-    f = float(value)
+    f = math.inf if isinstance(value, int) and abs(value) >= 2**1024 - 2**970 else float(value)
     if not math.isfinite(f):
         raise ValueError(f"{name} must be finite, got {checks.shown(value)}")
     if f != value:  # an int past 2**53, a Fraction, a long double: compared exactly
@@ -157,6 +157,8 @@ def _moments_for(variant: str, moments: str | None) -> str:
     """The moments formula of a step: the given one, else the variant's own default."""
     if moments is None:
         return "lerp-fma" if variant == "torch" else "lerp"
+    if variant == "exact":  # (pass 15: taken and ignored)
+        raise ValueError("adam_step: the variant 'exact' takes no moments= (the exact step)")
     return checks.choice("moments", moments, tuple(ADAM_MOMENTS))
 
 
@@ -164,17 +166,13 @@ ADAM_SQRT = ("ieee", "torch")
 
 
 def _check_sqrt(variant: str, sqrt) -> None:
-    if callable(sqrt):
-        if variant == "exact":
-            raise ValueError("adam_step: the variant 'exact' takes only sqrt='ieee'")
-        return
-    if not isinstance(sqrt, str) or sqrt not in ADAM_SQRT:
+    if not callable(sqrt) and (not isinstance(sqrt, str) or sqrt not in ADAM_SQRT):
         raise ValueError(
             f"unknown sqrt {checks.shown(sqrt)} for adam_step; valid: 'ieee', 'torch' or a callable"
         )
-    if sqrt == "torch":
-        if variant == "exact":
-            raise ValueError("adam_step: the variant 'exact' takes only sqrt='ieee'")
+    if variant == "exact" and (callable(sqrt) or sqrt != "ieee"):
+        raise ValueError("adam_step: the variant 'exact' takes only sqrt='ieee'")
+    if isinstance(sqrt, str) and sqrt == "torch":
         _torch("adam_step(sqrt='torch')")
 
 

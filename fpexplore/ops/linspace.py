@@ -41,7 +41,7 @@ import numpy as np
 from .. import checks
 from ..data import generate
 from ..exact import fma as exact_fma
-from ..formats import as_format, format_info, native, refuse_masked
+from ..formats import as_array, as_format, format_info, native, refuse_masked
 from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
 from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
@@ -505,6 +505,9 @@ def linspace(
         raise TypeError(f"linspace: num must be an integer, got {checks.shown(num)}") from None
     if num < 0:
         raise ValueError(f"linspace: num must be >= 0, got {num}")
+    for name, v in (("start", start), ("stop", stop)):  # (a ragged list named, not NumPy's)
+        if isinstance(v, (list, tuple)):
+            as_array(v, f"linspace: {name}")
     _check_memory(num, start, stop)
     if not isinstance(endpoint, (bool, np.bool_)):
         raise TypeError(f"linspace: endpoint must be True or False, got {checks.shown(endpoint)}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -574,8 +575,16 @@ def lookup(op: str, order: str) -> OrderSpec:
     table = orders_of(op)
     spec = table.get(order) if isinstance(order, str) else None  # ([1]: unhashable)
     if spec is None:
+        spelled = ""  # (a variant spec where an order's name goes: "blocked(block=4)+fma")
+        if isinstance(order, str) and (name := re.split(r"[(+@]", order)[0].strip()) in table:
+            spelled = (
+                f" ({order!r} is a variant spec: give the order {name!r} and its settings as "
+                f"keywords, e.g. s = fpx.parse_spec({order!r}, {op!r}); "
+                f"fpx.{op}(..., s.name, **s.kwargs()))"
+            )
         raise ValueError(
-            f"unknown order {checks.shown(order)} for {op}; valid orders: {', '.join(table)}"
+            f"unknown order {checks.shown(order)} for {op}{spelled}; valid orders: "
+            f"{', '.join(table)}"
         )
     return spec
 
