@@ -200,6 +200,27 @@ def test_pass_15_explorer_findings():
     assert app.comparison is not None and app.comparison.format == "float8_e4m3"
     assert app._c.detect.disabled
     assert not fpx.explorer(n=100)._c.detect.disabled  # (float32: it works)
+    # a preset on FP8 data left its fma variant out without a word: the banner says so
+    app = fpx.explorer(source="arrays", namespace={"a": x8, "b": x8[::-1].copy()}, op="dot")
+    app.apply_preset("FMA vs separate multiply-add")
+    assert [str(v) for v in app.state.variants] == ["sequential"]
+    said = html.unescape(app.banner.value)
+    assert "preset 'FMA vs separate multiply-add' leaves out sequential+fma on float8_e4m3" in said
+    app.apply_preset("sequential vs pairwise")  # nothing left out: no note
+    assert "leaves out" not in app.banner.value
+    # a sum view's link opened as a matmul kept the sum's variants: "unknown variant 'numpy'
+    # for matmul"; another op drops them and the op parameters, as an op change does
+    from fpexplore.app.state import link_of
+    from fpexplore.ops.registry import get as op_registry_get
+
+    code = link_of(fpx.explorer(n=1000, variants=["numpy", "tree"], block=64).state)
+    m = fpx.explorer(link=code, op="matmul")
+    assert m.state.op == "matmul" and m.op_params == {}
+    assert [str(v) for v in m.state.variants] == list(
+        op_registry_get("matmul").defaults_for("float32")
+    )
+    again = fpx.explorer(link=code)
+    assert [str(v) for v in again.state.variants] == ["numpy", "tree"] and again.op_params
 
 
 def test_no_gpu_banner():

@@ -34,6 +34,7 @@ class Output:
         self._c, self._code_of, self._uploaded = c, code_of, uploaded
         self.comparison, self.explanation, self.observed = None, None, Observed()
         self._sent = False  # a figure drawn into the canvas before
+        self.notes: list = []  # the app's own notes beside compare's messages (a preset's)
 
     def show(self, cmp, observed, state) -> None:
         """A finished comparison on screen (A and B already among its results): the figure,
@@ -43,7 +44,8 @@ class Output:
         self.comparison = cmp
         self.draw(state)
         c.message.value = ""
-        c.banner.value = render.banner_html(cmp.messages)
+        c.banner.value = render.banner_html([*cmp.messages, *self.notes])
+        self.notes = []  # (shown once, with the view they are about)
         c.verdict.value = (
             f'<div class="fpx-verdict"><b>{html.escape(render.verdict(cmp, observed))}</b></div>'
         )
@@ -65,7 +67,7 @@ class Output:
         on screen (its figure, table, code, banner and the detective's button)."""
         c = self._c
         self.comparison = self.explanation = None
-        self.observed = Observed()
+        self.observed, self.notes = Observed(), []
         c.verdict.value = c.explained.value = c.banner.value = c.table.value = ""
         c.view_out.value = c.export_out.value = c.detect_out.value = c.copy.value = ""
         c.snippet.value = ""

@@ -381,12 +381,14 @@ def keywords_of_link(code) -> dict:
 
 
 def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> State:
-    """The first state from :func:`fpexplore.explorer`'s keywords: the rows of
-    :data:`CONTROLS` (backends: numpy and emulated, and cupy where there is a ``gpu``), the
-    rest compare()'s op parameters (block=, accumulate=), kept in ``op_params``; ``link``: a
-    view's code, its values under the keywords given beside it."""
+    """The first state from :func:`fpexplore.explorer`'s keywords: the rows of :data:`CONTROLS`
+    (backends: numpy, emulated, and cupy with a ``gpu``), the rest compare()'s op parameters
+    (``op_params``); ``link``: a view's code, under the keywords given beside it (another op:
+    without the link's variants and op parameters, as :func:`set_op` drops them)."""
     if keywords.get("link") is not None:
         linked = keywords_of_link(keywords["link"])
+        if keywords.get("op") not in (None, linked.get("op")):
+            linked = {k: v for k, v in linked.items() if k in CONTROLS}
         listed = linked.pop("variants", None)
         variants = listed if variants is None else variants
         keywords = {**linked, **keywords}
@@ -653,10 +655,6 @@ def shown_part(state: State) -> tuple:
     return (*rows, picks)
 
 
-def _in_sweep(state: State) -> bool:
-    return state.view == "sweep"
-
-
 def _generated(state: State) -> bool:
     return state.source == "generated"
 
@@ -781,7 +779,7 @@ CONTROLS = {
             _named(*SWEEP_UNITS),
             recompute=False,
             place="picks",
-            shown=_in_sweep,
+            shown=lambda state: state.view == "sweep",
             widget_args=(("style", {"button_width": "auto"}),),
         ),
         Control(  # the quantize view's block-scaled format (fpx.quantize): a redraw

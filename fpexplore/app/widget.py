@@ -16,6 +16,7 @@ import ipywidgets as W
 from .. import checks
 from ..experiment import check_op_params
 from ..libspec import backend_libraries
+from ..spec import parse_spec
 from . import render
 from .controls import arrange, builder_fits, builder_spec, make_controls, show_picks, show_state
 from .running import Cancelled, Runner
@@ -42,6 +43,7 @@ from .state import (
     settle_picks,
     shown_part,
     sweep_arguments,
+    unfit,
 )
 from .yourdata import Observed, YourArrays
 
@@ -142,18 +144,16 @@ class Explorer(W.VBox):
 
     def _change(self, transition, *, recompute: bool = False) -> None:
         """Replace the state by ``transition(state)`` and render it: recompute where the
-        comparison depends on what changed, else redraw the view. An error (a control set to
-        an invalid value from code, ``app.op.value = None``) is a message; the controls show
-        the state again and the next valid change works."""
+        comparison depends on what changed, else redraw. An error (``app.op.value = None``) is
+        a message, the controls show the state again, the next valid change works."""
         if self._busy:
             return
         try:
             new = transition(self.state)
         except Exception as e:  # (the message it replaces comes back with a change that works)
-            if self.message.value != self._failed[1]:
-                self._failed = [self.message.value, ""]
-            self.message.value = self._failed[1] = render.error_html(e)
-            self._log = traceback.format_exc()
+            was, said = self.message.value, render.error_html(e)
+            self._failed = [self._failed[0] if was == self._failed[1] else was, said]
+            self.message.value, self._log = self._failed[1], traceback.format_exc()
             self._show(self.state)
             return
         if self.message.value == self._failed[1]:  # (that change failed; this one did not)
@@ -207,9 +207,9 @@ class Explorer(W.VBox):
 
     def apply_preset(self, label: str) -> None:
         """One of PRESETS: the op it needs (kept if it fits) and its variants, one redraw."""
-        if label not in PRESETS:
-            raise ValueError(f"unknown preset {checks.shown(label)}; presets: {', '.join(PRESETS)}")
-        self._change(lambda s: apply_preset(s, label, self._formats()), recompute=True)
+        checks.choice("preset", label, PRESETS, "presets")
+
+        self._change(_preset(self._out, label, self._formats()), recompute=True)
 
     # ------------------------------------------------------------------ your arrays
 
@@ -298,6 +298,30 @@ class Explorer(W.VBox):
         with self._quiet():
             show_picks(self._c, self.state, keys)
         self._out.show(cmp, observed, self.state)
+
+
+def _preset(out, label: str, formats: dict):
+    """The transition to a preset, its left-out variants noted for ``out`` to show."""
+
+    def transition(state):
+        new = apply_preset(state, label, formats)
+        out.notes = _left_out(label, new)
+        return new
+
+    return transition
+
+
+def _left_out(label: str, state) -> list[str]:
+    """What a preset asked for that the state's format refuses (FP8 data: no fma), in words;
+    [] where nothing is left out (pass 15: left out without a word)."""
+    chosen = {str(v) for v in state.variants}
+    out = []
+    for text in PRESETS[label].variants:
+        spec = parse_spec(text, state.op)
+        if str(spec) not in chosen:
+            why = unfit(state.op, state.format, spec) or f"not offered for {state.format}"
+            out.append(f"preset {label!r} leaves out {spec} on {state.format} data: {why}")
+    return out
 
 
 def _first_state(kwargs: dict, variants, installed: tuple, formats: dict):
