@@ -85,9 +85,11 @@ def check_op_params(
         check_spec(with_keywords(spec, {k: v for k, v in op_params.items() if k in keys}), op)
 
 
-def _refuse_untaken(op_spec, specs: list, op_params: dict, caller=None) -> None:
+def _refuse_untaken(
+    op_spec, specs: list, op_params: dict, caller=("fpx.compare", COMPARE_ARGUMENTS)
+) -> None:
     """TypeError naming a keyword that neither the op nor any of these variants takes."""
-    function, own = caller or ("fpx.compare", COMPARE_ARGUMENTS)
+    function, own = caller
     order = op_params.get("order")
     of = [keywords_of(s, op_spec.name, order) for s in specs]
     # the op's keywords that are some variant's settings (variance's order=) count where a

@@ -208,7 +208,6 @@ class Explorer(W.VBox):
     def apply_preset(self, label: str) -> None:
         """One of PRESETS: the op it needs (kept if it fits) and its variants, one redraw."""
         checks.choice("preset", label, PRESETS, "presets")
-
         self._change(_preset(self._out, label, self._formats()), recompute=True)
 
     # ------------------------------------------------------------------ your arrays
