@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from fpexplore.app import presets as P
 from fpexplore.app import state as S
 from fpexplore.ops import registry as op_registry
 from fpexplore.spec import VariantSpec
@@ -105,7 +106,7 @@ def test_the_builder_spec_is_a_plain_function():
 
 def test_presets():
     s = S.initial(op="sum", format="float16", backends=("emulated",))
-    p = S.apply_preset(s, "tensor cores vs CPU")
+    p = P.apply_preset(s, "tensor cores vs CPU")
     assert (p.op, p.format, p.view) == ("matmul", "float32", "errors")
     assert texts(p.variants) == (
         "sequential",
@@ -113,7 +114,7 @@ def test_presets():
         "tensor-core(arch=h100)+tf32",
     )
     assert p.backends == ("numpy", "emulated")
-    q = S.apply_preset(S.initial(), "FMA vs separate multiply-add")
+    q = P.apply_preset(S.initial(), "FMA vs separate multiply-add")
     assert q.op == "matmul" and q.view == "A vs B"
     assert q.want_picks == (("sequential", "emulated"), ("sequential+fma", "emulated"))
     settled = S.settle_picks(q, [("np.matmul", "numpy"), *q.want_picks])
@@ -124,7 +125,7 @@ def test_presets():
     settled = S.settle_picks(mine, [("np.matmul", "numpy"), *q.want_picks])
     assert settled.pick_a == ("np.matmul", "numpy")
     with pytest.raises(ValueError, match="unknown preset 'x'; presets: FMA vs"):
-        S.apply_preset(s, "x")
+        P.apply_preset(s, "x")
 
 
 def test_a_preset_keeps_the_format_of_your_arrays():
@@ -136,10 +137,10 @@ def test_a_preset_keeps_the_format_of_your_arrays():
     s = S.set_source(S.initial(op="matmul", n=10), "arrays", formats)
     s = S.set_input(S.set_input(s, "A", "A", formats), "B", "B", formats)
     assert s.format == "float16"
-    p = S.apply_preset(s, "tensor cores vs CPU", formats)
+    p = P.apply_preset(s, "tensor cores vs CPU", formats)
     assert (p.op, p.format) == ("matmul", "float16")
     assert set(p.variants) <= set(S.variant_options(p))
-    q = S.apply_preset(p, "CPU library vs GPU orders", formats)  # matmul -> sum: x, float64
+    q = P.apply_preset(p, "CPU library vs GPU orders", formats)  # matmul -> sum: x, float64
     assert (q.op, q.inputs, q.format) == ("sum", (("x", "x"),), "float64")
 
 
@@ -226,7 +227,7 @@ def test_another_op_leaves_the_op_parameters_of_the_first():
 
     s = S.from_keywords({"op": "sum", "n": 10, "block": 64}, ["tree"], (), False)
     assert S.compare_arguments(s)["block"] == 64
-    for moved in (S.set_op(s, "sqrt"), S.apply_preset(s.set(op="mean"), "tensor cores vs CPU")):
+    for moved in (S.set_op(s, "sqrt"), P.apply_preset(s.set(op="mean"), "tensor cores vs CPU")):
         args = S.compare_arguments(moved)
         assert "block" not in args and moved.op_params == ()
         assert "block" not in S.keywords_of_link(S.link_of(moved))
@@ -299,7 +300,7 @@ def test_the_state_functions_keep_each_name_once_and_name_what_they_refuse():
         S.set_observed(arrays, "")
     assert S.nearest_size(10**400) == S.SIZES[-1]
     with pytest.raises(TypeError, match="preset must be one of"):
-        S.apply_preset(s, ["x"])
+        P.apply_preset(s, ["x"])
 
 
 def test_a_library_backend_not_installed_is_said_so():

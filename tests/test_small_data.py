@@ -342,14 +342,15 @@ def test_the_exact_dot_of_fp8_data_rounds_its_inputs_first_when_asked():
 def test_the_app_offers_no_setting_that_fp8_data_refuses():
     """Pass 10: the FMA preset on FP8 dot data kept sequential+fma, switching a float32
     selection to FP8 kept it, and "tree" was added to an FP8 sum: compare then raised."""
+    from fpexplore.app import presets as P
     from fpexplore.app import state as S
 
-    s = S.apply_preset(
+    s = P.apply_preset(
         S.initial(op="dot", format="float8_e4m3", n=30), "FMA vs separate multiply-add"
     )
     assert [str(v) for v in s.variants] == ["sequential"]
     fpx.compare(**S.compare_arguments(s))
-    s = S.apply_preset(S.initial(op="dot", n=30), "FMA vs separate multiply-add")
+    s = P.apply_preset(S.initial(op="dot", n=30), "FMA vs separate multiply-add")
     s = S.set_format(s, "float8_e4m3")
     assert "sequential+fma" not in [str(v) for v in S.variant_options(s)]
     fpx.compare(**S.compare_arguments(s))

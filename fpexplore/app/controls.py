@@ -11,11 +11,11 @@ from ..formats import FORMATS, INPUT_ROUNDINGS
 from ..orders.arith import held_accumulators
 from ..orders.registry import BLOCKS
 from ..userformat import user_names
+from .presets import PRESETS
 from .render import label
 from .state import (
     CONTROLS,
     PLACES,
-    PRESETS,
     TENSOR_CORE,
     State,
     arch_choices,

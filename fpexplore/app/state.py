@@ -54,58 +54,6 @@ TENSOR_CORE = "tensor-core"
 TENSOR_CORE_LABEL = "GPU tensor cores"
 
 
-@dataclass(frozen=True)
-class Preset:
-    """One click that answers a common question: the op to use when the current one does not
-    fit (``op``), the ops it fits, its variants, a format it needs (None: any), whether it
-    shows NumPy's own row, and the view (None: A vs B for two variants, else errors)."""
-
-    label: str
-    op: str
-    ops: tuple
-    variants: tuple
-    format: str | None = None
-    numpy: bool = False
-    view: str | None = None
-
-
-PRESETS = {
-    p.label: p
-    for p in (
-        # (a matmul shows it on 10,000 dot products at once)
-        Preset(
-            "FMA vs separate multiply-add",
-            "matmul",
-            ("dot", "matmul"),
-            ("sequential", "sequential+fma"),
-        ),
-        Preset("sequential vs pairwise", "sum", ORDER_OPS, ("sequential", "pairwise")),
-        Preset(
-            "accumulator precision",
-            "sum",
-            ORDER_OPS,
-            ("sequential@float16", "sequential@float32", "sequential@float64"),
-        ),
-        Preset(
-            "CPU library vs GPU orders",
-            "sum",
-            ("sum", "dot"),
-            ("numpy", "tree", "cub", "cupy-kernel", "exact"),
-            numpy=True,
-        ),
-        # float32 inputs: np.matmul (numpy backend), a GPU's CUDA cores, its TF32 tensor cores
-        Preset(
-            "tensor cores vs CPU",
-            "matmul",
-            ("dot", "matmul"),
-            ("sequential", "tensor-core(arch=a100)+tf32", "tensor-core(arch=h100)+tf32"),
-            format="float32",
-            numpy=True,
-        ),
-    )
-}
-
-
 def _size(n) -> int:
     """n as the state keeps it: a whole number from 1 to the slider's end (never clamped)."""
     if checks.integer("n", n, 1) > SIZES[-1]:
@@ -336,7 +284,7 @@ def opened_on(state: State, formats: dict, given: set) -> State:
     "arrays" the format is theirs; a ``format`` given (``given``: the keywords given) that is
     not theirs is a ValueError, as are ``variants`` given that their format refuses."""
     state = list_names(state, formats, follow=False)
-    theirs = _data_format(state, formats)
+    theirs = arrays_format(state, formats)
     if theirs is None or theirs == state.format:
         return state
     if "format" in given:
@@ -431,11 +379,13 @@ def set_op(state: State, op, formats=None) -> State:
     dot a, b; matmul A, B). ``formats``: the arrays offered by name, each with its format
     (None: not one)."""
     checks.choice("op", op, list(op_names()))
-    state = _reset_for_op(state, op, formats or {})
+    state = reset_for_op(state, op, formats or {})
     return follow_data_format(with_variants(state, None), formats or {})
 
 
-def _reset_for_op(state: State, op: str, formats: dict) -> State:
+def reset_for_op(state: State, op: str, formats: dict) -> State:
+    """The state moved to ``op``: its default size, no variants, inputs or op parameters, the
+    default format where the op does not take the current one, your arrays named again."""
     # the op parameters (block=64) were given for the op, as specs are built for it: another
     # op that takes none would refuse every comparison (compare: "unexpected keyword")
     n = nearest_size(get_op(op).default_n)
@@ -451,7 +401,7 @@ def set_format(state: State, fmt, formats: dict | None = None) -> State:
     float32 selects float32's five again, not FP8's two). With your arrays (``formats``: their
     formats by name) the format is theirs: another one is a ValueError saying so."""
     checks.choice("format", fmt, get_op(state.op).formats(), f"{state.op} takes")
-    theirs = _data_format(state, formats or {})
+    theirs = arrays_format(state, formats or {})
     if theirs is not None and fmt != theirs:
         raise ValueError(f"format {fmt}: your arrays are {theirs}, and the format is theirs")
     return _to_format(state, fmt)
@@ -482,30 +432,6 @@ def remove_variants(state: State, specs) -> State:
     gone = {str(s) for s in specs}
     state = state.set(extra=tuple(e for e in state.extra if str(e) not in gone))
     return with_variants(state, [v for v in state.variants if str(v) not in gone])
-
-
-def apply_preset(state: State, label: str, formats=None) -> State:
-    """One of PRESETS: the op it needs (kept if it fits), the format it needs (unless your
-    arrays are chosen: the format is theirs), its variants (those the op offers), NumPy's
-    row where it asks for it, its view, and its A/B pair."""
-    checks.choice("preset", label, PRESETS, "presets")
-    preset = PRESETS[label]
-    if state.op not in preset.ops:
-        state = _reset_for_op(state, preset.op, formats or {})
-    theirs = _data_format(state, formats or {})
-    if theirs is not None:
-        state = state.set(format=theirs)
-    elif preset.format:
-        state = state.set(format=preset.format)
-    offered = {v for _, v in builder_names(state.op, state.format)}
-    specs = [parse_spec(v, state.op) for v in preset.variants]
-    chosen = [sp for sp in specs if sp.name in offered and not unfit(state.op, state.format, sp)]
-    if preset.numpy and "numpy" not in state.backends:
-        state = state.set(backends=("numpy", *state.backends))
-    # two variants: show them against each other; more: their errors
-    view = preset.view or ("A vs B" if len(chosen) == 2 else "errors")
-    state = with_variants(state.set(view=view), chosen)
-    return state.set(want_picks=tuple((str(v), "emulated") for v in chosen)[:2])
 
 
 @functools.cache
@@ -561,11 +487,11 @@ def set_observed(state: State, names) -> State:
 def follow_data_format(state: State, formats: dict) -> State:
     """With your arrays the format is theirs (the first chosen input's that has one), and the
     variants offered are those of that format (as :func:`set_format` chooses them)."""
-    fmt = _data_format(state, formats)
+    fmt = arrays_format(state, formats)
     return state if fmt is None or fmt == state.format else _to_format(state, fmt)
 
 
-def _data_format(state: State, formats: dict) -> str | None:
+def arrays_format(state: State, formats: dict) -> str | None:
     """With your arrays, their format (the first chosen input's that has one), where the op
     takes it (else the app says why: :func:`~.yourdata.check_user_arrays`); else None."""
     if state.source != "arrays":

@@ -16,17 +16,15 @@ import ipywidgets as W
 from .. import checks
 from ..experiment import check_op_params
 from ..libspec import backend_libraries
-from ..spec import parse_spec
 from . import render
 from .controls import arrange, builder_fits, builder_spec, make_controls, show_picks, show_state
+from .presets import PRESETS, apply_preset, preset_variants
 from .running import Cancelled, Runner
 from .showing import Output
 from .state import (
     CONTROLS,
     OBSERVED,
-    PRESETS,
     add_variant,
-    apply_preset,
     checked_request,
     compare_arguments,
     computed_part,
@@ -43,7 +41,6 @@ from .state import (
     settle_picks,
     shown_part,
     sweep_arguments,
-    unfit,
 )
 from .yourdata import Observed, YourArrays
 
@@ -304,23 +301,10 @@ def _preset(out, label: str, formats: dict):
 
     def transition(state):
         new = apply_preset(state, label, formats)
-        out.notes = _left_out(label, new)
+        out.notes = preset_variants(new, label)[1]
         return new
 
     return transition
-
-
-def _left_out(label: str, state) -> list[str]:
-    """What a preset asked for that the state's format refuses (FP8 data: no fma), in words;
-    [] where nothing is left out (pass 15: left out without a word)."""
-    chosen = {str(v) for v in state.variants}
-    out = []
-    for text in PRESETS[label].variants:
-        spec = parse_spec(text, state.op)
-        if str(spec) not in chosen:
-            why = unfit(state.op, state.format, spec) or f"not offered for {state.format}"
-            out.append(f"preset {label!r} leaves out {spec} on {state.format} data: {why}")
-    return out
 
 
 def _first_state(kwargs: dict, variants, installed: tuple, formats: dict):
