@@ -374,8 +374,6 @@ _KW = {"inputs": "float8_e4m3", "scale_format": "float8_e8m0"}
          "scale_a: 2 value\\(s\\) are not representable in float8_e8m0"),
         (lambda: fpx.mma(_A32, _B32, 0.0, arch="b200", scale_a=_SA, scale_b=_SB,
                          inputs="float8_e4m3"), "scale_a \\(scale_format=None\\)"),
-        (lambda: fpx.mma(_A32, _B32, 0.0, arch="b200", scale_a=_SA, scale_b=_SB, block=32.0,
-                         **_KW), "block=32.0"),
         (lambda: fpx.mma(_A32.astype(ml_dtypes.float8_e5m2), _B32, 0.0, arch="b200",
                          scale_a=_SA, scale_b=_SB, **_KW), "A: an array of float8_e5m2"),
         (lambda: fpx.mma(_A32, _B32, 0.0, arch="b200", scale_a=_SA, inputs="float8_e4m3",
@@ -428,3 +426,20 @@ def _markdown_kinds() -> str:
 def test_the_docs_table_of_kinds_is_the_data():
     doc = (Path(__file__).parents[1] / "docs" / "tensor_cores.md").read_text()
     assert _markdown_kinds() in doc, _markdown_kinds()
+
+
+def test_a_block_that_is_no_integer_and_scales_given_by_dtype_are_named_as_given():
+    """Pass 16: block=32.0 was told "takes blocks of 32"; FP4 x E4M3 elements with E4M3 scale
+    arrays were told about a scale_format= nobody passed, and not which kind was chosen."""
+    for block in (32.0, "32"):
+        with pytest.raises(TypeError, match="block must be an integer, got"):
+            fpx.mma(_A32, _B32, 0.0, arch="b200", scale_a=_SA, scale_b=_SB, block=block, **_KW)
+    A4 = np.ones((2, 64), ml_dtypes.float4_e2m1fn)
+    B8 = np.ones((64, 2), ml_dtypes.float8_e4m3fn)
+    SA, SB = np.ones((2, 2), ml_dtypes.float8_e4m3fn), np.ones((2, 2), ml_dtypes.float8_e4m3fn)
+    said = (
+        "scale_a and scale_b: float8_e4m3 scales \\(their dtype\\): kind mxf8f6f4 \\(the kind "
+        "for float4_e2m1 x float8_e4m3 elements; kind= picks one\\) on the B200 takes float8_e8m0"
+    )
+    with pytest.raises(ValueError, match=said):
+        fpx.mma(A4, B8, 0.0, arch="b200", scale_a=SA, scale_b=SB)

@@ -93,6 +93,7 @@ def scaled_kind(g: Gpu, A, B, inputs, output, scale_a, scale_b, scale_format, bl
     if output != "float32":
         raise ValueError(f"output={checks.shown(output)}: block-scaled mma gives float32 only")
     fa, fb = _elements(A, B, inputs)
+    kind_given = kind is not None
     if kind is None:
         kind = "mxf4nvf4" if fa == fb == "float4_e2m1" else "mxf8f6f4"
     if kind not in kinds:
@@ -103,19 +104,22 @@ def scaled_kind(g: Gpu, A, B, inputs, output, scale_a, scale_b, scale_format, bl
             f"inputs={checks.shown(inputs)}: kind {kind} takes {', '.join(rule.elements)} "
             f"elements, not {fa} x {fb}"
         )
+    given = f"scale_format={checks.shown(scale_format)}"
     if scale_format is None:
         scale_format = _format_of(scale_a, "scale_a (scale_format=None)", SCALES)
         if _format_of(scale_b, "scale_b (scale_format=None)", SCALES) != scale_format:
             raise ValueError("scale_b: another scale format than scale_a's")
+        given = f"scale_a and scale_b: {scale_format} scales (their dtype)"
     if scale_format not in rule.scales:
+        chose = "" if kind_given else f" (the kind for {fa} x {fb} elements; kind= picks one)"
         raise ValueError(
-            f"scale_format={checks.shown(scale_format)}: kind {kind} on the {g.name} takes "
-            f"{', '.join(rule.scales)} scales"
+            f"{given}: kind {kind}{chose} on the {g.name} takes {', '.join(rule.scales)} scales"
         )
     blocks = rule.scales[scale_format]
     if block is None:
         block = blocks[0]
-    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block not in blocks:
+    block = checks.integer("block", block)
+    if block not in blocks:
         raise ValueError(
             f"block={checks.shown(block)}: kind {kind} with {scale_format} scales on the "
             f"{g.name} takes blocks of {', '.join(map(str, blocks))}"
