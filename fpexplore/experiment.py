@@ -68,6 +68,11 @@ COMPARE_ARGUMENTS = frozenset(
     ("op", "format", "n", "variants", "distribution", "seed", "backends", "threads", "inputs")
     + ("progress",)
 )
+# sweep's own keywords, and compare's threads= that it passes on
+SWEEP_ARGUMENTS = frozenset(
+    ("op", "format", "sizes", "variants", "distribution", "seed", "seeds", "backends")
+    + ("progress", "threads")
+)
 
 
 def check_op_params(
@@ -428,6 +433,8 @@ def sweep(
     format = checks.choice("format", format, op_spec.formats(), f"{op} takes")  # (a dtype's name)
     for s in sizes:
         op_spec.check_size(s, format)
+    settings = {k: v for k, v in op_params.items() if k != "threads"}  # (compare's, passed on)
+    check_op_params(op, variants, format, settings, caller=("fpx.sweep", SWEEP_ARGUMENTS))
     runs = len(sizes) * len(seed_list)
     bar = _progress(runs) if progress and runs > 1 else None
     parts, bound_rows, messages = [], [], []

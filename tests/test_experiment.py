@@ -813,6 +813,19 @@ def test_sweep_names_the_compare_arguments_it_does_not_take():
         fpx.sweep("sum", inputs=np.ones(3, np.float32), progress=False)
 
 
+def test_sweep_names_itself_and_its_own_keywords_for_a_misspelled_one():
+    """Pass 16: sweep(seedz=2) was "fpx.compare() got unexpected keyword argument", listing
+    compare's n and inputs (which sweep refuses) and not sweep's sizes and seeds; a variant
+    setting no chosen variant takes (sequential's block=) ran."""
+    said = "fpx.sweep\\(\\) got unexpected keyword argument 'seedz'; it accepts: .*seeds, sizes"
+    with pytest.raises(TypeError, match=said):
+        fpx.sweep("sum", sizes=[10], seedz=2, progress=False)
+    with pytest.raises(TypeError, match="fpx.sweep\\(\\) got unexpected keyword argument 'block'"):
+        fpx.sweep("sum", sizes=[10], variants=["sequential"], block=8, progress=False)
+    sw = fpx.sweep("sum", sizes=[10], seeds=1, variants=["tree"], block=8, threads=1)
+    assert set(sw.table["variant"]) == {"np.sum", "tree"}  # (tree with block=8)
+
+
 def test_a_heatmap_of_scalar_results_names_the_kind():
     """Pass 10: cmp.plot("heatmap") of a sum raised matplotlib's "Invalid shape () for
     image data"."""
