@@ -387,6 +387,19 @@ def test_export_buttons_and_copy_are_displayed_and_produce_files():
     )
     app.seed.value = 3  # a new view clears the old link
     assert app.export_out.value == ""
+    # pass 16: a change that only redraws (the view, a pick) left the old view's link on screen
+    large = find(app, W.ToggleButton, description="large type")
+    for change in (
+        lambda: setattr(app.view, "value", "A vs B"),
+        lambda: setattr(large, "value", True),
+    ):
+        find(app, W.Button, description="Export PNG").click()
+        assert "fpx-download" in app.export_out.value
+        change()
+        assert app.export_out.value == ""
+    find(app, W.Button, description="Link to this view").click()
+    app.view.value = "bits"
+    assert app.export_out.value == ""
     copy = [w for w in displayed(app) if isinstance(w, W.HTML) and "fpx-copy" in w.value]
     assert len(copy) == 1 and "navigator.clipboard.writeText" in copy[0].value
     assert "fpx.compare(&#x27;sum&#x27;" in copy[0].value or "fpx.compare('sum'" in copy[0].value

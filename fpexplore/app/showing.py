@@ -57,7 +57,6 @@ class Output:
         )
         c.table.value = render.table_html(cmp, observed)
         self.snippet(state)
-        c.export_out.value = ""
         numpy_row = any(b == "numpy" for _, b in cmp.results)  # (the detective: not on FP8)
         c.detect.disabled = not (cmp.op in ORDER_OPS and cmp.format in FORMATS and numpy_row)
         c.detect_out.value = ""
@@ -78,10 +77,11 @@ class Output:
 
     def draw(self, state) -> None:
         """The view of the comparison shown, drawn again for ``state`` (large type: with
-        larger fonts)."""
+        larger fonts); a link or download of the view before it goes (pass 16: it stayed)."""
         import matplotlib
 
         c = self._c
+        c.export_out.value = ""
         with matplotlib.rc_context(LARGE if c.large.value else {}):
             c.view_out.value = render.draw(c.figure, self.comparison, self.observed, state)
             self._refresh()
