@@ -176,6 +176,33 @@ def test_pass_14_explorer_findings():
     assert app.message.value == ""
 
 
+def test_an_input_rounding_that_changes_nothing_is_refused_at_add_and_left_out_in_words():
+    """Pass 16: sequential+tf32 kept on float16 data, or sequential+bfloat16 added on FP8
+    data, was refused by compare ("changes nothing"), taking every row down; a format change
+    dropped chosen variants (FP8: sequential+fma) without a word."""
+    app = fpx.explorer(op="dot", n=50, format="float8_e4m3")
+    shown = app.table.value
+    app.b_rounding.value = "bfloat16"
+    app.b_add.click()
+    said = html.unescape(app.message.value)
+    assert "input_rounding='bfloat16' changes nothing for float8_e4m3 data" in said
+    assert app.table.value == shown and app.comparison is not None
+    assert "sequential+bfloat16" not in [str(v) for v in app.state.variants]
+    app = fpx.explorer(op="dot", n=50, variants=["sequential", "sequential+fma", "sequential+tf32"])
+    app.format.value = "float16"
+    assert [str(v) for v in app.state.variants] == ["sequential", "sequential+fma"]
+    said = html.unescape(app.banner.value)
+    assert "sequential+tf32 is left out on float16 data: input_rounding='tf32' changes" in said
+    assert app.comparison is not None and app.comparison.format == "float16"
+    app.format.value = "float8_e4m3"
+    assert [str(v) for v in app.state.variants] == ["sequential"]
+    assert "sequential+fma is left out on float8_e4m3 data: fma=True" in app.banner.value
+    assert "left out" not in fpx.explorer(op="dot", n=50, format="float16").banner.value
+    app = fpx.explorer(op="dot", n=50)  # untouched defaults become the new format's: no note
+    app.format.value = "float8_e4m3"
+    assert "left out" not in app.banner.value and app.comparison is not None
+
+
 def test_pass_15_explorer_findings():
     """Pass 15: after a failure on a view that was itself an error ("choose at least one
     backend"), a redraw cleared the failure and left the app blank; the builder added

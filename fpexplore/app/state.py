@@ -26,6 +26,7 @@ from .. import checks
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import parse_variants
+from ..formats import format_info
 from ..libspec import LIBRARIES, backend_libraries
 from ..ops.opspec import Params
 from ..ops.registry import get as get_op
@@ -37,6 +38,7 @@ from ..orders.arith import (
     held_accumulators,
     rounded_accumulator,
 )
+from ..orders.products import check_rounding_changes
 from ..orders.registry import lookup, orders_for
 from ..orders.tensor_core import input_format
 from ..quantize import SCHEMES
@@ -174,7 +176,8 @@ def variant_options(state: State) -> list[VariantSpec]:
 def unfit(op: str, fmt: str, spec: VariantSpec) -> str | None:
     """Why ``spec`` does not run on ``fmt`` data (the call's own ValueError; else None): a
     library order not defined for it (the tensor cores on float64), the tensor cores of an
-    arch with inputs it does not take (the V100's tf32), on FP8, FP6 or FP4 data an order
+    arch with inputs it does not take (the V100's tf32), an input rounding that changes
+    nothing (tf32 of float16 data), on FP8, FP6 or FP4 data an order
     that does not add in it or fma with it."""
     try:
         order, sp = lookup(op, spec.name), spec
@@ -183,6 +186,7 @@ def unfit(op: str, fmt: str, spec: VariantSpec) -> str | None:
     try:
         if (why := order.refuses_format(fmt)) is not None:
             return why
+        check_rounding_changes(order, sp.input_rounding, format_info(fmt))  # (tf32 of float16)
         if sp.name == TENSOR_CORE:
             input_format(fmt, sp.input_rounding, sp.param_dict.get("arch", order.params["arch"][0]))
         elif fmt in held_accumulators() and op in ROUNDED_OPS:
@@ -412,6 +416,23 @@ def _to_format(state: State, fmt: str) -> State:
     kept = list(state.variants) == _own_variants(state, defaults(state.format))
     state = state.set(format=fmt)
     return with_variants(state, _own_variants(state, defaults(fmt)) if kept else None)
+
+
+def left_out(old: State, new: State) -> list[str]:
+    """The variants chosen before a change of format (the same op) that the new format left
+    out, each with why (float32 to FP8: no fma; pass 16: dropped without a word); none where
+    the old format's defaults, untouched, became the new one's."""
+    defaults = get_op(old.op).defaults_for
+    if new.op != old.op or new.format == old.format:
+        return []
+    if list(old.variants) == _own_variants(old, defaults(old.format)):
+        return []
+    fmt = new.format
+    return [
+        f"{v} is left out on {fmt} data: {unfit(new.op, fmt, v) or f'not offered for {fmt}'}"
+        for v in old.variants
+        if v not in new.variants
+    ]
 
 
 def add_variant(state: State, spec: str) -> State:

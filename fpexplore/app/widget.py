@@ -30,6 +30,7 @@ from .state import (
     computed_part,
     from_keywords,
     input_names,
+    left_out,
     list_names,
     opened_on,
     pick,
@@ -104,8 +105,13 @@ class Explorer(W.VBox):
                 lambda ch: self._change(lambda s: transition(s, ch["new"])), names="value"
             )
 
+        def control(state, value, name):  # (what a new format leaves out: in the banner)
+            new = set_control(state, self._formats(), **{name: value})
+            self._out.notes = self._out.notes + left_out(state, new)
+            return new
+
         for name in CONTROLS:
-            on(getattr(c, name), lambda s, v, k=name: set_control(s, self._formats(), **{k: v}))
+            on(getattr(c, name), lambda s, v, k=name: control(s, v, k))
         on(c.variants, select_variants)
         on(c.pick_a, lambda s, v: pick(s, a=v))
         on(c.pick_b, lambda s, v: pick(s, b=v))
