@@ -18,9 +18,13 @@ FORMATS = ("float16", "bfloat16", "float32", "float64")
 FP8_NAMES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
 #: the OCP Microscaling (MX v1.0) element formats and the MX scale
 MX_NAMES = ("float6_e2m3", "float6_e3m2", "float4_e2m1", "float8_e8m0")
-ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", *FP8_NAMES, *MX_NAMES)
+ROUNDINGS = FORMATS + ("tf32", "tf32-rne", "tf32-truncate", "bfloat16-truncate")
+ROUNDINGS += (*FP8_NAMES, *MX_NAMES)
 # the roundings a product's inputs may get first (+tf32 in a spec, input_rounding="tf32")
-INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", *FP8_NAMES)
+INPUT_ROUNDINGS = ("tf32", "bfloat16", "tf32-rne", "tf32-truncate", "bfloat16-truncate")
+INPUT_ROUNDINGS += FP8_NAMES
+# the roundings whose mode is their definition -> their grid, rounded in any mode
+FIXED_MODE = {"tf32": "tf32-rne", "tf32-truncate": "tf32-rne", "bfloat16-truncate": "bfloat16"}
 #: the rounding modes of ``as_format(x, fmt, rounding=...)``
 ROUNDING_MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic")
 _r = INPUT_ROUNDINGS  # as messages list them: the two common ones, then the others
@@ -132,8 +136,9 @@ class FormatInfo:
 
     @property
     def unit_roundoff(self) -> float:
-        """u = eps / 2, the bound on the relative error of one rounding."""
-        return math.ldexp(1.0, -self.precision)
+        """u, the bound on the relative error of one rounding in the format's own mode: eps / 2
+        to nearest, eps toward zero (tf32-truncate, bfloat16-truncate)."""
+        return math.ldexp(1.0, -self.precision + (self.rounding == "toward_zero"))
 
     @property
     def smallest_subnormal(self) -> float:
@@ -186,6 +191,8 @@ INFO = {
     "tf32": _held("tf32", 11, -126, 127, rounding="nearest_away"),
     "tf32-rne": _held("tf32-rne", 11, -126, 127),
     "tf32-truncate": _held("tf32-truncate", 11, -126, 127, rounding="toward_zero"),
+    # bfloat16's grid, the top 16 bits of float32 kept (a cast by bit mask or __float2bfloat16_rz)
+    "bfloat16-truncate": _held("bfloat16-truncate", 8, -126, 127, rounding="toward_zero"),
     "float8_e4m3": _held("float8_e4m3", 4, -6, 8, finite_max=448.0),
     "float8_e5m2": _held("float8_e5m2", 3, -14, 15),
     "float8_e4m3fnuz": _held("float8_e4m3fnuz", 4, -7, 7, finite_max=240.0),

@@ -89,7 +89,7 @@ def _as_setting(cfg, op: str) -> VariantSpec:
     return VariantSpec(
         cfg.get("order", "sequential"),
         cfg.get("params", {}),
-        bool(cfg.get("fma", False)),
+        checks.boolean("fma", cfg.get("fma", False)),  # (pass 16: "False" was fma on)
         cfg.get("input_rounding"),
         cfg.get("accumulate"),
     )

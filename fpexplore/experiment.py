@@ -336,12 +336,14 @@ def _public_params(variants, distribution, seed, backends, op_params) -> dict:
 MAX_SWEEP_RUNS = 10_000  # sizes x seeds: a sweep is refused before it starts beyond this
 
 
-def _refuse_compare_only(op_params: dict) -> None:
+def _check_sweep_keywords(op: str, variants, fmt: str, op_params: dict) -> None:
     """sweep's TypeError for compare's n= and inputs= (else compare's "multiple values for
-    'n'", or its message on n and seed with inputs=, which the user never gave)."""
+    'n'", or its message on n and seed with inputs=, which the user never gave), and its op
+    parameters checked as compare checks them, naming sweep and its keywords."""
     for k, why in (("n", "its sizes are sizes="), ("inputs", "it draws data at each size")):
         if k in op_params:
             raise TypeError(f"fpx.sweep takes no {k}=: {why} (compare takes {k}=)")
+    check_op_params(op, variants, fmt, op_params, caller=("fpx.sweep", SWEEP_ARGUMENTS))
 
 
 def _seed_list(seed, seeds) -> list[int]:
@@ -418,7 +420,6 @@ def sweep(
     pd = require("pandas", "fpx.sweep")
 
     progress = checks.boolean("progress", progress)
-    _refuse_compare_only(op_params)
     sizes = [checks.integer("sizes", s, 1) for s in checks.name_list("sizes", sizes)]
     if not sizes:
         raise ValueError("sizes must name at least one size")
@@ -433,8 +434,7 @@ def sweep(
     format = checks.choice("format", format, op_spec.formats(), f"{op} takes")  # (a dtype's name)
     for s in sizes:
         op_spec.check_size(s, format)
-    settings = {k: v for k, v in op_params.items() if k != "threads"}  # (compare's, passed on)
-    check_op_params(op, variants, format, settings, caller=("fpx.sweep", SWEEP_ARGUMENTS))
+    _check_sweep_keywords(op, variants, format, op_params)
     runs = len(sizes) * len(seed_list)
     bar = _progress(runs) if progress and runs > 1 else None
     parts, bound_rows, messages = [], [], []

@@ -81,6 +81,8 @@ def _arrays(op: str, inputs) -> tuple[tuple, str]:
             "gives on them"
         )
     arrays = tuple(np.asarray(v) for k, v in given.items() if k != "format")
+    if reduction(op).divides and arrays[0].size == 0:  # (pass 16: a ZeroDivisionError)
+        raise ValueError(f"fpx.explain: inputs: the {op} of 0 values is undefined (NaN)")
     if not reduction(op).products:
         return (np.ravel(arrays[0]),), fmt
     reduction(op).check_shapes(op, arrays)

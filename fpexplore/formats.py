@@ -7,7 +7,9 @@ roundings* (float32 storage), accepted by :func:`as_format`, :func:`format_info`
 - ``"tf32"``: 10 explicit significand bits, float32's exponent range, rounded to nearest with
   ties *away from zero*, as cuBLAS and CUTLASS convert float32 to tf32 (PTX
   ``cvt.rna.tf32.f32``); ``"tf32-rne"`` ties to even instead; ``"tf32-truncate"`` keeps the top
-  10 fraction bits (toward zero), as a tensor core reading raw float32 bits does.
+  10 fraction bits (toward zero), as a tensor core reading raw float32 bits does;
+  ``"bfloat16-truncate"`` keeps the top 7 (bfloat16's grid toward zero: a cast by bit mask,
+  CUDA's ``__float2bfloat16_rz``).
 - ``"float8_e4m3"`` and ``"float8_e5m2"``: ml_dtypes' ``float8_e4m3fn`` and ``float8_e5m2``
   (OCP FP8), nearest-even. float8_e4m3 has no infinity: its largest value is 448, and
   |x| > 464 (464 itself ties to 448) and ``±inf`` become NaN, as in ml_dtypes (CUDA's
@@ -266,7 +268,7 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
             out = odd32.astype(SMALL_DTYPES[name]).astype(np.float32)  # the registry says
             # FP6, FP4: no NaN (ml_dtypes gives -0.0 for it); the float32 holding keeps it
             return np.where(np.isnan(odd32), odd32, out) if info.saturates else out
-        return round_f32_bits(odd32, 13, info.rounding)
+        return round_f32_bits(odd32, 24 - info.precision, info.rounding)  # (tf32: 13 bits)
 
 
 def as_format(
@@ -283,15 +285,15 @@ def as_format(
     object arrays of them). The result has the format's dtype (``"tf32"``: float32 holding
     values with 11 significant bits; ``"float8_*"``, ``"float6_*"``, ``"float4_e2m1"``:
     float32 holding their values; ``fpx.format``'s: float64). Rounding is correct: no double
-    rounding, gradual underflow, overflow to ``±inf`` (``"tf32-truncate"``: to the largest
+    rounding, gradual underflow, overflow to ``±inf`` (the truncations: to the largest
     finite value; ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``; FP6, FP4: ``±max``;
     fpx.format(subnormals=False): see it); NaN stays
     NaN, signed zeros keep their sign (see the module docstring for E8M0, which has none).
 
     ``rounding`` (one of ``ROUNDING_MODES``; None: the format's own, nearest-even but for
-    ``"tf32"``, ties away from zero, and ``"tf32-truncate"``, toward zero, which take no
-    other): ``"nearest_even"``, ``"nearest_away"`` (ties away from zero), ``"toward_zero"``,
-    ``"up"`` (toward +inf), ``"down"`` (toward -inf), or ``"stochastic"``: up with probability
+    ``"tf32"``, ties away from zero, and the truncations, toward zero, which take no other):
+    ``"nearest_even"``, ``"nearest_away"`` (ties away from zero), ``"toward_zero"``, ``"up"``
+    (toward +inf), ``"down"`` (toward -inf), or ``"stochastic"``: up with probability
     (x - lo) / (hi - lo) between the neighbours lo < x < hi (to 2**-53: the draws have 53
     bits), seeded by ``seed`` (an int, required there and only there). Past the largest
     value a directed mode gives ``±max`` toward the range and the format's overflow
@@ -363,11 +365,12 @@ def _rounding_mode(info: FormatInfo, rounding, seed) -> tuple[str, np.random.Gen
         mode = info.rounding
     else:
         mode = _registry.rounding_mode(rounding, "as_format: ")
-        if info.name in ("tf32", "tf32-truncate") and mode != info.rounding:
+        grid = _registry.FIXED_MODE.get(info.name)
+        if grid is not None and mode != info.rounding:
             raise ValueError(
                 f"as_format: rounding={mode!r} with fmt={info.name!r}, which rounds "
-                f"{info.rounding} by definition; for the tf32 grid in another mode give "
-                f"fmt='tf32-rne', rounding={mode!r}"
+                f"{info.rounding} by definition; for its grid in another mode give "
+                f"fmt={grid!r}, rounding={mode!r}"
             )
     if mode == "stochastic":
         if seed is None:

@@ -32,10 +32,10 @@ The parts:
   ``True``/``False``/``None``, bare words (``combine=atomic``) or quoted strings.
 - ``+fma``: ``fma=True`` (dot, matmul and cdist's expanded formula, in orders where a product
   feeds an accumulator).
-- ``+tf32`` / ``+bfloat16`` (or ``+tf32-rne``, ``+tf32-truncate``, ``+float8_e4m3``,
-  ``+float8_e5m2``): the inputs rounded to that format first, keeping their storage format
-  (dot and matmul: their ``input_rounding=``); for ``tensor-core`` also the format the tensor
-  cores read (float32 data needs one).
+- ``+tf32`` / ``+bfloat16`` (or ``+tf32-rne``, ``+tf32-truncate``, ``+bfloat16-truncate``,
+  ``+float8_e4m3``, ``+float8_e5m2``): the inputs rounded to that format first, keeping their
+  storage format (dot and matmul: their ``input_rounding=``); for ``tensor-core`` also the
+  format the tensor cores read (float32 data needs one).
 - ``@ACCUMULATOR``: ``accumulate=`` one of ``fpx.FORMATS``, or the name of a format of
   ``fpx.format`` (sum's sequential, reverse, pairwise and blocked take it).
 
@@ -91,7 +91,7 @@ from .userformat import user_names
 __all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
 
 GRAMMAR = "ORDER[(k=v, ...)][+fma][+tf32|+bfloat16][@ACCUMULATOR]"
-INPUT_ROUNDINGS = _INPUT_ROUNDINGS  # "tf32", "bfloat16", then tf32-rne, tf32-truncate, FP8
+INPUT_ROUNDINGS = _INPUT_ROUNDINGS  # "tf32", "bfloat16", then the others
 MODIFIERS = ("fma",) + INPUT_ROUNDINGS
 EXAMPLES = "e.g. 'tree(block=256)', 'sequential+fma', 'pairwise+tf32', 'sequential@float32'"
 

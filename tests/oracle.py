@@ -23,12 +23,14 @@ SPECS = {
     "tf32": (np.dtype(np.float32), 11, -126, 127),
     "tf32-rne": (np.dtype(np.float32), 11, -126, 127),
     "tf32-truncate": (np.dtype(np.float32), 11, -126, 127),
+    "bfloat16-truncate": (np.dtype(np.float32), 8, -126, 127),
     "float8_e4m3": (np.dtype(np.float32), 4, -6, 8),
     "float8_e5m2": (np.dtype(np.float32), 3, -14, 15),
 }
 # how each rounds: nearest with ties to even unless named here. tf32 is cuBLAS's conversion
-# (cvt.rna: ties away from zero, NVIDIA PTX ISA), tf32-truncate keeps the top bits.
-TIES = {"tf32": "away", "tf32-truncate": "zero"}
+# (cvt.rna: ties away from zero, NVIDIA PTX ISA), tf32-truncate and bfloat16-truncate keep
+# the top bits.
+TIES = {"tf32": "away", "tf32-truncate": "zero", "bfloat16-truncate": "zero"}
 # OCP FP8 E4M3 (ml_dtypes float8_e4m3fn): the all-ones pattern is NaN, no infinity; the largest
 # value is 1.75 * 2**8 = 448 and what rounds beyond it becomes NaN
 MAX_FINITE = {"float8_e4m3": Fraction(448)}

@@ -326,6 +326,14 @@ def test_budget_refuses_misspelled_configuration_keys():
             budget.difference_budget((a, b), bad, "sequential", "dot")
     with pytest.raises(TypeError, match="a variant spec or a dict"):
         budget.difference_budget((a, b), 3, "sequential", "dot")
+    # pass 16: {"fma": "False"} was fma on (bool of a non-empty string)
+    for bad in ("False", "no", 1):
+        with pytest.raises(TypeError, match="difference_budget: end: fma must be True or False"):
+            budget.difference_budget(
+                (a, b), "sequential", {"order": "sequential", "fma": bad}, "dot"
+            )
+    on = budget.difference_budget((a, b), "sequential", {"fma": np.True_}, "dot")
+    assert on.table.config.tolist()[-1] == "sequential+fma"
 
 
 def test_matmul_budget_and_comparison_print_short_and_say_what_they_sum():

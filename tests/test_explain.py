@@ -95,17 +95,23 @@ def test_input_rounding_tf32():
     assert e.table.loc["tf32", "reproduced_by"] == "sequential+tf32"
 
 
-def _tf32_truncated(v):
-    """TF32 by truncation, by bits: float32 with the low 13 of its 23 fraction bits cleared."""
-    return (np.asarray(v, np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+def _truncated(v, mask):
+    """TF32 (mask 0xFFFFE000: the low 13 of float32's 23 fraction bits cleared) or bfloat16
+    (0xFFFF0000: the low 16) by truncation, by bits."""
+    return (np.asarray(v, np.float32).view(np.uint32) & np.uint32(mask)).view(np.float32)
 
 
-@pytest.mark.parametrize("n", [8, 100, 1000])
-def test_truncated_tf32_inputs_are_input_rounding_not_a_bug(n):
-    """A dot of inputs truncated to TF32 against the float32 one: "not explained by
-    rounding: a likely bug" from n = 8 up (pass 14), as only the nearest configurations had
-    their truncated twins tried and none of those rounded inputs. The oracles: truncation by
-    bit mask, the dots by Fraction rounded once to the nearest float32."""
+@pytest.mark.parametrize(
+    "n, fmt, mask",
+    [(8, "tf32", 0xFFFFE000), (100, "tf32", 0xFFFFE000), (1000, "tf32", 0xFFFFE000)]
+    + [(2, "bfloat16", 0xFFFF0000), (100, "bfloat16", 0xFFFF0000), (4097, "bfloat16", 0xFFFF0000)],
+)
+def test_truncated_inputs_are_input_rounding_not_a_bug(n, fmt, mask):
+    """A dot of inputs truncated to TF32 or bfloat16 against the float32 one: "not
+    explained by rounding: a likely bug" from n = 8 up (pass 14: TF32, as only the nearest
+    configurations had their truncated twins tried; pass 16: bfloat16 from n = 2, which had
+    no truncation at all, and a bound of one rounding to nearest per input). The oracles:
+    truncation by bit mask, the dots by Fraction rounded once to the nearest float32."""
     rng = np.random.default_rng(n)
     a, b = rng.random(n).astype(np.float32), rng.random(n).astype(np.float32)
 
@@ -115,12 +121,30 @@ def test_truncated_tf32_inputs_are_input_rounding_not_a_bug(n):
         near = (np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf)))
         return min(near, key=lambda c: abs(Fraction(float(c)) - exact))
 
-    res = {"fp32": dot(a, b), "tf32": dot(_tf32_truncated(a), _tf32_truncated(b))}
-    assert res["fp32"] != res["tf32"]
+    res = {"fp32": dot(a, b), fmt: dot(_truncated(a, mask), _truncated(b, mask))}
+    assert res["fp32"] != res[fmt]
     e = fpx.explain("dot", (a, b), res)
     _check(e, "input_rounding", {"fp32"})
     assert "bug" not in e.verdict and bool(e.causes.iloc[0]["decided"])
-    assert "tf32-truncate" in e.table.loc["tf32", "reproduced_by"]
+    assert f"{fmt}-truncate" in e.table.loc[fmt, "reproduced_by"]
+    assert bool(e.table.loc[fmt, "within_bound"])
+
+
+def test_a_matmul_of_bfloat16_truncated_inputs_is_input_rounding():
+    """Pass 16: every element of a matmul of bfloat16-truncated inputs was "a likely bug".
+    The oracle: truncation by bit mask, each element a float64 dot (exact here: 8-bit
+    significands, 64 terms) rounded once to float32."""
+    rng = np.random.default_rng(16)
+    A = rng.standard_normal((8, 64)).astype(np.float32)
+    B = rng.standard_normal((64, 8)).astype(np.float32)
+    At, Bt = (_truncated(M, 0xFFFF0000).astype(np.float64) for M in (A, B))
+    res = {
+        "fp32": (A.astype(np.float64) @ B).astype(np.float32),
+        "bf16": (At @ Bt).astype(np.float32),
+    }
+    e = fpx.explain("matmul", (A, B), res)
+    assert "bug" not in e.verdict and e.causes.iloc[0]["factor"] == "input_rounding"
+    assert "bfloat16-truncate" in e.table.loc["bf16", "reproduced_by"]
 
 
 def test_fma_in_a_dot_product():
@@ -336,6 +360,34 @@ def test_a_dropped_term_outside_any_sums_bound_is_a_bug():
     e = fpx.explain("sum", x, {"full": full, "dropped": dropped})
     assert e.verdict.startswith("Not explained by rounding: a likely bug")
     assert not e.table.loc["dropped", "within_bound"] and e.table.loc["full", "within_bound"]
+
+
+def test_a_result_no_rounding_to_nearest_gives_is_not_within_rounding():
+    """Pass 16: 1 ulp off a 1-term sum, or off [1, 2**-30] (which every order rounding to
+    nearest sums to exactly 1: the small term is below half an ulp), was "within rounding"
+    with nondeterminism offered: the bound had one rounding more than the sum's n - 1, the
+    result's, which is among them. Oracle: Fraction."""
+    for x in (np.array([1.0, 2.0**-30], np.float32), np.array([1.7], np.float32)):
+        exact = sum(Fraction(float(v)) for v in x)
+        near = np.float32(float(exact))  # every order's result: at most one addition, exact
+        assert Fraction(float(near)) == exact or x.size == 2
+        off = np.nextafter(near, np.float32(2))
+        u = Fraction(1, 2**24)
+        assert abs(Fraction(float(off)) - exact) > (x.size - 1) * u / (1 - (x.size - 1) * u) * sum(
+            abs(Fraction(float(v))) for v in x
+        )
+        e = fpx.explain("sum", x, {"a": near, "b": off})
+        assert e.verdict.startswith("Not explained by rounding: a likely bug"), e.verdict
+        assert not e.table.loc["b", "within_bound"] and len(e.causes) == 0
+    # a float64 sum cast to float32 is one rounding more: still within (the cast)
+    e = fpx.explain("sum", np.array([1.7]), {"f32": np.float32(1.7), "f64": 1.7})
+    assert "bug" not in e.verdict and e.causes.iloc[0]["factor"] == "cast"
+
+
+def test_explain_of_the_mean_of_nothing_says_so():
+    """Pass 16: a bare ZeroDivisionError (after NumPy's "Mean of empty slice" warning)."""
+    with pytest.raises(ValueError, match="fpx.explain: inputs: the mean of 0 values is undefined"):
+        fpx.explain("mean", np.zeros(0, np.float32), {"a": np.float32(1), "b": np.float32(0)})
 
 
 def test_a_sign_flip_between_the_two_bounds_is_a_bug():

@@ -19,7 +19,8 @@ import oracle
 from oracle import SPECS, same
 from strategies import STORAGE, random_values, values
 
-ALL = STORAGE + ("tf32", "tf32-rne", "tf32-truncate", "float8_e4m3", "float8_e5m2")
+ALL = STORAGE + ("tf32", "tf32-rne", "tf32-truncate", "bfloat16-truncate")
+ALL += ("float8_e4m3", "float8_e5m2")
 
 
 # ----------------------------------------------------------------------------- registry
@@ -53,6 +54,9 @@ def test_formats_tuple_and_info():
             mx,
         )
         assert info.unit_roundoff == eps / 2
+    # truncation's rounding error is up to a whole ulp (pass 16: bounds took half of one)
+    for name in ("tf32-truncate", "bfloat16-truncate"):
+        assert fpx.format_info(name).unit_roundoff == fpx.format_info(name).eps
     assert fpx.format_info(np.float32).name == "float32"
     assert fpx.format_info(ml_dtypes.bfloat16).name == "bfloat16"
     for name in fpx.FORMATS:  # the storage formats agree with NumPy / ml_dtypes finfo
@@ -702,7 +706,7 @@ def test_ulp_with_another_format_says_how_to_convert():
 
 
 @pytest.mark.parametrize(
-    "fmt", ["tf32", "tf32-rne", "tf32-truncate", "float8_e4m3", "float8_e5m2",
+    "fmt", ["tf32", "tf32-rne", "tf32-truncate", "bfloat16-truncate", "float8_e4m3", "float8_e5m2",
             "float8_e4m3fnuz", "float8_e5m2fnuz"],
 )  # fmt: skip
 def test_exact_rationals_that_round_to_zero_keep_the_sign_the_format_has(fmt):

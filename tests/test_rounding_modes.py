@@ -185,11 +185,12 @@ def test_tf32_and_tf32_truncate_keep_their_own_rounding():
     repeat it and nothing else (the tf32 grid in another mode is 'tf32-rne' with it)."""
     xs = inputs("tf32-rne", np.random.default_rng(3))
     arr = np.array(xs, dtype=object)
-    for fmt, mode in (("tf32", "nearest_away"), ("tf32-truncate", "toward_zero")):
-        want = [expected("tf32-rne", x, mode) for x in xs]
+    cases = (("tf32", "nearest_away", "tf32-rne"), ("tf32-truncate", "toward_zero", "tf32-rne"))
+    for fmt, mode, grid in (*cases, ("bfloat16-truncate", "toward_zero", "bfloat16")):
+        want = [expected(grid, x, mode) for x in xs]
         for got in (fpx.as_format(arr, fmt), fpx.as_format(arr, fmt, rounding=mode)):
             assert all(same(g, w) for g, w in zip(got.tolist(), want)), fmt
-        with pytest.raises(ValueError, match=rf"rounding='up' with fmt='{fmt}'.*'tf32-rne'"):
+        with pytest.raises(ValueError, match=rf"rounding='up' with fmt='{fmt}'.*'{grid}'"):
             fpx.as_format(1.0, fmt, rounding="up")
 
 

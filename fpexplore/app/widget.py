@@ -105,13 +105,8 @@ class Explorer(W.VBox):
                 lambda ch: self._change(lambda s: transition(s, ch["new"])), names="value"
             )
 
-        def control(state, value, name):  # (what a new format leaves out: in the banner)
-            new = set_control(state, self._formats(), **{name: value})
-            self._out.notes = self._out.notes + left_out(state, new)
-            return new
-
         for name in CONTROLS:
-            on(getattr(c, name), lambda s, v, k=name: control(s, v, k))
+            on(getattr(c, name), _control(self._out, self._formats, name))
         on(c.variants, select_variants)
         on(c.pick_a, lambda s, v: pick(s, a=v))
         on(c.pick_b, lambda s, v: pick(s, b=v))
@@ -300,6 +295,18 @@ class Explorer(W.VBox):
         with self._quiet():
             show_picks(self._c, self.state, keys)
         self._out.show(cmp, observed, self.state)
+
+
+def _control(out, formats, name: str):
+    """The transition of the control ``name``, what a new format left out of the variants
+    noted for ``out`` to show (pass 16: dropped without a word)."""
+
+    def transition(state, value):
+        new = set_control(state, formats(), **{name: value})
+        out.notes = out.notes + left_out(state, new)
+        return new
+
+    return transition
 
 
 def _preset(out, label: str, formats: dict):

@@ -158,7 +158,7 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
 
 
 # input roundings that differ only in ties (or truncate): tried where one nearly reproduces
-ROUNDING_FAMILIES = (("tf32", "tf32-rne", "tf32-truncate"),)
+ROUNDING_FAMILIES = (("tf32", "tf32-rne", "tf32-truncate"), ("bfloat16", "bfloat16-truncate"))
 
 
 def siblings(cfg: Config) -> list[Config]:

@@ -69,9 +69,9 @@ def check_rounding_changes(spec, input_rounding, info) -> None:
 
 def round_inputs(input_rounding, info, *arrays) -> tuple:
     """The arrays with every value rounded to ``input_rounding`` ("tf32" or "bfloat16", as
-    tensor cores read float32 inputs; or "tf32-rne", "tf32-truncate", "float8_e4m3",
-    "float8_e5m2", see :mod:`fpexplore.formats`) and kept in format ``info``; unchanged for
-    None."""
+    tensor cores read float32 inputs; or "tf32-rne", "tf32-truncate", "bfloat16-truncate",
+    "float8_e4m3", "float8_e5m2", see :mod:`fpexplore.formats`) and kept in format ``info``;
+    unchanged for None."""
     if check_input_rounding(input_rounding) is None:
         return arrays
     return tuple(np.asarray(as_format(as_format(x, input_rounding), info.name)) for x in arrays)
@@ -170,7 +170,7 @@ def matmul(
     fma, accumulate, **params : as for :func:`fpexplore.dot` (tree orders combine their block
         results sequentially here)
     input_rounding : None, "tf32" or "bfloat16" (or "tf32-rne", "tf32-truncate",
-        "float8_e4m3", "float8_e5m2")
+        "bfloat16-truncate", "float8_e4m3", "float8_e5m2")
         Round A and B to this format first (tensor-core inputs), keeping their storage format.
     split_k : int, optional
         Cut k into this many contiguous slices, reduce each with the order, and add the slice

@@ -474,6 +474,7 @@ ROUNDING_INPUTS = {
     "tf32-rne": "tf32",
     "tf32-truncate": "tf32",
     "bfloat16": "bfloat16",
+    "bfloat16-truncate": "bfloat16",
     "float8_e4m3": "float8_e4m3",
     "float8_e5m2": "float8_e5m2",
     "float8_e4m3fnuz": "float8_e4m3fnuz",
