@@ -13,6 +13,7 @@ timing in :mod:`fpexplore.timing`, the machine columns from
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -97,11 +98,17 @@ def _refuse_untaken(
     function, own = caller
     order = op_params.get("order")
     of = [keywords_of(s, op_spec.name, order) for s in specs]
-    # the op's keywords that are some variant's settings (variance's order=) count where a
-    # chosen variant takes them (pass 15: welford's order= was taken and ignored)
-    settings = set().union(*(keywords_of(VariantSpec(v), op_spec.name) for v in op_spec.variants))
-    taken = (set(op_spec.keywords) - settings).union(*of)
+    taken = set(_not_settings(op_spec.name)).union(*of)
     checks.refuse_unknown(function, set(op_params) - taken, own | taken)
+
+
+@functools.cache
+def _not_settings(op: str) -> frozenset:
+    """The op's keywords that are no variant's setting: the others (variance's order=) count
+    where a chosen variant takes them (pass 15: welford's order= was taken and ignored)."""
+    op_spec = get_op(op)
+    settings = set().union(*(keywords_of(VariantSpec(v), op) for v in op_spec.variants))
+    return frozenset(op_spec.keywords) - settings
 
 
 class Default:
