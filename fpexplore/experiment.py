@@ -266,6 +266,11 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
                 "data; with inputs= the data are yours (n comes from their size)"
             )
         inputs, fmt, n = op_spec.user_inputs(inputs, what="fpx.compare")
+        if "num" in inputs:  # linspace's length: its limits, as for n= (pass 17: MemoryError)
+            try:
+                op_spec.check_size(n, fmt)
+            except ValueError as e:
+                raise ValueError(f"fpx.compare: inputs' num (the length): {e}") from None
         if format is not None and format != fmt:
             checks.choice("format", format, op_spec.formats(), f"{op_spec.name} takes")
             raise ValueError(

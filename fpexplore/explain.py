@@ -33,7 +33,7 @@ from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
 from .inference.scoring import CHANCE, DECIDED, RUN_TO_RUN, score
-from .inference.space import TRIED_ROUNDINGS, Config, order_op, reduction, reference
+from .inference.space import Config, order_op, reduction, reference
 from .metrics import summarize
 from .numerics import clamp_ulps
 from .ops.registry import get as get_op
@@ -332,8 +332,7 @@ class _Explaining:
 
     def _beyond(self) -> dict:
         """label -> the elements no rounding explains, for results nothing reproduces."""
-        roundings = TRIED_ROUNDINGS[1:] if reduction(self.op).products else ()
-        roundings += tuple(sorted({o.dtype.name for o in self.observed.values()} - {self.in_fmt}))
+        roundings = measure.bound_roundings(self.op, self.in_fmt, self.observed)
         out = {}
         for k, ev in self.evidence.items():
             wrong = _not_special(self, k)
@@ -630,8 +629,7 @@ def _no_difference(ex) -> tuple | None:
         text = presentation.widened_verdict({k: v.dtype.name for k, v in ex.observed.items()}, e)
     else:
         return None
-    roundings = TRIED_ROUNDINGS[1:] if reduction(ex.op).products else ()
-    roundings += tuple(sorted({o.dtype.name for o in ex.observed.values()} - {ex.in_fmt}))
+    roundings = measure.bound_roundings(ex.op, ex.in_fmt, ex.observed)
     beyond = {}
     for k, obs in ex.observed.items():
         far = np.atleast_1d(

@@ -85,6 +85,14 @@ def _to_float(q: Fraction) -> float:
         return math.inf
 
 
+def _same_sign(v, r) -> np.ndarray:
+    """Per element: the signs agree, or the value is NaN (0 ulps apart, bit-equal then: the
+    ulps of -0 and +0 are 0 apart; pass 17: np.mean's +0 against -0 counted as exact)."""
+    with np.errstate(invalid="ignore"):
+        sv, sr = np.broadcast_arrays(np.signbit(v), np.signbit(r))
+        return ((sv == sr) | np.isnan(np.asarray(v, np.float64))).reshape(-1)
+
+
 def summarize(value, reference) -> dict:
     """Summary numbers of a result (scalar or array) against its reference.
 
@@ -122,7 +130,7 @@ def summarize(value, reference) -> dict:
         max_rel = float(rel_error(v.reshape(-1)[k], r.reshape(-1)[k]))
     return {
         "n": n,
-        "exact_share": float(np.mean(u == 0)) if n else 1.0,
+        "exact_share": float(np.mean((u == 0) & _same_sign(v, r))) if n else 1.0,
         "max_abs_ulp": largest,
         "mean_abs_ulp": float(absu.mean()) if n else 0.0,
         "ulp": worst,

@@ -34,6 +34,7 @@ __all__ = [
     "Sweep",
     "diff",
     "diff_values",
+    "literal",
 ]
 
 EXACT_LABEL = "exact (reference)"
@@ -73,15 +74,16 @@ class Comparison:
         """Python code that recreates this comparison with the public API."""
         if self.params.get("inputs") == USER_DATA:  # the user's own arrays, not drawn here
             args = [repr(self.op), "inputs=inputs"]
-            args += [f"{k}={v!r}" for k, v in self.params.items() if k != "inputs"]
+            args += [f"{k}={literal(v)}" for k, v in self.params.items() if k != "inputs"]
+            call = "cmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
             return (
-                "import fpexplore as fpx\n\n# inputs: your own arrays (user data: "
-                f"{self.format}, n = {self.n}), as cmp.inputs holds them\n"
-                "cmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
+                _imports(call) + "\n\n# inputs: your own arrays (user data: "
+                f"{self.format}, n = {self.n}), as cmp.inputs holds them\n" + call
             )
         args = [repr(self.op), f"format={self.format!r}", f"n={self.n}"]
-        args += [f"{k}={v!r}" for k, v in self.params.items()]
-        return "import fpexplore as fpx\n\ncmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
+        args += [f"{k}={literal(v)}" for k, v in self.params.items()]
+        call = "cmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
+        return _imports(call) + "\n\n" + call
 
     def formatted(self):
         """The table as people read it: a DataFrame of strings, the exact reference first.
@@ -472,3 +474,23 @@ class Explanation:
 
     def _repr_html_(self) -> str:
         return presentation.explanation_html(self)
+
+
+def literal(v) -> str:
+    """``v`` as Python code that gives it back: NumPy's scalars as ``np.float32(0.001)``, a
+    non-finite float as ``float('inf')`` (pass 17: snippets of them raised NameError)."""
+    if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+        kind = "float" if type(v) is float else f"np.{v.dtype.name}"
+        return f"{kind}({str(float(v))!r})"
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(map(literal, v)) + ("," if type(v) is tuple and len(v) == 1 else "")
+        return f"[{inner}]" if isinstance(v, list) else f"({inner})"
+    return repr(v)
+
+
+def _imports(code: str) -> str:
+    """The imports ``code`` needs beside fpexplore (NumPy's scalars, Fraction, Decimal)."""
+    lines = ["import numpy as np"] if "np." in code else []
+    lines += [f"from {m} import {n}" for m, n in (("decimal", "Decimal"), ("fractions", "Fraction"))
+              if f"{n}(" in code]  # fmt: skip
+    return "\n".join([*lines, "import fpexplore as fpx"])

@@ -213,6 +213,53 @@ def test_snippet_reproduces_the_table():
     assert again.equals(cmp.table.drop(columns=timings))
 
 
+def test_a_snippet_of_numpy_scalars_and_fractions_runs_and_reproduces_the_table():
+    """Pass 17: lr=np.float32(0.001), lr=Fraction(1, 1024), step=np.int64(5), block=
+    np.int64(2) and seed=np.int64(7) gave snippets that raised NameError (they printed
+    np.float32(...) and Fraction(...) without importing them); an infinite float prints as
+    float('inf'), not inf."""
+    from fractions import Fraction
+
+    timings = ["time_ms", "compile_ms"]
+    for cmp in (
+        fpx.compare("adam_step", n=6, lr=np.float32(0.001)),
+        fpx.compare("adam_step", n=6, lr=Fraction(1, 1024), step=np.int64(5)),
+        fpx.compare("matmul", n=6, variants=["blocked"], block=np.int64(2)),
+        fpx.compare("logsumexp", n=6, seed=np.int64(7)),
+    ):
+        ns = {}
+        exec(cmp.snippet(), ns)
+        assert ns["cmp"].table.drop(columns=timings).equals(cmp.table.drop(columns=timings))
+    from fpexplore.results import literal
+
+    assert literal(float("-inf")) == "float('-inf')"
+    assert literal(np.float16(np.inf)) == "np.float16('inf')"
+    assert literal((np.int8(1),)) == "(np.int8(1),)"
+    assert eval(literal([np.float32(0.1), float("nan")]), {"np": np})[0] == np.float32(0.1)
+
+
+def test_exact_share_counts_a_zero_of_the_other_sign_as_not_exact():
+    """Pass 17: the reference of a mean of two -0.0 is -0.0 (Fraction: 0, its sign from the
+    terms'); np.mean gives +0.0 (its bits 0x00000000, not 0x80000000), and exact_share, "the
+    share bit-equal to the reference", said 1.0."""
+    x = np.array([-0.0, -0.0], np.float32)
+    cmp = fpx.compare("mean", inputs=x)
+    assert np.signbit(cmp.reference)
+    for (variant, _), out in cmp.results.items():
+        row = cmp.table[cmp.table["variant"] == variant].iloc[0]
+        assert row["exact_share"] == (1.0 if np.signbit(out) else 0.0), variant
+    nan = fpx.compare("sum", inputs=np.array([np.nan, 1.0], np.float32))
+    assert set(nan.table["exact_share"]) == {1.0}  # NaN where the reference is NaN: exact
+
+
+def test_linspace_of_your_own_num_keeps_the_op_limit():
+    """Pass 17: compare("linspace", inputs=(0, 1, 10**12)) raised NumPy's bare MemoryError;
+    n=10**12 and fpx.linspace name the limit."""
+    for num in (10**12, 10**7 + 1):
+        with pytest.raises(ValueError, match="inputs' num \\(the length\\): n=.* the limit is"):
+            fpx.compare("linspace", inputs=(np.float32(0), np.float32(1), num))
+
+
 def test_sweep_table_and_bounds():
     sw = fpx.sweep(
         "sum", sizes=[10, 100, 1000], variants=["sequential", "pairwise"], seeds=1, progress=False

@@ -203,6 +203,48 @@ def test_an_input_rounding_that_changes_nothing_is_refused_at_add_and_left_out_i
     assert "left out" not in app.banner.value and app.comparison is not None
 
 
+def test_your_arrays_and_a_link_say_which_variants_another_format_left_out():
+    """Pass 17: picking float16 then FP8 arrays, or a refresh that made them FP8, dropped
+    chosen variants (sequential+tf32, then numpy, tree, kahan, sequential+fma) without a word
+    (the first pick's view failed, two arrays in two formats, and took the note with it); a
+    link opened with format= was refused for the link's own numpy ('variants: numpy on
+    float8_e4m3 data'), where the format control drops what the format refuses."""
+    import ml_dtypes
+
+    from fpexplore.app.state import link_of
+
+    rng = np.random.default_rng(0)
+    ns = {k: rng.standard_normal(30).astype(np.float32) for k in ("a", "b")}
+    ns |= {k + "16": v.astype(np.float16) for k, v in list(ns.items())}
+    ns |= {k + "8": ns[k].astype(ml_dtypes.float8_e4m3fn) for k in ("a", "b")}
+    app = fpx.explorer(op="dot", namespace=ns, source="arrays")
+    app.input_picks["a"].value, app.input_picks["b"].value = "a", "b"
+    app.add_variant("sequential+fma")
+    app.add_variant("sequential+tf32")
+    app.input_picks["a"].value = "a16"  # a float16, b float32: a failed view, the note shows
+    assert app.comparison is None and "sequential+tf32 is left out on float16" in app.banner.value
+    app.input_picks["b"].value = "b16"  # and again with the view
+    assert app.comparison is not None and app.comparison.format == "float16"
+    assert "sequential+tf32 is left out on float16 data" in app.banner.value
+    app.input_picks["a"].value, app.input_picks["b"].value = "a8", "b8"
+    said = html.unescape(app.banner.value)
+    for v in ("numpy", "tree", "kahan", "sequential+fma"):
+        assert f"{v} is left out on float8_e4m3 data" in said, v
+    assert [str(v) for v in app.state.variants] == ["sequential", "pairwise"]
+    # a link opened on another format: its variants that format refuses, left out, in words
+    code = link_of(fpx.explorer(op="dot", n=30).state)  # the default view: no note
+    app = fpx.explorer(link=code, format="float8_e4m3")
+    assert app.comparison is not None and "left out" not in app.banner.value
+    chosen = ["sequential", "sequential+fma", "sequential+bfloat16-truncate"]
+    code = link_of(fpx.explorer(op="dot", n=30, variants=chosen).state)
+    app = fpx.explorer(link=code, format="bfloat16")
+    assert [str(v) for v in app.state.variants] == ["sequential", "sequential+fma"]
+    said = html.unescape(app.banner.value)
+    assert "sequential+bfloat16-truncate is left out on bfloat16 data: input_rounding=" in said
+    with pytest.raises(ValueError, match="variants: 'sequential\\+fma' on float8_e4m3 data"):
+        fpx.explorer(link=code, format="float8_e4m3", variants=["sequential+fma"])
+
+
 def test_pass_15_explorer_findings():
     """Pass 15: after a failure on a view that was itself an error ("choose at least one
     backend"), a redraw cleared the failure and left the app blank; the builder added

@@ -13,7 +13,7 @@ import textwrap
 import numpy as np
 
 from ..formats import ULP_NAN, ULP_SATURATED, format_info
-from ..results import EXACT_LABEL, diff_values
+from ..results import EXACT_LABEL, diff_values, literal
 from .state import OBSERVED, ORDER_OPS, State, sweep_arguments
 
 TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls for the rest
@@ -349,7 +349,8 @@ def user_snippet(cmp, observed, code: dict, numpy: bool, code_of) -> str:
     """The public-API code of a comparison of your arrays (``code``: each input's code) and
     of the explanation of the observed results."""
     args = [repr(cmp.op), "inputs=inputs"]
-    args += [f"{k}={v!r}" for k, v in cmp.params.items() if k != "inputs"]
+    args += [f"{k}={literal(v)}" for k, v in cmp.params.items() if k != "inputs"]
+    numpy = numpy or any("np." in a for a in args)  # (an op parameter's NumPy scalar)
     lines = ["import fpexplore as fpx"] + (["import numpy as np"] if numpy else [])
     lines += ["", "inputs = {" + ", ".join(f"{k!r}: {c}" for k, c in code.items()) + "}"]
     lines += ["cmp = fpx.compare(" + ", ".join(args) + ")", "cmp"]

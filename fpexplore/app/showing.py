@@ -63,11 +63,14 @@ class Output:
 
     def fail(self, error) -> None:
         """An error in place of the view (no comparison): nothing of an earlier setting stays
-        on screen (its figure, table, code, banner and the detective's button)."""
+        on screen (its figure, table, code, banner and the detective's button); the app's own
+        notes on the change (what it left out) show, and again with the next view (pass 17:
+        the picks of two arrays, the first a failed view, lost them)."""
         c = self._c
         self.comparison = self.explanation = None
-        self.observed, self.notes = Observed(), []
-        c.verdict.value = c.explained.value = c.banner.value = c.table.value = ""
+        self.observed = Observed()
+        c.verdict.value = c.explained.value = c.table.value = ""
+        c.banner.value = render.banner_html(self.notes)
         c.view_out.value = c.export_out.value = c.detect_out.value = c.copy.value = ""
         c.snippet.value = ""
         c.detect.disabled = True
@@ -85,6 +88,16 @@ class Output:
         with matplotlib.rc_context(LARGE if c.large.value else {}):
             c.view_out.value = render.draw(c.figure, self.comparison, self.observed, state)
             self._refresh()
+
+    def redraw(self, state) -> None:
+        """The view drawn again for a change that computes nothing (the view, a pick), its
+        code with it; an error is the app's message, never raised into the notebook."""
+        try:
+            self.draw(state)
+            self.snippet(state)
+            self._c.message.value = ""  # (an earlier error is not this view's)
+        except Exception as e:
+            self._c.message.value = render.error_html(e)
 
     def _refresh(self) -> None:
         """The figure onto its canvas."""

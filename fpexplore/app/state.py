@@ -336,13 +336,17 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
     """The first state from :func:`fpexplore.explorer`'s keywords: the rows of :data:`CONTROLS`
     (backends: numpy, emulated, and cupy with a ``gpu``), the rest compare()'s op parameters
     (``op_params``); ``link``: a view's code, under the keywords given beside it (another op:
-    without the link's variants and op parameters, as :func:`set_op` drops them)."""
+    without the link's variants and op parameters, as :func:`set_op` drops them; another
+    format: without the variants it refuses, as :func:`set_format` drops them)."""
     if keywords.get("link") is not None:
         linked = keywords_of_link(keywords["link"])
         if keywords.get("op") not in (None, linked.get("op")):
             linked = {k: v for k, v in linked.items() if k in CONTROLS}
         listed = linked.pop("variants", None)
-        variants = listed if variants is None else variants
+        fmt, op = keywords.get("format"), linked.get("op", CONTROLS["op"].default)
+        if listed and fmt not in (None, linked.get("format")) and fmt in get_op(op).formats():
+            listed = [s for s in (parse_spec(t, op) for t in listed) if not unfit(op, fmt, s)]
+        variants = (listed or None) if variants is None else variants
         keywords = {**linked, **keywords}
     keywords = {k: v for k, v in keywords.items() if k != "link"}
     values = {k: v for k, v in keywords.items() if k in CONTROLS}

@@ -58,9 +58,10 @@ class Explorer(W.VBox):
 
         installed = tuple(b for b in backend_libraries() if status(b)[0])
         self._arrays = YourArrays(namespace)
-        self.state = _first_state(kwargs, variants, installed, self._formats())
+        self.state, notes = _first_state(kwargs, variants, installed, self._formats())
         self._c = make_controls(self.state, installed)
         self._out = Output(self._c, self._arrays.code_of, self._arrays.uploaded)
+        self._out.notes = notes
         for name, widget in vars(self._c).items():
             if name not in ("input_picks", "installed"):
                 setattr(self, name, widget)
@@ -106,7 +107,7 @@ class Explorer(W.VBox):
             )
 
         for name in CONTROLS:
-            on(getattr(c, name), _control(self._out, self._formats, name))
+            on(getattr(c, name), lambda s, v, k=name: set_control(s, self._formats(), **{k: v}))
         on(c.variants, select_variants)
         on(c.pick_a, lambda s, v: pick(s, a=v))
         on(c.pick_b, lambda s, v: pick(s, b=v))
@@ -140,10 +141,11 @@ class Explorer(W.VBox):
         with self._quiet():
             show_state(self._c, state, self.names(), on_input=self._input_changed)
 
-    def _change(self, transition, *, recompute: bool = False) -> None:
+    def _change(self, transition, *, recompute: bool = False, note: bool = True) -> None:
         """Replace the state by ``transition(state)`` and render it: recompute where the
         comparison depends on what changed, else redraw. An error (``app.op.value = None``) is
-        a message, the controls show the state again, the next valid change works."""
+        a message, the controls show the state again, the next valid change works. ``note``:
+        the variants a new format left out are noted in the banner (a preset notes its own)."""
         if self._busy:
             return
         try:
@@ -157,16 +159,13 @@ class Explorer(W.VBox):
         if self.message.value == self._failed[1]:  # (that change failed; this one did not)
             self.message.value = self._failed[0]
         old, self.state = self.state, new
+        if note:  # (pass 16, 17: by the format control, your arrays' picks, a refresh)
+            self._out.notes = self._out.notes + left_out(old, new)
         self._show(new)
         if recompute or computed_part(new) != computed_part(old):
             self.update()
         elif shown_part(new) != shown_part(old) and self.comparison is not None:
-            try:
-                self._out.draw(new)
-                self._out.snippet(new)
-                self.message.value = ""  # (an earlier error is not this view's)
-            except Exception as e:  # shown in the app, never raised into the notebook
-                self.message.value = render.error_html(e)
+            self._out.redraw(new)
 
     def _input_changed(self, name: str, var: str) -> None:
         self._change(lambda s: set_input(s, name, var, self._formats()))
@@ -206,7 +205,7 @@ class Explorer(W.VBox):
     def apply_preset(self, label: str) -> None:
         """One of PRESETS: the op it needs (kept if it fits) and its variants, one redraw."""
         checks.choice("preset", label, PRESETS, "presets")
-        self._change(_preset(self._out, label, self._formats()), recompute=True)
+        self._change(_preset(self._out, label, self._formats()), recompute=True, note=False)
 
     # ------------------------------------------------------------------ your arrays
 
@@ -297,18 +296,6 @@ class Explorer(W.VBox):
         self._out.show(cmp, observed, self.state)
 
 
-def _control(out, formats, name: str):
-    """The transition of the control ``name``, what a new format left out of the variants
-    noted for ``out`` to show (pass 16: dropped without a word)."""
-
-    def transition(state, value):
-        new = set_control(state, formats(), **{name: value})
-        out.notes = out.notes + left_out(state, new)
-        return new
-
-    return transition
-
-
 def _preset(out, label: str, formats: dict):
     """The transition to a preset, its left-out variants noted for ``out`` to show."""
 
@@ -323,7 +310,8 @@ def _preset(out, label: str, formats: dict):
 def _first_state(kwargs: dict, variants, installed: tuple, formats: dict):
     """The first state from :func:`explorer`'s keywords (``formats``: your arrays' by name),
     its op parameters (compare()'s: block=, accumulate=) refused now, as compare() would
-    refuse them, not later in the app."""
+    refuse them, not later in the app; and the notes for the banner: what another format
+    than a link's (given, or your arrays') left out of its variants."""
     from ..backends import has_gpu
 
     state = from_keywords(kwargs, variants, installed, has_gpu())
@@ -333,7 +321,9 @@ def _first_state(kwargs: dict, variants, installed: tuple, formats: dict):
     own = frozenset(CONTROLS) | {"variants", "link", "namespace"}
     caller = ("fpx.explorer", own)
     check_op_params(state.op, state.variants, state.format, dict(state.op_params), caller)
-    return state
+    if kwargs.get("link") is None or variants is not None:
+        return state, []
+    return state, left_out(from_keywords({"link": kwargs["link"]}, None, (), False), state)
 
 
 def explorer(**kwargs) -> Explorer:

@@ -22,9 +22,17 @@ from ..formats import as_format, format_info
 from ..metrics import gamma
 from ..orders.products import exact_matmul, matmul64
 from ..orders.registry import orders_of
-from .space import Config, factors, order_op, reduction, reference
+from .space import TRIED_ROUNDINGS, TRUNCATIONS, Config, factors, order_op, reduction, reference
 
-__all__ = ["beyond_rounding", "bound", "closer", "deviation", "errors", "magnitude"]
+__all__ = [
+    "beyond_rounding",
+    "bound",
+    "bound_roundings",
+    "closer",
+    "deviation",
+    "errors",
+    "magnitude",
+]
 
 CANCELLED = 2.0**-10  # an element whose exact value is below this share of sum |terms|
 
@@ -229,6 +237,14 @@ def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> n
     err = np.asarray(err, dtype=np.float64)  # (S of a mean is already divided by n)
     ref = np.abs(np.asarray(ref, dtype=np.float64))
     return err + 2 * u_out * ref + 2 * _tiny(out_fmt)  # the result's and the reference's
+
+
+def bound_roundings(op: str, in_fmt: str, observed: dict) -> tuple:
+    """The input roundings :func:`beyond_rounding` covers: a product's tf32 and bfloat16, to
+    nearest and truncated (pass 17: a blocked matmul of truncated inputs was "a likely
+    bug"), and each result's own format where it is not the data's (a cast first)."""
+    rs = TRIED_ROUNDINGS[1:] + TRUNCATIONS if reduction(op).products else ()
+    return rs + tuple(sorted({o.dtype.name for o in observed.values()} - {in_fmt}))
 
 
 def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:

@@ -145,8 +145,10 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
     for order, spec in orders_of(op).items():
         if not spec.listed or fmt not in spec.formats + spec.rounded_formats:
             continue  # a library loop for other formats
-        fixed = order == "exact" or spec.library is not None  # no accumulator, no rounding
-        rs = (None,) if fixed else roundings
+        fixed = order == "exact" or spec.library is not None  # no accumulator of its own
+        # a library's call reads the inputs rounded too (pass 17: np.dot of bfloat16 inputs
+        # against np.dot's was "order" as well as "input rounding")
+        rs = (None,) if order == "exact" else roundings
         if spec.takes_rounding:  # the format it reads: the data's own, or a rounding's
             rs = hardware if fmt in spec.rounded_formats else (None,)
         for params in spec.grid:
@@ -159,6 +161,8 @@ def candidates(op: str, fmt: str, *, fma=(False, True), roundings=None) -> list[
 
 # input roundings that differ only in ties (or truncate): tried where one nearly reproduces
 ROUNDING_FAMILIES = (("tf32", "tf32-rne", "tf32-truncate"), ("bfloat16", "bfloat16-truncate"))
+#: the truncations among them (a whole ulp toward zero, not half of one)
+TRUNCATIONS = tuple(r for f in ROUNDING_FAMILIES for r in f if r.endswith("-truncate"))
 
 
 def siblings(cfg: Config) -> list[Config]:
