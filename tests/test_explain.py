@@ -424,6 +424,17 @@ def test_a_result_no_rounding_to_nearest_gives_is_not_within_rounding():
     assert "bug" not in e.verdict and e.causes.iloc[0]["factor"] == "cast"
 
 
+def test_a_mean_of_one_or_two_terms_one_ulp_off_is_not_within_rounding():
+    """Pass 17: a mean of 1 or 2 terms divides exactly (by a power of two), so every
+    evaluation gives the sum's rounding divided: 1 ulp off it was "within rounding", with
+    nondeterminism offered. Oracle: Fraction, the mean rounded once to float32."""
+    for x in (np.array([1.7], np.float32), np.array([1.7, 2.3], np.float32)):
+        exact = sum(Fraction(float(v)) for v in x) / len(x)
+        m = np.float32(float(exact))  # (exact in float64: two float32 terms over 2)
+        e = fpx.explain("mean", x, {"a": m, "b": np.nextafter(m, np.float32(9))})
+        assert e.verdict.startswith("Not explained by rounding: a likely bug"), e.verdict
+
+
 def test_explain_of_the_mean_of_nothing_says_so():
     """Pass 16: a bare ZeroDivisionError (after NumPy's "Mean of empty slice" warning)."""
     with pytest.raises(ValueError, match="fpx.explain: inputs: the mean of 0 values is undefined"):

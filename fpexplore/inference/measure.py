@@ -275,7 +275,9 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
         # gamma_(n-1) sum |x| in any order (Higham, Accuracy and Stability, 2nd ed., 4.2),
         # a mean's one division more; products and the tensor cores' blocks: twice over,
         # with room to spare
-        k = {"sum": n - 1, "mean": n + 1}.get(op, 2 * n + 64 + products)
+        # (a mean of 2**j terms divides exactly: its sum's roundings alone; pass 17)
+        mean = n - 1 if n & (n - 1) == 0 else n + 1
+        k = {"sum": n - 1, "mean": mean}.get(op, 2 * n + 64 + products)
         width = gamma(k, acc) * S + _underflow(op, arrays, acc, 4)
         # a result narrower than the data: one rounding more, the cast (else the result's
         # last rounding is among the k; pass 16: 1 ulp off a 1-term sum was "within")
