@@ -18,7 +18,7 @@ from . import checks, presentation
 from ._optional import require
 from .backends.job import USER_DATA  # (the distribution column of the user's own inputs)
 from .bits import bit_string, hex_string, shortest_repr, to_bits
-from .formats import ULP_NAN, as_format, coerce, format_info, holding, ulp_distance
+from .formats import ULP_NAN, FormatInfo, as_format, coerce, format_info, holding, ulp_distance
 from .numerics import clamp_ulps
 from .timing import TIMING_NOTE
 
@@ -478,7 +478,21 @@ class Explanation:
 
 def literal(v) -> str:
     """``v`` as Python code that gives it back: NumPy's scalars as ``np.float32(0.001)``, a
-    non-finite float as ``float('inf')`` (pass 17: snippets of them raised NameError)."""
+    non-finite float as ``float('inf')`` (pass 17: snippets of them raised NameError), a
+    format given as a dtype or type by its name, one of ``fpx.format`` as its definition
+    (pass 18: ``accumulate=np.float64`` printed ``<class 'numpy.float64'>``)."""
+    if isinstance(v, FormatInfo):
+        if not v.user_defined:
+            return repr(v.name)
+        return (
+            f"fpx.format(precision={v.precision}, emax={v.emax}, subnormals={v.subnormals}, "
+            f"name={v.name!r})"
+        )
+    if isinstance(v, np.dtype) or (isinstance(v, type) and issubclass(v, np.generic)):
+        try:
+            return repr(format_info(v).name)
+        except (TypeError, ValueError):
+            return repr(np.dtype(v).name)
     if isinstance(v, (float, np.floating)) and not np.isfinite(v):
         kind = "float" if type(v) is float else f"np.{v.dtype.name}"
         return f"{kind}({str(float(v))!r})"

@@ -108,7 +108,8 @@ class Tolerance:
     check; inf where no count of ulps bounds the covered elements), ``coverage`` (share of
     elements the suggestion passes: ``np.isclose`` on the values in float64, as the snippets
     check), ``n``, ``format``, ``margin``; what was measured: ``max_abs_diff``,
-    ``max_rel_diff`` (largest absolute and relative difference), ``median_abs_desired``
+    ``max_rel_diff`` (largest absolute and relative difference; inf where an element is NaN
+    against a number or an overflow), ``median_abs_desired``
     (typical magnitude of ``desired``); ``defaults`` (each library's default (rtol, atol) for
     this format) and ``rejected`` (the share of elements each library's defaults, and
     ``"suggested"``, reject); ``both_nan`` (elements NaN in both: they pass, as in
@@ -225,7 +226,10 @@ def suggest_tolerance(
     both_nan = np.isnan(a64) & np.isnan(d64)
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, max - (-max)
         same = (a64 == d64) | both_nan
-        diff = np.where(same, 0.0, np.abs(a64 - d64))
+        # NaN against a number: as far apart as can be (pass 18: left out, "the largest
+        # difference is 0" where no tolerance passed it)
+        apart = np.abs(a64 - d64)
+        diff = np.where(same, 0.0, np.where(np.isnan(apart), np.inf, apart))
     scale = np.abs(d64)
     # no finite tolerance passes a NaN, an infinite difference or an unequal infinite desired
     passable = same | (np.isfinite(diff) & np.isfinite(d64))

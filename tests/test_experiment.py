@@ -236,6 +236,16 @@ def test_a_snippet_of_numpy_scalars_and_fractions_runs_and_reproduces_the_table(
     assert literal(np.float16(np.inf)) == "np.float16('inf')"
     assert literal((np.int8(1),)) == "(np.int8(1),)"
     assert eval(literal([np.float32(0.1), float("nan")]), {"np": np})[0] == np.float32(0.1)
+    # pass 18: accumulate= as a dtype, a type or a format of fpx.format printed <class ...>
+    import ml_dtypes
+
+    half2 = fpx.format(precision=11, emax=15, name="half2")
+    for acc in (np.dtype("float64"), np.float64, ml_dtypes.bfloat16, half2):
+        cmp = fpx.compare("sum", n=50, variants=["sequential"], accumulate=acc)
+        ns = {}
+        exec(cmp.snippet(), ns)
+        assert ns["cmp"].table.drop(columns=timings).equals(cmp.table.drop(columns=timings))
+    assert literal(half2) == "fpx.format(precision=11, emax=15, subnormals=True, name='half2')"
 
 
 def test_exact_share_counts_a_zero_of_the_other_sign_as_not_exact():

@@ -296,3 +296,13 @@ def test_budget_counts_float16_data_in_the_tensor_cores_float32():
     seq = fpx.matmul(A, B, "sequential").astype(np.float32)  # exact widening
     assert np.array_equal(bud.end, tc) and np.array_equal(bud.start, seq)
     assert bud.total_ulp == int(np.sum(fpx.ulp_distance(seq, tc))) == bud.table.loc[1, "delta_ulp"]
+
+
+def test_mma_refuses_complex_inputs_naming_them():
+    """Pass 18: a complex C (1+2j) or B was read as its real part, with NumPy's
+    ComplexWarning the only sign."""
+    A, B = np.ones((2, 4), np.float16), np.ones((4, 3), np.float16)
+    with pytest.raises(TypeError, match="C: expected a floating-point or integer array"):
+        fpx.mma(A, B, 1 + 2j, arch="a100")
+    with pytest.raises(TypeError, match="B: expected a floating-point or integer array"):
+        fpx.mma(A.astype(np.float32), B.astype(np.complex64) * 1j, 0, arch="a100", inputs="tf32")

@@ -226,10 +226,11 @@ def test_only_nan_mismatches_give_nan_without_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         t = fpx.suggest_tolerance(np.array([np.nan]), np.array([1.0]))
-    # no tolerance passes a NaN against 1: nothing covered, no difference to measure
-    assert t.coverage == 0.0 and np.isnan(t.max_abs_diff) and t.rtol == 0.0 and t.atol == 0.0
+    # no tolerance passes a NaN against 1: nothing covered, as far apart as can be (pass 18:
+    # NaN here, and 0 beside an equal element, where no tolerance passed it)
+    assert t.coverage == 0.0 and t.max_abs_diff == np.inf and t.rtol == 0.0 and t.atol == 0.0
     t = fpx.suggest_tolerance(np.array([np.nan, 1.0]), np.array([1.0, 1.0]))
-    assert t.coverage == 0.5 and t.max_abs_diff == 0.0
+    assert t.coverage == 0.5 and t.max_abs_diff == np.inf
     with pytest.raises(TypeError, match="^suggest_tolerance: actual: boolean input"):
         fpx.suggest_tolerance(True, 1.0)
 
@@ -316,3 +317,15 @@ def test_actual_and_desired_of_two_shapes_are_refused():
         fpx.suggest_tolerance(a, d)
     t = fpx.suggest_tolerance(a, np.broadcast_to(d, a.shape))  # as the message says
     exec(t.snippets["numpy"], {"np": np, "actual": a, "desired": np.broadcast_to(d, a.shape)})
+
+
+def test_nan_against_a_number_is_the_largest_difference_not_left_out():
+    """Pass 18: an element NaN in one array and 1 in the other was left out of the largest
+    differences: "the largest difference is 0" beside a coverage of 0.5."""
+    t = fpx.suggest_tolerance(np.array([np.nan, 1], np.float32), np.array([1, 1], np.float32))
+    assert t.coverage == 0.5 and t.max_abs_diff == np.inf and t.max_rel_diff == np.inf
+    assert "the largest difference is inf" in t.notes[0]
+    both = fpx.suggest_tolerance(
+        np.array([np.nan, 1], np.float32), np.array([np.nan, 1], np.float32)
+    )
+    assert both.max_abs_diff == 0 and both.coverage == 1.0 and both.both_nan == 1

@@ -102,7 +102,10 @@ def _cores(g: Gpu) -> str:
 
 
 def _ml_float(dt: np.dtype) -> bool:
-    """An ml_dtypes floating-point type (bfloat16, the FP8 types: real FP8 arrays)."""
+    """An ml_dtypes floating-point type (bfloat16, the FP8 types: real FP8 arrays); not a
+    complex one, whose finfo ml_dtypes gives too (pass 18: mma dropped the imaginary part)."""
+    if np.dtype(dt).kind == "c":
+        return False
     try:
         ml_dtypes.finfo(dt)
     except (ValueError, TypeError):
