@@ -26,6 +26,7 @@ from .backends import NAMES, run_step, steps
 from .backends.job import Job
 from .bits import hex_string, shortest_repr
 from .data import DISTRIBUTIONS, check_choice
+from .formats import format_info
 from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params
@@ -38,7 +39,14 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = ["check_op_params", "compare", "parse_variants", "sweep"]
+__all__ = [
+    "canonical_params",
+    "check_op_params",
+    "compare",
+    "parse_variants",
+    "sweep",
+    "taken_keywords",
+]
 
 BACKENDS = NAMES  # fpexplore/backends: numpy, emulated, cupy, replay, torch, jax, polars
 
@@ -96,10 +104,27 @@ def _refuse_untaken(
 ) -> None:
     """TypeError naming a keyword that neither the op nor any of these variants takes."""
     function, own = caller
-    order = op_params.get("order")
-    of = [keywords_of(s, op_spec.name, order) for s in specs]
-    taken = set(_not_settings(op_spec.name)).union(*of)
+    taken = taken_keywords(op_spec.name, specs, op_params.get("order"))
     checks.refuse_unknown(function, set(op_params) - taken, own | taken)
+
+
+def canonical_params(op_params: dict) -> dict:
+    """Op parameters with a format given as a NumPy dtype or type by its name
+    (``accumulate=np.float64``: "float64"; pass 18: the explorer and sweep failed on the
+    text of a spec holding the dtype); anything else as given (refused later, named)."""
+    acc = op_params.get("accumulate")
+    if isinstance(acc, np.dtype) or (isinstance(acc, type) and issubclass(acc, np.generic)):
+        try:
+            return {**op_params, "accumulate": format_info(acc).name}
+        except (TypeError, ValueError):
+            pass
+    return dict(op_params)
+
+
+def taken_keywords(op: str, specs, order=None) -> set:
+    """The op parameters these variant specs take: the op's own, and each spec's settings
+    (``order``: the op's order= where it names the order of a spec's parts)."""
+    return set(_not_settings(op)).union(*(keywords_of(s, op, order) for s in specs))
 
 
 @functools.cache
@@ -235,7 +260,7 @@ def _job(
     if distribution != USER_DATA:
         op_spec.check_size(n, format)
     variants = parse_variants(op, variants, format)
-    op_params = op_spec.checked_keywords(op_params)  # the op's own keywords
+    op_params = op_spec.checked_keywords(canonical_params(op_params))  # the op's own keywords
     _refuse_untaken(op_spec, variants, op_params)
     op_params = Params(op_params)  # remembers what the variants took: the rest is refused
     if distribution != USER_DATA:
@@ -348,14 +373,17 @@ def _public_params(variants, distribution, seed, backends, op_params) -> dict:
 MAX_SWEEP_RUNS = 10_000  # sizes x seeds: a sweep is refused before it starts beyond this
 
 
-def _check_sweep_keywords(op: str, variants, fmt: str, op_params: dict) -> None:
+def _check_sweep_keywords(op: str, variants, fmt: str, op_params: dict) -> dict:
     """sweep's TypeError for compare's n= and inputs= (else compare's "multiple values for
     'n'", or its message on n and seed with inputs=, which the user never gave), and its op
-    parameters checked as compare checks them, naming sweep and its keywords."""
+    parameters checked as compare checks them, naming sweep and its keywords: they are
+    returned with a format given as a NumPy type by its name (:func:`canonical_params`)."""
     for k, why in (("n", "its sizes are sizes="), ("inputs", "it draws data at each size")):
         if k in op_params:
             raise TypeError(f"fpx.sweep takes no {k}=: {why} (compare takes {k}=)")
+    op_params = canonical_params(op_params)
     check_op_params(op, variants, fmt, op_params, caller=("fpx.sweep", SWEEP_ARGUMENTS))
+    return op_params
 
 
 def _seed_list(seed, seeds) -> list[int]:
@@ -446,7 +474,7 @@ def sweep(
     format = checks.choice("format", format, op_spec.formats(), f"{op} takes")  # (a dtype's name)
     for s in sizes:
         op_spec.check_size(s, format)
-    _check_sweep_keywords(op, variants, format, op_params)
+    op_params = _check_sweep_keywords(op, variants, format, op_params)
     runs = len(sizes) * len(seed_list)
     bar = _progress(runs) if progress and runs > 1 else None
     parts, bound_rows, messages = [], [], []

@@ -161,6 +161,15 @@ class Tolerance:
         return tolerance_html(self)
 
 
+def _apart(a64, d64, same) -> np.ndarray:
+    """|a - d| per element: 0 where equal (NaN and NaN too), inf for NaN against a number,
+    as far apart as can be (pass 18: left out, "the largest difference is 0" where no
+    tolerance passed it)."""
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, max - (-max)
+        apart = np.abs(a64 - d64)
+    return np.where(same, 0.0, np.where(np.isnan(apart), np.inf, apart))
+
+
 def _max_rel(rel, diff) -> float:
     """The largest relative difference; inf where a difference is infinite (an overflow)."""
     rel = np.where(np.isinf(diff), np.inf, rel)
@@ -224,12 +233,8 @@ def suggest_tolerance(
         raise ValueError("suggest_tolerance needs at least one element")
     a64, d64 = a.astype(np.float64), d.astype(np.float64)
     both_nan = np.isnan(a64) & np.isnan(d64)
-    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, max - (-max)
-        same = (a64 == d64) | both_nan
-        # NaN against a number: as far apart as can be (pass 18: left out, "the largest
-        # difference is 0" where no tolerance passed it)
-        apart = np.abs(a64 - d64)
-        diff = np.where(same, 0.0, np.where(np.isnan(apart), np.inf, apart))
+    same = (a64 == d64) | both_nan
+    diff = _apart(a64, d64, same)
     scale = np.abs(d64)
     # no finite tolerance passes a NaN, an infinite difference or an unequal infinite desired
     passable = same | (np.isfinite(diff) & np.isfinite(d64))

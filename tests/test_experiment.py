@@ -881,6 +881,9 @@ def test_sweep_names_itself_and_its_own_keywords_for_a_misspelled_one():
         fpx.sweep("sum", sizes=[10], variants=["sequential"], block=8, progress=False)
     sw = fpx.sweep("sum", sizes=[10], seeds=1, variants=["tree"], block=8, threads=1)
     assert set(sw.table["variant"]) == {"np.sum", "tree"}  # (tree with block=8)
+    # pass 18: accumulate= as a NumPy type failed on the text of a spec holding it
+    sw = fpx.sweep("sum", sizes=[10], seeds=1, variants=["sequential"], accumulate=np.float64)
+    assert len(sw.table) == 2
 
 
 def test_a_heatmap_of_scalar_results_names_the_kind():

@@ -245,6 +245,47 @@ def test_your_arrays_and_a_link_say_which_variants_another_format_left_out():
         fpx.explorer(link=code, format="float8_e4m3", variants=["sequential+fma"])
 
 
+def test_pass_18_notes_op_parameters_and_links():
+    """Pass 18: a note kept through a failed view (FP8 picks) showed over the float32 view
+    that came back, which had those rows; block=8 given to the explorer took the FP8 view
+    down ("unexpected keyword argument 'block'": FP8 keeps no blocked order), also from a
+    link opened with format=; accumulate=np.dtype("float64") was a bare TypeError from a
+    spec's text; a link opened with n=None took the op's default n."""
+    import ml_dtypes
+
+    from fpexplore.app.state import link_of
+
+    rng = np.random.default_rng(0)
+    a32, b32 = (rng.standard_normal(30).astype(np.float32) for _ in range(2))
+    ns = {"a": a32, "b": b32, "a8": a32.astype(ml_dtypes.float8_e4m3fn)}
+    app = fpx.explorer(op="dot", namespace=ns, source="arrays")
+    app.add_variant("sequential+fma")
+    app.input_picks["a"].value = "a8"  # a FP8, b float32: a failed view, the notes show
+    assert app.comparison is None and "left out on float8_e4m3 data" in app.banner.value
+    app.input_picks["a"].value = "a"  # float32 again: nothing of FP8's notes
+    assert app.comparison.format == "float32" and "left out" not in app.banner.value
+    app = fpx.explorer(op="dot", n=30, block=8)
+    app.format.value = "float8_e4m3"  # no order there takes block=: compare is not given it
+    assert app.comparison is not None and app.message.value == "" and app.op_params == {"block": 8}
+    assert "block" not in app.comparison.params
+    app.format.value = "float32"  # the tree order takes it again
+    assert app.comparison.params["block"] == 8
+    code = link_of(app.state)
+    assert fpx.explorer(link=code, format="float8_e4m3").comparison is not None
+    assert fpx.explorer(link=code, n=None).state.n == 30
+    with pytest.raises(
+        TypeError, match="fpx.explorer\\(\\) got unexpected keyword argument 'block'"
+    ):
+        fpx.explorer(op="dot", n=30, format="float8_e4m3", block=8)  # typed: refused
+    for acc in (np.dtype("float64"), np.float64):
+        app = fpx.explorer(op="sum", n=30, accumulate=acc, variants=["sequential"])
+        assert app.op_params == {"accumulate": "float64"} and app.comparison is not None
+        assert (
+            fpx.compare("sum", n=30, variants=["sequential"], accumulate=acc).params["accumulate"]
+            == "float64"
+        )
+
+
 def test_pass_15_explorer_findings():
     """Pass 15: after a failure on a view that was itself an error ("choose at least one
     backend"), a redraw cleared the failure and left the app blank; the builder added

@@ -34,7 +34,9 @@ class Output:
         self._c, self._code_of, self._uploaded = c, code_of, uploaded
         self.comparison, self.explanation, self.observed = None, None, Observed()
         self._sent = False  # a figure drawn into the canvas before
-        self.notes: list = []  # the app's own notes beside compare's messages (a preset's)
+        # the app's own notes beside compare's messages (a preset's), each with the format
+        # of the data it is about: (format, text)
+        self.notes: list = []
 
     def show(self, cmp, observed, state) -> None:
         """A finished comparison on screen (A and B already among its results): the figure,
@@ -44,7 +46,9 @@ class Output:
         self.comparison = cmp
         self.draw(state)
         c.message.value = ""
-        c.banner.value = render.banner_html([*cmp.messages, *self.notes])
+        # (pass 18: a note kept through a failed view is about its format's data only)
+        notes = [text for fmt, text in self.notes if fmt == cmp.format]
+        c.banner.value = render.banner_html([*cmp.messages, *notes])
         self.notes = []  # (shown once, with the view they are about)
         c.verdict.value = (
             f'<div class="fpx-verdict"><b>{html.escape(render.verdict(cmp, observed))}</b></div>'
@@ -61,6 +65,11 @@ class Output:
         c.detect.disabled = not (cmp.op in ORDER_OPS and cmp.format in FORMATS and numpy_row)
         c.detect_out.value = ""
 
+    def note(self, fmt: str, texts) -> None:
+        """Notes on a change of the state (what a format left out of the variants), about
+        ``fmt`` data, for the banner with the next view of that format."""
+        self.notes = self.notes + [(fmt, text) for text in texts]
+
     def fail(self, error) -> None:
         """An error in place of the view (no comparison): nothing of an earlier setting stays
         on screen (its figure, table, code, banner and the detective's button); the app's own
@@ -70,7 +79,7 @@ class Output:
         self.comparison = self.explanation = None
         self.observed = Observed()
         c.verdict.value = c.explained.value = c.table.value = ""
-        c.banner.value = render.banner_html(self.notes)
+        c.banner.value = render.banner_html([text for _, text in self.notes])
         c.view_out.value = c.export_out.value = c.detect_out.value = c.copy.value = ""
         c.snippet.value = ""
         c.detect.disabled = True

@@ -25,7 +25,7 @@ import numpy as np
 from .. import checks
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
-from ..experiment import parse_variants
+from ..experiment import canonical_params, parse_variants, taken_keywords
 from ..formats import format_info
 from ..libspec import LIBRARIES, backend_libraries
 from ..ops.opspec import Params
@@ -347,10 +347,14 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
         if listed and fmt not in (None, linked.get("format")) and fmt in get_op(op).formats():
             listed = [s for s in (parse_spec(t, op) for t in listed) if not unfit(op, fmt, s)]
         variants = (listed or None) if variants is None else variants
-        keywords = {**linked, **keywords}
+        # (a keyword None beside a link keeps the link's: pass 18, n=None gave the default)
+        keywords = {
+            **linked,
+            **{k: v for k, v in keywords.items() if v is not None or k not in linked},
+        }
     keywords = {k: v for k, v in keywords.items() if k != "link"}
     values = {k: v for k, v in keywords.items() if k in CONTROLS}
-    op_params = {k: v for k, v in keywords.items() if k not in CONTROLS}
+    op_params = canonical_params({k: v for k, v in keywords.items() if k not in CONTROLS})
     if "inputs" in op_params:  # compare's own data argument: not an op parameter here
         raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
     if values.get("backends") is None:  # the real GPU side by side wherever there is one
@@ -575,7 +579,16 @@ def compare_arguments(state: State, inputs=None) -> dict:
     kw["variants"] = list(state.variants)  # parsed: compare takes the specs
     if mine:
         kw["inputs"] = inputs
-    return {**kw, **dict(state.op_params)}
+    return {**kw, **_taken(state)}
+
+
+def _taken(state: State) -> dict:
+    """The op parameters that the variants chosen take (the others stay in the state for
+    when one that takes them is chosen again: pass 18, FP8 data dropped the blocked orders
+    and compare refused the view's block=)."""
+    params = dict(state.op_params)
+    taken = taken_keywords(state.op, state.variants, params.get("order"))
+    return {k: v for k, v in params.items() if k in taken}
 
 
 def sweep_arguments(state: State) -> dict:

@@ -61,7 +61,7 @@ class Explorer(W.VBox):
         self.state, notes = _first_state(kwargs, variants, installed, self._formats())
         self._c = make_controls(self.state, installed)
         self._out = Output(self._c, self._arrays.code_of, self._arrays.uploaded)
-        self._out.notes = notes
+        self._out.note(self.state.format, notes)
         for name, widget in vars(self._c).items():
             if name not in ("input_picks", "installed"):
                 setattr(self, name, widget)
@@ -160,7 +160,7 @@ class Explorer(W.VBox):
             self.message.value = self._failed[0]
         old, self.state = self.state, new
         if note:  # (pass 16, 17: by the format control, your arrays' picks, a refresh)
-            self._out.notes = self._out.notes + left_out(old, new)
+            self._out.note(new.format, left_out(old, new))
         self._show(new)
         if recompute or computed_part(new) != computed_part(old):
             self.update()
@@ -301,7 +301,7 @@ def _preset(out, label: str, formats: dict):
 
     def transition(state):
         new = apply_preset(state, label, formats)
-        out.notes = preset_variants(new, label)[1]
+        out.notes = [(new.format, text) for text in preset_variants(new, label)[1]]
         return new
 
     return transition
@@ -320,7 +320,8 @@ def _first_state(kwargs: dict, variants, installed: tuple, formats: dict):
     state = opened_on(state, formats, given)
     own = frozenset(CONTROLS) | {"variants", "link", "namespace"}
     caller = ("fpx.explorer", own)
-    check_op_params(state.op, state.variants, state.format, dict(state.op_params), caller)
+    typed = {k: v for k, v in state.op_params if k in kwargs}  # (not a link's: pass 18)
+    check_op_params(state.op, state.variants, state.format, typed, caller)
     if kwargs.get("link") is None or variants is not None:
         return state, []
     return state, left_out(from_keywords({"link": kwargs["link"]}, None, (), False), state)
