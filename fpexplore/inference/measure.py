@@ -240,10 +240,11 @@ def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> n
 
 
 def bound_roundings(op: str, in_fmt: str, observed: dict) -> tuple:
-    """The input roundings :func:`beyond_rounding` covers: a product's tf32 and bfloat16, to
-    nearest and truncated (pass 17: a blocked matmul of truncated inputs was "a likely
-    bug"), and each result's own format where it is not the data's (a cast first)."""
-    rs = TRIED_ROUNDINGS[1:] + TRUNCATIONS if reduction(op).products else ()
+    """The input roundings :func:`beyond_rounding` covers: tf32 and bfloat16, to nearest and
+    truncated (pass 17: a blocked matmul of truncated inputs was "a likely bug"; pass 18: a
+    sum of a bfloat16 copy too), and each result's own format where it is not the data's (a
+    cast first)."""
+    rs = TRIED_ROUNDINGS[1:] + TRUNCATIONS
     return rs + tuple(sorted({o.dtype.name for o in observed.values()} - {in_fmt}))
 
 
@@ -275,9 +276,9 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
         # gamma_(n-1) sum |x| in any order (Higham, Accuracy and Stability, 2nd ed., 4.2),
         # a mean's one division more; products and the tensor cores' blocks: twice over,
         # with room to spare
-        # (a mean of 2**j terms divides exactly: its sum's roundings alone; pass 17)
-        mean = n - 1 if n & (n - 1) == 0 else n + 1
-        k = {"sum": n - 1, "mean": mean}.get(op, 2 * n + 64 + products)
+        # (a mean of one term is that term in every formula; of more, a formula may round
+        # more than its sum: a + (b - a) / 2, pass 18)
+        k = {"sum": n - 1, "mean": 0 if n == 1 else n + 1}.get(op, 2 * n + 64 + products)
         width = gamma(k, acc) * S + _underflow(op, arrays, acc, 4)
         # a result narrower than the data: one rounding more, the cast (else the result's
         # last rounding is among the k; pass 16: 1 ulp off a 1-term sum was "within")
