@@ -128,7 +128,7 @@ class State:
 
     settings: tuple = ()
     variants: tuple = ()
-    op_params: tuple = ()  # (name, value) pairs: compare's op parameters, as given
+    op_params: tuple = ()  # (name, value) pairs as given; compare gets those taken (_taken)
     extra: tuple = ()
     inputs: tuple = ()
     observed: tuple = ()
