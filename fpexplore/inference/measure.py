@@ -250,7 +250,7 @@ def bound_roundings(op: str, in_fmt: str, observed: dict) -> tuple:
 
 def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
     """The elements of ``result`` (finite where the exact result is) outside the worst-case
-    bound of every evaluation: any order (a sum's n - 1 roundings to nearest, a mean's one
+    bound of every evaluation: any order (a sum's n - 1 roundings to nearest, a mean's two
     more; dot's and matmul's twice over, with room for the tensor cores' blocks) in the
     narrowest accumulator of the data and the result, the inputs as they are or rounded to
     each of ``roundings`` (or cast to the result's format first)."""
@@ -274,10 +274,9 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
         slack = 2 * gamma(n + 1, "float64") * S  # the float64 reference of a matmul
         # every evaluation tried rounds to nearest: a sum's n - 1 additions are within
         # gamma_(n-1) sum |x| in any order (Higham, Accuracy and Stability, 2nd ed., 4.2),
-        # a mean's one division more; products and the tensor cores' blocks: twice over,
+        # a mean's two more (its division; a + (b - a) / 2, pass 18; none for one term,
+        # that term in every formula); products and the tensor cores' blocks: twice over,
         # with room to spare
-        # (a mean of one term is that term in every formula; of more, a formula may round
-        # more than its sum: a + (b - a) / 2, pass 18)
         k = {"sum": n - 1, "mean": 0 if n == 1 else n + 1}.get(op, 2 * n + 64 + products)
         width = gamma(k, acc) * S + _underflow(op, arrays, acc, 4)
         # a result narrower than the data: one rounding more, the cast (else the result's
