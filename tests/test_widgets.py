@@ -277,6 +277,8 @@ def test_pass_18_notes_op_parameters_and_links():
         TypeError, match="fpx.explorer\\(\\) got unexpected keyword argument 'block'"
     ):
         fpx.explorer(op="dot", n=30, format="float8_e4m3", block=8)  # typed: refused
+    with pytest.raises(ValueError, match="fma=True for sequential on float8_e4m3 data: fma=True"):
+        fpx.explorer(op="dot", n=30, format="float8_e4m3", fma=True)  # (it opened on an error)
     for acc in (np.dtype("float64"), np.float64):
         app = fpx.explorer(op="sum", n=30, accumulate=acc, variants=["sequential"])
         assert app.op_params == {"accumulate": "float64"} and app.comparison is not None
