@@ -559,6 +559,10 @@ def _cause_sentence(ex, causes) -> str:
     p = float(main["posterior"])
     if p < DECIDED:
         why = f"the likeliest at {_percent(p)}, {DECIDED:.0%} decides"
+    elif ex.scores.by_chance:
+        alone = " and ".join(f.replace("_", " ") for f in ex.scores.causes[0].factors - {"order"})
+        why = f"the likeliest at {p:.0%}, but its orders may match by chance: {alone} alone, "
+        why += "under one order nothing tried, may explain the difference"
     elif main["factor"] == "nondeterminism":
         why = f"the likeliest at {p:.0%}, but only two differing runs of one computation decide it"
     else:

@@ -77,6 +77,7 @@ class Scores:
     positive: bool = False
     marginal: dict = field(default_factory=dict)  # factor -> posterior of the causes naming it
     factors: frozenset = frozenset()  # the decided factors
+    by_chance: bool = False  # undecided: an order beside another factor, matched by chance
 
 
 def _members(op: str, ev: Evidence, in_fmt: str) -> list:
@@ -204,7 +205,19 @@ def score(op: str, evidence: dict, pair: tuple, in_fmt: str, *, runs_differ=None
         fixed = all(any(not c.seeded for c in ev.matched) for ev in evidence.values())
         positive = len(evidence) >= 3 and len(chance) == len(evidence) and not fixed
         runs = len(evidence) >= 3 and bool(chance)
-    return _ranked(weights, positive, runs)
+    return _by_chance(_ranked(weights, positive, runs), a, b)
+
+
+def _by_chance(out: Scores, a: Evidence, b: Evidence) -> Scores:
+    """Undecided where an order is decided beside another factor on a match that chance
+    may give (pass 18: two results of one loop nothing tried, one on inputs rounded to
+    bfloat16, each matched by another tried order, decided ``order`` beside
+    ``input_rounding``): the other factor may explain the difference alone, under an order
+    common to both that nothing tried."""
+    beside = "order" in out.factors and len(out.causes[0].factors) > 1
+    if beside and not all(ev.fact or _reproduced(ev) for ev in (a, b)):
+        return Scores(out.causes, False, out.positive, out.marginal, by_chance=True)
+    return out
 
 
 def _draws(evidence: dict) -> float:
