@@ -32,7 +32,7 @@ from .metrics import summarize
 from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .results import USER_DATA, Comparison, Sweep
-from .spec import VariantSpec, check_spec, keywords_of, parse_spec, with_keywords
+from .spec import VariantSpec, check_spec, keywords_of, parse_spec, taken_params, with_keywords
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -95,8 +95,7 @@ def check_op_params(
     specs = parse_variants(op, variants, fmt)
     _refuse_untaken(get_op(op), specs, get_op(op).checked_keywords(op_params), caller)
     for spec in specs:
-        keys = keywords_of(spec, op, op_params.get("order"))
-        check_spec(with_keywords(spec, {k: v for k, v in op_params.items() if k in keys}), op)
+        check_spec(with_keywords(spec, taken_params(spec, op, op_params)), op)
 
 
 def _refuse_untaken(

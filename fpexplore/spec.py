@@ -464,6 +464,13 @@ def keywords_of(spec: VariantSpec, op: str, order: str | None = None) -> set:
     return keys
 
 
+def taken_params(spec: VariantSpec, op: str, op_params: dict) -> dict:
+    """The op parameters of ``op_params`` that ``spec`` takes (:func:`keywords_of`; their
+    ``order`` names the order of its parts where the spec names none)."""
+    keys = keywords_of(spec, op, op_params.get("order"))
+    return {k: v for k, v in op_params.items() if k in keys}
+
+
 def with_keywords(spec: VariantSpec, keywords: dict) -> VariantSpec:
     """``spec`` with op parameters as its settings, as compare passes them to its variant
     (the spec's own settings win): ``fma``, ``accumulate`` and ``input_rounding`` as its

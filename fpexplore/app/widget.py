@@ -16,7 +16,7 @@ import ipywidgets as W
 from .. import checks
 from ..experiment import check_op_params
 from ..libspec import backend_libraries
-from ..spec import keywords_of, with_keywords
+from ..spec import taken_params, with_keywords
 from . import render
 from .controls import arrange, builder_fits, builder_spec, make_controls, show_picks, show_state
 from .presets import PRESETS, apply_preset, preset_variants
@@ -325,8 +325,7 @@ def _first_state(kwargs: dict, variants, installed: tuple, formats: dict):
     typed = {k: v for k, v in state.op_params if k in kwargs}  # (not a link's: pass 18)
     check_op_params(state.op, state.variants, state.format, typed, caller)
     for spec in state.variants:  # (a setting the data refuse: fma on FP8, pass 18)
-        keys = keywords_of(spec, state.op, typed.get("order"))
-        given = {k: v for k, v in typed.items() if k in keys}
+        given = taken_params(spec, state.op, typed)
         if given and (why := unfit(state.op, state.format, with_keywords(spec, given))):
             said = ", ".join(f"{k}={checks.shown(v)}" for k, v in given.items())
             raise ValueError(f"{said} for {spec} on {state.format} data: {why}")
