@@ -25,6 +25,8 @@ import numbers
 import os
 from collections.abc import Callable
 
+import numpy as np
+
 __all__ = [
     "MAX_SEED",
     "boolean",
@@ -116,7 +118,10 @@ def seed(value, name: str = "seed") -> int:
 def choice(name: str, value, valid, listed: str = "valid"):
     """The one of ``valid`` that ``value`` equals (np.dtype("float16") is "float16"); else
     ValueError listing the valid ones after ``listed`` (TypeError for a value that cannot be
-    one: unhashable, or an array)."""
+    one: unhashable, or an array); a NumPy type as its dtype (np.float16, as np.dtype(...),
+    pass 19)."""
+    if isinstance(value, type) and issubclass(value, np.generic):
+        value = np.dtype(value)
     try:
         ok = bool(value in valid)
     except (TypeError, ValueError):  # (an array's `in` asks for its truth value)

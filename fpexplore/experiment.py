@@ -26,7 +26,7 @@ from .backends import NAMES, run_step, steps
 from .backends.job import Job
 from .bits import hex_string, shortest_repr
 from .data import DISTRIBUTIONS, check_choice
-from .formats import format_info
+from .formats import FormatInfo, format_info
 from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params
@@ -105,19 +105,49 @@ def _refuse_untaken(
     function, own = caller
     taken = taken_keywords(op_spec.name, specs, op_params.get("order"))
     checks.refuse_unknown(function, set(op_params) - taken, own | taken)
+    made: dict = {}  # what a variant computes -> (the first spec computing it, its params)
+    for spec in specs:  # (pass 19: fma=True beside 'sequential' and 'sequential+fma')
+        given = taken_params(spec, op_spec.name, op_params)
+        applied = {k for k in given if k not in spec.kwargs()}
+        try:
+            full = str(with_keywords(spec, given))
+        except (TypeError, ValueError):  # a value refused where it is checked, named
+            continue
+        other, before = made.setdefault(full, (spec, applied))
+        if str(other) != str(spec):
+            said = ", ".join(f"{k}={checks.shown(op_params[k])}" for k in sorted(applied | before))
+            raise ValueError(
+                f"{function}: {said} makes {str(other)!r} and {str(spec)!r} one computation "
+                f"({full}: an op parameter applies to every variant that takes it, a spec's "
+                "own setting wins): choose one of them, or give the setting in a spec"
+            )
 
 
 def canonical_params(op_params: dict) -> dict:
-    """Op parameters with a format given as a NumPy dtype or type by its name
+    """Op parameters with a format given as a NumPy dtype or type or a FormatInfo by its name
     (``accumulate=np.float64``: "float64"; pass 18: the explorer and sweep failed on the
-    text of a spec holding the dtype); anything else as given (refused later, named)."""
+    text of a spec holding the dtype), a NumPy bool, integer or float (64 bits at most) as
+    the Python value it equals (pass 19: ``block=np.int64(64)`` failed the explorer's link);
+    anything else as given (refused later, named)."""
+    op_params = {k: _python(v) for k, v in op_params.items()}
     acc = op_params.get("accumulate")
-    if isinstance(acc, np.dtype) or (isinstance(acc, type) and issubclass(acc, np.generic)):
+    if isinstance(acc, (np.dtype, FormatInfo)) or (
+        isinstance(acc, type) and issubclass(acc, np.generic)
+    ):
         try:
             return {**op_params, "accumulate": format_info(acc).name}
         except (TypeError, ValueError):
             pass
     return dict(op_params)
+
+
+def _python(value):
+    """A NumPy bool, integer or float of at most 64 bits as the Python value it equals."""
+    if isinstance(value, (np.bool_, np.integer)) or (
+        isinstance(value, np.floating) and value.dtype.itemsize <= 8
+    ):
+        return value.item()
+    return value
 
 
 def taken_keywords(op: str, specs, order=None) -> set:
@@ -223,7 +253,7 @@ def compare(
     env = environment()
     job.blas_threads = env["blas_threads"]
     rows, results = [], {}
-    todo = steps(job, chosen)  # NumPy's call, each variant, the other backends
+    todo = _steps(job, chosen, variants, backends)
     for done, (backend, step) in enumerate(todo):
         if progress is not None:
             progress(done, len(todo), str(step))
@@ -240,6 +270,19 @@ def compare(
     specs = {str(s): s for s in job.variants}
     fields = (table, results, ref, job.inputs, public, job.messages, job.cache, specs)
     return Comparison(op, job.format, int(job.n), *fields)
+
+
+def _steps(job: Job, chosen, variants, backends) -> list:
+    """compare's steps: NumPy's call, each variant, the other backends; a ValueError where
+    there is none and no message says why (pass 19: 0 rows, and plot() failed in pandas)."""
+    todo = steps(job, chosen)
+    if not todo and not job.messages:
+        raise ValueError(
+            f"fpx.compare: nothing to compare: variants={checks.shown(variants)} with "
+            f"backends={checks.shown(backends)} give no result (choose a variant for the "
+            "emulated backend, or a backend with a result of its own: numpy)"
+        )
+    return todo
 
 
 def _job(
@@ -459,21 +502,11 @@ def sweep(
     pd = require("pandas", "fpx.sweep")
 
     progress = checks.boolean("progress", progress)
-    sizes = [checks.integer("sizes", s, 1) for s in checks.name_list("sizes", sizes)]
-    if not sizes:
-        raise ValueError("sizes must name at least one size")
-    _refuse_repeats("sizes", sizes)
-    seed_list = _seed_list(seed, seeds)
-    if len(sizes) * len(seed_list) > MAX_SWEEP_RUNS:
-        raise ValueError(
-            f"{len(sizes)} sizes x {len(seed_list)} seeds is {len(sizes) * len(seed_list)} "
-            f"runs; at most {MAX_SWEEP_RUNS}"
-        )
     op_spec = get_op(op)
     format = checks.choice("format", format, op_spec.formats(), f"{op} takes")  # (a dtype's name)
-    for s in sizes:
-        op_spec.check_size(s, format)
+    sizes, seed_list = _sweep_runs(op_spec, format, sizes, seed, seeds)
     op_params = _check_sweep_keywords(op, variants, format, op_params)
+    _refuse_no_source(variants, backends)
     runs = len(sizes) * len(seed_list)
     bar = _progress(runs) if progress and runs > 1 else None
     parts, bound_rows, messages = [], [], []
@@ -507,6 +540,39 @@ def sweep(
     if len(bounds):
         bounds = bounds.groupby("n", sort=False).median().reset_index()
     return Sweep(op, format, pd.concat(parts, ignore_index=True), bounds, messages)
+
+
+def _sweep_runs(op_spec, fmt: str, sizes, seed, seeds) -> tuple[list, list]:
+    """sweep's sizes and seeds checked: (sizes, seeds), at most ``MAX_SWEEP_RUNS`` runs."""
+    sizes = [checks.integer("sizes", s, 1) for s in checks.name_list("sizes", sizes)]
+    if not sizes:
+        raise ValueError("sizes must name at least one size")
+    _refuse_repeats("sizes", sizes)
+    seed_list = _seed_list(seed, seeds)
+    if len(sizes) * len(seed_list) > MAX_SWEEP_RUNS:
+        raise ValueError(
+            f"{len(sizes)} sizes x {len(seed_list)} seeds is {len(sizes) * len(seed_list)} "
+            f"runs; at most {MAX_SWEEP_RUNS}"
+        )
+    for s in sizes:
+        op_spec.check_size(s, fmt)
+    return sizes, seed_list
+
+
+def _refuse_no_source(variants, backends) -> None:
+    """ValueError where no backend is named, or no variant for the emulated one alone."""
+    named = checks.name_list("backends", backends)
+    if not named:
+        raise ValueError(f"sweep: no results from backends={backends!r}: none named")
+    if (
+        variants is not None
+        and not checks.name_list("variants", variants)
+        and named == ["emulated"]
+    ):
+        raise ValueError(
+            f"sweep: no results: variants={variants!r} chooses none for backends={backends!r} "
+            "(choose a variant, or a backend with a result of its own: numpy)"
+        )
 
 
 def _abs_error(out, ref) -> float:

@@ -9,6 +9,7 @@ figures come from :mod:`fpexplore.plots`, loaded when asked for; pandas when a t
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from .bits import bit_string, hex_string, shortest_repr, to_bits
 from .formats import ULP_NAN, FormatInfo, as_format, coerce, format_info, holding, ulp_distance
 from .numerics import clamp_ulps
 from .timing import TIMING_NOTE
+from .userformat import user_names
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -503,8 +505,15 @@ def literal(v) -> str:
 
 
 def _imports(code: str) -> str:
-    """The imports ``code`` needs beside fpexplore (NumPy's scalars, Fraction, Decimal)."""
+    """The imports ``code`` needs beside fpexplore (NumPy's scalars, Fraction, Decimal),
+    then the definitions of the formats of ``fpx.format`` it names by name (pass 19:
+    ``"pairwise@my_half"`` gave a snippet failing on an unknown accumulator)."""
     lines = ["import numpy as np"] if "np." in code else []
     lines += [f"from {m} import {n}" for m, n in (("decimal", "Decimal"), ("fractions", "Fraction"))
               if f"{n}(" in code]  # fmt: skip
-    return "\n".join([*lines, "import fpexplore as fpx"])
+    named = [
+        literal(format_info(name))
+        for name in user_names()
+        if re.search(rf"[@'\"]{re.escape(name)}\b", code) and f"name={name!r}" not in code
+    ]
+    return "\n".join([*lines, "import fpexplore as fpx", *named])

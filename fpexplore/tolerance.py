@@ -58,6 +58,9 @@ DEFAULTS = {
 }
 
 
+LARGEST = 1.79e308  # the largest tolerance the snippets print finite (3 digits, rounded up)
+
+
 def _close(actual, desired, rtol, atol, *, in_float64=True, equal_nan=True) -> np.ndarray:
     """Which elements pass ``np.isclose(actual, desired, rtol, atol)``: the test
     ``np.testing.assert_allclose`` applies element by element (``|actual - desired| <= atol +
@@ -73,19 +76,21 @@ def _close(actual, desired, rtol, atol, *, in_float64=True, equal_nan=True) -> n
         return np.isclose(actual, desired, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def _atol(diff, scale, rtol, same, passable, keep) -> float:
+def _atol(diff, scale, rtol, same, passable, keep, within) -> float:
     """The atol (before the margin) that lets ``keep`` elements pass with ``rtol``: the
     keep-th smallest ``diff - rtol * scale``, each one step up where rounding left it short
     (``atol + rtol * scale < diff``). Where the requested share is out of reach of any
-    finite atol (NaN against a number, an infinite difference), every element one passes."""
+    finite atol (NaN against a number, an infinite difference, one past ``within``: printed
+    with the margin it would read inf), every element one passes."""
     with np.errstate(invalid="ignore", over="ignore"):  # inf * 0, inf - inf
         allowed = rtol * scale
         excess = diff - allowed
         excess = np.where(excess + allowed < diff, np.nextafter(excess, np.inf), excess)
-    need = np.maximum(np.where(same, 0.0, np.where(passable, excess, np.inf)), 0.0)
+    need = np.where(same, 0.0, np.where(passable & (excess <= within), excess, np.inf))
+    need = np.maximum(need, 0.0)
     needed = np.partition(need, keep - 1)[keep - 1]
     if not np.isfinite(needed):
-        needed = need[passable].max(initial=0.0)
+        needed = need[np.isfinite(need)].max(initial=0.0)
     return float(needed)
 
 
@@ -170,10 +175,14 @@ def _apart(a64, d64, same) -> np.ndarray:
     return np.where(same, 0.0, np.where(np.isnan(apart), np.inf, apart))
 
 
-def _max_rel(rel, diff) -> float:
-    """The largest relative difference; inf where a difference is infinite (an overflow)."""
-    rel = np.where(np.isinf(diff), np.inf, rel)
-    return float(np.nanmax(rel)) if not np.isnan(rel).all() else 0.0
+def _max_rel(diff, scale) -> float:
+    """The largest relative difference over every element: inf where a difference is
+    infinite or ``desired`` is 0 (pass 19: the tiny desired values the rtol leaves out were
+    left out here too, "the largest relative difference 0" where they differed by 100%)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(diff == 0, 0.0, diff / scale)
+    rel = np.where(np.isnan(rel), np.inf, rel)  # (inf / inf)
+    return float(rel.max(initial=0.0))
 
 
 def _one_shape(a: np.ndarray, d: np.ndarray) -> None:
@@ -184,6 +193,16 @@ def _one_shape(a: np.ndarray, d: np.ndarray) -> None:
             f"suggest_tolerance: actual has shape {a.shape} and desired {d.shape}: the checks it "
             "prints compare arrays of one shape; give np.broadcast_to(desired, np.shape(actual))"
         )
+
+
+def _number(name: str, v) -> float:
+    """``v`` as the Python float it equals (pass 19: margin=np.float16(2) computed rtol in
+    float16, 0); TypeError for no number, ValueError for a longdouble no float64 equals."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {checks.shown(v)}")
+    if isinstance(v, np.floating) and v.dtype.itemsize > 8 and float(v) != v:
+        raise ValueError(f"{name} must be a float64 number, got {checks.shown(v)}")
+    return float(v)
 
 
 def suggest_tolerance(
@@ -215,9 +234,7 @@ def suggest_tolerance(
     convert first; ``torch.testing.assert_close`` converts by itself), and the snippets print
     each number rounded up, so at coverage 1.0 every snippet passes the data it came from.
     """
-    for name, v in (("coverage", coverage), ("margin", margin)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{name} must be a number, got {checks.shown(v)}")
+    coverage, margin = _number("coverage", coverage), _number("margin", margin)
     if not 0 < coverage <= 1:
         raise ValueError(f"coverage must be in (0, 1], got {checks.shown(coverage)}")
     if not 1 <= margin < math.inf:  # (NaN fails this too)
@@ -243,12 +260,15 @@ def suggest_tolerance(
     tiny = info.smallest_normal * 2**info.precision
     with np.errstate(all="ignore"):
         rel = np.where(scale > tiny, diff / scale, np.nan)
-    rel_ok = rel[np.isfinite(rel)]
+    # a tolerance the snippets print past float64's range (pass 19: rtol=inf) passes none
+    within = LARGEST / margin
+    passable &= same | (diff <= within) | (rel <= within)
+    rel_ok = rel[np.isfinite(rel) & passable & (rel <= within)]
     rtol = 0.0
     if rel_ok.size:  # the k-th smallest, k the same share of these elements as keep of all
         k = min(rel_ok.size, max(1, int(np.ceil(keep / n * rel_ok.size))))
         rtol = float(np.partition(rel_ok, k - 1)[k - 1]) * margin
-    atol = _atol(diff, scale, rtol, same, passable, keep) * margin
+    atol = _atol(diff, scale, rtol, same, passable, keep, within) * margin
     atol = 0.0 if atol == 0 else atol
     covered = _close(a, d, printed(rtol), printed(atol))  # (as the snippets print them)
     max_ulp, passed = _max_ulp(d, a, keep, passable, covered), float(np.mean(covered))
@@ -269,7 +289,7 @@ def suggest_tolerance(
         info.name,
         margin,
         max_abs_diff=float(np.nanmax(diff)) if not np.isnan(diff).all() else math.nan,
-        max_rel_diff=_max_rel(rel, diff),
+        max_rel_diff=_max_rel(diff, scale),
         median_abs_desired=float(np.median(scale)) if n else 0.0,
         defaults=defaults,
         rejected=rejected,

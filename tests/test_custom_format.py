@@ -551,3 +551,28 @@ def test_an_unknown_accumulator_in_a_spec_lists_your_formats_too():
     fpx.format(precision=8, emax=15, name="p8-acc")
     with pytest.raises(ValueError, match=r"float4_e2m1 and yours \(fpx.format\): p8-acc$"):
         fpx.parse_spec("sequential@nosuch", "sum")
+
+
+def test_a_snippet_naming_a_format_of_yours_defines_it_first(tmp_path):
+    """Pass 19: compare's snippet of ``"pairwise@my_half"`` (or ``accumulate="my_half"``, or
+    the format object) had no ``fpx.format`` line: in a fresh Python it failed, "unknown
+    accumulator". It defines the format first and gives the same values, bit for bit."""
+    import subprocess
+    import sys
+
+    half = fpx.format(precision=11, emax=15, name="my_half")
+    for kw in (
+        {"variants": ["pairwise@my_half"]},
+        {"variants": ["sequential"], "accumulate": "my_half"},
+        {"variants": ["pairwise"], "accumulate": half},
+    ):
+        c = fpx.compare("sum", n=100, backends="emulated", **kw)
+        code = c.snippet() + "\nprint(repr(cmp.table.value.tolist()))\n"
+        assert code.count("fpx.format(precision=11, emax=15, subnormals=True") == 1, code
+        path = tmp_path / "snippet.py"
+        path.write_text(code)
+        out = subprocess.run(
+            [sys.executable, "-I", str(path)], capture_output=True, text=True, cwd=tmp_path
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().splitlines()[-1] == repr(c.table.value.tolist())

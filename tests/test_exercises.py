@@ -470,3 +470,17 @@ def test_tiny_numbers_nan_in_fp8_and_wide_hex_are_told_what_they_are():
     for doc in ("README.md", "docs/explorer.md"):
         text = (Path(__file__).parents[1] / doc).read_text()
         assert "`fpx.exercises()` lists them (31," in " ".join(text.split())
+
+
+def test_a_complex_answer_is_not_a_number():
+    """Pass 19: np.complex128(3+5j) was graded right for "ulps-across-a-power" (answer 3),
+    the imaginary part dropped (a Python complex was refused)."""
+    by_id = {e.id: e for e in fpx.exercises()}
+    for ex_id, given in (
+        ("ulps-across-a-power", np.complex128(3 + 5j)),
+        ("ulps-across-a-power", np.complex64(3)),
+        ("absorbed", np.complex128(5j)),
+    ):
+        ok, said = by_id[ex_id].grade(given)
+        assert not ok and "is not a number" in said, said
+    assert by_id["ulps-across-a-power"].check(by_id["ulps-across-a-power"].answer())

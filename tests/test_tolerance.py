@@ -329,3 +329,48 @@ def test_nan_against_a_number_is_the_largest_difference_not_left_out():
         np.array([np.nan, 1], np.float32), np.array([np.nan, 1], np.float32)
     )
     assert both.max_abs_diff == 0 and both.coverage == 1.0 and both.both_nan == 1
+
+
+def test_a_numpy_margin_is_the_number_it_equals():
+    """Pass 19: margin=np.float16(2) computed rtol in float16 (0: the advice passed half the
+    elements); margin=np.float32(3) failed inside Decimal."""
+    a, d = np.array([1.0, 2.0]), np.array([1.0, 2.0000000000000004])
+    for m in (np.float16(2), np.float32(2), np.int64(2)):
+        t = fpx.suggest_tolerance(a, d, margin=m)
+        want = fpx.suggest_tolerance(a, d, margin=2.0)
+        assert (t.rtol, t.atol, t.coverage, type(t.rtol)) == (want.rtol, want.atol, 1.0, float)
+    with pytest.raises(ValueError, match="margin must be a float64 number"):
+        fpx.suggest_tolerance(a, d, margin=np.longdouble(2) + np.finfo(np.longdouble).eps * 2)
+
+
+def test_a_tolerance_past_float64_is_printed_by_no_snippet():
+    """Pass 19: rtol times the margin overflowed (or printed rounded up past 1.79e308):
+    the snippets read ``rtol=inf``, a NameError in Python, and a tolerance passing
+    anything. No finite printed tolerance passes such an element: it is not covered."""
+    for actual, desired in (([1.79e308], [1.0]), ([1e308], [0.0]), ([1e308, 1.0], [0.0, 1.0])):
+        t = fpx.suggest_tolerance(np.array(actual), np.array(desired))
+        assert np.isfinite(t.rtol) and np.isfinite(t.atol)
+        assert t.coverage == (len(actual) - 1) / len(actual)
+        for code in t.snippets.values():
+            assert "=inf" not in code and "inf)" not in code, code
+
+
+def test_the_largest_relative_difference_takes_every_element():
+    """Pass 19: the largest relative difference left out the tiny desired values the rtol is
+    not fitted on: "the largest relative difference 0" for 2e-32 against 1e-32 (float32,
+    both normal). Oracle: Fraction."""
+    from fractions import Fraction
+
+    for actual, desired, dtype in (
+        ([2e-32], [1e-32], np.float32),
+        ([1e-300, 1.0], [3e-300, 1.0], np.float64),
+    ):
+        a, d = np.array(actual, dtype), np.array(desired, dtype)
+        want = max(
+            abs(Fraction(float(x)) - Fraction(float(y))) / abs(Fraction(float(y)))
+            for x, y in zip(a, d)
+        )
+        t = fpx.suggest_tolerance(a, d)
+        assert t.max_rel_diff == pytest.approx(float(want), rel=1e-15)
+    t = fpx.suggest_tolerance(np.array([1e-3, 2e-3]), np.array([0.0, 0.0]))
+    assert t.max_rel_diff == np.inf

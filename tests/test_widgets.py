@@ -1284,6 +1284,38 @@ def test_op_parameters_are_checked_without_running_compare(monkeypatch):
     assert app.state.op_params == () and app.op_params == {}
 
 
+def test_pass_19_presets_links_and_your_arrays():
+    """Pass 19: with fma=True typed, the FMA preset's plain 'sequential' was FMA too and the
+    view called the two bitwise identical (now the view says why it cannot show them); a
+    NumPy scalar op parameter (block=np.int64(64)) made "Link to this view" fail with a
+    bare TypeError outside the app; a link opened with another op kept the link's n and
+    format (a matmul of n=100000, FP8 data for matmul); a bool array was left out of your
+    arrays ("choose an array for x")."""
+    import ipywidgets as W
+
+    from fpexplore.app.state import link_of
+
+    app = fpx.explorer(op="dot", n=1000, seed=4, fma=True)
+    app.apply_preset("FMA vs separate multiply-add")
+    said = html.unescape(app.message.value)
+    assert app.comparison is None and "fma=True makes 'sequential' and 'sequential+fma'" in said
+    app = fpx.explorer(op="sum", n=100, block=np.int64(64), variants=["tree"])
+    assert app.op_params == {"block": 64} and type(app.op_params["block"]) is int
+    find(app, W.Button, description="Link to this view").click()
+    code = html.unescape(app.export_out.value).split("<code>")[1].split("</code>")[0]
+    assert fpx.explorer(link=code).comparison.params["block"] == 64
+    big = link_of(fpx.explorer(op="sum", n=100000, variants=["pairwise"]).state)
+    fp8 = link_of(fpx.explorer(op="sum", n=1000, format="float8_e4m3").state)
+    for link in (big, fp8):
+        app = fpx.explorer(link=link, op="matmul")
+        assert app.comparison is not None and app.message.value == ""
+        assert (app.state.n, app.state.format) == (100, "float32")
+    app = fpx.explorer(link=fp8, op="dot")  # dot takes FP8 data: the link's format stays
+    assert app.state.format == "float8_e4m3" and app.comparison is not None
+    app = fpx.explorer(source="arrays", namespace={"x": np.ones(4, bool)})
+    assert "x = x is bool; sum's formats are" in html.unescape(app.message.value)
+
+
 def test_a_link_to_this_view_opens_the_same_view():
     """ "Link to this view" gives a code; fpx.explorer(link=code) opens the same op, format,
     n, variants, view and op parameters (the comparison is the same, bit for bit); a damaged

@@ -336,12 +336,14 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
     """The first state from :func:`fpexplore.explorer`'s keywords: the rows of :data:`CONTROLS`
     (backends: numpy, emulated, and cupy with a ``gpu``), the rest compare()'s op parameters
     (``op_params``); ``link``: a view's code, under the keywords given beside it (another op:
-    without the link's variants and op parameters, as :func:`set_op` drops them; another
+    without the link's variants, op parameters and size, and its format where the op does
+    not take it, as :func:`set_op` resets them; another
     format: without the variants it refuses, as :func:`set_format` drops them)."""
     if keywords.get("link") is not None:
         linked = keywords_of_link(keywords["link"])
-        if keywords.get("op") not in (None, linked.get("op")):
-            linked = {k: v for k, v in linked.items() if k in CONTROLS}
+        if (op := keywords.get("op")) not in (None, linked.get("op")):  # (pass 19: n, format)
+            drop = {"n"} | ({"format"} if linked.get("format") not in _formats_of(op) else set())
+            linked = {k: v for k, v in linked.items() if k in CONTROLS and k not in drop}
         listed = linked.pop("variants", None)
         fmt, op = keywords.get("format"), linked.get("op", CONTROLS["op"].default)
         if listed and fmt not in (None, linked.get("format")) and fmt in get_op(op).formats():
@@ -360,6 +362,11 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
     if values.get("backends") is None:  # the real GPU side by side wherever there is one
         values["backends"] = ("numpy", "emulated", *(("cupy",) if gpu else ()))
     return initial(variants, installed, tuple(op_params.items()), **values)
+
+
+def _formats_of(op) -> tuple:
+    """The formats ``op`` takes (none for a name that is no op: refused later, named)."""
+    return get_op(op).formats() if op in op_names() else ()
 
 
 def checked_request(args: dict) -> dict:

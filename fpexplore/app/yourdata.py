@@ -32,8 +32,9 @@ def user_namespace() -> dict:
 
 
 def is_array(v) -> bool:
-    """A NumPy array or scalar of numbers (any dtype: a wrong one gets its message)."""
-    return isinstance(v, (np.ndarray, np.generic)) and np.asarray(v).dtype.kind not in "OSUMmb"
+    """A NumPy array or scalar of numbers or bools (any dtype: a wrong one gets its message;
+    pass 19: a bool array left out read "choose an array for x")."""
+    return isinstance(v, (np.ndarray, np.generic)) and np.asarray(v).dtype.kind not in "OSUMm"
 
 
 def describe(v) -> str:

@@ -51,7 +51,7 @@ def _negative(text) -> bool:
 
 
 def _parse(text) -> Fraction | float:
-    if isinstance(text, (bool, np.bool_)):
+    if isinstance(text, (bool, np.bool_, np.complexfloating)):  # (pass 19: 3+5j read as 3)
         raise ValueError(f"{checks.shown(text)} is not a number: {_NUMBER_HELP}")
     if isinstance(text, (int, np.integer)):
         return Fraction(int(text))
