@@ -221,6 +221,8 @@ class _Explaining:
             if p.configs:
                 evidence[p.label] = with_fact(evidence[p.label], p.configs, self.op, self.in_fmt)
         runs = any(p.runs_differ for p in probed) if probed else None
+        if not runs and measure.beyond_one_code(self.op, self.arrays, self.observed, self.in_fmt):
+            runs = False  # too far apart for one code's orders: no run-to-run nondeterminism
         scores = score(self.op, evidence, self.pair, self.in_fmt, runs_differ=runs)
         self.evidence, self.scores, self.probed = evidence, scores, probed
         beyond = self._beyond()
@@ -559,10 +561,11 @@ def _cause_sentence(ex, causes) -> str:
     p = float(main["posterior"])
     if p < DECIDED:
         why = f"the likeliest at {_percent(p)}, {DECIDED:.0%} decides"
-    elif ex.scores.by_chance:
-        alone = " and ".join(f.replace("_", " ") for f in ex.scores.causes[0].factors - {"order"})
-        why = f"the likeliest at {p:.0%}, but its orders may match by chance: {alone} alone, "
-        why += "under one order nothing tried, may explain the difference"
+    elif ex.scores.by_chance:  # (the tensor cores: an order and settings of their own)
+        rest = [f.replace("_", " ") for f in ex.scores.causes[0].factors - {"order", "tensor_core"}]
+        alone = " and ".join(rest) + " alone, under one order nothing tried," if rest else ""
+        why = f"the likeliest at {p:.0%}, but its orders may match by chance: "
+        why += f"{alone or 'an order nothing tried'} may explain the difference"
     elif main["factor"] == "nondeterminism":
         why = f"the likeliest at {p:.0%}, but only two differing runs of one computation decide it"
     else:
@@ -741,11 +744,8 @@ def _cast_text(cfg: Config, label: str, in_fmt: str) -> str:
     if not cfg.cast:
         return f"{label} sums in {in_fmt}"
     if cfg.where == "before":
-        how = (
-            "widens"
-            if format_info(cfg.cast_format).precision > format_info(in_fmt).precision
-            else "rounds"
-        )
+        wider = format_info(cfg.cast_format).precision > format_info(in_fmt).precision
+        how = "widens" if wider else "rounds"
         return (
             f"{label} {how} the {in_fmt} inputs to {cfg.cast_format} first, then sums "
             "(NumPy's np.sum(x, dtype=...))"

@@ -334,6 +334,69 @@ def test_one_untried_order_on_rounded_inputs_does_not_decide_the_order(seed, n, 
     assert "its orders may match by chance: input rounding alone" in e.verdict, e.verdict
 
 
+@pytest.mark.parametrize("seed, k", [(11, 3), (23, 5)])
+def test_a_tensor_core_matched_by_chance_does_not_decide(seed, k):
+    """Pass 19: a float32 dot of 1000 uniform terms summed in blocks of k (a loop explain
+    does not try), and the same loop on inputs truncated to bfloat16 (bits): a tensor
+    core's value matched the second by chance and ``tensor_core`` was decided (2 of 40
+    such cases). Cannot tell."""
+    rng = np.random.default_rng(seed)
+    a, b = (rng.random(1000).astype(np.float32) for _ in range(2))
+
+    def blocks(p):
+        parts = [_loop(p[i : i + k], np.float32) for i in range(0, p.size, k)]
+        return _loop(np.array(parts, np.float32), np.float32)
+
+    ta, tb = (_truncated(v, 0xFFFF0000) for v in (a, b))
+    e = fpx.explain("dot", (a, b), {"x": blocks(a * b), "y": blocks(ta * tb)})
+    assert not e.causes["decided"].any(), e.causes
+    assert "its orders may match by chance" in e.verdict, e.verdict
+
+
+def test_results_too_far_apart_for_one_code_are_not_run_to_run():
+    """Pass 19: a float32 matmul summed over k in blocks of 5 (a loop explain does not try)
+    and the same loop on inputs truncated to tf32 (bits), 7.6e-4 apart, had one cause,
+    run-to-run nondeterminism "the likeliest at 100%": two orders of one code are within
+    twice gamma_k sum |a||b| of each other (Higham 3.5), here about 1e-5. Oracle: the
+    bound computed here in float64 from the data."""
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((16, 100)).astype(np.float32)
+    B = rng.standard_normal((100, 16)).astype(np.float32)
+
+    def blocked(A, B):
+        C = np.zeros((16, 16), np.float32)
+        for i in range(0, 100, 5):
+            P = np.zeros((16, 16), np.float32)
+            for j in range(i, i + 5):
+                P = (P + A[:, j, None] * B[None, j, :]).astype(np.float32)
+            C = (C + P).astype(np.float32)
+        return C
+
+    x, y = blocked(A, B), blocked(*(_truncated(M, 0xFFFFE000) for M in (A, B)))
+    u, k = 2.0**-24, 2 * 100 + 64
+    bound = 2 * k * u / (1 - k * u) * (np.abs(A.astype(np.float64)) @ np.abs(B.astype(np.float64)))
+    assert np.any(np.abs(x.astype(np.float64) - y) > 2 * bound)
+    e = fpx.explain("matmul", (A, B), {"x": x, "y": y})
+    assert "nondeterminism" not in set(e.causes["factor"]), e.causes
+    assert not e.causes["decided"].any()
+
+
+def test_a_dropped_term_of_small_normal_numbers_is_a_bug():
+    """Pass 19: ten float16 numbers near 5e-4 (all normal, one sign), summed in turn, the
+    first dropped: "within rounding", where the same data times 2**10 was "a likely bug"
+    (the bound took 4 n times float16's least normal for underflow, half the sum; partial
+    sums of normal numbers of one sign never leave the normal range). Oracle: Fraction."""
+    rng = np.random.default_rng(3)
+    for scale in (1.0, 1024.0):
+        x = (rng.uniform(2e-4, 1e-3, 10) * scale).astype(np.float16)
+        full, dropped = _loop(x, np.float16), _loop(x[1:], np.float16)
+        exact = sum(Fraction(float(v)) for v in x)
+        gamma = 9 * Fraction(1, 2**11) / (1 - 9 * Fraction(1, 2**11))
+        assert abs(Fraction(float(dropped)) - exact) > gamma * exact + 2 * Fraction(2**-14)
+        e = fpx.explain("sum", x, {"full": full, "dropped": dropped})
+        assert e.verdict.startswith("Not explained by rounding: a likely bug"), e.verdict
+
+
 def test_identical_results_have_no_cause():
     x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
     e = fpx.explain("sum", x, {"a": np.sum(x), "b": np.sum(x)})

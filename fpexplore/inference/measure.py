@@ -25,6 +25,7 @@ from ..orders.registry import orders_of
 from .space import TRIED_ROUNDINGS, TRUNCATIONS, Config, factors, order_op, reduction, reference
 
 __all__ = [
+    "beyond_one_code",
     "beyond_rounding",
     "bound",
     "bound_roundings",
@@ -176,11 +177,24 @@ def _tiny(fmt: str) -> float:
 def _underflow(op: str, arrays: tuple, fmt: str, ops: int):
     """The absolute part of a bound where values fall below ``fmt``'s normal range: ``ops``
     roundings to it per term (an addition, a product), each off by up to tiny(fmt); the
-    inputs rounded to a format are :func:`_inputs_underflow`."""
+    inputs rounded to a format are :func:`_inputs_underflow`. None for a sum or mean of
+    terms of one sign, each 0 or normal in ``fmt``: every partial sum is at least the least
+    of them (pass 19: a float16 sum of ten terms near 5e-4 took 2.4e-3, half the sum, and
+    a dropped term was "within rounding")."""
     red = reduction(op)
+    if not red.products and _stays_normal(arrays[0], fmt):
+        return 0.0
     n = red.length(arrays)
     t = _tiny(fmt) * ops * n
     return t / n if red.divides else t
+
+
+def _stays_normal(x, fmt: str) -> bool:
+    """Every nonzero term of ``x`` normal in ``fmt``, all of one sign (NaN: not so)."""
+    v = np.asarray(x, np.float64).ravel()
+    v = v[v != 0]
+    one_sign = bool(np.all(v > 0) or np.all(v < 0))
+    return v.size == 0 or (one_sign and np.abs(v).min() >= format_info(fmt).smallest_normal)
 
 
 def _inputs_underflow(op: str, arrays: tuple, fmt: str):
@@ -255,40 +269,69 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
     narrowest accumulator of the data and the result, the inputs as they are or rounded to
     each of ``roundings`` (or cast to the result's format first)."""
     r = np.asarray(result)
-    out_fmt, in_fmt = r.dtype.name, arrays[0].dtype.name
-    red = reduction(op)
-    n, products = red.length(arrays), red.products
     outside = None
-    for rounding in (None, *roundings):
-        rounded = (
-            arrays
-            if rounding is None
-            else tuple(np.asarray(as_format(a, rounding)) for a in arrays)
-        )
-        acc = min((in_fmt, out_fmt), key=lambda f: format_info(f).precision)
-        S = magnitude(op, rounded)
-        if red.matrix:  # within the slack of the exact product
-            exact = matmul64(*rounded)
-        else:
-            exact = np.asarray(reference(op, rounded, "float64"), np.float64)
-        slack = 2 * gamma(n + 1, "float64") * S  # the float64 reference of a matmul
-        # every evaluation tried rounds to nearest: a sum's n - 1 additions are within
-        # gamma_(n-1) sum |x| in any order (Higham, Accuracy and Stability, 2nd ed., 4.2),
-        # a mean's two more (its division; a + (b - a) / 2, pass 18; none for one term,
-        # that term in every formula); products and the tensor cores' blocks: twice over,
-        # with room to spare
-        k = {"sum": n - 1, "mean": 0 if n == 1 else n + 1}.get(op, 2 * n + 64 + products)
-        width = gamma(k, acc) * S + _underflow(op, arrays, acc, 4)
-        # a result narrower than the data: one rounding more, the cast (else the result's
-        # last rounding is among the k; pass 16: 1 ulp off a 1-term sum was "within")
-        cast = format_info(out_fmt).precision < format_info(in_fmt).precision
-        width = width + 2 * cast * format_info(out_fmt).unit_roundoff * np.abs(exact) + slack
-        width = width + 2 * _tiny(out_fmt)  # below the normal range: absolute
+    for rounded in _rounded(arrays, roundings):
+        exact, width = _width(op, arrays, rounded, r.dtype.name)
         with np.errstate(all="ignore"):
             far = np.abs(r.astype(np.float64) - exact) > width
         far &= np.isfinite(r.astype(np.float64)) & np.isfinite(exact)
         outside = far if outside is None else outside & far
     return np.asarray(outside)
+
+
+def beyond_one_code(op: str, arrays: tuple, observed: dict, in_fmt: str) -> bool:
+    """Whether the results are further apart than two evaluations of one code in two orders
+    can be, the inputs as they are or rounded to each of :func:`bound_roundings`: each is
+    within the bound of :func:`beyond_rounding` of the exact result, two of them within
+    twice it (pass 19: results 7.6e-4 apart were run-to-run nondeterminism, "the likeliest
+    at 100%")."""
+    vals = [np.asarray(v, np.float64) for v in observed.values()]
+    with np.errstate(all="ignore"):
+        spread = np.max(vals, axis=0) - np.min(vals, axis=0)
+    narrowest = min((np.asarray(v) for v in observed.values()), key=lambda v: _precision(v))
+    for rounded in _rounded(arrays, bound_roundings(op, in_fmt, observed)):
+        width = _width(op, arrays, rounded, narrowest.dtype.name)[1]
+        if not np.any(np.isfinite(spread) & (spread > 2 * width)):
+            return False
+    return True
+
+
+def _precision(v) -> int:
+    return format_info(np.asarray(v).dtype.name).precision
+
+
+def _rounded(arrays: tuple, roundings):
+    """The inputs as they are, then rounded to each of ``roundings``."""
+    yield arrays
+    for rounding in roundings:
+        yield tuple(np.asarray(as_format(a, rounding)) for a in arrays)
+
+
+def _width(op: str, arrays: tuple, rounded: tuple, out_fmt: str) -> tuple:
+    """(the exact result of the ``rounded`` inputs, the bound of :func:`beyond_rounding` around
+    it) for a result in ``out_fmt``."""
+    in_fmt = arrays[0].dtype.name
+    red = reduction(op)
+    n, products = red.length(arrays), red.products
+    acc = min((in_fmt, out_fmt), key=lambda f: format_info(f).precision)
+    S = magnitude(op, rounded)
+    if red.matrix:  # within the slack of the exact product
+        exact = matmul64(*rounded)
+    else:
+        exact = np.asarray(reference(op, rounded, "float64"), np.float64)
+    slack = 2 * gamma(n + 1, "float64") * S  # the float64 reference of a matmul
+    # every evaluation tried rounds to nearest: a sum's n - 1 additions are within
+    # gamma_(n-1) sum |x| in any order (Higham, Accuracy and Stability, 2nd ed., 4.2),
+    # a mean's two more (its division; a + (b - a) / 2, pass 18; none for one term,
+    # that term in every formula); products and the tensor cores' blocks: twice over,
+    # with room to spare
+    k = {"sum": n - 1, "mean": 0 if n == 1 else n + 1}.get(op, 2 * n + 64 + products)
+    width = gamma(k, acc) * S + _underflow(op, arrays, acc, 4)
+    # a result narrower than the data: one rounding more, the cast (else the result's
+    # last rounding is among the k; pass 16: 1 ulp off a 1-term sum was "within")
+    cast = format_info(out_fmt).precision < format_info(in_fmt).precision
+    width = width + 2 * cast * format_info(out_fmt).unit_roundoff * np.abs(exact) + slack
+    return exact, width + 2 * _tiny(out_fmt)  # below the normal range: absolute
 
 
 def signed_zeros(observed: dict, evidence: dict) -> dict:

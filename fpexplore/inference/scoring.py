@@ -77,7 +77,8 @@ class Scores:
     positive: bool = False
     marginal: dict = field(default_factory=dict)  # factor -> posterior of the causes naming it
     factors: frozenset = frozenset()  # the decided factors
-    by_chance: bool = False  # undecided: an order beside another factor, matched by chance
+    by_chance: bool = False  # undecided: an order beside another factor (or the tensor
+    # cores), matched by chance
 
 
 def _members(op: str, ev: Evidence, in_fmt: str) -> list:
@@ -209,12 +210,15 @@ def score(op: str, evidence: dict, pair: tuple, in_fmt: str, *, runs_differ=None
 
 
 def _by_chance(out: Scores, a: Evidence, b: Evidence) -> Scores:
-    """Undecided where an order is decided beside another factor on a match that chance
-    may give (pass 18: two results of one loop nothing tried, one on inputs rounded to
-    bfloat16, each matched by another tried order, decided ``order`` beside
-    ``input_rounding``): the other factor may explain the difference alone, under an order
-    common to both that nothing tried."""
-    beside = "order" in out.factors and len(out.causes[0].factors) > 1
+    """Undecided where an order is decided beside another factor, or the tensor cores (an
+    order and settings of their own), on a match that chance may give (pass 18: two
+    results of one loop nothing tried, one on inputs rounded to bfloat16, each matched by
+    another tried order, decided ``order`` beside ``input_rounding``; pass 19: the rounded
+    one matched by a tensor core, ``tensor_core``): the other factors may explain the
+    difference alone, under an order common to both that nothing tried. (An order alone
+    stays decided: something differs, and an order nothing tried is an order.)"""
+    top = out.causes[0].factors if out.decided else frozenset()
+    beside = ("order" in top and len(top) > 1) or "tensor_core" in top
     if beside and not all(ev.fact or _reproduced(ev) for ev in (a, b)):
         return Scores(out.causes, False, out.positive, out.marginal, by_chance=True)
     return out
