@@ -230,8 +230,8 @@ def compare(
         computed (``done`` of ``total`` finished, ``label`` the one starting); an exception it
         raises stops the run and propagates (the explorer's cancel button works this way)
     **op_params : passed to the variants that take them (e.g. ``block=256``, ``accumulate=``);
-        one that none of them takes is a TypeError (after the run: what a variant takes is
-        known once it ran), naming the accepted ones
+        one none of them takes is a TypeError naming the accepted ones, one making two chosen
+        variants one computation (``fma=True`` beside "sequential+fma") a ValueError
 
     Returns
     -------
