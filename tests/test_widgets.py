@@ -1290,7 +1290,8 @@ def test_pass_19_presets_links_and_your_arrays():
     NumPy scalar op parameter (block=np.int64(64)) made "Link to this view" fail with a
     bare TypeError outside the app; a link opened with another op kept the link's n and
     format (a matmul of n=100000, FP8 data for matmul); a bool array was left out of your
-    arrays ("choose an array for x")."""
+    arrays ("choose an array for x"); a typed op parameter changed a chosen variant under its
+    plain name without a word (the banner says what each computes as)."""
     import ipywidgets as W
 
     from fpexplore.app.state import link_of
@@ -1299,8 +1300,15 @@ def test_pass_19_presets_links_and_your_arrays():
     app.apply_preset("FMA vs separate multiply-add")
     said = html.unescape(app.message.value)
     assert app.comparison is None and "fma=True makes 'sequential' and 'sequential+fma'" in said
+    app = fpx.explorer(op="dot", n=1000, seed=4, fma=True, variants=["sequential"])
+    inputs = app.comparison.inputs
+    want = fpx.dot(inputs["a"], inputs["b"], "sequential", fma=True)
+    assert app.comparison.results[("sequential", "emulated")] == want  # (FMA: the banner says)
+    said = html.unescape(app.banner.value)
+    assert "sequential computes as sequential+fma: fma=True applies to every variant" in said
     app = fpx.explorer(op="sum", n=100, block=np.int64(64), variants=["tree"])
     assert app.op_params == {"block": 64} and type(app.op_params["block"]) is int
+    assert "tree computes as tree(block=64)" in html.unescape(app.banner.value)
     find(app, W.Button, description="Link to this view").click()
     code = html.unescape(app.export_out.value).split("<code>")[1].split("</code>")[0]
     assert fpx.explorer(link=code).comparison.params["block"] == 64

@@ -42,7 +42,7 @@ from ..orders.products import check_rounding_changes
 from ..orders.registry import lookup, orders_for
 from ..orders.tensor_core import input_format
 from ..quantize import SCHEMES
-from ..spec import VariantSpec, parse_spec
+from ..spec import VariantSpec, parse_spec, taken_params, with_keywords
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 # every backend but the CPU libraries, which join where installed (fpexplore.libspec)
@@ -596,6 +596,23 @@ def _taken(state: State) -> dict:
     params = dict(state.op_params)
     taken = taken_keywords(state.op, state.variants, params.get("order"))
     return {k: v for k, v in params.items() if k in taken}
+
+
+def applied_params(state: State) -> list:
+    """Sentences for the banner: each chosen variant an op parameter changes, and what it
+    computes then (pass 19: with fma=True typed beside the explorer, a 'sequential' built
+    with the FMA box cleared computed with FMA under its plain name)."""
+    params, out = _taken(state), []
+    for spec in state.variants:
+        given = taken_params(spec, state.op, params)
+        given = {k: v for k, v in given.items() if k not in spec.kwargs()}
+        if given:
+            said = ", ".join(f"{k}={checks.shown(v)}" for k, v in given.items())
+            out.append(
+                f"{spec} computes as {with_keywords(spec, given)}: {said} applies to every "
+                "variant that takes it"
+            )
+    return out
 
 
 def sweep_arguments(state: State) -> dict:
