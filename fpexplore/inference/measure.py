@@ -167,11 +167,19 @@ def _depth(op: str, cfg: Config, n: int) -> int:
     return min(d, n - 1)
 
 
+# the formats some evaluation tried flushes below the normal range: float32's atomics and
+# matrix cores (FTZ), the formats tensor cores read float32 data in
+FLUSHED = ("float32", "tf32", "tf32-rne", "tf32-truncate", "bfloat16", "bfloat16-truncate")
+
+
 def _tiny(fmt: str) -> float:
     """The most one rounding into ``fmt`` may be off in absolute terms below its normal range
-    (the relative u |x| says nothing there): the least normal value, which covers rounding
-    to a subnormal and flushing one to zero alike."""
-    return float(format_info(fmt).smallest_normal)
+    (the relative u |x| says nothing there): the least normal value where an evaluation
+    flushes ``fmt`` (:data:`FLUSHED`, or no subnormals), else the least subnormal (pass 20:
+    nothing flushes float16, whose additions below 2**-14 are exact; its least normal per
+    rounding made a dropped term of ten values near 5e-4 "within rounding")."""
+    info = format_info(fmt)
+    return float(info.smallest_normal if info.name in FLUSHED else info.smallest_subnormal)
 
 
 def _underflow(op: str, arrays: tuple, fmt: str, ops: int):
