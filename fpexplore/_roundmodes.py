@@ -149,6 +149,11 @@ def _as_ratio(v) -> tuple[int, int] | float:
         return int(v.numerator), int(v.denominator)
     if isinstance(v, (numbers.Complex)) and not isinstance(v, numbers.Real):
         raise TypeError(f"complex value {checks.shown(v)} cannot be rounded to a real format")
+    if type(v).__name__ == "Decimal" and v.is_finite() and abs(v.adjusted()) > 1000:
+        # past every format's range either way (float64's is 10**-324 to 10**308): one ratio
+        # there rounds as the Decimal does, without building 10**exponent (pass 20: a hang)
+        sign = -1 if v.is_signed() else 1
+        return (sign * 10**1001, 1) if v.adjusted() > 0 else (sign, 10**1001)
     if hasattr(v, "as_integer_ratio"):
         try:
             return v.as_integer_ratio()

@@ -43,6 +43,7 @@ __all__ = [
     "canonical_params",
     "check_op_params",
     "compare",
+    "format_name",
     "parse_variants",
     "sweep",
     "taken_keywords",
@@ -130,15 +131,23 @@ def canonical_params(op_params: dict) -> dict:
     the Python value it equals (pass 19: ``block=np.int64(64)`` failed the explorer's link);
     anything else as given (refused later, named)."""
     op_params = {k: _python(v) for k, v in op_params.items()}
-    acc = op_params.get("accumulate")
-    if isinstance(acc, (np.dtype, FormatInfo)) or (
-        isinstance(acc, type) and issubclass(acc, np.generic)
+    if "accumulate" in op_params:
+        op_params["accumulate"] = format_name(op_params["accumulate"])
+    return op_params
+
+
+def format_name(value):
+    """A format given as a NumPy dtype or type (ml_dtypes' too) or a :class:`FormatInfo` by
+    its name (``np.float16``: "float16", ``ml_dtypes.float8_e4m3fn``: "float8_e4m3"; pass
+    18, 19 and 20); anything else as given, for its caller to check and name."""
+    if isinstance(value, (np.dtype, FormatInfo)) or (
+        isinstance(value, type) and issubclass(value, np.generic)
     ):
         try:
-            return {**op_params, "accumulate": format_info(acc).name}
+            return format_info(value).name
         except (TypeError, ValueError):
-            pass
-    return dict(op_params)
+            return value
+    return value
 
 
 def _python(value):
@@ -266,7 +275,7 @@ def compare(
     checks.refuse_unknown("fpx.compare", job.params.unused(), COMPARE_ARGUMENTS | job.params.taken)
     params = {**job.params, "threads": threads}
     public = _public_params(job.variants, job.distribution, job.seed, chosen, params)
-    table = _exact_ulps(pd, rows)  # job.cache: the reference in every format a result came in
+    table = _exact_ulps(pd, _some(rows, job, variants, backends))  # job.cache: the reference
     specs = {str(s): s for s in job.variants}
     fields = (table, results, ref, job.inputs, public, job.messages, job.cache, specs)
     return Comparison(op, job.format, int(job.n), *fields)
@@ -277,12 +286,24 @@ def _steps(job: Job, chosen, variants, backends) -> list:
     there is none and no message says why (pass 19: 0 rows, and plot() failed in pandas)."""
     todo = steps(job, chosen)
     if not todo and not job.messages:
-        raise ValueError(
-            f"fpx.compare: nothing to compare: variants={checks.shown(variants)} with "
-            f"backends={checks.shown(backends)} give no result (choose a variant for the "
-            "emulated backend, or a backend with a result of its own: numpy)"
-        )
+        _refuse_nothing(variants, backends)
     return todo
+
+
+def _some(rows: list, job: Job, variants, backends) -> list:
+    """The rows, or where none came and no variant was chosen a ValueError (pass 20: cupy
+    unavailable said "showing the emulated GPU orders instead", with none to show)."""
+    if not rows and not job.variants:
+        _refuse_nothing(variants, backends)
+    return rows
+
+
+def _refuse_nothing(variants, backends) -> None:
+    raise ValueError(
+        f"fpx.compare: nothing to compare: variants={checks.shown(variants)} with "
+        f"backends={checks.shown(backends)} give no result (choose a variant for the "
+        "emulated backend, or a backend with a result of its own: numpy)"
+    )
 
 
 def _job(
@@ -339,7 +360,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
             except ValueError as e:
                 raise ValueError(f"fpx.compare: inputs' num (the length): {e}") from None
         if format is not None and format != fmt:
-            checks.choice("format", format, op_spec.formats(), f"{op_spec.name} takes")
+            checks.choice("format", format_name(format), op_spec.formats(), f"{op_spec.name} takes")
             raise ValueError(
                 f"format={checks.shown(format)} but the inputs are {fmt}: leave format out"
             )
@@ -349,7 +370,9 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
     format = "float32" if format is None else format
     distribution = Default.value_of(distribution)
     seed = Default.value_of(seed)
-    format = checks.choice("format", format, op_spec.formats(), f"{op_spec.name} takes")
+    format = checks.choice(
+        "format", format_name(format), op_spec.formats(), f"{op_spec.name} takes"
+    )
     _check("distribution", distribution, DISTRIBUTIONS)
     checks.seed(seed)
     return None, format, n, distribution, seed
@@ -503,7 +526,7 @@ def sweep(
 
     progress = checks.boolean("progress", progress)
     op_spec = get_op(op)
-    format = checks.choice("format", format, op_spec.formats(), f"{op} takes")  # (a dtype's name)
+    format = checks.choice("format", format_name(format), op_spec.formats(), f"{op} takes")
     sizes, seed_list = _sweep_runs(op_spec, format, sizes, seed, seeds)
     op_params = _check_sweep_keywords(op, variants, format, op_params)
     _refuse_no_source(variants, backends)

@@ -67,8 +67,12 @@ class Comparison:
     def plot(self, kind: str = "auto", ax=None):
         """A matplotlib Figure: "bars" (ULP error per result, for scalar results), "hist"
         (ULP-error histogram per result), "heatmap" (per-element ULP errors of a matrix
-        result), or "auto" (bars for scalars, heatmap for matmul, else hist)."""
+        result), or "auto" (bars for scalars, heatmap for matmul, else hist); a ValueError
+        where there is no result (cupy alone without a GPU: its message says why)."""
         from . import plots
+
+        if not len(self.table):  # (pass 20: a KeyError from pandas)
+            raise ValueError(f"Comparison.plot: no result to plot ({'; '.join(self.messages)})")
 
         return plots.plot_comparison(self, kind=kind, ax=ax)
 

@@ -484,3 +484,18 @@ def test_a_complex_answer_is_not_a_number():
         ok, said = by_id[ex_id].grade(given)
         assert not ok and "is not a number" in said, said
     assert by_id["ulps-across-a-power"].check(by_id["ulps-across-a-power"].answer())
+
+
+def test_a_decimal_with_a_huge_exponent_is_answered_at_once():
+    """Pass 20: grade(Decimal("1e100000000")) and as_format of it built 10**100000000 (a hang
+    of minutes); a typed "1e100000000" was already "that exponent is too large". Past every
+    format's range a Decimal rounds as any number there does: inf, or 0 (the least subnormal
+    rounding up)."""
+    ex = next(e for e in fpx.exercises() if e.kind == "exact")
+    assert ex.grade(Decimal("1e100000000")) == (False, "that exponent is too large")
+    assert fpx.as_format(Decimal("1e100000000"), "float32") == np.inf
+    assert fpx.as_format(Decimal("-1e100000000"), "float16") == -np.inf
+    tiny = fpx.as_format(Decimal("-1e-100000000"), "float32")
+    assert tiny == 0 and np.signbit(tiny)
+    up = fpx.as_format(Decimal("1e-100000000"), "float32", rounding="up")
+    assert up == np.float32(2.0**-149)

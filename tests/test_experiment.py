@@ -954,3 +954,23 @@ def test_nothing_to_compare_is_said_and_a_format_may_be_a_numpy_type():
     assert fpx.compare("sum", format=ml_dtypes.bfloat16, **args).table.format[0] == "bfloat16"
     with pytest.raises(ValueError, match="unknown format dtype\\('int32'\\); sum takes"):
         fpx.compare("sum", format=np.int32, **args)
+
+
+def test_pass_20_an_empty_comparison_and_a_format_given_by_its_ml_dtypes_type():
+    """Pass 20: variants=[] beside an unavailable cupy returned 0 rows under cupy's message
+    "showing the emulated GPU orders instead", and plot() of an empty comparison was a
+    KeyError from pandas; format=ml_dtypes.float8_e4m3fn was "unknown format"."""
+    import importlib.util
+
+    import ml_dtypes
+
+    if importlib.util.find_spec("cupy") is None:
+        with pytest.raises(ValueError, match="fpx.compare: nothing to compare: variants=\\[\\]"):
+            fpx.compare("sum", n=100, variants=[], backends=["cupy", "emulated"])
+        c = fpx.compare("sum", n=100, backends=["cupy"])
+        with pytest.raises(ValueError, match="Comparison.plot: no result to plot \\(cupy backend"):
+            c.plot()
+    args = {"n": 50, "variants": ["sequential"], "backends": "emulated"}
+    want = fpx.compare("sum", format="float8_e4m3", **args).table.value.tolist()
+    got = fpx.compare("sum", format=ml_dtypes.float8_e4m3fn, **args)
+    assert got.format == "float8_e4m3" and got.table.value.tolist() == want

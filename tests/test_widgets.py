@@ -1324,6 +1324,18 @@ def test_pass_19_presets_links_and_your_arrays():
     assert "x = x is bool; sum's formats are" in html.unescape(app.message.value)
 
 
+def test_pass_20_a_typed_accumulator_makes_an_order_fit_fp8_data():
+    """Pass 20: compare runs kahan and tree on float8_e5m2 data with accumulate="float16";
+    the explorer refused them (and add_variant), asking for the accumulate= already given."""
+    kw = {"op": "sum", "format": "float8_e5m2", "n": 100, "accumulate": "float16"}
+    app = fpx.explorer(**kw, variants=["kahan", "tree"])
+    want = fpx.compare(**kw, variants=["kahan", "tree"])
+    assert app.message.value == "" and _same_table(app.comparison.table, want.table)
+    app = fpx.explorer(**kw)
+    app.add_variant("kahan")
+    assert "kahan" in [str(v) for v in app.state.variants] and app.message.value == ""
+
+
 def test_a_link_to_this_view_opens_the_same_view():
     """ "Link to this view" gives a code; fpx.explorer(link=code) opens the same op, format,
     n, variants, view and op parameters (the comparison is the same, bit for bit); a damaged

@@ -70,7 +70,7 @@ def preset_variants(state: State, label: str) -> tuple[list[VariantSpec], list[s
     offered = {v for _, v in builder_names(state.op, state.format)}
     chosen, left = [], []
     for spec in (parse_spec(v, state.op) for v in PRESETS[label].variants):
-        why = unfit(state.op, state.format, spec)
+        why = unfit(state.op, state.format, spec, state.op_params)
         if why is None and spec.name in offered:
             chosen.append(spec)
         else:

@@ -25,7 +25,7 @@ import numpy as np
 from .. import checks
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
-from ..experiment import canonical_params, parse_variants, taken_keywords
+from ..experiment import canonical_params, format_name, parse_variants, taken_keywords
 from ..formats import format_info
 from ..libspec import LIBRARIES, backend_libraries
 from ..ops.opspec import Params
@@ -169,20 +169,23 @@ def variant_options(state: State) -> list[VariantSpec]:
     """The variants offered: the specs built or given that run on the format (on top, where
     the list shows them), then those the op has for the format."""
     base = _own_variants(state)
-    fit = [e for e in state.extra if e not in base and unfit(state.op, state.format, e) is None]
+    fits = [unfit(state.op, state.format, e, state.op_params) is None for e in state.extra]
+    fit = [e for e, ok in zip(state.extra, fits) if ok and e not in base]
     return fit + base
 
 
-def unfit(op: str, fmt: str, spec: VariantSpec) -> str | None:
+def unfit(op: str, fmt: str, spec: VariantSpec, op_params=()) -> str | None:
     """Why ``spec`` does not run on ``fmt`` data (the call's own ValueError; else None): a
     library order not defined for it (the tensor cores on float64), the tensor cores of an
     arch with inputs it does not take (the V100's tf32), an input rounding that changes
     nothing (tf32 of float16 data), on FP8, FP6 or FP4 data an order
-    that does not add in it or fma with it."""
+    that does not add in it or fma with it; with the ``op_params`` (name, value) pairs it
+    takes (pass 20: kahan with accumulate="float16" typed runs on FP8 data)."""
     try:
-        order, sp = lookup(op, spec.name), spec
+        order = lookup(op, spec.name)
     except ValueError:  # (not an order: another op's variant)
         return None
+    sp = with_keywords(spec, taken_params(spec, op, dict(op_params)))
     try:
         if (why := order.refuses_format(fmt)) is not None:
             return why
@@ -271,15 +274,15 @@ def initial(variants=None, installed=(), op_params=(), **values) -> State:
         state = state.set(n=int(get_op(state.op).default_n))  # the op's own first size
     if variants is not None:  # where the variants enter as text: parsed, once
         variants = parse_variants(state.op, variants, state.format)
-        _refuse_unfit(state.op, state.format, variants)
+        _refuse_unfit(state.op, state.format, variants, state.op_params)
     return list_names(with_variants(state, variants), {}, follow=False)  # inputs: none yet
 
 
-def _refuse_unfit(op: str, fmt: str, variants) -> None:
+def _refuse_unfit(op: str, fmt: str, variants, op_params=()) -> None:
     """The variants given that ``fmt`` data refuse (:func:`unfit`): a ValueError saying why,
     never a selection that quietly leaves them out."""
     for v in variants:
-        if (why := unfit(op, fmt, v)) is not None:
+        if (why := unfit(op, fmt, v, op_params)) is not None:
             raise ValueError(f"variants: {str(v)!r} on {fmt} data: {why}")
 
 
@@ -297,7 +300,7 @@ def opened_on(state: State, formats: dict, given: set) -> State:
             "leave format out"
         )
     if "variants" in given:
-        _refuse_unfit(state.op, theirs, state.variants)
+        _refuse_unfit(state.op, theirs, state.variants, state.op_params)
     return follow_data_format(state, formats)
 
 
@@ -356,6 +359,8 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
         }
     keywords = {k: v for k, v in keywords.items() if k != "link"}
     values = {k: v for k, v in keywords.items() if k in CONTROLS}
+    if "format" in values:  # (a dtype or type by its name: ml_dtypes.float8_e4m3fn, pass 20)
+        values["format"] = format_name(values["format"])
     op_params = canonical_params({k: v for k, v in keywords.items() if k not in CONTROLS})
     if "inputs" in op_params:  # compare's own data argument: not an op parameter here
         raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
@@ -419,7 +424,7 @@ def set_format(state: State, fmt, formats: dict | None = None) -> State:
     the old format's defaults, untouched, become the new one's (float32, FP8 and back to
     float32 selects float32's five again, not FP8's two). With your arrays (``formats``: their
     formats by name) the format is theirs: another one is a ValueError saying so."""
-    checks.choice("format", fmt, get_op(state.op).formats(), f"{state.op} takes")
+    fmt = checks.choice("format", format_name(fmt), get_op(state.op).formats(), f"{state.op} takes")
     theirs = arrays_format(state, formats or {})
     if theirs is not None and fmt != theirs:
         raise ValueError(f"format {fmt}: your arrays are {theirs}, and the format is theirs")
@@ -444,7 +449,8 @@ def left_out(old: State, new: State) -> list[str]:
         return []
     fmt = new.format
     return [
-        f"{v} is left out on {fmt} data: {unfit(new.op, fmt, v) or f'not offered for {fmt}'}"
+        f"{v} is left out on {fmt} data: "
+        + (unfit(new.op, fmt, v, new.op_params) or f"not offered for {fmt}")
         for v in old.variants
         if v not in new.variants
     ]
@@ -454,7 +460,7 @@ def add_variant(state: State, spec: str) -> State:
     """Add a variant spec (the builder's text) to the list, on top, and select it; an invalid
     one is a ValueError."""
     spec = parse_spec(spec, state.op)
-    if (why := unfit(state.op, state.format, spec)) is not None:
+    if (why := unfit(state.op, state.format, spec, state.op_params)) is not None:
         raise ValueError(f"{spec} on {state.format} data: {why}")
     extra = state.extra if spec in variant_options(state) else (spec, *state.extra)
     return state.set(extra=extra, variants=tuple(dict.fromkeys([*state.variants, spec])))

@@ -61,7 +61,9 @@ def _parse(text) -> Fraction | float:
         v = float(text)  # a NumPy scalar of any format (ml_dtypes' bfloat16 too)
         return Fraction(v) if math.isfinite(v) else v
     if isinstance(text, Decimal) and not text.is_finite():
-        return float(text)  # inf, -inf, nan, as typed
+        return math.nan if text.is_nan() else float(text)  # inf, -inf, nan (sNaN: nan)
+    if isinstance(text, Decimal) and abs(text.adjusted()) > MAX_EXPONENT:  # (pass 20: a hang)
+        raise ValueError("that exponent is too large")
     if isinstance(text, (Fraction, Decimal)):
         return Fraction(text)
     if not isinstance(text, str):
