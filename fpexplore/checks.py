@@ -45,7 +45,10 @@ MAX_SEED = 2**32 - 1  # seeds are 0 .. 2**32 - 1 (NumPy takes more; the kernels 
 
 
 def shown(value, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters (an error never echoes kilobytes)."""
+    """``repr(value)``, cut to ``limit`` characters (an error never echoes kilobytes; an int
+    past Python's 4300 digits by its size, pass 20: its repr raised)."""
+    if isinstance(value, int) and value.bit_length() > 14_000:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 14] + f"... ({len(text)} chars)"
 

@@ -31,6 +31,7 @@ from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params
 from .ops.registry import get as get_op
+from .orders.registry import orders_of
 from .results import USER_DATA, Comparison, Sweep
 from .spec import VariantSpec, check_spec, keywords_of, parse_spec, taken_params, with_keywords
 
@@ -171,6 +172,9 @@ def _not_settings(op: str) -> frozenset:
     where a chosen variant takes them (pass 15: welford's order= was taken and ignored)."""
     op_spec = get_op(op)
     settings = set().union(*(keywords_of(VariantSpec(v), op) for v in op_spec.variants))
+    for f in op_spec.settings.values():  # an order's parameters (cdist's block=, pass 20:
+        if f.order_of and f.order_params:  # an op keyword, it went to 'direct' and failed)
+            settings |= {p for o in orders_of(f.order_of).values() for p in o.params}
     return frozenset(op_spec.keywords) - settings
 
 

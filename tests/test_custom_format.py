@@ -418,13 +418,15 @@ def test_dots_refuse_what_a_custom_accumulator_does_not_emulate():
     fpx.format(11, 15, name="t_half")
     fpx.format(30, 15, name="t_p30")
     x = np.ones(8, dtype=np.float32)
-    with pytest.raises(ValueError, match="fma=True with accumulate='t_half'"):
+    with pytest.raises(ValueError, match="fma=True with 't_half' accumulation"):
         fpx.dot(x, x, "sequential", fma=True, accumulate="t_half")
     with pytest.raises(ValueError, match=r"accumulate: 't_p30' \(precision 30.*<= 26"):
         fpx.dot(x, x, "sequential", accumulate="t_p30")
     with pytest.raises(ValueError, match="accumulates in the orders of fpx.sum and fpx.dot"):
         fpx.matmul(x.reshape(2, 4), x.reshape(4, 2), "sequential", accumulate="t_half")
-    with pytest.raises(ValueError, match="'sequential\\+fma@t_half': fma=True with accumulate"):
+    with pytest.raises(
+        ValueError, match="'sequential\\+fma@t_half': fma=True with 't_half' accumulation"
+    ):
         fpx.parse_spec("sequential+fma@t_half", "dot")  # (as a spec is read)
     with pytest.raises(ValueError, match="'tree@t_half': accumulate: 't_half'"):
         fpx.parse_spec("tree@t_half", "sum")

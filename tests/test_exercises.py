@@ -499,3 +499,19 @@ def test_a_decimal_with_a_huge_exponent_is_answered_at_once():
     assert tiny == 0 and np.signbit(tiny)
     up = fpx.as_format(Decimal("1e-100000000"), "float32", rounding="up")
     assert up == np.float32(2.0**-149)
+
+
+def test_a_zero_and_a_huge_integer_get_their_own_message():
+    """Pass 20: a hex exercise answered 0.0 (or -0.0, np.False_) said "the box is empty";
+    grade(10**5000) on a hex or choice exercise answered with Python's own "Exceeds the
+    limit (4300 digits) for integer string conversion"."""
+    by_kind = {e.kind: e for e in fpx.exercises()}
+    hx, ch = by_kind["hex"], by_kind["choice"]
+    for zero in (0.0, -0.0, np.False_):
+        ok, said = hx.grade(zero)
+        assert not ok and "is not hexadecimal" in said, said
+    assert hx.grade("") == hx.grade(None) and "the box is empty" in hx.grade(None)[1]
+    for ex in (hx, ch):
+        ok, said = ex.grade(10**5000)
+        assert not ok and said.startswith("an integer of about 5001 digits is not"), said
+    assert hx.check(hx.answer()) and ch.check(ch.answer())

@@ -974,3 +974,20 @@ def test_pass_20_an_empty_comparison_and_a_format_given_by_its_ml_dtypes_type():
     want = fpx.compare("sum", format="float8_e4m3", **args).table.value.tolist()
     got = fpx.compare("sum", format=ml_dtypes.float8_e4m3fn, **args)
     assert got.format == "float8_e4m3" and got.table.value.tolist() == want
+
+
+def test_cdist_block_goes_to_the_variants_whose_order_takes_it():
+    """Pass 20: block=8 beside cdist's 'expanded' and 'expanded(order=blocked)' reached the
+    plain one's sequential order ("order 'sequential' has no parameter block"), and beside
+    'direct' alone it ran into the same error, where no chosen variant takes it."""
+    c = fpx.compare("cdist", n=8, variants=["expanded", "expanded(order=blocked)"], block=8)
+    want = fpx.compare("cdist", n=8, variants=["expanded", "expanded(order=blocked, block=8)"])
+    for got, spec in (
+        ("expanded", "expanded"),
+        ("expanded(order=blocked)", "expanded(order=blocked, block=8)"),
+    ):
+        assert np.array_equal(c.results[(got, "emulated")], want.results[(spec, "emulated")])
+    with pytest.raises(
+        TypeError, match="fpx.compare\\(\\) got unexpected keyword argument 'block'"
+    ):
+        fpx.compare("cdist", n=8, variants=["direct"], block=8)

@@ -609,7 +609,7 @@ def test_fp8_arrays_open_the_explorer_and_observed_results_are_measured():
     "kwargs, match",
     [
         (dict(variants=["tree"]), "'tree' on float8_e4m3 data: sum: order 'tree' does not"),
-        (dict(op="dot", variants=["sequential+fma"]), "fma=True with accumulate='float8_e4m3'"),
+        (dict(op="dot", variants=["sequential+fma"]), "fma=True with 'float8_e4m3' accumulation"),
     ],
 )
 def test_explorer_refuses_variants_the_format_refuses(kwargs, match):

@@ -68,15 +68,20 @@ class Params(dict):
 def with_settings(kw: dict, settings: dict, orders_of: str) -> dict:
     """The op-wide keyword arguments ``kw``, then a spec's ``settings`` (they win); an
     op-wide ``accumulate`` left out where the order (of ``orders_of``'s orders) takes none
-    (the exact order), as each variant keeps the op-wide arguments it takes."""
+    (the exact order), and another order's parameters where this order (named, or
+    "sequential") has none, as each variant keeps the op-wide arguments it takes."""
     from ..orders import registry
     from ..orders.arith import accumulate_applies
 
     kw = {**kw, **settings}
-    name = kw.get("order")
-    order = registry.orders_of(orders_of).get(name) if isinstance(name, str) else None
+    name = kw.get("order", "sequential")
+    orders = registry.orders_of(orders_of)
+    order = orders.get(name) if isinstance(name, str) else None
     if "accumulate" not in settings and order is not None and not accumulate_applies(order):
         kw.pop("accumulate", None)
+    if order is not None:  # another order's parameter (block= beside 'sequential', pass 20)
+        other = {p for o in orders.values() for p in o.params} - set(order.params)
+        kw = {k: v for k, v in kw.items() if k not in other or k in settings}
     return kw
 
 

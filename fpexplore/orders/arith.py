@@ -195,9 +195,9 @@ def rounded_accumulator(accumulate, spec, op: str, fused: bool = False) -> Forma
         return None
     if op not in ROUNDED_OPS or spec.run_rounded is None:
         accumulator_format(acc, acc)  # the ValueError naming the orders that take it
-    if fused:
+    if fused:  # (the accumulation named, not accumulate=: FP8 data's own, pass 20)
         raise ValueError(
-            f"fma=True with accumulate={acc.name!r} ({_kind(acc)}) is not "
+            f"fma=True with {acc.name!r} accumulation ({_kind(acc)}) is not "
             "emulated: its products are rounded to it, then added (fma=False)"
         )
     if op == "dot" and not products_exact(acc):

@@ -141,7 +141,7 @@ class Exercise:
     def _grade(self, given) -> tuple[bool, str]:
         a = self.answer()
         if self.kind == "choice":
-            text = str(given).strip().lower() if given is not None else ""
+            text = _typed(given).strip().lower()
             if not text:
                 raise ValueError("pick one of the choices first")
             names = {c.lower(): c for c in self.choices}
@@ -220,9 +220,10 @@ class Exercise:
         if isinstance(given, (int, np.integer)) and not isinstance(given, (bool, np.bool_)):
             given = int(given)  # the pattern itself, not its decimal digits read as hex
             if not 0 <= given < 2**width:
-                raise ValueError(f"{given} is not a {self.fmt} bit pattern (0 to 2**{width} - 1)")
+                said = checks.shown(given, 40)
+                raise ValueError(f"{said} is not a {self.fmt} bit pattern (0 to 2**{width} - 1)")
             given = hex(given)
-        text = str(given).strip().lower().replace(" ", "").replace("_", "") if given else ""
+        text = _typed(given).strip().lower().replace(" ", "").replace("_", "")  # (0.0: pass 20)
         if not text:
             raise ValueError("the box is empty: type the bits in hexadecimal, e.g. 0x3c00")
         digits = text[2:] if text.startswith("0x") else text
@@ -406,3 +407,11 @@ def closer(d: str, fmts: tuple) -> tuple:
 
 def atomic_runs(x, runs: int = 20) -> list:
     return [order_sum(x, "tree", combine="atomic", seed=r) for r in range(runs)]
+
+
+def _typed(given) -> str:
+    """An answer as text: "" for none (0.0 is no empty box, pass 20), an int past Python's
+    digits limit by its size (grade(10**5000) answered with Python's own message)."""
+    if given is None:
+        return ""
+    return checks.shown(given) if isinstance(given, int) else str(given)
