@@ -33,7 +33,15 @@ from .ops.opspec import Params
 from .ops.registry import get as get_op
 from .orders.registry import orders_of
 from .results import USER_DATA, Comparison, Sweep
-from .spec import VariantSpec, check_spec, keywords_of, parse_spec, taken_params, with_keywords
+from .spec import (
+    VariantSpec,
+    applied_params,
+    check_spec,
+    keywords_of,
+    parse_spec,
+    taken_params,
+    with_keywords,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -109,10 +117,9 @@ def _refuse_untaken(
     checks.refuse_unknown(function, set(op_params) - taken, own | taken)
     made: dict = {}  # what a variant computes -> (the first spec computing it, its params)
     for spec in specs:  # (pass 19: fma=True beside 'sequential' and 'sequential+fma')
-        given = taken_params(spec, op_spec.name, op_params)
-        applied = {k for k in given if k not in spec.kwargs()}
+        applied = applied_params(spec, op_spec.name, op_params)
         try:
-            full = str(with_keywords(spec, given))
+            full = str(with_keywords(spec, applied))
         except (TypeError, ValueError):  # a value refused where it is checked, named
             continue
         other, before = made.setdefault(full, (spec, applied))

@@ -471,6 +471,13 @@ def taken_params(spec: VariantSpec, op: str, op_params: dict) -> dict:
     return {k: v for k, v in op_params.items() if k in keys}
 
 
+def applied_params(spec: VariantSpec, op: str, op_params: dict) -> dict:
+    """The op parameters that change ``spec``: those it takes (:func:`taken_params`) that
+    it does not set itself (its own settings win)."""
+    own = spec.kwargs()
+    return {k: v for k, v in taken_params(spec, op, op_params).items() if k not in own}
+
+
 def with_keywords(spec: VariantSpec, keywords: dict) -> VariantSpec:
     """``spec`` with op parameters as its settings, as compare passes them to its variant
     (the spec's own settings win): ``fma``, ``accumulate`` and ``input_rounding`` as its

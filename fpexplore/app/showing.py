@@ -14,7 +14,7 @@ from .. import checks
 from ..formats import FORMATS
 from . import render
 from .controls import EXPORTS
-from .state import ORDER_OPS, applied_params
+from .state import ORDER_OPS, applied_notes
 from .yourdata import Observed
 
 #: matplotlib's font sizes under "large type" (a projector at the back of a room)
@@ -48,7 +48,7 @@ class Output:
         c.message.value = ""
         # (pass 18: a note kept through a failed view is about its format's data only)
         notes = [text for fmt, text in self.notes if fmt == cmp.format]
-        applied = applied_params(state)  # (every view: what an op parameter changes)
+        applied = applied_notes(state)  # (every view: what an op parameter changes)
         c.banner.value = render.banner_html([*cmp.messages, *notes, *applied])
         self.notes = []  # (shown once, with the view they are about)
         c.verdict.value = (

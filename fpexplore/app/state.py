@@ -42,7 +42,7 @@ from ..orders.products import check_rounding_changes
 from ..orders.registry import lookup, orders_for
 from ..orders.tensor_core import input_format
 from ..quantize import SCHEMES
-from ..spec import VariantSpec, parse_spec, taken_params, with_keywords
+from ..spec import VariantSpec, applied_params, parse_spec, taken_params, with_keywords
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 # every backend but the CPU libraries, which join where installed (fpexplore.libspec)
@@ -169,8 +169,8 @@ def variant_options(state: State) -> list[VariantSpec]:
     """The variants offered: the specs built or given that run on the format (on top, where
     the list shows them), then those the op has for the format."""
     base = _own_variants(state)
-    fits = [unfit(state.op, state.format, e, state.op_params) is None for e in state.extra]
-    fit = [e for e, ok in zip(state.extra, fits) if ok and e not in base]
+    built = [e for e in state.extra if e not in base]
+    fit = [e for e in built if unfit(state.op, state.format, e, state.op_params) is None]
     return fit + base
 
 
@@ -604,15 +604,13 @@ def _taken(state: State) -> dict:
     return {k: v for k, v in params.items() if k in taken}
 
 
-def applied_params(state: State) -> list:
+def applied_notes(state: State) -> list:
     """Sentences for the banner: each chosen variant an op parameter changes, and what it
     computes then (pass 19: with fma=True typed beside the explorer, a 'sequential' built
     with the FMA box cleared computed with FMA under its plain name)."""
     params, out = _taken(state), []
     for spec in state.variants:
-        given = taken_params(spec, state.op, params)
-        given = {k: v for k, v in given.items() if k not in spec.kwargs()}
-        if given:
+        if given := applied_params(spec, state.op, params):
             said = ", ".join(f"{k}={checks.shown(v)}" for k, v in given.items())
             out.append(
                 f"{spec} computes as {with_keywords(spec, given)}: {said} applies to every "
