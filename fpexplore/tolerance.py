@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -255,7 +256,8 @@ def suggest_tolerance(
     scale = np.abs(d64)
     # no finite tolerance passes a NaN, an infinite difference or an unequal infinite desired
     passable = same | (np.isfinite(diff) & np.isfinite(d64))
-    keep = max(1, int(np.ceil(coverage * n)))
+    # the share as written, not its binary value (coverage=0.28 of 25 asked for 8: 0.28 > 7/25)
+    keep = max(1, math.ceil(Fraction(repr(coverage)) * n))
     # rtol from the elements whose desired value is not tiny (relative error is meaningful)
     tiny = info.smallest_normal * 2**info.precision
     with np.errstate(all="ignore"):
@@ -266,7 +268,7 @@ def suggest_tolerance(
     rel_ok = rel[np.isfinite(rel) & passable & (rel <= within)]
     rtol = 0.0
     if rel_ok.size:  # the k-th smallest, k the same share of these elements as keep of all
-        k = min(rel_ok.size, max(1, int(np.ceil(keep / n * rel_ok.size))))
+        k = min(rel_ok.size, max(1, math.ceil(Fraction(keep * rel_ok.size, n))))
         rtol = float(np.partition(rel_ok, k - 1)[k - 1]) * margin
     atol = _atol(diff, scale, rtol, same, passable, keep, within) * margin
     atol = 0.0 if atol == 0 else atol

@@ -374,3 +374,15 @@ def test_the_largest_relative_difference_takes_every_element():
         assert t.max_rel_diff == pytest.approx(float(want), rel=1e-15)
     t = fpx.suggest_tolerance(np.array([1e-3, 2e-3]), np.array([0.0, 0.0]))
     assert t.max_rel_diff == np.inf
+
+
+def test_coverage_is_the_share_as_written():
+    """Pass 20 (issue 36): coverage=0.28 of 25 elements asked for 8 (0.28's binary value is above
+    7/25): the share is the decimal the user wrote, 7 elements; rtol is the 7th smallest relative
+    difference (margin 1), and the 8th (a wider one) fails."""
+    d = np.full(25, 1.0)
+    a = 1.0 + np.arange(1, 26) * 2.0**-40  # relative differences k * 2^-40, one each
+    t = fpx.suggest_tolerance(a, d, coverage=0.28, margin=1)
+    assert 7 * 2.0**-40 <= t.rtol < 8 * 2.0**-40 and t.atol == 0.0
+    assert t.coverage == 7 / 25
+    assert fpx.suggest_tolerance(a, d, coverage=0.32, margin=1).coverage == 8 / 25
