@@ -1513,3 +1513,46 @@ def test_a_csv_keeps_every_number_and_skips_only_a_header():
     assert read(b"a\n1\n2") == [1.0, 2.0] and read(b"x,y\n1,2\n3,4") == [[1.0, 2.0], [3.0, 4.0]]
     with pytest.raises(ValueError, match="cannot read f.csv: could not convert string '0x1p-3'"):
         read(b"0x1p-3\n1")
+
+
+def test_pass_20_links_keep_picks_and_a_choice_equal_to_defaults():
+    """Pass 20: "Link to this view" lost results A and B; a selection the user chose that
+    equals FP8's defaults was replaced by float32's five after float32 -> FP8 -> float32 (it
+    was taken for FP8's defaults, untouched); a link's input_rounding='tf32' opened with
+    format="float16" (where tf32 holds every value) was refused: it is not applied, the
+    banner says so, and the view shows (typed beside format="float16" it is still refused)."""
+    from fpexplore.app.state import link_of
+
+    app = fpx.explorer(
+        op="sum", n=1000, variants=["sequential", "pairwise", "kahan"], view="A vs B"
+    )
+    app.pick_a.value, app.pick_b.value = ("kahan", "emulated"), ("pairwise", "emulated")
+    again = fpx.explorer(link=link_of(app.state))
+    assert (again.pick_a.value, again.pick_b.value) == (
+        ("kahan", "emulated"),
+        ("pairwise", "emulated"),
+    )
+    assert (again.state.pick_a, again.state.pick_b) == (app.state.pick_a, app.state.pick_b)
+    fp8 = [str(v) for v in fpx.explorer(op="sum", n=100, format="float8_e4m3").state.variants]
+    app = fpx.explorer(op="sum", n=100)
+    five = [str(v) for v in app.state.variants]
+    assert len(five) == 5 and fp8 == five[:2]
+    app.format.value = "float8_e4m3"
+    app.format.value = "float32"  # the defaults, untouched: float32's own again
+    assert [str(v) for v in app.state.variants] == five
+    app.variants.value = tuple(fp8)  # the user's choice (equal to FP8's defaults): kept
+    app.format.value = "float8_e4m3"
+    app.format.value = "float32"
+    assert [str(v) for v in app.state.variants] == fp8
+    code = link_of(fpx.explorer(op="dot", n=30, input_rounding="tf32").state)
+    app = fpx.explorer(link=code, format="float16")
+    assert app.comparison is not None and app.message.value == ""
+    assert "input_rounding" not in app.comparison.params and app.op_params == {
+        "input_rounding": "tf32"
+    }
+    said = html.unescape(app.banner.value)
+    assert "tf32 holds every float16 value; input_rounding= is not applied" in said
+    app.format.value = "float32"  # applied again
+    assert app.comparison.params["input_rounding"] == "tf32"
+    with pytest.raises(ValueError, match="input_rounding='tf32' for sequential on float16 data"):
+        fpx.explorer(op="dot", n=30, format="float16", input_rounding="tf32")

@@ -123,8 +123,10 @@ class State:
     parsed specs (VariantSpec); ``extra``: specs built or given beyond the op's own (newest
     first, on top of the list); ``inputs``: (the op's input name, the variable chosen for it,
     "" for none) per input; ``observed``: the observed results' variable names; ``pick_a``,
-    ``pick_b``: result keys; ``want_picks``: the pair a preset asks for, taken once its
-    results exist."""
+    ``pick_b``: result keys; ``want_picks``: the pair a preset (or a link) asks for, taken
+    once its results exist; ``chosen``: the selection is the user's (given, picked, a
+    preset's): a new format keeps what it still offers, where the format's defaults,
+    untouched, become the new format's own."""
 
     settings: tuple = ()
     variants: tuple = ()
@@ -135,6 +137,7 @@ class State:
     pick_a: tuple | None = None
     pick_b: tuple | None = None
     want_picks: tuple = ()
+    chosen: bool = False
 
     def __getattr__(self, name):
         if name in CONTROLS:
@@ -181,11 +184,33 @@ def unfit(op: str, fmt: str, spec: VariantSpec, op_params=()) -> str | None:
     nothing (tf32 of float16 data), on FP8, FP6 or FP4 data an order
     that does not add in it or fma with it; with the ``op_params`` (name, value) pairs it
     takes (pass 20: kahan with accumulate="float16" typed runs on FP8 data)."""
+    given = taken_params(spec, op, dict(op_params))
+    why = _unfit(op, fmt, with_keywords(spec, given))
+    if why is not None and given and _unfit(op, fmt, spec) is None:
+        return None  # the parameters are refused instead, and not given (refused_params)
+    return why
+
+
+def refused_params(state: State) -> dict:
+    """The op parameters the format refuses for a chosen variant that takes them (it runs
+    without them, not with them), each with why: compare is not given them, the banner says
+    so (pass 20: a link's input_rounding='tf32' opened with format="float16" was refused)."""
+    out = {}
+    for k, v in state.op_params:
+        for spec in state.variants:
+            given = taken_params(spec, state.op, {k: v})
+            if given and _unfit(state.op, state.format, spec) is None:
+                if (why := _unfit(state.op, state.format, with_keywords(spec, given))) is not None:
+                    out[k] = why
+                    break
+    return out
+
+
+def _unfit(op: str, fmt: str, sp: VariantSpec) -> str | None:
     try:
-        order = lookup(op, spec.name)
+        order = lookup(op, sp.name)
     except ValueError:  # (not an order: another op's variant)
         return None
-    sp = with_keywords(spec, taken_params(spec, op, dict(op_params)))
     try:
         if (why := order.refuses_format(fmt)) is not None:
             return why
@@ -239,18 +264,21 @@ def built_spec(name, *, arch="h100", block=0, fma=False, rounding="", acc="") ->
 
 
 def with_variants(state: State, selected=None) -> State:
-    """Select these specs (parsed: VariantSpecs; None: keep the selection where it is still
-    offered, else the op's defaults for the format); specs beyond the op's own join the
-    list."""
+    """Select these specs (parsed: VariantSpecs, the user's choice; None: keep the selection
+    where it is still offered, else the op's defaults for the format, not chosen); specs
+    beyond the op's own join the list."""
     extra = list(state.extra)
     if selected is not None:
         base = _own_variants(state)
         extra = [t for t in reversed(selected) if t not in base and t not in extra] + extra
+        state = state.set(chosen=True)
     state = state.set(extra=tuple(dict.fromkeys(extra)))
     opts = variant_options(state)
     if selected is None:
-        kept = [v for v in state.variants if v in opts]
-        selected = kept or _own_variants(state, get_op(state.op).defaults_for(state.format))
+        selected = [v for v in state.variants if v in opts]
+        if not selected:
+            defaults = get_op(state.op).defaults_for(state.format)
+            selected, state = _own_variants(state, defaults), state.set(chosen=False)
     return state.set(variants=tuple(v for v in selected if v in opts))
 
 
@@ -306,13 +334,21 @@ def opened_on(state: State, formats: dict, given: set) -> State:
 
 #: controls a link never holds: the data source and the backends belong to the machine
 _UNLINKED = frozenset({"source", "backends"})
+#: a link's results A and B: two keys, (variant, backend) or (name, "observed")
+_PICKS = "picks"
 
 
 def link_of(state: State) -> str:
     """The view as a short code ("Link to this view"): every control but :data:`_UNLINKED`,
-    the variants and the op parameters; ``fpx.explorer(link=...)`` opens it again."""
+    the variants where they are chosen (else the format's defaults: a link opened with
+    another format takes that one's), results A and B (pass 20: lost) and the op parameters;
+    ``fpx.explorer(link=...)`` opens it again."""
     kept = {k: v for k, v in state.settings if k not in _UNLINKED}
-    doc = {**kept, "variants": [str(v) for v in state.variants], **dict(state.op_params)}
+    if state.chosen:
+        kept["variants"] = [str(v) for v in state.variants]
+    if state.pick_a is not None and state.pick_b is not None:
+        kept[_PICKS] = [list(state.pick_a), list(state.pick_b)]
+    doc = {**kept, **dict(state.op_params)}
     raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
 
@@ -327,12 +363,23 @@ def keywords_of_link(code) -> dict:
         doc = None if d.unconsumed_tail else json.loads(raw)
     except (ValueError, zlib.error, RecursionError):
         doc = None
-    if not isinstance(doc, dict) or _UNLINKED & set(doc):
+    picks = doc.get(_PICKS, []) if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or _UNLINKED & set(doc) or not _two_keys(picks):
         raise ValueError(
             f"link {checks.shown(code)} is not a view of this app: copy the whole text "
             "'Link to this view' shows"
         )
     return doc
+
+
+def _two_keys(picks) -> bool:
+    """Whether a link's picks are none or two result keys (each two strings)."""
+    return picks == [] or (
+        isinstance(picks, list)
+        and len(picks) == 2
+        and all(isinstance(p, list) and len(p) == 2 for p in picks)
+        and all(isinstance(t, str) for p in picks for t in p)
+    )
 
 
 def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> State:
@@ -342,11 +389,14 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
     without the link's variants, op parameters and size, and its format where the op does
     not take it, as :func:`set_op` resets them; another
     format: without the variants it refuses, as :func:`set_format` drops them)."""
+    picks = ()
     if keywords.get("link") is not None:
         linked = keywords_of_link(keywords["link"])
+        picks = tuple(tuple(p) for p in linked.pop(_PICKS, ()))
         if (op := keywords.get("op")) not in (None, linked.get("op")):  # (pass 19: n, format)
             drop = {"n"} | ({"format"} if linked.get("format") not in _formats_of(op) else set())
             linked = {k: v for k, v in linked.items() if k in CONTROLS and k not in drop}
+            picks = ()  # (another op's results)
         listed = linked.pop("variants", None)
         fmt, op = keywords.get("format"), linked.get("op", CONTROLS["op"].default)
         if listed and fmt not in (None, linked.get("format")) and fmt in get_op(op).formats():
@@ -366,7 +416,8 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
         raise TypeError("fpx.explorer() got an unexpected keyword argument 'inputs'")
     if values.get("backends") is None:  # the real GPU side by side wherever there is one
         values["backends"] = ("numpy", "emulated", *(("cupy",) if gpu else ()))
-    return initial(variants, installed, tuple(op_params.items()), **values)
+    state = initial(variants, installed, tuple(op_params.items()), **values)
+    return replace(state, want_picks=picks)
 
 
 def _formats_of(op) -> tuple:
@@ -432,20 +483,15 @@ def set_format(state: State, fmt, formats: dict | None = None) -> State:
 
 
 def _to_format(state: State, fmt: str) -> State:
-    defaults = get_op(state.op).defaults_for
-    kept = list(state.variants) == _own_variants(state, defaults(state.format))
     state = state.set(format=fmt)
-    return with_variants(state, _own_variants(state, defaults(fmt)) if kept else None)
+    return with_variants(state if state.chosen else state.set(variants=()), None)
 
 
 def left_out(old: State, new: State) -> list[str]:
     """The variants chosen before a change of format (the same op) that the new format left
     out, each with why (float32 to FP8: no fma; pass 16: dropped without a word); none where
     the old format's defaults, untouched, became the new one's."""
-    defaults = get_op(old.op).defaults_for
-    if new.op != old.op or new.format == old.format:
-        return []
-    if list(old.variants) == _own_variants(old, defaults(old.format)):
+    if new.op != old.op or new.format == old.format or not old.chosen:
         return []
     fmt = new.format
     return [
@@ -463,7 +509,8 @@ def add_variant(state: State, spec: str) -> State:
     if (why := unfit(state.op, state.format, spec, state.op_params)) is not None:
         raise ValueError(f"{spec} on {state.format} data: {why}")
     extra = state.extra if spec in variant_options(state) else (spec, *state.extra)
-    return state.set(extra=extra, variants=tuple(dict.fromkeys([*state.variants, spec])))
+    chosen = tuple(dict.fromkeys([*state.variants, spec]))
+    return state.set(extra=extra, variants=chosen, chosen=True)
 
 
 def remove_variants(state: State, specs) -> State:
@@ -599,9 +646,9 @@ def _taken(state: State) -> dict:
     """The op parameters that the variants chosen take (the others stay in the state for
     when one that takes them is chosen again: pass 18, FP8 data dropped the blocked orders
     and compare refused the view's block=)."""
-    params = dict(state.op_params)
+    params, refused = dict(state.op_params), refused_params(state)
     taken = taken_keywords(state.op, state.variants, params.get("order"))
-    return {k: v for k, v in params.items() if k in taken}
+    return {k: v for k, v in params.items() if k in taken and k not in refused}
 
 
 def applied_notes(state: State) -> list:
@@ -616,6 +663,8 @@ def applied_notes(state: State) -> list:
                 f"{spec} computes as {with_keywords(spec, given)}: {said} applies to every "
                 "variant that takes it"
             )
+    for k, why in refused_params(state).items():
+        out.append(f"{why}; {k}= is not applied (the variants run without it)")
     return out
 
 
@@ -636,7 +685,7 @@ def select_variants(state: State, specs) -> State:
     chosen = dict.fromkeys(str(s) for s in checks.name_list("variants", specs))  # (each once)
     for s in chosen:
         checks.choice("variant", s, offered, "offered")
-    return state.set(variants=tuple(offered[s] for s in chosen))
+    return state.set(variants=tuple(offered[s] for s in chosen), chosen=True)
 
 
 def shown_part(state: State) -> tuple:
