@@ -256,8 +256,7 @@ def suggest_tolerance(
     scale = np.abs(d64)
     # no finite tolerance passes a NaN, an infinite difference or an unequal infinite desired
     passable = same | (np.isfinite(diff) & np.isfinite(d64))
-    # the share as written, not its binary value (coverage=0.28 of 25 asked for 8: 0.28 > 7/25)
-    keep = max(1, math.ceil(Fraction(repr(coverage)) * n))
+    keep = max(1, math.ceil(Fraction(repr(coverage)) * n))  # (as written: 0.28 of 25 is 7)
     # rtol from the elements whose desired value is not tiny (relative error is meaningful)
     tiny = info.smallest_normal * 2**info.precision
     with np.errstate(all="ignore"):

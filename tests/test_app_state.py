@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from fpexplore.app import links as L
 from fpexplore.app import presets as P
 from fpexplore.app import state as S
 from fpexplore.ops import registry as op_registry
@@ -225,12 +226,12 @@ def test_another_op_leaves_the_op_parameters_of_the_first():
     # every comparison, and compare refused each one ("unexpected keyword argument 'block'")
     import fpexplore as fpx
 
-    s = S.from_keywords({"op": "sum", "n": 10, "block": 64}, ["tree"], (), False)
+    s = L.from_keywords({"op": "sum", "n": 10, "block": 64}, ["tree"], (), False)
     assert S.compare_arguments(s)["block"] == 64
     for moved in (S.set_op(s, "sqrt"), P.apply_preset(s.set(op="mean"), "tensor cores vs CPU")):
         args = S.compare_arguments(moved)
         assert "block" not in args and moved.op_params == ()
-        assert "block" not in S.keywords_of_link(S.link_of(moved))
+        assert "block" not in L.keywords_of_link(L.link_of(moved))
         fpx.compare(**{**args, "n": 10, "backends": ["emulated"]})
 
 

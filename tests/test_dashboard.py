@@ -81,7 +81,7 @@ def _wait_gone(url: str, kernel_id: str, timeout: float) -> float | None:
 
 
 def _link() -> str:
-    from fpexplore.app.state import from_keywords, link_of
+    from fpexplore.app.links import from_keywords, link_of
 
     state = from_keywords({"op": "dot", "n": 777}, ["sequential", "kahan"], (), False)
     return link_of(state)

@@ -211,7 +211,7 @@ def test_your_arrays_and_a_link_say_which_variants_another_format_left_out():
     float8_e4m3 data'), where the format control drops what the format refuses."""
     import ml_dtypes
 
-    from fpexplore.app.state import link_of
+    from fpexplore.app.links import link_of
 
     rng = np.random.default_rng(0)
     ns = {k: rng.standard_normal(30).astype(np.float32) for k in ("a", "b")}
@@ -253,7 +253,7 @@ def test_pass_18_notes_op_parameters_and_links():
     spec's text; a link opened with n=None took the op's default n."""
     import ml_dtypes
 
-    from fpexplore.app.state import link_of
+    from fpexplore.app.links import link_of
 
     rng = np.random.default_rng(0)
     a32, b32 = (rng.standard_normal(30).astype(np.float32) for _ in range(2))
@@ -322,7 +322,7 @@ def test_pass_15_explorer_findings():
     assert "leaves out" not in app.banner.value
     # a sum view's link opened as a matmul kept the sum's variants: "unknown variant 'numpy'
     # for matmul"; another op drops them and the op parameters, as an op change does
-    from fpexplore.app.state import link_of
+    from fpexplore.app.links import link_of
     from fpexplore.ops.registry import get as op_registry_get
 
     code = link_of(fpx.explorer(n=1000, variants=["numpy", "tree"], block=64).state)
@@ -1294,7 +1294,7 @@ def test_pass_19_presets_links_and_your_arrays():
     plain name without a word (the banner says what each computes as)."""
     import ipywidgets as W
 
-    from fpexplore.app.state import link_of
+    from fpexplore.app.links import link_of
 
     app = fpx.explorer(op="dot", n=1000, seed=4, fma=True)
     app.apply_preset("FMA vs separate multiply-add")
@@ -1521,7 +1521,7 @@ def test_pass_20_links_keep_picks_and_a_choice_equal_to_defaults():
     was taken for FP8's defaults, untouched); a link's input_rounding='tf32' opened with
     format="float16" (where tf32 holds every value) was refused: it is not applied, the
     banner says so, and the view shows (typed beside format="float16" it is still refused)."""
-    from fpexplore.app.state import link_of
+    from fpexplore.app.links import link_of
 
     app = fpx.explorer(
         op="sum", n=1000, variants=["sequential", "pairwise", "kahan"], view="A vs B"

@@ -155,7 +155,7 @@ class Output:
 
     def show_link(self, state) -> str:
         """ "Link to this view": the view's code, and how to open it again."""
-        from .state import link_of
+        from .links import link_of
 
         code = link_of(state)
         self._c.export_out.value = (

@@ -19,6 +19,7 @@ from ..libspec import backend_libraries
 from ..spec import taken_params, with_keywords
 from . import render
 from .controls import arrange, builder_fits, builder_spec, make_controls, show_picks, show_state
+from .links import from_keywords
 from .presets import PRESETS, apply_preset, preset_variants
 from .running import Cancelled, Runner
 from .showing import Output
@@ -29,7 +30,6 @@ from .state import (
     checked_request,
     compare_arguments,
     computed_part,
-    from_keywords,
     input_names,
     left_out,
     list_names,
