@@ -178,8 +178,9 @@ def _f32(a) -> np.ndarray:
 def _nvfp4(v: np.ndarray, s: Scheme) -> tuple[np.ndarray, np.ndarray, float]:
     """(elements, scales, s_dec) of blocks ``v`` by arXiv:2509.25149 Appendix B, in float32;
     a block whose E4M3 scale is 0 (its largest magnitude below about 2**-10 / 448 of the
-    tensor's, or 0) has elements 0. s_enc and s_enc,b are at most float32's largest (a
-    tensor below 2688 / 3.4e38 in magnitude), as TransformerEngine's (docs/quantize.md)."""
+    tensor's, or 0) has elements 0, each with its value's sign (as MX's). s_enc and s_enc,b
+    are at most float32's largest (a tensor below 2688 / 3.4e38 in magnitude), as
+    TransformerEngine's (docs/quantize.md)."""
     amax = np.float32(np.max(np.abs(v))) if v.size else np.float32(0)
     with np.errstate(all="ignore"):
         big = np.finfo(np.float32).max
@@ -189,7 +190,7 @@ def _nvfp4(v: np.ndarray, s: Scheme) -> tuple[np.ndarray, np.ndarray, float]:
         scale = as_format(_f32(s_dec_b * s_enc), s.scale)  # (3): nearest even, at most 448
         s_enc_b = np.minimum(np.float32(1) / _f32(_f32(scale) * s_dec), big)
         x_scaled = _f32(_f32(v) * s_enc_b[..., None])  # (4)
-    x_scaled = np.where(_f32(scale)[..., None] == 0, np.float32(0), x_scaled)
+    x_scaled = np.where(_f32(scale)[..., None] == 0, np.copysign(np.float32(0), x_scaled), x_scaled)
     elements = np.asarray(as_format(x_scaled, s.element), np.float32)  # saturates at 6
     return elements, np.asarray(scale, np.float64), float(s_dec)
 

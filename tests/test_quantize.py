@@ -252,6 +252,13 @@ def test_nvfp4_edges_and_refusals():
     x[0] = 1e6
     q = fpx.quantize(x, "nvfp4")
     assert q.scales[1] == 0 and (q.elements[16:] == 0).all() and q.elements[0] == 6.0
+    # pass 21: a zero scale's elements keep their values' signs, as MX's (-0.0 was 0.0)
+    x[16:] = np.where(np.arange(16) % 2, -1e-9, -0.0).astype(np.float32)
+    assert np.signbit(fpx.quantize(x, "nvfp4").elements[16:]).all()
+    q = fpx.quantize(np.float32([-0.0, 0.0]), "nvfp4")
+    assert np.signbit(q.elements).tolist() == [True, False]
+    assert np.signbit(q.dequantize()).tolist() == [True, False]
+    assert np.signbit(fpx.quantize(np.float32([-0.0, 1.0]), "mxfp4").elements[0])
     with pytest.raises(TypeError, match="float32 or narrower"):
         fpx.quantize(np.ones(16), "nvfp4")
     with pytest.raises(ValueError, match="must be finite"):
