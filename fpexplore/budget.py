@@ -86,9 +86,15 @@ def _as_setting(cfg, op: str) -> VariantSpec:
         raise ValueError(
             f"unknown configuration key(s) {unknown}; the keys: {', '.join(CONFIG_KEYS)}"
         )
+    params = cfg.get("params", {})
+    if not isinstance(params, dict):  # (pass 21: params=64 was "'int' object is not iterable")
+        raise TypeError(
+            f"params must be a dict of the order's parameters ({{'block': 64}}), "
+            f"got {checks.shown(params)}"
+        )
     return VariantSpec(
         cfg.get("order", "sequential"),
-        cfg.get("params", {}),
+        params,
         checks.boolean("fma", cfg.get("fma", False)),  # (pass 16: "False" was fma on)
         cfg.get("input_rounding"),
         cfg.get("accumulate"),
@@ -329,8 +335,9 @@ def _val(v):
 
 
 def _ulps(a, b) -> int:
-    d = np.asarray(ulp_distance(a, b), dtype=np.int64)
-    return int(d) if d.ndim == 0 else int(np.sum(d))
+    """The signed ulps from ``a`` to ``b``, summed over the elements as Python ints (pass 21:
+    two float64 elements from 1.0 to -1.0 overflowed int64's sum to +1.8e16)."""
+    return sum(np.asarray(ulp_distance(a, b), dtype=np.int64).ravel().tolist())
 
 
 def _absdiff(a, b) -> float:

@@ -438,3 +438,21 @@ def test_a_wider_observation_no_candidate_can_give_is_refused_with_the_way_out()
     y = x[::-1].copy()  # pass 7: the second of a list of observations was not looked at
     with pytest.raises(ValueError, match=r"observed\[1\] is float64, wider than the float32"):
         fpx.match_orders([y, x], [np.sum(y), obs], "sum", ["numpy", "numpy@float64"])
+
+
+def test_pass_21_budget_totals_are_exact_and_params_named():
+    """Pass 21: a float64 matmul whose two elements go from 1.0 to -1.0 summed their ulps in
+    int64 and overflowed to +1.8e16 (the exact signed sum, a Python int from the elements'
+    distances, is about -1.8e19); params given as no dict was a bare Python error."""
+    r = np.array([-1.0, 2.0**1000, -(2.0**1000), 1.0])
+    bud = budget.difference_budget(
+        (np.array([r, r]), np.ones((4, 1))), "sequential", "reverse", "matmul"
+    )
+    one = int(fpx.ulp_distance(1.0, -1.0))  # each element's distance, in range
+    assert one == -(2**63 - 2**53) and bud.total_ulp == 2 * one
+    assert list(bud.table["delta_ulp"]) == [0, 2 * one]
+    for bad in (64, "block=64", None):
+        with pytest.raises(TypeError, match="params must be a dict"):
+            budget.difference_budget(
+                (np.ones(8),), {"order": "tree", "params": bad}, "sequential", "sum"
+            )
