@@ -115,6 +115,14 @@ def _refuse_untaken(
     function, own = caller
     taken = taken_keywords(op_spec.name, specs, op_params.get("order"))
     checks.refuse_unknown(function, set(op_params) - taken, own | taken)
+    for k in sorted(set(op_params) - _not_settings(op_spec.name)):  # (pass 21: fma=False
+        takers = [str(s) for s in specs if k in taken_params(s, op_spec.name, op_params)]
+        if takers and not any(k in applied_params(s, op_spec.name, op_params) for s in specs):
+            raise ValueError(  # beside 'sequential+fma' alone computed with FMA, unsaid)
+                f"{function}: {k}={checks.shown(op_params[k])} changes no variant: each one "
+                f"that takes it sets {k} itself ({', '.join(takers)}; a spec's own setting "
+                "wins): leave it out, or choose a variant it changes"
+            )
     made: dict = {}  # what a variant computes -> (the first spec computing it, its params)
     for spec in specs:  # (pass 19: fma=True beside 'sequential' and 'sequential+fma')
         applied = applied_params(spec, op_spec.name, op_params)

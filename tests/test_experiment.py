@@ -991,3 +991,32 @@ def test_cdist_block_goes_to_the_variants_whose_order_takes_it():
         TypeError, match="fpx.compare\\(\\) got unexpected keyword argument 'block'"
     ):
         fpx.compare("cdist", n=8, variants=["direct"], block=8)
+
+
+def test_pass_21_an_op_parameter_every_variant_sets_itself_is_refused():
+    """Pass 21: fma=False beside 'sequential+fma' alone computed with FMA (the spec's own
+    setting wins), block=64 beside 'tree(block=128)' used 128, and the keyword stayed in
+    params and the snippet: it changes no variant, so compare, sweep and the explorer refuse
+    it, naming it; beside a variant it does change, it applies there (reverse's FMA
+    result, from the plain fpx.dot call)."""
+    cases = [
+        ("dot", ["sequential+fma"], {"fma": False}),
+        ("sum", ["tree(block=128)"], {"block": 64}),
+        ("dot", ["sequential+tf32"], {"input_rounding": "bfloat16"}),
+        ("sum", ["sequential@float64"], {"accumulate": "float32"}),
+    ]
+    for op, variants, kw in cases:
+        (k,) = kw
+        for call in (
+            lambda: fpx.compare(op, n=100, variants=variants, **kw),
+            lambda: fpx.sweep(op, sizes=[10, 100], variants=variants, **kw),
+            lambda: fpx.explorer(op=op, n=100, variants=variants, **kw),
+        ):
+            with pytest.raises(
+                ValueError,
+                match=f"{k}=.* changes no variant: each one that takes it sets {k} itself",
+            ):
+                call()
+    c = fpx.compare("dot", n=100, seed=4, variants=["sequential+fma", "reverse"], fma=True)
+    want = fpx.dot(c.inputs["a"], c.inputs["b"], "reverse", fma=True)
+    assert c.results[("reverse", "emulated")] == want and c.params["fma"] is True

@@ -547,12 +547,15 @@ def compare_arguments(state: State, inputs=None) -> dict:
 
 
 def _taken(state: State) -> dict:
-    """The op parameters that the variants chosen take (the others stay in the state for
+    """The op parameters that change a variant chosen (the others stay in the state for
     when one that takes them is chosen again: pass 18, FP8 data dropped the blocked orders
     and compare refused the view's block=)."""
     params, refused = dict(state.op_params), refused_params(state)
-    taken = taken_keywords(state.op, state.variants, params.get("order"))
-    return {k: v for k, v in params.items() if k in taken and k not in refused}
+    order = params.get("order")
+    applied = set(taken_keywords(state.op, (), order)).union(
+        *(applied_params(s, state.op, params) for s in state.variants)
+    )  # (pass 21: one every chosen variant sets itself changes nothing: compare refuses it)
+    return {k: v for k, v in params.items() if k in applied and k not in refused}
 
 
 def applied_notes(state: State) -> list:
