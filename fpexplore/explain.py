@@ -32,8 +32,9 @@ from .formats import (
 from .inference import measure
 from .inference.evidence import search, with_fact
 from .inference.probe import probe
-from .inference.scoring import CHANCE, DECIDED, RUN_TO_RUN, score
+from .inference.scoring import DECIDED, RUN_TO_RUN, score
 from .inference.space import Config, order_op, reduction, reference
+from .inference.texts import evidence_text, examples
 from .metrics import summarize
 from .numerics import clamp_ulps
 from .ops.registry import get as get_op
@@ -62,6 +63,7 @@ CAUSES = (
 # the budget's factors, tensor cores first (switching to them brings their input rounding)
 _FACTORS = ("tensor_core", "input_rounding", "accumulate", "order", "fma")
 _NAMES = {"accumulate": "accumulator"}
+_NEAREST = " (nearest configurations: no exact match)"
 _MAX_UNDECIDED = 3  # competing causes listed when the evidence cannot tell
 _COLUMNS = ["factor", "share", "decided", "posterior", "evidence"]
 
@@ -400,9 +402,9 @@ class _Explaining:
                     "posterior": self.scores.marginal.get(f, cause.posterior)
                     if decided
                     else cause.posterior,
-                    "evidence": _evidence(f, cause.a, cause.b, a, b, self.in_fmt)
-                    + ("" if cause.exact else " (nearest configurations: no exact match)")
-                    + (_examples(self.pair, self.evidence) if f == "order" and cause.exact else ""),
+                    "evidence": (said := evidence_text(f, cause.a, cause.b, a, b, self.in_fmt))
+                    + ("" if cause.exact or "not tried" in said else _NEAREST)
+                    + (examples(self.pair, self.evidence) if f == "order" and cause.exact else ""),
                 }
             )
         return rows
@@ -671,92 +673,6 @@ def _ne(a, b):
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
         return ~((a64 == b64) | (np.isnan(a64) & np.isnan(b64)))
     return np.asarray(ulp_distance(a, b, nan="sentinel")) != 0
-
-
-# ----------------------------------------------------------------------------- evidence texts
-
-
-def _evidence(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str) -> str:
-    from .inference.space import FIXED, factors
-
-    if ca is None or cb is None:
-        return ""
-    fa, fb = factors(ca, in_fmt), factors(cb, in_fmt)
-    if factor == "order":
-        return f"{la} adds in the order {ca.spec.name}, {lb} in {cb.spec.name}"
-    if factor == "accumulator":  # (a library call's own, FIXED: named by the call)
-        acc_a, acc_b = (
-            f"{c.spec.name}'s own" if f["accumulator"] == FIXED else f["accumulator"]
-            for c, f in ((ca, fa), (cb, fb))
-        )
-        return f"{la} accumulates in {acc_a}, {lb} in {acc_b}"
-    if factor == "input_rounding":
-        return (
-            f"{la} reads the inputs {_as_read(fa['input_rounding'])}, "
-            f"{lb} {_as_read(fb['input_rounding'])}"
-        )
-    if factor == "fma":
-        fused = la if fa["fma"] else lb
-        return f"{fused} fuses each product into the addition (one rounding instead of two)"
-    if factor == "tensor_core":
-        tc, other = (la, lb) if fa["tensor_core"] else (lb, la)
-        cfg = ca if fa["tensor_core"] else cb
-        return (
-            f"{tc} is reproduced by NVIDIA tensor cores ({cfg}: each block of products "
-            f"aligned and added exactly, rounded once), {other} is not"
-        )
-    if factor == "cast":
-        return f"{_cast_text(ca, la, in_fmt)}; {_cast_text(cb, lb, in_fmt)}"
-    if factor == "nondeterminism":
-        if None in (fa["nondeterminism"], fb["nondeterminism"]):  # (it read "seed None")
-            (ls, cs), (lf, cf) = ((la, ca), (lb, cb))[:: 1 if fb["nondeterminism"] is None else -1]
-            return (
-                f"{ls} is a draw of a run-to-run order ({cs}), {lf} the result of a fixed "
-                f"one ({cf}): one code gives both only where its order changes from run to run"
-            )
-        seeds = f"{la}: seed {fa['nondeterminism']}, {lb}: seed {fb['nondeterminism']}"
-        return (
-            f"the results differ only in the seeded order of the block sums ({ca.spec.name}, "
-            f"{seeds}): atomicAdd lands in any order, so the same code gives another result "
-            "on every run"
-        )
-    return ""
-
-
-def _examples(pair: tuple, evidence: dict) -> str:
-    """Where a named order is one possibility among several for its result: say so (the
-    cause may be decided while the exact orders are not)."""
-    notes = []
-    for k in pair:
-        ev = evidence[k]
-        if ev.fact:
-            continue
-        if len(ev.groups) > 1:
-            notes.append(f"{len(ev.groups)} computations tried give the value of {k}")
-        elif ev.chance_bits < CHANCE:
-            notes.append(f"an order not tried could give the value of {k} too")
-    if not notes:
-        return ""
-    return f" (the orders named are examples: {'; '.join(notes)})"
-
-
-def _cast_text(cfg: Config, label: str, in_fmt: str) -> str:
-    if not cfg.cast:
-        return f"{label} sums in {in_fmt}"
-    if cfg.where == "before":
-        wider = format_info(cfg.cast_format).precision > format_info(in_fmt).precision
-        how = "widens" if wider else "rounds"
-        return (
-            f"{label} {how} the {in_fmt} inputs to {cfg.cast_format} first, then sums "
-            "(NumPy's np.sum(x, dtype=...))"
-        )
-    return (
-        f"{label} sums in {in_fmt} and rounds the sum to {cfg.cast_format} (CuPy: cupy issue 9029)"
-    )
-
-
-def _as_read(rounding) -> str:
-    return f"as {rounding}" if rounding else "as they are"
 
 
 def _abs_ulps(a, b) -> float:

@@ -1007,16 +1007,16 @@ def test_pass_21_an_op_parameter_every_variant_sets_itself_is_refused():
     ]
     for op, variants, kw in cases:
         (k,) = kw
-        for call in (
-            lambda: fpx.compare(op, n=100, variants=variants, **kw),
-            lambda: fpx.sweep(op, sizes=[10, 100], variants=variants, **kw),
-            lambda: fpx.explorer(op=op, n=100, variants=variants, **kw),
+        for call, args in (
+            (fpx.compare, {"op": op, "n": 100}),
+            (fpx.sweep, {"op": op, "sizes": [10, 100]}),
+            (fpx.explorer, {"op": op, "n": 100}),
         ):
             with pytest.raises(
                 ValueError,
                 match=f"{k}=.* changes no variant: each one that takes it sets {k} itself",
             ):
-                call()
+                call(**args, variants=variants, **kw)
     c = fpx.compare("dot", n=100, seed=4, variants=["sequential+fma", "reverse"], fma=True)
     want = fpx.dot(c.inputs["a"], c.inputs["b"], "reverse", fma=True)
     assert c.results[("reverse", "emulated")] == want and c.params["fma"] is True

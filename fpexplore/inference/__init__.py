@@ -12,6 +12,7 @@ hypothesis space, one distance, one scorer.
 - ``measure``   each result against the exact answer: the normwise relative error, the closer
                 results (ties as ties), worst-case bounds, results beyond any rounding
 - ``probe``     :func:`probe`: the function that made a result, called and probed
+- ``texts``     a cause's evidence in words, for the causes table
 
 docs/explain.md describes the scoring, the "cannot tell" contract and the probes.
 """

@@ -19,7 +19,18 @@ import numpy as np
 
 from ..formats import as_format, ulp_distance
 from ..numerics import clamp_ulps
-from .space import SAMPLE, Config, Known, configs, cost, distance, reduction, run, siblings
+from .space import (
+    SAMPLE,
+    Config,
+    Known,
+    configs,
+    cost,
+    distance,
+    reduction,
+    rounded_otherwise,
+    run,
+    siblings,
+)
 
 __all__ = ["Evidence", "probes", "screened", "search", "signature"]
 
@@ -257,6 +268,10 @@ def _found(op, arrays, obs, sc: list, ev: Evidence, in_fmt: str, full: dict) -> 
         tried += _other_ties(op, sc, arrays, sample, obs, set(tried))
         found = [c for c in tried if _reproduces(op, c, arrays, obs)]
         groups = _grouped(op, found, sample, in_fmt)
+    if not groups:  # the nearest ones with the inputs rounded otherwise, scored alike
+        sc = _rerounded(op, sc, sample, obs, in_fmt)
+        found = [t[2] for t in sc if t[0] == 0 and _reproduces(op, t[2], arrays, obs)]
+        groups = _grouped(op, found, sample, in_fmt)
     if groups:
         ev.groups, ev.ulps = groups, 0.0
         return
@@ -270,6 +285,19 @@ def _found(op, arrays, obs, sc: list, ev: Evidence, in_fmt: str, full: dict) -> 
         near.sort(key=lambda t: (t[0], t[1], cost(op, t[2], in_fmt)))
     if near:
         ev.nearest, ev.ulps = [t[2] for t in near], near[0][0]
+
+
+def _rerounded(op, sc: list, sample: tuple, obs, in_fmt: str) -> list:
+    """``sc`` with the scores of its nearest configurations' other input roundings
+    (:func:`~.space.rounded_otherwise`) on the sample, sorted again."""
+    part = obs[: sample[0].shape[0], : sample[1].shape[1]] if reduction(op).matrix else obs
+    seen = {t[2] for t in sc}
+    more = []
+    for cfg in dict.fromkeys(o for t in sc[:KEEP] for o in rounded_otherwise(op, t[2], in_fmt)):
+        if cfg not in seen and (got := run(op, cfg, sample)) is not None:
+            if (d := distance(part, got)) is not None:
+                more.append((float(np.max(d)), float(np.mean(d)), cfg))
+    return sorted(sc + more, key=lambda t: (t[0], t[1], cost(op, t[2], in_fmt)))
 
 
 def _other_ties(op, sc: list, arrays: tuple, sample: tuple, obs, tried: set) -> list:

@@ -52,6 +52,7 @@ __all__ = [
     "reduction",
     "reference",
     "run",
+    "rounded_otherwise",
     "siblings",
 ]
 
@@ -171,6 +172,21 @@ def siblings(cfg: Config) -> list[Config]:
     r = cfg.spec.input_rounding
     family = next((f for f in ROUNDING_FAMILIES if r in f), ())
     return [replace(cfg, spec=replace(cfg.spec, input_rounding=o)) for o in family if o != r]
+
+
+def rounded_otherwise(op: str, cfg: Config, in_fmt: str) -> list[Config]:
+    """``cfg`` with the inputs rounded each other way tried or truncated (none, tf32 and
+    bfloat16, to nearest or truncated; dot and matmul of float32 and float64), for a result
+    nothing reproduces: its nearest configuration names an input rounding where there is one
+    (pass 20: a matmul blocked in k on truncated inputs was guessed 'order, fma', the
+    truncations being tried only beside a rounding)."""
+    if not (reduction(op).products and in_fmt in ("float32", "float64")):
+        return []
+    if cfg.spec.name in ("exact", "tensor-core") or cfg.seeded:
+        return []
+    ways = dict.fromkeys((*TRIED_ROUNDINGS, *(r for f in ROUNDING_FAMILIES for r in f)))
+    r = cfg.spec.input_rounding
+    return [replace(cfg, spec=replace(cfg.spec, input_rounding=o)) for o in ways if o != r]
 
 
 def _seeded(op: str) -> list[Config]:

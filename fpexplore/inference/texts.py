@@ -1,0 +1,98 @@
+"""The evidence of a cause in words, for the causes table of :func:`fpexplore.explain`: what
+each result's configuration does in the factor that sets them apart."""
+
+from __future__ import annotations
+
+from ..formats import format_info
+from .scoring import CHANCE, COMPENSATED
+from .space import FIXED, Config, factors
+
+
+def evidence_text(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str) -> str:
+    """How the configurations ``ca`` and ``cb`` of results ``la`` and ``lb`` differ in
+    ``factor`` ("" where one is unknown)."""
+    if ca is None or cb is None:
+        return ""
+    fa, fb = factors(ca, in_fmt), factors(cb, in_fmt)
+    if factor == "order":
+        return f"{la} adds in the order {ca.spec.name}, {lb} in {cb.spec.name}"
+    if factor == "accumulator" and fa["accumulator"] == fb["accumulator"]:  # (COMPENSATED)
+        (lc, cc), (lo, _) = ((la, ca), (lb, cb))[:: 1 if ca.spec.name in COMPENSATED else -1]
+        return (
+            f"{lc} is also what {in_fmt} products added in a wider accumulator give, rounded "
+            f"once (a loop not tried here: its value is {cc.spec.name}'s), {lo} accumulates "
+            f"in {fa['accumulator']}"
+        )
+    if factor == "accumulator":  # (a library call's own, FIXED: named by the call)
+        acc_a, acc_b = (
+            f"{c.spec.name}'s own" if f["accumulator"] == FIXED else f["accumulator"]
+            for c, f in ((ca, fa), (cb, fb))
+        )
+        return f"{la} accumulates in {acc_a}, {lb} in {acc_b}"
+    if factor == "input_rounding":
+        return (
+            f"{la} reads the inputs {_as_read(fa['input_rounding'])}, "
+            f"{lb} {_as_read(fb['input_rounding'])}"
+        )
+    if factor == "fma":
+        fused = la if fa["fma"] else lb
+        return f"{fused} fuses each product into the addition (one rounding instead of two)"
+    if factor == "tensor_core":
+        tc, other = (la, lb) if fa["tensor_core"] else (lb, la)
+        cfg = ca if fa["tensor_core"] else cb
+        return (
+            f"{tc} is reproduced by NVIDIA tensor cores ({cfg}: each block of products "
+            f"aligned and added exactly, rounded once), {other} is not"
+        )
+    if factor == "cast":
+        return f"{_cast_text(ca, la, in_fmt)}; {_cast_text(cb, lb, in_fmt)}"
+    if factor == "nondeterminism":
+        if None in (fa["nondeterminism"], fb["nondeterminism"]):  # (it read "seed None")
+            (ls, cs), (lf, cf) = ((la, ca), (lb, cb))[:: 1 if fb["nondeterminism"] is None else -1]
+            return (
+                f"{ls} is a draw of a run-to-run order ({cs}), {lf} the result of a fixed "
+                f"one ({cf}): one code gives both only where its order changes from run to run"
+            )
+        seeds = f"{la}: seed {fa['nondeterminism']}, {lb}: seed {fb['nondeterminism']}"
+        return (
+            f"the results differ only in the seeded order of the block sums ({ca.spec.name}, "
+            f"{seeds}): atomicAdd lands in any order, so the same code gives another result "
+            "on every run"
+        )
+    return ""
+
+
+def examples(pair: tuple, evidence: dict) -> str:
+    """Where a named order is one possibility among several for its result: say so (the
+    cause may be decided while the exact orders are not)."""
+    notes = []
+    for k in pair:
+        ev = evidence[k]
+        if ev.fact:
+            continue
+        if len(ev.groups) > 1:
+            notes.append(f"{len(ev.groups)} computations tried give the value of {k}")
+        elif ev.chance_bits < CHANCE:
+            notes.append(f"an order not tried could give the value of {k} too")
+    if not notes:
+        return ""
+    return f" (the orders named are examples: {'; '.join(notes)})"
+
+
+def _cast_text(cfg: Config, label: str, in_fmt: str) -> str:
+    if not cfg.cast:
+        return f"{label} sums in {in_fmt}"
+    if cfg.where == "before":
+        wider = format_info(cfg.cast_format).precision > format_info(in_fmt).precision
+        how = "widens" if wider else "rounds"
+        return (
+            f"{label} {how} the {in_fmt} inputs to {cfg.cast_format} first, then sums "
+            "(NumPy's np.sum(x, dtype=...))"
+        )
+    return (
+        f"{label} sums in {in_fmt} and rounds the sum to {cfg.cast_format} (CuPy: cupy issue 9029)"
+    )
+
+
+def _as_read(rounding) -> str:
+    return f"as {rounding}" if rounding else "as they are"
