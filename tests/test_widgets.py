@@ -1556,3 +1556,18 @@ def test_pass_20_links_keep_picks_and_a_choice_equal_to_defaults():
     assert app.comparison.params["input_rounding"] == "tf32"
     with pytest.raises(ValueError, match="input_rounding='tf32' for sequential on float16 data"):
         fpx.explorer(op="dot", n=30, format="float16", input_rounding="tf32")
+
+
+def test_pass_21_the_sweep_view_at_the_last_seeds():
+    """Pass 21: the sweep view ran seeds=5 from the view's seed, and at seed=MAX_SEED (which
+    the seed control takes) it failed on 'seeds=5', which nobody gave: it runs the last five
+    seeds, the view's among them, as fpx.sweep does with seed=MAX_SEED - 4."""
+    from fpexplore import checks
+
+    app = fpx.explorer(n=100, seed=checks.MAX_SEED, variants=["sequential"])
+    app.view.value = "sweep"
+    assert app.message.value == "" and app.state.seed == checks.MAX_SEED
+    said = app.snippet.value
+    assert f"seed={checks.MAX_SEED - 4}," in said and said.endswith("seeds=5), unit='ulps')")
+    labels = [ln.get_label() for ln in app.figure.axes[0].get_lines()]
+    assert "sequential (emulated)" in labels
