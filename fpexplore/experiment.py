@@ -235,8 +235,8 @@ def compare(
     variants : names from ``fpx.variants(op)`` or variant specs such as
         ``"tree(block=256)+tf32@float64"`` (see :func:`fpexplore.parse_spec`; the table's
         ``variant`` column shows each in its canonical spelling); None: the op's defaults
-    distribution : one of ``fpx.DISTRIBUTIONS`` (default "uniform"); not with ``inputs``
-    seed : data seed (default 0); not with ``inputs``
+    distribution, seed : one of ``fpx.DISTRIBUTIONS`` (default "uniform"), the data seed
+        (default 0); neither with ``inputs``
     inputs : your own arrays instead of generated ones, as :attr:`Comparison.inputs` holds
         them: sum, mean and the one-array ops an array or ``{"x": x}``; dot ``(a, b)`` or
         ``{"a": a, "b": b}``; matmul ``(A, B)`` or ``{"A": A, "B": B}``; other ops their
@@ -254,9 +254,8 @@ def compare(
         ``threads`` parameter: ``"torch(threads=2)"``.) The table shows the threads that ran
         (a count past OpenBLAS's most runs its most); ``messages`` says where a count is not
         applied (np.sum, no CPU library among the backends).
-    progress : optional ``progress(done, total, label)``, called before each result is
-        computed (``done`` of ``total`` finished, ``label`` the one starting); an exception it
-        raises stops the run and propagates (the explorer's cancel button works this way)
+    progress : ``progress(done, total, label)``, called before each result (``label``: the
+        one starting); an exception it raises stops the run (the explorer's cancel button)
     **op_params : passed to the variants that take them (e.g. ``block=256``, ``accumulate=``);
         one none of them takes is a TypeError naming the accepted ones, one making two chosen
         variants one computation (``fma=True`` beside "sequential+fma") a ValueError
@@ -267,7 +266,8 @@ def compare(
         ``.table`` columns: op, format, n, distribution, seed, variant, backend, value (scalar
         results, as float64), value_repr (the shortest decimal that reads back as the same value in
         ``format``; pandas' six digits would print neighbours alike), value_hex (its bit pattern),
-        ulp_error (signed, the largest), max_abs_ulp, mean_abs_ulp, exact_share, rel_error,
+        ulp_error (signed, the largest; ``ULP_NAN``: NaN against a number), max_abs_ulp,
+        mean_abs_ulp, exact_share, rel_error,
         bits_error, time_ms (this CPU running the variant, warm: not the speed of the hardware an
         order emulates), compile_ms (first-use overhead in this process, numba compiling or loading
         kernels, measured apart; 0 afterwards), library and library_version and threads (what made a

@@ -410,7 +410,7 @@ class _Explaining:
         return rows
 
     def _run_to_run_row(self, cause, decided: bool) -> dict:
-        fixed = _fixed_reproduce(self.evidence)
+        unfixed = _unfixed(self.evidence)
         text = (
             "fn gave two different results on the same inputs: the same code gives another "
             "result on each run"
@@ -419,9 +419,9 @@ class _Explaining:
             + (
                 ": draws of a run-to-run (atomic, scheduling-dependent) order give them, as "
                 "fixed orders do"
-                if fixed
-                else " and no fixed configuration reproduces them: a run-to-run (atomic, "
-                "scheduling-dependent) order"
+                if not unfixed
+                else f" and no fixed configuration reproduces {_them(unfixed, self.evidence)}"
+                ": a run-to-run (atomic, scheduling-dependent) order"
             )
         )
         row = {"factor": "nondeterminism", "share": 1.0, "decided": decided}
@@ -649,10 +649,14 @@ def _no_difference(ex) -> tuple | None:
     return (f"{text} {_bug_verdict(ex, beyond)}" if beyond else text), False, beyond
 
 
-def _fixed_reproduce(evidence: dict) -> bool:
-    """Whether a configuration with no seed reproduces each result too (pass 14: the run-to-
-    run row said none did, beside the order row naming them)."""
-    return all(any(not c.seeded for g in ev.groups for c in g) for ev in evidence.values())
+def _them(labels: list, evidence: dict) -> str:
+    return "them" if len(labels) == len(evidence) else " or ".join(labels)
+
+
+def _unfixed(evidence: dict) -> list:
+    """The results no configuration with no seed reproduces (pass 14: the run-to-run row said
+    none did, beside the order row naming them; pass 21: 'them', where one was)."""
+    return [k for k, ev in evidence.items() if not any(not c.seeded for c in ev.matched)]
 
 
 def _same_values(observed: dict) -> bool:

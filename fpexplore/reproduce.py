@@ -18,6 +18,7 @@ from .data import draw, wide_span
 from .formats import format_info
 from .ops.reductions import dot_second_distribution
 from .orders.registry import lookup, orders_of
+from .spec import parse_spec
 from .tolerance import suggest_tolerance
 
 if TYPE_CHECKING:
@@ -100,6 +101,17 @@ def reproducer(comparison: Comparison, variant: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _spelled(variant, op: str) -> str:
+    """``variant`` in its canonical spelling, as the comparison's keys hold it (pass 21:
+    "tree(block = 8)" was refused where compare took it); a text no spec parses as given."""
+    if not isinstance(variant, str):
+        raise TypeError(f"variant must be a variant spec (a string), got {checks.shown(variant)}")
+    try:
+        return str(parse_spec(variant, op))
+    except (TypeError, ValueError):  # (named below with the variants there are)
+        return variant
+
+
 def _chosen(comparison, variant) -> tuple:
     """(the comparison, the emulated variant's key, NumPy's key, its order's source with its
     block size), the comparison checked. A variant qualifies where its order has a source and
@@ -138,6 +150,7 @@ def _chosen(comparison, variant) -> tuple:
     ]
     plain = list(emulated)
     if variant is not None:
+        variant = _spelled(variant, cmp.op)
         named = [k for k in emulated if k[0] == variant]
         emulated = named or [k for k in emulated if specs[k].name == variant]
         if len(emulated) > 1:

@@ -456,3 +456,15 @@ def test_pass_21_budget_totals_are_exact_and_params_named():
             budget.difference_budget(
                 (np.ones(8),), {"order": "tree", "params": bad}, "sequential", "sum"
             )
+
+
+def test_pass_21_reproducer_takes_a_spec_as_compare_spells_it():
+    """Pass 21: reproducer(variant="tree(block = 8)") was refused where compare took the same
+    text (its key is the canonical "tree(block=8)"); variant=4 was a ValueError listing the
+    variants: a TypeError naming variant."""
+    c = fpx.compare("sum", n=100, variants=["tree(block = 8)", "sequential"])
+    assert reproduce.reproducer(c, variant="tree(block = 8)") == reproduce.reproducer(
+        c, variant="tree(block=8)"
+    )
+    with pytest.raises(TypeError, match="variant must be a variant spec"):
+        reproduce.reproducer(c, variant=4)

@@ -291,13 +291,16 @@ def _deterministic(op: str, a: Evidence, b: Evidence, in_fmt: str, add) -> None:
     # reproduces may come from an unknown one too, but as far as the evidence goes like
     # those that reproduce it: it names the same causes)
     for known, other, flip in ((a, b, False), (b, a, True)):
-        if other.groups or not known.groups:
+        drawn = other.groups and not any(not c.seeded for c in other.matched)
+        if (other.groups and not drawn) or not known.groups:
             continue
         ck = known.best
-        near = (other.nearest or [None])[0]
+        near = other.best if drawn else (other.nearest or [None])[0]
         guess = (
             frozenset() if near is None else differing(factors(ck, in_fmt), factors(near, in_fmt))
         )
+        if drawn:  # a fixed order nothing tried, not a random draw (pass 21: a 3-lane sum,
+            guess = frozenset({"order"})  # matched by seeded orders alone: only nondeterminism)
         bits = costs[ck] + UNKNOWN_BITS + other.chance_bits
         add(guess, bits, *((near, ck) if flip else (ck, near)), False)
     if not a.groups and not b.groups:
