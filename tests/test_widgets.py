@@ -1571,3 +1571,21 @@ def test_pass_21_the_sweep_view_at_the_last_seeds():
     assert f"seed={checks.MAX_SEED - 4}," in said and said.endswith("seeds=5), unit='ulps')")
     labels = [ln.get_label() for ln in app.figure.axes[0].get_lines()]
     assert "sequential (emulated)" in labels
+
+
+def test_pass_21_a_preset_that_moves_the_format_says_so():
+    """Pass 21: a preset that needs matmul moved FP8 data to float32 without a word (matmul
+    takes no FP8 data), as "tensor cores vs CPU" moved float16 to float32: the banner says
+    so; a preset that keeps the format adds nothing."""
+    app = fpx.explorer(op="sum", n=100, format="float8_e4m3")
+    app.apply_preset("FMA vs separate multiply-add")
+    said = html.unescape(app.banner.value)
+    assert (app.state.op, app.state.format) == ("matmul", "float32")
+    assert "moves the data from float8_e4m3 to float32: matmul does not take float8_e4m3" in said
+    app = fpx.explorer(op="dot", n=100, format="float16")
+    app.apply_preset("tensor cores vs CPU")
+    said = html.unescape(app.banner.value)
+    assert "moves the data from float16 to float32: it needs float32 data" in said
+    app = fpx.explorer(op="sum", n=100)
+    app.apply_preset("sequential vs pairwise")
+    assert app.banner.value == ""

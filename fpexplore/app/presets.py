@@ -99,3 +99,16 @@ def apply_preset(state: State, label: str, formats=None) -> State:
     view = preset.view or ("A vs B" if len(chosen) == 2 else "errors")
     state = with_variants(state.set(view=view), chosen)
     return state.set(want_picks=tuple((str(v), "emulated") for v in chosen)[:2])
+
+
+def preset_notes(old: State, new: State, label: str) -> list[str]:
+    """What the preset ``label`` changed that it was not asked for, and what it left out, in
+    words: the data's format where it moved (the op it needs does not take the old one, or it
+    needs its own; pass 21: FP8 data became float32 without a word), then the variants the
+    format refuses (:func:`preset_variants`)."""
+    notes = []
+    if new.format != old.format:
+        needs = PRESETS[label].format == new.format
+        why = f"it needs {new.format} data" if needs else f"{new.op} does not take {old.format}"
+        notes.append(f"preset {label!r} moves the data from {old.format} to {new.format}: {why}")
+    return notes + preset_variants(new, label)[1]

@@ -20,7 +20,7 @@ from ..spec import taken_params, with_keywords
 from . import render
 from .controls import arrange, builder_fits, builder_spec, make_controls, show_picks, show_state
 from .links import from_keywords
-from .presets import PRESETS, apply_preset, preset_variants
+from .presets import PRESETS, apply_preset, preset_notes
 from .running import Cancelled, Runner
 from .showing import Output
 from .state import (
@@ -303,7 +303,7 @@ def _preset(out, label: str, formats: dict):
 
     def transition(state):
         new = apply_preset(state, label, formats)
-        out.notes = [(new.format, text) for text in preset_variants(new, label)[1]]
+        out.notes = [(new.format, text) for text in preset_notes(state, new, label)]
         return new
 
     return transition
