@@ -140,6 +140,21 @@ def _refuse_untaken(
             )
 
 
+def _refuse_no_emulated(op_spec, backends, variants, op_params: dict) -> None:
+    """ValueError for variants given, or a variant's setting (block=), where no emulated
+    backend runs them (pass 22: backends=("numpy",) dropped the variants without a word)."""
+    if "emulated" in backends:
+        return
+    unused = ["variants"] * (variants is not None)
+    unused += sorted(k for k in op_params if k not in _not_settings(op_spec.name))
+    if unused:
+        raise ValueError(
+            f"{', '.join(unused)}: the emulated backend runs the variants, and it is not among "
+            f"backends ({', '.join(map(str, backends)) or 'none'}): add 'emulated', or leave "
+            f"{'it' if len(unused) == 1 else 'them'} out"
+        )
+
+
 def canonical_params(op_params: dict) -> dict:
     """Op parameters with a format given as a NumPy dtype or type or a FormatInfo by its name
     (``accumulate=np.float64``: "float64"; pass 18: the explorer and sweep failed on the
@@ -341,6 +356,7 @@ def _job(
         _check("backend", b, BACKENDS)
     if distribution != USER_DATA:
         op_spec.check_size(n, format)
+    _refuse_no_emulated(op_spec, backends, variants, op_params)
     variants = parse_variants(op, variants, format)
     op_params = op_spec.checked_keywords(canonical_params(op_params))  # the op's own keywords
     _refuse_untaken(op_spec, variants, op_params)

@@ -1020,3 +1020,17 @@ def test_pass_21_an_op_parameter_every_variant_sets_itself_is_refused():
     c = fpx.compare("dot", n=100, seed=4, variants=["sequential+fma", "reverse"], fma=True)
     want = fpx.dot(c.inputs["a"], c.inputs["b"], "reverse", fma=True)
     assert c.results[("reverse", "emulated")] == want and c.params["fma"] is True
+
+
+def test_pass_22_variants_without_the_emulated_backend_are_refused():
+    """Pass 22: compare(variants=[...], backends=("numpy",)) ran np.sum alone and dropped
+    the variants (and block=64) without a word: no backend runs them, a ValueError naming
+    them; without them, np.sum alone, as asked."""
+    with pytest.raises(ValueError, match="variants: the emulated backend runs the variants"):
+        fpx.compare("sum", n=100, variants=["sequential", "pairwise"], backends=("numpy",))
+    with pytest.raises(ValueError, match="block: the emulated backend runs the variants"):
+        fpx.compare("sum", n=100, backends=("numpy",), block=64)
+    c = fpx.compare("sum", n=100, seed=1, backends=("numpy",))
+    assert list(c.results) == [("np.sum", "numpy")] and c.results[("np.sum", "numpy")] == np.sum(
+        c.inputs["x"]
+    )

@@ -1589,3 +1589,49 @@ def test_pass_21_a_preset_that_moves_the_format_says_so():
     app = fpx.explorer(op="sum", n=100)
     app.apply_preset("sequential vs pairwise")
     assert app.banner.value == ""
+
+
+def test_pass_22_the_app_without_emulation_names_and_links():
+    """Pass 22: with the emulated backend off, a preset showed np.sum against itself ('100%
+    equal'): it turns the backend on, and the banner says when the variants chosen are not
+    run; a name no variable has ('x-data', 'class') was written as code ('x-data' read
+    x - data): the snippet reads namespace['x-data'] and runs; a hand-edited link's
+    parameter no variant takes (bolck=64) was kept without a word: refused, naming it; the
+    seed box clamped -5 to 0 without a word: a message naming seed, the state unchanged."""
+    import base64
+    import json
+    import zlib
+
+    from fpexplore.app.links import link_of
+
+    app = fpx.explorer(op="sum", n=100, backends=["numpy"], variants=["kahan"])
+    said = html.unescape(app.banner.value)
+    assert list(app.comparison.results) == [("np.sum", "numpy")]
+    assert "the emulated backend is off: the variants chosen are not run" in said
+    app.apply_preset("sequential vs pairwise")
+    assert "emulated" in app.state.backends
+    assert (app.state.pick_a, app.state.pick_b) == (
+        ("sequential", "emulated"),
+        ("pairwise", "emulated"),
+    )
+    x = np.random.default_rng(0).random(50).astype(np.float32)
+    ns = {"x-data": x, "my gpu": np.float32(x.sum()), "x": x + 1, "data": x}
+    app = fpx.explorer(namespace=ns, source="arrays")
+    app.input_picks["x"].value, app.observed.value = "x-data", ("my gpu",)
+    code = app.snippet.value
+    assert "{'x': namespace['x-data']}" in code and "namespace['my gpu']" in code
+    scope = {"namespace": ns}
+    exec(code, scope)  # the plain script: the same comparison, from the same array
+    assert _same_table(scope["cmp"].table, app.comparison.table)
+    doc = json.loads(
+        zlib.decompress(
+            base64.urlsafe_b64decode(link_of(fpx.explorer(op="sum", n=10).state) + "===")
+        )
+    )
+    doc["bolck"] = 64
+    bad = base64.urlsafe_b64encode(zlib.compress(json.dumps(doc).encode())).decode()
+    with pytest.raises(ValueError, match="holds bolck=64, which no variant of sum takes"):
+        fpx.explorer(link=bad)
+    app = fpx.explorer(n=100, variants=["sequential"], seed=3)
+    app.seed.value = -5
+    assert app.state.seed == 3 == app.seed.value and "seed must be from 0 to" in app.message.value

@@ -4,16 +4,17 @@ this view") to its first :class:`~.state.State`, pure (no widgets)."""
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import zlib
 from dataclasses import replace
 
 from .. import checks
-from ..experiment import canonical_params, format_name
+from ..experiment import canonical_params, format_name, taken_keywords
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
-from ..spec import parse_spec
-from .state import CONTROLS, State, initial, unfit
+from ..spec import VariantSpec, parse_spec
+from .state import CONTROLS, State, builder_names, initial, unfit
 
 #: controls a link never holds: the data source and the backends belong to the machine
 _UNLINKED = frozenset({"source", "backends"})
@@ -82,6 +83,7 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
             picks = ()  # (another op's results)
         listed = linked.pop("variants", None)
         fmt, op = keywords.get("format"), linked.get("op", CONTROLS["op"].default)
+        _refuse_unknown_params(keywords["link"], op, linked)
         if listed and fmt not in (None, linked.get("format")) and fmt in get_op(op).formats():
             listed = [s for s in (parse_spec(t, op) for t in listed) if not unfit(op, fmt, s)]
         variants = (listed or None) if variants is None else variants
@@ -101,6 +103,28 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
         values["backends"] = ("numpy", "emulated", *(("cupy",) if gpu else ()))
     state = initial(variants, installed, tuple(op_params.items()), **values)
     return replace(state, want_picks=picks)
+
+
+def _refuse_unknown_params(code, op, linked: dict) -> None:
+    """ValueError for a link's op parameter that no variant of ``op`` takes, in any format
+    (pass 22: a hand-edited link's bolck=64 was kept, never given, never said)."""
+    if op not in op_names():
+        return  # (named by initial)
+    known = _op_keywords(op)
+    for k in linked:
+        if k not in CONTROLS and k not in known:
+            raise ValueError(
+                f"link {checks.shown(code)} holds {k}={checks.shown(linked[k])}, which no "
+                f"variant of {op} takes ({', '.join(sorted(known)) or 'none'}): copy the whole "
+                "text 'Link to this view' shows"
+            )
+
+
+@functools.cache
+def _op_keywords(op: str) -> frozenset:
+    """Every op parameter a variant of ``op`` takes, in any format the op takes."""
+    names = {n for f in get_op(op).formats() for _, n in builder_names(op, f)}
+    return frozenset(taken_keywords(op, [VariantSpec(n) for n in names]))
 
 
 def _formats_of(op) -> tuple:

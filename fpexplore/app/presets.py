@@ -81,8 +81,9 @@ def preset_variants(state: State, label: str) -> tuple[list[VariantSpec], list[s
 
 def apply_preset(state: State, label: str, formats=None) -> State:
     """One of PRESETS: the op it needs (kept if it fits), the format it needs (unless your
-    arrays are chosen: the format is theirs), its variants (those the op offers), NumPy's
-    row where it asks for it, its view, and its A/B pair."""
+    arrays are chosen: the format is theirs), its variants (those the op offers) and the
+    emulated backend that runs them, NumPy's row where it asks for it, its view, and its A/B
+    pair."""
     checks.choice("preset", label, PRESETS, "presets")
     preset = PRESETS[label]
     if state.op not in preset.ops:
@@ -95,6 +96,8 @@ def apply_preset(state: State, label: str, formats=None) -> State:
     chosen, _ = preset_variants(state, label)
     if preset.numpy and "numpy" not in state.backends:
         state = state.set(backends=("numpy", *state.backends))
+    if "emulated" not in state.backends:  # (its variants run there: pass 22, np.sum twice)
+        state = state.set(backends=(*state.backends, "emulated"))
     # two variants: show them against each other; more: their errors
     view = preset.view or ("A vs B" if len(chosen) == 2 else "errors")
     state = with_variants(state.set(view=view), chosen)

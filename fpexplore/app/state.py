@@ -540,6 +540,8 @@ def compare_arguments(state: State, inputs=None) -> dict:
         if (row.compare == "always" or (row.compare == "generated" and not mine))
         and getattr(state, k) != row.omit
     }
+    if "emulated" not in state.backends:  # (no variants run: compare refuses them, pass 22)
+        return {**kw, "inputs": inputs} if mine else kw
     kw["variants"] = list(state.variants)  # parsed: compare takes the specs
     if mine:
         kw["inputs"] = inputs
@@ -562,6 +564,8 @@ def applied_notes(state: State) -> list:
     """Sentences for the banner: each chosen variant an op parameter changes, and what it
     computes then (pass 19: with fma=True typed beside the explorer, a 'sequential' built
     with the FMA box cleared computed with FMA under its plain name)."""
+    if "emulated" not in state.backends:  # (pass 22: chosen, shown, and not run)
+        return ["the emulated backend is off: the variants chosen are not run"]
     params, out = _taken(state), []
     for spec in state.variants:
         if given := applied_params(spec, state.op, params):
@@ -682,12 +686,11 @@ CONTROLS = {
         Control(
             "seed",
             0,
-            "BoundedIntText",
+            "IntText",  # (not Bounded: it clamped -5 to 0 without a word, pass 22)
             "seed",
             checks.seed,
             compare="generated",
             shown=_generated,
-            widget_args=(("min", 0), ("max", checks.MAX_SEED)),
         ),
         Control(
             "backends",

@@ -5,6 +5,7 @@ observed results (computed elsewhere, a GPU's) measured as rows next to the emul
 from __future__ import annotations
 
 import io
+import keyword
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,9 +86,15 @@ class YourArrays:
         return name in self._uploaded
 
     def code_of(self, key) -> str:
-        """The code of an array chosen by name: its variable, or the load of an uploaded file."""
+        """The code of an array chosen by name: its variable, the load of an uploaded file, or
+        for a name no variable has (``"x-data"``, ``"class"``: pass 22, the snippet read
+        ``x - data``) the namespace's item, ``namespace['x-data']``."""
         name = key[0] if isinstance(key, tuple) else key
-        return self._uploaded[name][1] if name in self._uploaded else name
+        if name in self._uploaded:
+            return self._uploaded[name][1]
+        return (
+            name if name.isidentifier() and not keyword.iskeyword(name) else f"namespace[{name!r}]"
+        )
 
     def inputs(self, op: str, names: tuple, chosen: tuple) -> dict:
         """The op's inputs (``names``: (name, ndim) each) from the variables ``chosen`` ((input,
