@@ -145,7 +145,7 @@ def _refuse_no_emulated(op_spec, backends, variants, op_params: dict) -> None:
     backend runs them (pass 22: backends=("numpy",) dropped the variants without a word)."""
     if "emulated" in backends:
         return
-    unused = ["variants"] * (variants is not None)
+    unused = ["variants"] * bool(variants)  # (variants=[]: none chosen, none dropped)
     unused += sorted(k for k in op_params if k not in _not_settings(op_spec.name))
     if unused:
         raise ValueError(
@@ -356,8 +356,9 @@ def _job(
         _check("backend", b, BACKENDS)
     if distribution != USER_DATA:
         op_spec.check_size(n, format)
-    _refuse_no_emulated(op_spec, backends, variants, op_params)
+    given = variants is not None
     variants = parse_variants(op, variants, format)
+    _refuse_no_emulated(op_spec, backends, variants if given else (), op_params)
     op_params = op_spec.checked_keywords(canonical_params(op_params))  # the op's own keywords
     _refuse_untaken(op_spec, variants, op_params)
     op_params = Params(op_params)  # remembers what the variants took: the rest is refused
