@@ -366,9 +366,9 @@ class _Explaining:
             return [r for r in rows if r["factor"] in sc.factors]
         rows, seen = [], set()
         for c in sc.causes:
-            if c.posterior < 0.02 and rows:
-                break
-            for row in self._factor_rows(c, False):
+            if c.posterior < 0.02 and rows and seen != {"nondeterminism"}:
+                break  # (nondeterminism alone, which two results never decide: the next one
+            for row in self._factor_rows(c, False):  # too, a fixed order; pass 22)
                 if row["factor"] not in seen and len(rows) < _MAX_UNDECIDED:
                     seen.add(row["factor"])
                     rows.append(row)

@@ -1112,3 +1112,35 @@ def test_pass_21_a_fixed_order_matched_by_seeded_orders_alone_lists_order():
     assert {"nondeterminism", "order"} <= set(e.causes.factor), e.causes
     said = e.causes.set_index("factor").loc["nondeterminism", "evidence"]
     assert "no fixed configuration reproduces B:" in said
+
+
+def test_pass_22_nondeterminism_alone_is_never_the_only_cause_listed():
+    """Pass 22: a sequential float32 sum of 17 values against a pairwise one with leaves of 6
+    (plain NumPy loops, two fixed orders; the second reproduced by nothing tried) listed
+    nondeterminism alone (99%), which two results never decide: the next cause, an order
+    nothing tried, is listed beside it (the finder's 17 values)."""
+    f32 = np.float32
+
+    def seq(x):
+        s = f32(0)
+        for v in x:
+            s = f32(s + v)
+        return s
+
+    def pw(x, leaf=6):
+        if len(x) <= leaf:
+            return seq(x)
+        h = len(x) // 2
+        return f32(pw(x[:h], leaf) + pw(x[h:], leaf))
+
+    x = np.array(
+        [-0.2879360020160675, -0.26313361525535583, -0.23681749403476715, 1.1188017129898071]
+        + [0.13310959935188293, 0.3589016795158386, 0.005797631572932005, -0.8984093070030212]
+        + [0.17183761298656464, 0.7261942028999329, 0.11723705381155014, -0.5480144023895264]
+        + [-1.2211965322494507, 1.6247869729995728, -0.7874101996421814, -0.7945858240127563]
+        + [-1.3123958110809326],
+        f32,
+    )
+    e = fpx.explain("sum", x, {"a": seq(x), "b": pw(x)})
+    assert list(e.causes.factor) == ["nondeterminism", "order"] and not e.causes.decided.any()
+    assert "nondeterminism or order fit the evidence" in e.verdict
