@@ -63,7 +63,6 @@ CAUSES = (
 # the budget's factors, tensor cores first (switching to them brings their input rounding)
 _FACTORS = ("tensor_core", "input_rounding", "accumulate", "order", "fma")
 _NAMES = {"accumulate": "accumulator"}
-_NEAREST = " (nearest configurations: no exact match)"
 _MAX_UNDECIDED = 3  # competing causes listed when the evidence cannot tell
 _COLUMNS = ["factor", "share", "decided", "posterior", "evidence"]
 
@@ -402,8 +401,7 @@ class _Explaining:
                     "posterior": self.scores.marginal.get(f, cause.posterior)
                     if decided
                     else cause.posterior,
-                    "evidence": (said := evidence_text(f, cause.a, cause.b, a, b, self.in_fmt))
-                    + ("" if cause.exact or "not tried" in said else _NEAREST)
+                    "evidence": evidence_text(f, cause, a, b, self.in_fmt)
                     + (examples(self.pair, self.evidence) if f == "order" and cause.exact else ""),
                 }
             )
@@ -567,7 +565,11 @@ def _cause_sentence(ex, causes) -> str:
         rest = [f.replace("_", " ") for f in ex.scores.causes[0].factors - {"order", "tensor_core"}]
         alone = " and ".join(rest) + " alone, under one order nothing tried," if rest else ""
         why = f"the likeliest at {p:.0%}, but its orders may match by chance: "
-        why += f"{alone or 'an order nothing tried'} may explain the difference"
+        if ex.scores.causes[0].factors == {"order"}:  # neither result reproduced beyond chance
+            why += "a change other than the order (a bug smaller than the rounding error) "
+            why += "may give one of the values"
+        else:
+            why += f"{alone or 'an order nothing tried'} may explain the difference"
     elif main["factor"] == "nondeterminism":
         why = f"the likeliest at {p:.0%}, but only two differing runs of one computation decide it"
     else:

@@ -182,10 +182,9 @@ def unfit(op: str, fmt: str, spec: VariantSpec, op_params=()) -> str | None:
     that does not add in it or fma with it; with the ``op_params`` (name, value) pairs it
     takes (pass 20: kahan with accumulate="float16" typed runs on FP8 data)."""
     given = taken_params(spec, op, dict(op_params))
-    why = _unfit(op, fmt, with_keywords(spec, given))
-    if why is not None and given and _unfit(op, fmt, spec) is None:
+    if _refused_by(op, fmt, spec, given) is not None:
         return None  # the parameters are refused instead, and not given (refused_params)
-    return why
+    return _unfit(op, fmt, with_keywords(spec, given))
 
 
 def refused_params(state: State) -> dict:
@@ -195,12 +194,19 @@ def refused_params(state: State) -> dict:
     out = {}
     for k, v in state.op_params:
         for spec in state.variants:
-            given = taken_params(spec, state.op, {k: v})
-            if given and _unfit(state.op, state.format, spec) is None:
-                if (why := _unfit(state.op, state.format, with_keywords(spec, given))) is not None:
-                    out[k] = why
-                    break
+            why = _refused_by(state.op, state.format, spec, taken_params(spec, state.op, {k: v}))
+            if why is not None:
+                out[k] = why
+                break
     return out
+
+
+def _refused_by(op: str, fmt: str, spec: VariantSpec, given: dict) -> str | None:
+    """Why ``fmt`` data refuse the op parameters ``given`` to ``spec``, which runs on them
+    without those (else None)."""
+    if not given or _unfit(op, fmt, spec) is not None:
+        return None
+    return _unfit(op, fmt, with_keywords(spec, given))
 
 
 def _unfit(op: str, fmt: str, sp: VariantSpec) -> str | None:
@@ -540,12 +546,11 @@ def compare_arguments(state: State, inputs=None) -> dict:
         if (row.compare == "always" or (row.compare == "generated" and not mine))
         and getattr(state, k) != row.omit
     }
-    if "emulated" not in state.backends:  # (no variants run: compare refuses them, pass 22)
-        return {**kw, "inputs": inputs} if mine else kw
-    kw["variants"] = list(state.variants)  # parsed: compare takes the specs
     if mine:
         kw["inputs"] = inputs
-    return {**kw, **_taken(state)}
+    if "emulated" not in state.backends:  # (no variants run: compare refuses them, pass 22)
+        return kw
+    return {**kw, "variants": list(state.variants), **_taken(state)}  # (parsed: the specs)
 
 
 def _taken(state: State) -> dict:

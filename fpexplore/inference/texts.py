@@ -4,25 +4,34 @@ each result's configuration does in the factor that sets them apart."""
 from __future__ import annotations
 
 from ..formats import format_info
-from .scoring import CHANCE, COMPENSATED
+from .scoring import CHANCE, COMPENSATED, Cause
 from .space import FIXED, Config, factors
 
+_NEAREST = " (nearest configurations: no exact match)"
 
-def evidence_text(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str) -> str:
-    """How the configurations ``ca`` and ``cb`` of results ``la`` and ``lb`` differ in
-    ``factor`` ("" where one is unknown)."""
-    if ca is None or cb is None:
-        return ""
+
+def evidence_text(factor: str, cause: Cause, la: str, lb: str, in_fmt: str) -> str:
+    """How the configurations ``cause.a`` and ``cause.b`` of results ``la`` and ``lb``
+    differ in ``factor`` ("" where one is unknown), said to rest on the nearest
+    configurations where it is not an exact match."""
+    ca, cb = cause.a, cause.b
+    known = ca is not None and cb is not None
+    acc = [factors(c, in_fmt)["accumulator"] for c in (ca, cb)] if known else []
+    if factor == "accumulator" and known and acc[0] == acc[1]:  # (COMPENSATED)
+        (lc, cc), (lo, _) = ((la, ca), (lb, cb))[:: 1 if ca.spec.name in COMPENSATED else -1]
+        return (  # (a guess that says what it rests on)
+            f"{lc} is also what {in_fmt} products added in a wider accumulator give, rounded "
+            f"once (a loop not tried here: its value is {cc.spec.name}'s), {lo} accumulates "
+            f"in {acc[0]}"
+        )
+    said = _differing(factor, ca, cb, la, lb, in_fmt) if known else ""
+    return said + ("" if cause.exact else _NEAREST)
+
+
+def _differing(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str) -> str:
     fa, fb = factors(ca, in_fmt), factors(cb, in_fmt)
     if factor == "order":
         return f"{la} adds in the order {ca.spec.name}, {lb} in {cb.spec.name}"
-    if factor == "accumulator" and fa["accumulator"] == fb["accumulator"]:  # (COMPENSATED)
-        (lc, cc), (lo, _) = ((la, ca), (lb, cb))[:: 1 if ca.spec.name in COMPENSATED else -1]
-        return (
-            f"{lc} is also what {in_fmt} products added in a wider accumulator give, rounded "
-            f"once (a loop not tried here: its value is {cc.spec.name}'s), {lo} accumulates "
-            f"in {fa['accumulator']}"
-        )
     if factor == "accumulator":  # (a library call's own, FIXED: named by the call)
         acc_a, acc_b = (
             f"{c.spec.name}'s own" if f["accumulator"] == FIXED else f["accumulator"]
