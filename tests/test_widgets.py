@@ -1635,3 +1635,25 @@ def test_pass_22_the_app_without_emulation_names_and_links():
     app = fpx.explorer(n=100, variants=["sequential"], seed=3)
     app.seed.value = -5
     assert app.state.seed == 3 == app.seed.value and "seed must be from 0 to" in app.message.value
+
+
+def test_pass_23_a_link_to_an_empty_selection_opens_it_again():
+    """Pass 23: a link made after the user cleared every variant held "variants": [] and
+    opened with the format's five defaults (and a table): it opens the same empty,
+    refused selection; a link's variants that another format refuses still give that
+    format's defaults."""
+    from fpexplore.app.links import link_of
+
+    app = fpx.explorer(op="sum", n=300)
+    app.variants.value = ()
+    assert app.state.variants == () and app.state.chosen
+    again = fpx.explorer(link=link_of(app.state))
+    assert again.state.variants == () and again.state.chosen, again.state.variants
+    assert "choose at least one variant" in again.message.value
+    assert again.comparison is None
+    code = link_of(fpx.explorer(op="sum", n=300, variants=["kahan"]).state)
+    fp8 = fpx.explorer(link=code, format="float8_e4m3")  # kahan does not add in FP8
+    assert [str(v) for v in fp8.state.variants] == [
+        str(v) for v in fpx.explorer(op="sum", n=300, format="float8_e4m3").state.variants
+    ]
+    assert not fp8.state.chosen

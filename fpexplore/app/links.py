@@ -85,8 +85,10 @@ def from_keywords(keywords: dict, variants, installed: tuple, gpu: bool) -> Stat
         fmt, op = keywords.get("format"), linked.get("op", CONTROLS["op"].default)
         _refuse_unknown_params(keywords["link"], op, linked)
         if listed and fmt not in (None, linked.get("format")) and fmt in get_op(op).formats():
-            listed = [s for s in (parse_spec(t, op) for t in listed) if not unfit(op, fmt, s)]
-        variants = (listed or None) if variants is None else variants
+            fit = [s for s in (parse_spec(t, op) for t in listed) if not unfit(op, fmt, s)]
+            listed = fit or None  # (none left: the format's defaults, as set_format gives)
+        # (a link's empty selection is the user's: pass 23 reopened it with the defaults)
+        variants = listed if variants is None else variants
         # (a keyword None beside a link keeps the link's: pass 18, n=None gave the default)
         keywords = {
             **linked,
