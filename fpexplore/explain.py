@@ -401,7 +401,7 @@ class _Explaining:
                     "posterior": self.scores.marginal.get(f, cause.posterior)
                     if decided
                     else cause.posterior,
-                    "evidence": evidence_text(f, cause, a, b, self.in_fmt)
+                    "evidence": evidence_text(f, cause, a, b, self.in_fmt, self.evidence)
                     + (examples(self.pair, self.evidence) if f == "order" and cause.exact else ""),
                 }
             )

@@ -180,7 +180,7 @@ def _max_rel(diff, scale) -> float:
     """The largest relative difference over every element: inf where a difference is
     infinite or ``desired`` is 0 (pass 19: the tiny desired values the rtol leaves out were
     left out here too, "the largest relative difference 0" where they differed by 100%)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rel = np.where(diff == 0, 0.0, diff / scale)
     rel = np.where(np.isnan(rel), np.inf, rel)  # (inf / inf)
     return float(rel.max(initial=0.0))

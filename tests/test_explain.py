@@ -308,6 +308,11 @@ def _loop(x, dtype):
     return np.cumsum(np.asarray(x, dtype=dtype), dtype=dtype)[-1]
 
 
+def _bf16(x):
+    """``x`` (float32) rounded to bfloat16 by ml_dtypes, to nearest, as float32."""
+    return np.asarray(x, np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
+
+
 def _even_then_odd(a, b):
     """A float32 dot adding the products of the even terms, then of the odd ones, in turn:
     a loop explain does not try."""
@@ -367,6 +372,31 @@ def test_a_bug_within_the_rounding_error_is_not_decided_an_order(seed):
     assert not e.causes["decided"].any() and e.ambiguous, e.causes
     assert e.causes["factor"].iloc[0] == "order", e.causes
     assert "a bug smaller than the rounding error" in e.verdict, e.verdict
+
+
+@pytest.mark.parametrize(
+    "seed, n, how, op",
+    [(2, 20000, "truncated", "sum"), (1, 100, "bf16", "sum"), (6, 100, "truncated", "mean")],
+)
+def test_a_sum_of_rounded_inputs_lists_input_rounding(seed, n, how, op):
+    """Pass 23: one left-to-right float32 loop, on the data and on a copy rounded to
+    bfloat16 (ml_dtypes) or truncated to it (bits): no sum is tried on rounded inputs, and the
+    only causes listed were an order (28 of 28 such sums). Where the second lies beyond the
+    worst-case bound of every order on the inputs as they are (Higham 4.2, here), within it
+    for rounded ones, input rounding is listed as a guess, undecided."""
+    rng = np.random.default_rng(seed)
+    x = rng.lognormal(0, 1, n).astype(np.float32)
+    r = _bf16(x) if how == "bf16" else _truncated(x, 0xFFFF0000)
+    a, b = _loop(x, np.float32), _loop(r, np.float32)
+    if op == "mean":
+        a, b = a / np.float32(n), b / np.float32(n)
+    e = fpx.explain(op, x, {"a": a, "b": b})
+    assert not e.causes["decided"].any(), e.causes
+    row = e.causes[e.causes["factor"] == "input_rounding"]
+    assert len(row) == 1, e.causes
+    said = row["evidence"].iloc[0]
+    assert said.startswith("b lies beyond the worst-case error bound of every order"), said
+    assert ("bfloat16" if how == "bf16" else "bfloat16-truncate") in said, said
 
 
 def test_results_too_far_apart_for_one_code_are_not_run_to_run():

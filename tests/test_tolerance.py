@@ -235,6 +235,17 @@ def test_only_nan_mismatches_give_nan_without_a_warning():
         fpx.suggest_tolerance(True, 1.0)
 
 
+def test_a_relative_difference_beyond_float64_is_inf_without_a_warning():
+    """Pass 23: 1e300 against 1e-300 differ by 1e600 relative, beyond float64: inf, and
+    NumPy's "overflow encountered in divide" leaked out of suggest_tolerance."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t = fpx.suggest_tolerance(np.float64([1.0, 1e300]), np.float64([1.0, 1e-300]))
+    assert t.max_rel_diff == np.inf and t.max_abs_diff == 1e300
+
+
 def test_max_rel_diff_is_inf_where_a_result_overflowed():
     """A result that overflowed to inf against a finite one: the largest relative difference
     is inf, as the largest absolute one (it said 0.0)."""

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..formats import as_format, ulp_distance
 from ..numerics import clamp_ulps
+from .measure import rounded_reads
 from .space import (
     SAMPLE,
     Config,
@@ -49,7 +50,8 @@ class Evidence:
     function that made it), ``draw_bits`` (-log2 of how often the configurations give its
     value: the bits of a run-to-run order drawing it) and ``family_bits`` (the same per
     family of random orders: one order with its seed left open, say ``tree(block=256,
-    combine=atomic)``)."""
+    combine=atomic)``), and for a sum or mean nothing reproduces ``rounded_reads`` (the
+    input roundings within whose bound alone it lies: :func:`~.measure.rounded_reads`)."""
 
     label: str
     groups: list = field(default_factory=list)
@@ -59,6 +61,7 @@ class Evidence:
     fact: bool = False
     draw_bits: float = 0.0
     family_bits: dict = field(default_factory=dict)
+    rounded_reads: tuple = ()
 
     @property
     def matched(self) -> list:
@@ -285,6 +288,7 @@ def _found(op, arrays, obs, sc: list, ev: Evidence, in_fmt: str, full: dict) -> 
         near.sort(key=lambda t: (t[0], t[1], cost(op, t[2], in_fmt)))
     if near:
         ev.nearest, ev.ulps = [t[2] for t in near], near[0][0]
+    ev.rounded_reads = rounded_reads(op, arrays, obs, in_fmt)
 
 
 def _rerounded(op, sc: list, sample: tuple, obs, in_fmt: str) -> list:

@@ -2,7 +2,8 @@
 is closer (:func:`closer`, ties as ties), and whether rounding can explain it at all
 (:func:`bound` of a configuration, :func:`beyond_rounding`: the elements outside the
 worst-case bound of every evaluation order, accumulator and input rounding;
-:func:`may_overflow`: whether any partial result can reach a format's largest value).
+:func:`may_overflow`: whether any partial result can reach a format's largest value;
+:func:`rounded_reads`: the input roundings a sum nothing reproduces may have read).
 
 The measure is the normwise relative error ``||R - X|| / ||X||`` (Frobenius norm; a scalar:
 ``|r - x| / |x|``), X the exact result, R measured in float64 (every format widens exactly):
@@ -33,6 +34,7 @@ __all__ = [
     "deviation",
     "errors",
     "magnitude",
+    "rounded_reads",
 ]
 
 CANCELLED = 2.0**-10  # an element whose exact value is below this share of sum |terms|
@@ -285,6 +287,20 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
         far &= np.isfinite(r.astype(np.float64)) & np.isfinite(exact)
         outside = far if outside is None else outside & far
     return np.asarray(outside)
+
+
+def rounded_reads(op: str, arrays: tuple, result, in_fmt: str) -> tuple:
+    """For a sum or mean of float32 or float64 data (whose orders read the inputs as they
+    are: none is tried on rounded ones), the input roundings of :func:`bound_roundings`
+    within whose bound ``result`` lies where it lies beyond that of every order on the
+    inputs as they are (else ()): a guess that it read them rounded (pass 23: a loop on a
+    bfloat16 copy was guessed 'order' alone, 28 of 28 such sums)."""
+    if reduction(op).products or in_fmt not in ("float32", "float64"):
+        return ()
+    if not np.any(beyond_rounding(op, arrays, result, ())):
+        return ()
+    rs = TRIED_ROUNDINGS[1:] + TRUNCATIONS
+    return tuple(r for r in rs if not np.any(beyond_rounding(op, arrays, result, (r,))))
 
 
 def beyond_one_code(op: str, arrays: tuple, observed: dict, in_fmt: str) -> bool:

@@ -305,6 +305,7 @@ def _deterministic(op: str, a: Evidence, b: Evidence, in_fmt: str, add) -> None:
         )
         if drawn:  # a fixed order nothing tried, not a random draw (pass 21: a 3-lane sum,
             guess = frozenset({"order"})  # matched by seeded orders alone: only nondeterminism)
+        guess |= {"input_rounding"} if other.rounded_reads else set()  # (a sum: none tried)
         bits = costs[ck] + UNKNOWN_BITS + other.chance_bits
         add(guess, bits, *((near, ck) if flip else (ck, near)), False)
     if not a.groups and not b.groups:
@@ -313,6 +314,7 @@ def _deterministic(op: str, a: Evidence, b: Evidence, in_fmt: str, add) -> None:
         guess = frozenset()
         if near_a is not None and near_b is not None:
             guess = differing(factors(near_a, in_fmt), factors(near_b, in_fmt))
+        guess |= {"input_rounding"} if a.rounded_reads or b.rounded_reads else set()
         add(guess, bits, near_a, near_b, False)
 
 

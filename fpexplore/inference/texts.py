@@ -10,12 +10,20 @@ from .space import FIXED, Config, factors
 _NEAREST = " (nearest configurations: no exact match)"
 
 
-def evidence_text(factor: str, cause: Cause, la: str, lb: str, in_fmt: str) -> str:
+def evidence_text(factor: str, cause: Cause, la: str, lb: str, in_fmt: str, evidence) -> str:
     """How the configurations ``cause.a`` and ``cause.b`` of results ``la`` and ``lb``
     differ in ``factor`` ("" where one is unknown), said to rest on the nearest
-    configurations where it is not an exact match."""
+    configurations where it is not an exact match (``evidence``: label -> Evidence)."""
     ca, cb = cause.a, cause.b
     known = ca is not None and cb is not None
+    reads = [(k, evidence[k].rounded_reads) for k in (la, lb) if evidence[k].rounded_reads]
+    if factor == "input_rounding" and reads and not (known and _reads_differ(ca, cb, in_fmt)):
+        k, rs = reads[0]
+        return (  # (a guess that says what it rests on: no sum is tried on rounded inputs)
+            f"{k} lies beyond the worst-case error bound of every order on the inputs as "
+            f"they are, within it for the inputs read as {' or '.join(rs)} (a guess: no "
+            "order is tried on rounded inputs here)"
+        )
     acc = [factors(c, in_fmt)["accumulator"] for c in (ca, cb)] if known else []
     if factor == "accumulator" and known and acc[0] == acc[1]:  # (COMPENSATED)
         (lc, cc), (lo, _) = ((la, ca), (lb, cb))[:: 1 if ca.spec.name in COMPENSATED else -1]
@@ -26,6 +34,10 @@ def evidence_text(factor: str, cause: Cause, la: str, lb: str, in_fmt: str) -> s
         )
     said = _differing(factor, ca, cb, la, lb, in_fmt) if known else ""
     return said + ("" if cause.exact else _NEAREST)
+
+
+def _reads_differ(ca: Config, cb: Config, in_fmt: str) -> bool:
+    return factors(ca, in_fmt)["input_rounding"] != factors(cb, in_fmt)["input_rounding"]
 
 
 def _differing(factor: str, ca: Config, cb: Config, la: str, lb: str, in_fmt: str) -> str:
