@@ -204,7 +204,7 @@ class _Explaining:
         self.refs = {k: refs[o.dtype.name] for k, o in observed.items()}
         self.devs = {k: measure.deviation(op, arrays, o, self.exact64) for k, o in observed.items()}
         self.errors = measure.errors(self.devs, self.exact64)
-        self.closer = measure.closer(op, arrays, observed, self.devs, self.errors)
+        self.closer = measure.closer(op, arrays, observed, self.devs, self.errors, self.refs)
         self.S = measure.magnitude(op, arrays)
 
     def explained(self, fns: list) -> Explanation:
@@ -342,12 +342,13 @@ class _Explaining:
             if wrong.any():  # the exact result is inf or NaN, and this one is not that
                 out[k] = np.argwhere(np.atleast_1d(wrong))
                 continue
-            blown = _blown(self, k)
             fmts = {self.in_fmt} | {o.dtype.name for o in self.observed.values()}
-            if ev.groups or (blown.any() and measure.may_overflow(self.op, self.arrays, fmts)):
+            blown = _blown(self, k)
+            never = blown & ~measure.overflow_reach(self.op, self.arrays, self.observed[k], fmts)
+            if ev.groups or (blown.any() and not never.any()):
                 continue
-            if blown.any():  # inf or NaN where no partial result can overflow
-                out[k] = np.argwhere(np.atleast_1d(blown))
+            if never.any():  # inf or NaN where no partial result can overflow to it
+                out[k] = np.argwhere(np.atleast_1d(never))
                 continue
             far = measure.beyond_rounding(self.op, self.arrays, self.observed[k], roundings)
             if np.any(far):
@@ -473,10 +474,16 @@ def _not_special(ex, label: str) -> np.ndarray:
 
 
 def _blown(ex, label: str) -> np.ndarray:
-    """The elements of a result that are inf or NaN where the exact result is finite."""
-    ref_finite = np.isfinite(np.asarray(ex.refs[label], dtype=np.float64))
+    """The elements of a result that are inf or NaN where the exact result is finite and
+    not the value it rounds to (an inf of its sign beyond the format's largest value)."""
+    finite = np.isfinite(np.asarray(ex.exact64, dtype=np.float64)) & ~_rounded_to(ex, label)
     with np.errstate(all="ignore"):
-        return ~np.isfinite(ex.observed[label].astype(np.float64)) & ref_finite
+        return ~np.isfinite(ex.observed[label].astype(np.float64)) & finite
+
+
+def _rounded_to(ex, label: str) -> np.ndarray:
+    """The elements of a result equal to the exact result rounded to its format."""
+    return np.asarray(ex.observed[label] == ex.refs[label])
 
 
 def _bug_verdict(ex, beyond: dict) -> str:

@@ -732,6 +732,13 @@ def test_fn_as_a_dict_is_checked():
         fpx.explain("sum", x, res, fn=lambda v, w: v)
     if hasattr(raised.value, "add_note"):
         assert raised.value.__notes__ == ["fpx.explain called fn with 1 array(s): float32 (100,)"]
+    # pass 24: one of fn={label: function} raising named no function of the dict
+    with pytest.raises(ZeroDivisionError) as raised:
+        fpx.explain("sum", x, res, fn={"loop": lambda v: 1 / 0})
+    if hasattr(raised.value, "add_note"):
+        assert raised.value.__notes__ == [
+            "fpx.explain called fn['loop'] with 1 array(s): float32 (100,)"
+        ]
 
 
 def _in_blocks_of_100(x):
@@ -1190,3 +1197,36 @@ def test_pass_22_nondeterminism_alone_is_never_the_only_cause_listed():
     e = fpx.explain("sum", x, {"a": seq(x), "b": pw(x)})
     assert list(e.causes.factor) == ["nondeterminism", "order"] and not e.causes.decided.any()
     assert "nondeterminism or order fit the evidence" in e.verdict
+
+
+def test_a_minus_inf_sum_of_positive_terms_is_a_bug_and_the_rounded_inf_is_closer():
+    """Pass 24: two float16 65504s (exact 131008, Fraction: beyond 65520, so it rounds to
+    +inf) summed to -inf were "within rounding", tied with +inf: no partial sum of positive
+    terms is negative, so -inf is a likely bug, and +inf, the exact result rounded, is the
+    closer. A NaN stays within reach: a compensated sum's correction after an overflow is
+    inf - inf (Kahan's, tried)."""
+    x = np.array([65504, 65504], np.float16)
+    assert sum(map(Fraction, x.tolist())) >= 65520
+    e = fpx.explain("sum", x, {"a": np.float16(np.inf), "b": np.float16(-np.inf)})
+    assert "likely bug" in e.verdict and "-inf where the exact value is 131008" in e.verdict
+    assert not e.table.loc["b", "within_bound"] and e.table.loc["a", "within_bound"]
+    assert e.table["closer"].to_dict() == {"a": True, "b": False}
+    e = fpx.explain("sum", x, {"a": np.float16(np.inf), "b": np.float16(np.nan)})
+    assert "likely bug" not in e.verdict and e.table["closer"].to_dict() == {"a": True, "b": False}
+    y = np.array([60000, 10000, -20000], np.float16)  # +inf in turn; no order reaches -inf
+    e = fpx.explain("sum", y, {"a": np.float16(np.inf), "b": np.float16(-np.inf)})
+    assert "likely bug" in e.verdict and "-inf where the exact value is 50000" in e.verdict
+
+
+def test_matmul_inputs_as_a_dict_in_another_order():
+    """Pass 24: inputs={"B": B, "A": A} was taken in the dict's order: B @ A, "a likely bug".
+    The names say which is which."""
+    rng = np.random.default_rng(0)
+    A, B = (rng.standard_normal((8, 8)).astype(np.float32) for _ in range(2))
+    P = A[:, :, None] * B[None]  # products, k on axis 1
+    r1 = np.cumsum(P, axis=1, dtype=np.float32)[:, -1, :]
+    r2 = np.cumsum(P[:, ::-1, :], axis=1, dtype=np.float32)[:, -1, :]
+    for given in ({"B": B, "A": A}, (A, B)):
+        e = fpx.explain("matmul", given, {"cpu": r1, "gpu": r2})
+        assert "likely bug" not in e.verdict, e.verdict
+        assert e.causes["factor"].iloc[0] == "order" and e.causes["decided"].iloc[0]

@@ -1657,3 +1657,37 @@ def test_pass_23_a_link_to_an_empty_selection_opens_it_again():
         str(v) for v in fpx.explorer(op="sum", n=300, format="float8_e4m3").state.variants
     ]
     assert not fp8.state.chosen
+
+
+def test_pass_24_bits_of_a_narrower_observed_result_and_b_equal_to_a():
+    """Pass 24: the bits view of an observed float16 sum of float32 data said "the
+    comparison holds no float16 reference" (the table measured it), and after the next
+    recompute the app stayed blank in every view; its snippet's cmp.reference_of failed
+    the same way: the reference is the exact sum rounded once to float16 (Fraction,
+    tests/explain_cases.round_fraction). B picked equal to A was swapped for another
+    result at the next seed, without a word: it stays."""
+    from fractions import Fraction
+
+    import explain_cases as ec
+
+    xs = np.random.default_rng(3).standard_normal(500).astype(np.float32)
+    exact16 = ec.round_fraction(sum(map(Fraction, xs.tolist())), "float16")
+    ns = dict(xs=xs, xs2=xs[::-1].copy(), gpu16=np.float16(exact16))
+    app = fpx.explorer(namespace=ns, source="arrays")
+    app.input_picks["x"].value = "xs"
+    app.observed.value = ("gpu16",)
+    app.view.value = "bits"
+    app.pick_a.value = ("gpu16", "observed")
+    assert app.message.value == "" and app.comparison is not None
+    ref = app.comparison.reference_of(np.float16(0))
+    assert ref.dtype == np.float16 and float(ref) == exact16
+    assert "cmp.reference_of(gpu16)" in app.snippet.value
+    app.input_picks["x"].value = "xs2"
+    assert app.message.value == "" and app.comparison is not None
+    app.view.value = "errors"
+    assert app.message.value == "" and app.comparison is not None
+    app = fpx.explorer(n=1000, view="A vs B")
+    app.pick_a.value = app.pick_b.value = ("kahan", "emulated")
+    app.seed.value = 3
+    assert app.pick_b.value == ("kahan", "emulated") == app.state.pick_b
+    assert "cmp.diff('kahan (emulated)', 'kahan (emulated)')" in app.snippet.value

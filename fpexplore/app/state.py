@@ -520,13 +520,15 @@ def pick(state: State, a=None, b=None) -> State:
 
 def settle_picks(state: State, keys: list) -> State:
     """A and B among the results shown (``keys``): a preset's pair where it asked for one,
-    else the choice where it is still there, else the first two."""
+    else the choice where it is still there (B equal to A too), else the first two."""
     a, b = state.pick_a, state.pick_b
     if len(state.want_picks) == 2 and all(w in keys for w in state.want_picks):
         a, b = state.want_picks
-    a = a if a in keys else keys[0]
+    kept = a in keys
+    a = a if kept else keys[0]
     fallback = keys[1] if len(keys) > 1 else keys[0]
-    b = b if b in keys and b != a else fallback
+    # (B equal to A where the user picked both stays: pass 24 swapped it at the next seed)
+    b = b if b in keys and (b != a or kept) else fallback
     return state.set(pick_a=a, pick_b=b, want_picks=())
 
 

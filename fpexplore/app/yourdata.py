@@ -261,25 +261,13 @@ def observe(cmp, observed: dict) -> Observed:
             out.explanation = explain(cmp.op, cmp.inputs, results)
     for name, v in observed.items():
         try:
-            ref = out.explanation.reference[name] if out.explanation else _reference(cmp, v)
+            ref = out.explanation.reference[name] if out.explanation else cmp.reference_of(v)
         except ValueError as e:  # (a result narrower than the data: no exact reference)
             raise ValueError(f"observed {name}: {e}") from None
         row, record = _measured(cmp, name, v, ref)
         out.rows.append(row)
         out.records.append(record)
     return out
-
-
-def _reference(cmp, v):
-    """The exact result in ``v``'s format: the comparison's, or for sum, dot, matmul and
-    mean (references of the inputs alone) made now from the inputs widened exactly (a
-    float32 result of FP8 data, which explain does not take)."""
-    try:
-        return cmp.reference_of(v)
-    except ValueError:
-        if cmp.op not in EXPLAINED_OPS:
-            raise
-        return get_op(cmp.op).reference_for(cmp.inputs, v, {}, cmp.references)
 
 
 def _measured(cmp, name: str, v, ref) -> tuple[dict, dict]:

@@ -2,7 +2,7 @@
 is closer (:func:`closer`, ties as ties), and whether rounding can explain it at all
 (:func:`bound` of a configuration, :func:`beyond_rounding`: the elements outside the
 worst-case bound of every evaluation order, accumulator and input rounding;
-:func:`may_overflow`: whether any partial result can reach a format's largest value;
+:func:`overflow_reach`: whether a partial result can overflow to a result's inf or NaN;
 :func:`rounded_reads`: the input roundings a sum nothing reproduces may have read).
 
 The measure is the normwise relative error ``||R - X|| / ||X||`` (Frobenius norm; a scalar:
@@ -34,6 +34,7 @@ __all__ = [
     "deviation",
     "errors",
     "magnitude",
+    "overflow_reach",
     "rounded_reads",
 ]
 
@@ -86,15 +87,27 @@ def magnitude(op: str, arrays: tuple) -> np.ndarray:
         return s / terms.size if red.divides else s
 
 
-def may_overflow(op: str, arrays: tuple, formats) -> bool:
-    """Some partial result of ``op`` may exceed the largest value of the narrowest of
-    ``formats``: sum |terms|, grown by every rounding ((1 + u)^n <= e^(nu)), reaches it."""
+def overflow_reach(op: str, arrays: tuple, result, formats) -> np.ndarray:
+    """Per element of ``result``: whether its value may come from a partial result that
+    exceeded the largest value of the narrowest of ``formats`` (True where it is finite):
+    +inf where the positive terms, grown by every rounding ((1 + u)^n <= e^(nu)), reach it,
+    -inf where the negative ones do, NaN where either does (inf - inf; a compensated sum's
+    correction after an overflow) (pass 24: a -inf sum of two float16 65504s was "within
+    rounding")."""
     infos = [format_info(f) for f in formats]
-    red = reduction(op)
-    n = red.length(arrays)
-    reach = float(np.max(magnitude(op, arrays))) * (n if red.divides else 1)
-    u = max(float(i.unit_roundoff) for i in infos)
-    return not reach * math.exp(min(n * u, 700.0)) < min(float(i.max) for i in infos)
+    w, red = _wide(arrays), reduction(op)
+    with np.errstate(all="ignore"):
+        if red.matrix:
+            (pa, na), (pb, nb) = ((np.maximum(v, 0), np.maximum(-v, 0)) for v in w)
+            pos, neg = pa @ pb + na @ nb, pa @ nb + na @ pb
+        else:
+            t = (w[0] * w[1] if red.products else w[0]).ravel()
+            pos, neg = float(np.sum(t[t > 0])), float(-np.sum(t[t < 0]))
+    grow = math.exp(min(red.length(arrays) * max(float(i.unit_roundoff) for i in infos), 700.0))
+    top = min(float(i.max) for i in infos)
+    up, down = np.asarray(pos) * grow >= top, np.asarray(neg) * grow >= top
+    r = np.asarray(result).astype(np.float64)
+    return np.isfinite(r) | np.where(np.isnan(r), up | down, np.where(r > 0, up, down))
 
 
 def errors(devs: dict, exact64) -> dict:
@@ -137,11 +150,22 @@ def _exact_abs(op: str, arrays: tuple, r) -> Fraction:
     return abs(s - Fraction(float(r)))
 
 
-def closer(op: str, arrays: tuple, observed: dict, devs: dict, errs: dict) -> set:
+def closer(op: str, arrays: tuple, observed: dict, devs: dict, errs: dict, refs: dict) -> set:
     """The labels of the results nearest the exact answer (all of them where they tie).
-    Scalars equally far in float64 but not equal are compared exactly (fractions)."""
+    Scalars equally far in float64 but not equal are compared exactly (fractions); results
+    infinitely far, by whether each inf or NaN is the exact result rounded to the result's
+    format (``refs``: label -> it; pass 24: +inf and -inf sums of 65504 + 65504 in float16
+    tied)."""
     best = min(errs.values())
     near = [k for k, e in errs.items() if e == best]
+    if not np.isfinite(best):
+        with np.errstate(all="ignore"):
+            rounded = [
+                k
+                for k in near
+                if np.all(np.isfinite(observed[k].astype(np.float64)) | (observed[k] == refs[k]))
+            ]
+        near = rounded or near
     if len(near) <= 1 or np.ndim(observed[near[0]]) or not np.isfinite(best):
         return set(near)
     values = {k: float(observed[k]) for k in near}

@@ -47,8 +47,9 @@ class Probed:
 class _Caller:
     """fn on copies of its inputs (it may not change them), its result as an array."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, label=None):
         self.fn, self.calls = fn, 0
+        self.name = "fn" if label is None else f"fn[{label!r}]"
 
     def __call__(self, arrays: tuple) -> np.ndarray:
         self.calls += 1
@@ -58,7 +59,7 @@ class _Caller:
         except Exception as e:  # the user's own error, with how explain called fn (3.11+)
             if hasattr(e, "add_note"):
                 shapes = " and ".join(f"{a.dtype} {a.shape}" for a in arrays)
-                e.add_note(f"fpx.explain called fn with {len(arrays)} array(s): {shapes}")
+                e.add_note(f"fpx.explain called {self.name} with {len(arrays)} array(s): {shapes}")
             raise
         try:
             format_info(out.dtype)
@@ -79,7 +80,7 @@ def probe(
     """What ``fn`` computes (see the module docstring); ``evidence``: label ->
     :class:`~.evidence.Evidence` of the search (its matches are the configurations tried);
     ``label``: the result ``fn`` made (None: whichever result it gives)."""
-    call = _Caller(fn)
+    call = _Caller(fn, label)
     first = call(arrays)
     runs = [first, call(arrays)]
     want = observed if label is None else {label: observed[label]}

@@ -316,6 +316,7 @@ class OpSpec:
                     + (f"; missing {', '.join(missing)}" if missing else "")
                     + (f"; unknown {', '.join(map(repr, unknown))}" if unknown else "")
                 )
+            given = {k: given[k] for k in names}  # in the op's order (pass 24: B@A for {B, A})
         elif isinstance(inputs, (tuple, list)) and not (
             len(names) == 1 and inputs and not hasattr(inputs[0], "__len__")
         ):
