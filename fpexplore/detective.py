@@ -65,6 +65,9 @@ def _as_observations(inputs, observed, op: str):
     out = []
     arity = 2 if reduction(op).products else 1
     for i, o in zip(ins, obs):
+        if isinstance(i, dict):  # by the op's input names (pass 24: the keys were the data)
+            given = get(op).user_inputs(i, what="match_orders")[0]
+            i = tuple(given[k] for k in get(op).input_names)
         i = (i,) if arity == 1 and not isinstance(i, tuple) else tuple(i)
         if len(i) != arity:
             raise ValueError(f"{op} takes {arity} input array(s) per observation, got {len(i)}")

@@ -224,7 +224,8 @@ class _Explaining:
         runs = any(p.runs_differ for p in probed) if probed else None
         if not runs and measure.beyond_one_code(self.op, self.arrays, self.observed, self.in_fmt):
             runs = False  # too far apart for one code's orders: no run-to-run nondeterminism
-        scores = score(self.op, evidence, self.pair, self.in_fmt, runs_differ=runs)
+        steady = {p.label for p in probed if not p.runs_differ}
+        scores = score(self.op, evidence, self.pair, self.in_fmt, runs_differ=runs, steady=steady)
         self.evidence, self.scores, self.probed = evidence, scores, probed
         beyond = self._beyond()
         rows = self._overflow(beyond)

@@ -468,3 +468,19 @@ def test_pass_21_reproducer_takes_a_spec_as_compare_spells_it():
     )
     with pytest.raises(TypeError, match="variant must be a variant spec"):
         reproduce.reproducer(c, variant=4)
+
+
+def test_match_orders_takes_matmul_inputs_by_name():
+    """Pass 24: match_orders({"B": B, "A": A}, R, "matmul") took the dict's keys as data
+    ("dtype <U1 is not supported"): the names say which is which, as for compare and
+    explain; a name missing is refused, naming it. R: each element summed left to right
+    over k (NumPy's cumsum), so sequential reproduces all 64."""
+    rng = np.random.default_rng(0)
+    A, B = (rng.standard_normal((8, 8)).astype(np.float32) for _ in range(2))
+    R = np.cumsum(A[:, :, None] * B[None], axis=1, dtype=np.float32)[:, -1, :]
+    by_name = fpx.match_orders({"B": B, "A": A}, R, "matmul")
+    assert by_name.equals(fpx.match_orders((A, B), R, "matmul"))
+    row = by_name[by_name["variant"] == "sequential"].iloc[0]
+    assert row["exact_matches"] == 64 and row["max_ulp"] == 0
+    with pytest.raises(ValueError, match="match_orders: matmul takes inputs A, B; missing B"):
+        fpx.match_orders({"A": A}, R, "matmul")

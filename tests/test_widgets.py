@@ -1691,3 +1691,17 @@ def test_pass_24_bits_of_a_narrower_observed_result_and_b_equal_to_a():
     app.seed.value = 3
     assert app.pick_b.value == ("kahan", "emulated") == app.state.pick_b
     assert "cmp.diff('kahan (emulated)', 'kahan (emulated)')" in app.snippet.value
+
+
+def test_pass_24_an_infinite_observed_result_is_said_to_be_infinite():
+    """Pass 24: an observed float32 inf beside a sum whose exact value is 27.497 read
+    "ginf is 1,034,159,410 ulps above the exact sum" (0x7f800000 - 0x41dbface): true of
+    the bits, silent about the inf; a NaN there has its own words, and now so has an inf."""
+    xs = np.random.default_rng(3).standard_normal(500).astype(np.float32)
+    ns = dict(xs=xs, ginf=np.float32(np.inf), gneg=np.float32(-np.inf))
+    app = fpx.explorer(namespace=ns, source="arrays")
+    app.input_picks["x"].value = "xs"
+    app.observed.value = ("ginf", "gneg")
+    said = html.unescape(app.verdict.value)
+    assert "ginf is inf where the exact sum is not" in said, said
+    assert "gneg is -inf where the exact sum is not" in said and "ulps above" not in said

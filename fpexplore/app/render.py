@@ -101,6 +101,8 @@ def _phrase(op: str, name: str, out, r, unit: str) -> tuple[float, str]:
             else f"is a number where the exact {op} is NaN"
         )
         return math.inf, f"{name} {text}"
+    if np.ndim(out) == 0 and np.isinf(out) and int(r["ulp_error"]) != 0:  # (pass 24: in ulps)
+        return math.inf, f"{name} is {float(out)} where the exact {op} is not"
     if np.ndim(out) == 0:
         k = int(r["ulp_error"])
         side = "below" if k < 0 else "above"

@@ -170,22 +170,29 @@ def _cheapest(op: str, ev: Evidence, in_fmt: str) -> float:
     return best if ev.fact else min(best, unknown)
 
 
-def score(op: str, evidence: dict, pair: tuple, in_fmt: str, *, runs_differ=None) -> Scores:
+def score(
+    op: str, evidence: dict, pair: tuple, in_fmt: str, *, runs_differ=None, steady=()
+) -> Scores:
     """The causes of the difference between the results ``pair`` = (a, b), weighed over
     every hypothesis (``evidence``: label -> :class:`Evidence` of every result;
     ``runs_differ``: True where the function was called twice and gave two results, False
-    where it gave the same, None where it was not given)."""
+    where it gave the same, None where it was not given; ``steady``: the labels of results
+    whose function gave the same twice: where both of the pair's did, a seeded order is a
+    fixed one, and nondeterminism no cause (pass 24: it was listed beside order))."""
     if runs_differ:  # a fact: the same code gave two results
         return Scores(
             [Cause(RUN_TO_RUN, 1.0, 0.0)], True, True, {"nondeterminism": 1.0}, RUN_TO_RUN
         )
     a, b = (evidence[k] for k in pair)
+    fixed_pair = all(k in steady for k in pair)
     weights: dict = {}  # (factors, exact) -> [bits of the summed weight, best bits, ca, cb]
 
     def add(diff, bits, ca, cb, exact=True, named=None):
         """A hypothesis of weight 2^-bits (``named``: the bits of its own description, where
         its weight is a share of a computation's)."""
         named = bits if named is None else named
+        if fixed_pair and "nondeterminism" in diff:
+            diff = (diff - RUN_TO_RUN) | {"order"}
         cur = weights.setdefault((diff, exact), [math.inf, math.inf, None, None])
         cur[0] = _plus(cur[0], bits)
         if named < cur[1]:
