@@ -221,10 +221,7 @@ class _Explaining:
             probed.append(p)
             if p.configs:
                 evidence[p.label] = with_fact(evidence[p.label], p.configs, self.op, self.in_fmt)
-        runs = any(p.runs_differ for p in probed) if probed else None
-        if not runs and measure.beyond_one_code(self.op, self.arrays, self.observed, self.in_fmt):
-            runs = False  # too far apart for one code's orders: no run-to-run nondeterminism
-        steady = {p.label for p in probed if not p.runs_differ}
+        runs, steady = _runs(self, probed)
         scores = score(self.op, evidence, self.pair, self.in_fmt, runs_differ=runs, steady=steady)
         self.evidence, self.scores, self.probed = evidence, scores, probed
         beyond = self._beyond()
@@ -463,6 +460,16 @@ def _hypotheses(ex, pd):
         for c in ex.scores.causes[:10]
     ]
     return pd.DataFrame(rows)
+
+
+def _runs(ex, probed: list) -> tuple:
+    """(whether a function probed gave two results: None where none was given, False too
+    where the results are too far apart for one code's orders; the labels of the results
+    whose function gave the same twice)."""
+    runs = any(p.runs_differ for p in probed) if probed else None
+    if not runs and measure.beyond_one_code(ex.op, ex.arrays, ex.observed, ex.in_fmt):
+        runs = False  # too far apart for one code's orders: no run-to-run nondeterminism
+    return runs, {p.label for p in probed if not p.runs_differ}
 
 
 def _not_special(ex, label: str) -> np.ndarray:

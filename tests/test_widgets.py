@@ -1663,9 +1663,9 @@ def test_pass_24_bits_of_a_narrower_observed_result_and_b_equal_to_a():
     """Pass 24: the bits view of an observed float16 sum of float32 data said "the
     comparison holds no float16 reference" (the table measured it), and after the next
     recompute the app stayed blank in every view; its snippet's cmp.reference_of failed
-    the same way: the reference is the exact sum rounded once to float16 (Fraction,
-    tests/explain_cases.round_fraction). B picked equal to A was swapped for another
-    result at the next seed, without a word: it stays."""
+    the same way: the reference is the one the table measured against, explain's exact sum
+    rounded once to float16 (Fraction, tests/explain_cases.round_fraction). B picked equal
+    to A was swapped for another result at the next seed, without a word: it stays."""
     from fractions import Fraction
 
     import explain_cases as ec
@@ -1679,9 +1679,14 @@ def test_pass_24_bits_of_a_narrower_observed_result_and_b_equal_to_a():
     app.view.value = "bits"
     app.pick_a.value = ("gpu16", "observed")
     assert app.message.value == "" and app.comparison is not None
-    ref = app.comparison.reference_of(np.float16(0))
-    assert ref.dtype == np.float16 and float(ref) == exact16
-    assert "cmp.reference_of(gpu16)" in app.snippet.value
+    said = app.snippet.value  # it runs, and its reference is the exact sum rounded once
+    assert "fpx.diff(fpx.explain(cmp.op, cmp.inputs, {'A': gpu16, 'B': " in said, said
+    assert ".reference['A'], gpu16).plot('bits')  # exact and A" in said, said
+    exec(said, {"xs": xs, "gpu16": ns["gpu16"]})
+    cmp = app.comparison
+    got = fpx.explain(cmp.op, cmp.inputs, {"A": ns["gpu16"], "B": ns["gpu16"]}).reference["A"]
+    assert got.dtype == np.float16 and float(got) == exact16
+    assert app._out.observed.refs["gpu16"] == got
     app.input_picks["x"].value = "xs2"
     assert app.message.value == "" and app.comparison is not None
     app.view.value = "errors"

@@ -12,7 +12,7 @@ import textwrap
 
 import numpy as np
 
-from ..formats import ULP_NAN, ULP_SATURATED, format_info
+from ..formats import FORMATS, ULP_NAN, ULP_SATURATED, format_info
 from ..results import EXACT_LABEL, diff_values, literal
 from .state import OBSERVED, ORDER_OPS, State, sweep_arguments
 
@@ -155,8 +155,9 @@ def diff_of(cmp, observed, a, b):
     """The :class:`~fpexplore.results.Diff` of two results by key (or the exact reference, in
     the other's format), as :meth:`Comparison.diff` makes it."""
     vb = np.asarray(value_of(cmp, observed, b))
-    if a == EXACT_LABEL:
-        return diff_values(EXACT_LABEL, np.asarray(cmp.reference_of(vb)), label(b), vb)
+    if a == EXACT_LABEL:  # (an observed one's: the row's, pass 24: a float16 one of float32 data)
+        ref = observed.refs[b[0]] if b[1] == OBSERVED else cmp.reference_of(vb)
+        return diff_values(EXACT_LABEL, np.asarray(ref), label(b), vb)
     return diff_values(label(a), np.asarray(value_of(cmp, observed, a)), label(b), vb)
 
 
@@ -320,7 +321,11 @@ def view_code(state: State, cmp, code_of) -> str:
 
         if state.view == "A vs B":
             return f"fpx.diff({code(a)}, {code(b)}).plot()"
-        return f"fpx.diff(cmp.reference_of({code(a)}), {code(a)}).plot('bits')  # exact and A"
+        ref = f"cmp.reference_of({code(a)})"
+        if a[1] == OBSERVED and cmp.inputs["format"] in FORMATS:  # (explain's, the row's)
+            pair = f"{{'A': {code(a)}, 'B': {code(b)}}}"
+            ref = f"fpx.explain(cmp.op, cmp.inputs, {pair}).reference['A']"
+        return f"fpx.diff({ref}, {code(a)}).plot('bits')  # exact and A"
     if state.view == "quantize":
         try:
             name = quantize_input(cmp)[0].split()[0]

@@ -217,7 +217,8 @@ class Observed:
     ``explanation`` (:func:`fpexplore.explain` of them, or None) and ``given``: the
     explanation's result names -> the key of each ((variant, backend); observed:
     (name, "observed")); ``unexplained``: why there is no explanation where explain does not
-    take the data (FP8, FP6, FP4)."""
+    take the data (FP8, FP6, FP4); ``refs``: name -> the exact result each row is measured
+    against (explain's, in any format: a float16 result of float32 data too)."""
 
     values: dict = field(default_factory=dict)
     rows: list = field(default_factory=list)
@@ -225,6 +226,7 @@ class Observed:
     explanation: object = None
     given: dict = field(default_factory=dict)
     unexplained: str = ""
+    refs: dict = field(default_factory=dict)  # name -> the exact result its row measures
 
 
 def observe(cmp, observed: dict) -> Observed:
@@ -261,13 +263,26 @@ def observe(cmp, observed: dict) -> Observed:
             out.explanation = explain(cmp.op, cmp.inputs, results)
     for name, v in observed.items():
         try:
-            ref = out.explanation.reference[name] if out.explanation else cmp.reference_of(v)
+            ref = out.explanation.reference[name] if out.explanation else _reference(cmp, v)
         except ValueError as e:  # (a result narrower than the data: no exact reference)
             raise ValueError(f"observed {name}: {e}") from None
+        out.refs[name] = ref
         row, record = _measured(cmp, name, v, ref)
         out.rows.append(row)
         out.records.append(record)
     return out
+
+
+def _reference(cmp, v):
+    """The exact result in ``v``'s format: the comparison's, or for sum, dot, matmul and
+    mean (references of the inputs alone) made now from the inputs widened exactly (a
+    float32 result of FP8 data, which explain does not take)."""
+    try:
+        return cmp.reference_of(v)
+    except ValueError:
+        if cmp.op not in EXPLAINED_OPS:
+            raise
+        return get_op(cmp.op).reference_for(cmp.inputs, v, {}, cmp.references)
 
 
 def _measured(cmp, name: str, v, ref) -> tuple[dict, dict]:
