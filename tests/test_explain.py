@@ -1250,3 +1250,39 @@ def test_two_functions_probed_alike_twice_rule_out_nondeterminism():
     assert list(e.causes["factor"]) == ["order"] and not e.causes["decided"].any(), e.causes
     e = fpx.explain("sum", x, res, fn={"gpu": sort_first})
     assert set(e.causes["factor"]) == {"order", "nondeterminism"}, e.causes
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e-160])
+def test_float64_data_near_the_ends_of_its_range(scale):
+    """Pass 25: float64 sums near 1e160 squared their errors to inf (a dropped term was
+    "within rounding": the inputs rounded to bfloat16 were inf, their bound NaN), and near
+    1e-160 to 0 ("relative error 0 against 0"). Oracle: Fraction."""
+    x = np.array([1.0, 3.0, 5.0, 7.0]) * scale
+    e = fpx.explain("sum", x, {"a": float(x.sum()), "b": float(x[1:].sum())})
+    assert "likely bug" in e.verdict and not e.table.loc["b", "within_bound"]
+    assert e.table.loc["b", "rel_error"] == pytest.approx(1 / 16)
+    y = np.random.default_rng(2).normal(size=1000) * scale
+    res = {"a": float(_loop(y, np.float64)), "b": float(np.sum(y))}
+    e = fpx.explain("sum", y, res)
+    exact = sum(map(Fraction, y.tolist()))
+    for k, v in res.items():
+        want = float(abs(Fraction(v) - exact) / abs(exact))
+        assert e.table.loc[k, "rel_error"] == pytest.approx(want, rel=1e-6), k
+
+
+def test_a_float16_result_of_bfloat16_data_is_measured_against_the_exact_result_rounded_once():
+    """Pass 25: neither bfloat16 nor float16 holds the other; the exact result of bfloat16
+    data was rounded to bfloat16 first, then to float16 (a matmul of [1, 2^-9] by ones gave
+    1.0 where the exact 1 + 2^-9 is a float16, 1.001953125). Oracle: Fraction,
+    tests/explain_cases.round_fraction."""
+    import explain_cases as ec
+
+    A = np.array([[1.0, 2.0**-9], [3.0, 5.0]], ml_dtypes.bfloat16)
+    B = np.ones((2, 2), ml_dtypes.bfloat16)
+    r16 = (A.astype(np.float32) @ B.astype(np.float32)).astype(np.float16)
+    e = fpx.explain("matmul", (A, B), {"bf16": A @ B, "f16": r16})
+    want = [
+        [ec.round_fraction(Fraction(float(A[i, 0])) + Fraction(float(A[i, 1])), "float16")] * 2
+        for i in range(2)
+    ]
+    assert e.reference["f16"].tolist() == want and want[0][0] == 1.001953125

@@ -441,13 +441,17 @@ def _exact_fraction(op, arrays, index=None) -> Fraction:
 def reference(op: str, arrays, fmt: str, wide=None):
     """The exact result correctly rounded to ``fmt``: in a wider or the same format from the
     inputs widened exactly; in a narrower one by rounding the correctly rounded result in the
-    inputs' format (or ``wide``, the exact result rounded to a wider format) again, except
+    inputs' format (or ``wide``, the exact result rounded to a wider format; float64 where
+    neither of the two formats holds the other) again, except
     where it is a midpoint of ``fmt`` (the only place a second rounding can err: those
     elements are computed exactly as fractions)."""
     src = arrays[0].dtype.name if wide is None else np.asarray(wide).dtype.name
     s_info, d_info = format_info(src), format_info(fmt)
     if d_info.precision >= s_info.precision and d_info.emax >= s_info.emax:
         return wide if wide is not None and src == fmt else _exact(op, arrays, fmt)
+    if d_info.precision > s_info.precision or d_info.emax > s_info.emax:  # neither holds the
+        wide = np.asarray(_exact(op, arrays, "float64"))  # other (bfloat16, float16): from
+        # float64, which holds both (pass 25: rounded through bfloat16, 1 + 2^-9 was 1.0)
     wide = np.asarray(_exact(op, arrays, src) if wide is None else wide)
     out = np.array(as_format(wide, fmt))
     w64, o64 = wide.astype(np.float64), out.astype(np.float64)
