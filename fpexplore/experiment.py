@@ -551,7 +551,9 @@ def sweep(
         format; 0 where the value is it, inf where exactly one is NaN; an array's largest element
         error; within half an ulp of |value - exact|, which the bounds bound). Sum/dot: ``bounds``,
         per size ``worst_sequential`` (gamma_{n-1} S), ``worst_pairwise`` (gamma_{ceil(log2 n)} S),
-        ``probabilistic`` (sqrt(n) u S), absolute, the median over the seeds.
+        ``probabilistic`` (sqrt(n) u S), absolute, the median over the seeds; for dot, S is
+        sum |a_i b_i| and the worst cases gamma_n and gamma_{ceil(log2 n)+1} (each product
+        rounded once more: Higham eq. 3.4).
 
     Raises
     ------

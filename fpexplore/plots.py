@@ -260,7 +260,7 @@ def plot_comparison(cmp, kind: str = "auto", ax=None):
 SWEEP_UNITS = ("abs", "ulps")
 
 
-def error_vs_n(table, bounds=None, ax=None, title="", unit: str = "abs"):
+def error_vs_n(table, bounds=None, ax=None, title="", unit: str = "abs", op: str = "sum"):
     """|error| against n, log-log: per result the median over the seeds (a line) and the
     10-90% band of the seeds (shaded); bounds dashed and labelled. Results with no error at
     all (exact, or equal to the correctly rounded value) are drawn on a dotted floor line
@@ -268,7 +268,8 @@ def error_vs_n(table, bounds=None, ax=None, title="", unit: str = "abs"):
 
     ``unit``: "abs" draws the absolute error ``abs_error``; "ulps" the largest |error| in
     ulps of the result's format (``max_abs_ulp``), and the bounds divided by the ulp of each
-    size's median |result| (scalar results; without them no bounds are drawn)."""
+    size's median |result| (scalar results; without them no bounds are drawn). ``op``: the
+    bounds' labels, a sum's or a dot's."""
     checks.choice("unit", unit, SWEEP_UNITS)
     fig, ax = _new_ax() if ax is None else (ax.figure, ax)
     if unit == "ulps":
@@ -298,10 +299,13 @@ def error_vs_n(table, bounds=None, ax=None, title="", unit: str = "abs"):
     if any_zero:
         ax.axhline(floor, color="grey", ls=":", lw=1, label="no error (0), drawn at this floor")
     if bounds is not None and len(bounds):
+        S, seq, pw = r"\Sigma|x|", r"\gamma_{n-1}", r"\gamma_{\lceil\log_2 n\rceil}"
+        if op == "dot":  # (each product rounded once more: Higham eq. 3.4)
+            S, seq, pw = r"\Sigma|a_i b_i|", r"\gamma_n", r"\gamma_{\lceil\log_2 n\rceil+1}"
         names = {
-            "worst_sequential": r"worst case, sequential ($\gamma_{n-1}\,\Sigma|x|$)",
-            "worst_pairwise": r"worst case, pairwise ($\gamma_{\lceil\log_2 n\rceil}\,\Sigma|x|$)",
-            "probabilistic": r"probabilistic ($\sqrt{n}\,u\,\Sigma|x|$)",
+            "worst_sequential": rf"worst case, sequential (${seq}\,{S}$)",
+            "worst_pairwise": rf"worst case, pairwise (${pw}\,{S}$)",
+            "probabilistic": rf"probabilistic ($\sqrt{{n}}\,u\,{S}$)",
         }
         for j, (col, label) in enumerate(names.items()):
             if col in bounds:
@@ -343,7 +347,12 @@ def plot_sweep(sw, ax=None, unit: str = "abs"):
     """A :class:`~fpexplore.results.Sweep`'s error against n, in absolute error
     (``unit="abs"``) or in ulps of its format (``unit="ulps"``): see :func:`error_vs_n`."""
     return error_vs_n(
-        sw.table, sw.bounds, ax=ax, title=f"{sw.op}, {sw.format}: error against n", unit=unit
+        sw.table,
+        sw.bounds,
+        ax=ax,
+        title=f"{sw.op}, {sw.format}: error against n",
+        unit=unit,
+        op=sw.op,
     )
 
 

@@ -857,3 +857,44 @@ def test_adam_step_beyond_int64_refused():
     a = np.ones(4, np.float32)
     with pytest.raises(ValueError, match="step must be"):
         adam_step(a, a, a, a, 10**400, **HYPER)  # was Python's OverflowError, unnamed
+
+
+def test_compare_adam_step_with_moments_given_as_an_op_parameter():
+    """Pass 25: compare("adam_step", moments="mul-add") failed on "the variant 'exact'
+    takes no moments=" (compare lists moments among its keywords): the exact step takes
+    none, the variants take it. The same numbers as the spec form
+    div-then-mul(moments=mul-add), and as adam_step itself."""
+    c = fpx.compare("adam_step", n=16, moments="mul-add", variants=["div-then-mul"])
+    d = fpx.compare("adam_step", n=16, variants=["div-then-mul(moments=mul-add)"])
+    got = c.results[("div-then-mul", "emulated")]
+    assert np.array_equal(got, d.results[("div-then-mul(moments=mul-add)", "emulated")])
+    i, h = c.inputs, dict(c.inputs["hyper"])
+    step = h.pop("step")
+    own = fpx.adam_step(
+        i["param"], i["grad"], i["m"], i["v"], step, variant="div-then-mul", moments="mul-add", **h
+    )
+    assert np.array_equal(got, own[0])
+    assert c.reference.tobytes() == d.reference.tobytes()
+
+
+def test_a_dot_sweeps_worst_case_bounds_hold_for_two_float16_terms():
+    """Pass 25: sweep's worst case for a dot was a sum's, gamma_(n-1) sum |a_i b_i|; a
+    sequential float16 dot of two terms exceeded it 1.66 times (each product is rounded
+    too: Higham eq. 3.4 gives gamma_n, and gamma_(ceil(log2 n) + 1) for pairwise). Oracle:
+    Fraction, the error of a loop rounding each product and each addition to float16."""
+    a = np.array([1.7099609375, 1.1025390625], np.float16)
+    b = np.array([1.4775390625, 1.34765625], np.float16)
+    p = [np.float16(x * y) for x, y in zip(a, b)]  # each product rounded (float16 * float16)
+    loop = np.float16(p[0] + p[1])
+    exact = sum(Fraction(float(x)) * Fraction(float(y)) for x, y in zip(a, b))
+    err = abs(Fraction(float(loop)) - exact)
+    u = Fraction(1, 2**11)
+    S = sum(abs(Fraction(float(x)) * Fraction(float(y))) for x, y in zip(a, b))
+    assert err > u / (1 - u) * S  # beyond gamma_1 S, the sum's bound for n = 2
+    from fpexplore.ops.registry import get
+
+    own = get("dot").bounds_of({"a": a, "b": b}, "float16")  # what sweep draws, per seed
+    assert own["worst_sequential"] == pytest.approx(float(2 * u / (1 - 2 * u) * S))
+    assert own["worst_pairwise"] == own["worst_sequential"] and own["worst_sequential"] >= err
+    sw = fpx.sweep("dot", sizes=[2, 100], seeds=1, format="float16", progress=False)
+    assert (sw.bounds["worst_sequential"] >= sw.bounds["worst_pairwise"]).all()

@@ -14,7 +14,7 @@ from .._registry import SMALL_DTYPES
 from ..data import generate
 from ..exact import exact_dot, exact_sum
 from ..exact import kernel_needs as exact_kernel_needs
-from ..metrics import sum_bound
+from ..metrics import gamma, sum_bound, sum_depth
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
 from ..orders.arith import order_keywords
@@ -116,7 +116,16 @@ def _dot_call(name, settings, inputs, params):
 
 
 def _dot_bounds(inputs, fmt):
-    return _sum_bounds(np.abs(inputs["a"].astype(np.float64) * inputs["b"]), fmt)
+    """The sum's bounds over |a_i b_i|, each product rounded once more: gamma_n and
+    gamma_(ceil(log2 n) + 1) (Higham eq. 3.4; pass 25: gamma_(n-1) S was exceeded by a
+    sequential float16 dot of two terms)."""
+    terms = np.abs(inputs["a"].astype(np.float64) * inputs["b"])
+    S, n = float(np.sum(terms)), terms.size
+    return {
+        "worst_sequential": gamma(sum_depth(n, "sequential") + 1, fmt) * S,
+        "worst_pairwise": gamma(sum_depth(n, "pairwise") + 1, fmt) * S,
+        "probabilistic": sum_bound(terms, "probabilistic", fmt),
+    }
 
 
 # ----------------------------------------------------------------------------- matmul
