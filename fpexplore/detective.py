@@ -91,6 +91,12 @@ def _as_observations(inputs, observed, op: str):
                 "runs give a list of inputs and a list of results, one per run"
             )
         out.append((ins_, o))
+    fmts = list(dict.fromkeys(ins_[0].dtype.name for ins_, _ in out))
+    if len(fmts) > 1:  # (pass 25: "observed[1] is float64, wider than the float64 inputs")
+        raise ValueError(
+            f"match_orders: the inputs are {' and '.join(fmts)} data: the observations of one "
+            "code share its format; match each format's apart"
+        )
     return out, info
 
 

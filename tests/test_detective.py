@@ -484,3 +484,14 @@ def test_match_orders_takes_matmul_inputs_by_name():
     assert row["exact_matches"] == 64 and row["max_ulp"] == 0
     with pytest.raises(ValueError, match="match_orders: matmul takes inputs A, B; missing B"):
         fpx.match_orders({"A": A}, R, "matmul")
+
+
+def test_match_orders_refuses_observations_in_several_formats():
+    """Pass 25: a float32 and a float64 sum in one list raised "observed[1] is float64,
+    wider than the float64 inputs" (the candidates were built for the last format): the
+    formats are named."""
+    rng = np.random.default_rng(0)
+    x32, x64 = rng.normal(size=100).astype(np.float32), rng.normal(size=150)
+    obs = [np.cumsum(x32, dtype=np.float32)[-1], np.cumsum(x64)[-1]]
+    with pytest.raises(ValueError, match="the inputs are float32 and float64 data"):
+        fpx.match_orders([x32, x64], obs, "sum")

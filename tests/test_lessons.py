@@ -311,3 +311,15 @@ def test_bit_inspector_takes_what_fpx_format_returns():
         assert b.format.value == "half2_t" and b.hex_box.value == "0x2e66"  # float16's bits
     finally:
         _forget("half2_t")
+
+
+def test_bit_fields_ulp_of_the_least_e8m0_scale():
+    """Pass 25: the bit inspector gave 2^-126 as the ulp of E8M0's least value 2^-127 (its
+    exponent clamped at float32's least normal one, -126; E8M0 has no subnormals and its
+    exponent 0 is 2^-127). Oracle: the gap to the next value, 2^-126 - 2^-127, for every
+    pattern the ulp of 2^e is 2^e (E8M0 holds powers of two only)."""
+    from fpexplore.teaching.bits import bit_fields
+
+    for b in range(255):
+        f = bit_fields(b, "float8_e8m0")
+        assert f["value"] == 2.0 ** (b - 127) and f["ulp"] == 2.0 ** (b - 127), b

@@ -209,7 +209,8 @@ def bit_fields(bits, fmt: str) -> dict:
     e = E - bias if e8m0 or E else 1 - bias
     significand = (F / (1 << fbits)) + (0 if E == 0 and not e8m0 else 1)
     if math.isfinite(v):
-        q = max(math.frexp(abs(v))[1] - 1 if v else 1 - bias, 1 - bias) - fbits
+        least = -bias if e8m0 else 1 - bias  # (E8M0's exponent 0 is 2^-127: pass 25)
+        q = max(math.frexp(abs(v))[1] - 1 if v else least, least) - fbits
         gap = math.ldexp(1.0, q)
     else:
         gap = math.nan
