@@ -1286,3 +1286,14 @@ def test_a_float16_result_of_bfloat16_data_is_measured_against_the_exact_result_
         for i in range(2)
     ]
     assert e.reference["f16"].tolist() == want and want[0][0] == 1.001953125
+
+
+def test_the_cast_text_names_the_accumulator_of_the_result_not_cast():
+    """Pass 25: np.sum of float16 data (float32 partial sums, rounded at the end: NumPy's
+    float16 loops) against np.sum(x, dtype=np.float32) read "f16 sums in float16" while
+    the table said sequential@float32 reproduces it."""
+    x16 = np.random.default_rng(0).standard_normal(1000).astype(np.float16)
+    e = fpx.explain("sum", x16, {"f32": np.sum(x16, dtype=np.float32), "f16": np.sum(x16)})
+    said = e.causes["evidence"].iloc[0]
+    assert e.table.loc["f16", "reproduced_by"].endswith("@float32"), e.table
+    assert "f16 sums the float16 inputs as they are in a float32 accumulator" in said, said

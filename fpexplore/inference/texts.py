@@ -101,8 +101,11 @@ def examples(pair: tuple, evidence: dict) -> str:
 
 
 def _cast_text(cfg: Config, label: str, in_fmt: str) -> str:
-    if not cfg.cast:
-        return f"{label} sums in {in_fmt}"
+    if not cfg.cast:  # (an accumulator of its own: pass 25, np.sum of float16 "in float16")
+        acc = factors(cfg, in_fmt)["accumulator"]
+        own = acc not in (in_fmt, FIXED)
+        inner = f" in a {acc} accumulator, rounded to {in_fmt}" if own else ""
+        return f"{label} sums the {in_fmt} inputs as they are{inner}"
     if cfg.where == "before":
         wider = format_info(cfg.cast_format).precision > format_info(in_fmt).precision
         how = "widens" if wider else "rounds"
