@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Reveal", "reveal"]
 MAX_N = 100_000
-CHECKS = 4  # inputs of each kind (normal, wide, cancelling, absorbing) a tree is checked on
+CHECKS = 16  # inputs of each kind (normal, wide, cancelling, absorbing) a tree is checked on
 WIDEST = 256  # the most terms one node of a tree adds at once (a tensor core's block: 32)
 
 
