@@ -859,6 +859,7 @@ def test_adam_step_beyond_int64_refused():
         adam_step(a, a, a, a, 10**400, **HYPER)  # was Python's OverflowError, unnamed
 
 
+@needs_pandas
 def test_compare_adam_step_with_moments_given_as_an_op_parameter():
     """Pass 25: compare("adam_step", moments="mul-add") failed on "the variant 'exact'
     takes no moments=" (compare lists moments among its keywords): the exact step takes
@@ -877,6 +878,7 @@ def test_compare_adam_step_with_moments_given_as_an_op_parameter():
     assert c.reference.tobytes() == d.reference.tobytes()
 
 
+@needs_pandas
 def test_a_dot_sweeps_worst_case_bounds_hold_for_two_float16_terms():
     """Pass 25: sweep's worst case for a dot was a sum's, gamma_(n-1) sum |a_i b_i|; a
     sequential float16 dot of two terms exceeded it 1.66 times (each product is rounded
