@@ -121,7 +121,8 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
                    values (their bit order is not their value order)
 - ``_registry``    the format registry: FormatInfo (a format's parameters and its ends:
                    infinity, NaN or saturation), one entry per name, the ml_dtypes types
-                   of the formats held in float32 (FP8, FP6, FP4, E8M0)
+                   of the formats held in float32 (FP8, FP6, FP4, E8M0); format_info and
+                   format_name: a format given by name, dtype or type, parsed once
 - ``_numba``       numba plumbing for every kernel: cached_njit (the disk cache keyed also on
                    numerics.py), hw_fma (llvm.fma), float_bits; registers numerics' JITTABLE
 - ``numerics``     the shared numerics, one definition each (imports only NumPy): exact

@@ -1,6 +1,7 @@
 """The format registry: :class:`FormatInfo` (a format's parameters and how it meets the ends
 of its range), one entry per format name in ``INFO``, and ``SMALL_DTYPES``, the ml_dtypes type
-of each format held in float32 (FP8, FP6, FP4, E8M0). :mod:`fpexplore.formats` rounds, reads
+of each format held in float32 (FP8, FP6, FP4, E8M0); :func:`format_info` finds a format by
+name or dtype, :func:`format_name` a format's name. :mod:`fpexplore.formats` rounds, reads
 bits and counts ulps from these facts and says what each format does past its largest value.
 """
 
@@ -8,11 +9,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import ml_dtypes
 import numpy as np
 
 from .checks import choice, shown
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 FORMATS = ("float16", "bfloat16", "float32", "float64")
 FP8_NAMES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
@@ -219,3 +224,64 @@ SMALL_DTYPES = {
 }
 #: the FP8 ones, the tensor cores' inputs
 FP8_DTYPES = {name: SMALL_DTYPES[name] for name in FP8_NAMES}
+BY_DTYPE = {INFO[name].dtype: INFO[name] for name in FORMATS}
+SMALL_BY_DTYPE = {dt: name for name, dt in SMALL_DTYPES.items()}
+
+
+def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
+    """The :class:`FormatInfo` of a format.
+
+    Parameters
+    ----------
+    fmt : str, dtype or FormatInfo
+        A format name, a NumPy dtype (ml_dtypes' FP8, FP6, FP4 and E8M0 types: the
+        format of that name) or a FormatInfo (returned as it is).
+
+    Returns
+    -------
+    FormatInfo
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, listing the valid names (TypeError for a value of another kind).
+    """
+    if isinstance(fmt, FormatInfo):
+        return fmt
+    if fmt is None:  # (np.dtype(None) is float64: None never silently means float64)
+        raise TypeError(f"a format is needed, got None; valid formats: {_valid()}")
+    if isinstance(fmt, str):
+        info = INFO.get(fmt)
+        if info is None:
+            raise ValueError(f"unknown format {shown(fmt)}; valid formats: {_valid()}")
+        return info
+    if isinstance(fmt, (np.generic, np.ndarray)):  # (np.dtype reads a value as its type)
+        raise TypeError(f"a format is a name or a dtype, got the value {shown(fmt)}")
+    try:
+        dt = np.dtype(fmt)
+    except TypeError:
+        dt = None
+    if dt is not None and dt in BY_DTYPE:
+        return BY_DTYPE[dt]
+    if dt is not None and dt in SMALL_BY_DTYPE:  # ml_dtypes' FP8, FP6, FP4, E8M0 types
+        return INFO[SMALL_BY_DTYPE[dt]]
+    raise ValueError(f"unknown format {shown(fmt)}; valid formats: {_valid()}")
+
+
+def _valid() -> str:
+    """The format names, those of fpx.format last."""
+    return ", ".join([*ROUNDINGS, *(n for n in INFO if n not in ROUNDINGS)])
+
+
+def format_name(value):
+    """A format given as a NumPy dtype or type (ml_dtypes' too) or a :class:`FormatInfo` by
+    its name (``np.float16``: "float16", ``ml_dtypes.float8_e4m3fn``: "float8_e4m3"; pass
+    18, 19 and 20); anything else as given, for its caller to check and name."""
+    if isinstance(value, (np.dtype, FormatInfo)) or (
+        isinstance(value, type) and issubclass(value, np.generic)
+    ):
+        try:
+            return format_info(value).name
+        except (TypeError, ValueError):
+            return value
+    return value

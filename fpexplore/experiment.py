@@ -26,7 +26,7 @@ from .backends import NAMES, run_step, steps
 from .backends.job import Job
 from .bits import hex_string, shortest_repr
 from .data import DISTRIBUTIONS, check_choice
-from .formats import FormatInfo, format_info
+from .formats import format_name
 from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params
@@ -52,7 +52,6 @@ __all__ = [
     "canonical_params",
     "check_op_params",
     "compare",
-    "format_name",
     "parse_variants",
     "sweep",
     "taken_keywords",
@@ -165,20 +164,6 @@ def canonical_params(op_params: dict) -> dict:
     if "accumulate" in op_params:
         op_params["accumulate"] = format_name(op_params["accumulate"])
     return op_params
-
-
-def format_name(value):
-    """A format given as a NumPy dtype or type (ml_dtypes' too) or a :class:`FormatInfo` by
-    its name (``np.float16``: "float16", ``ml_dtypes.float8_e4m3fn``: "float8_e4m3"; pass
-    18, 19 and 20); anything else as given, for its caller to check and name."""
-    if isinstance(value, (np.dtype, FormatInfo)) or (
-        isinstance(value, type) and issubclass(value, np.generic)
-    ):
-        try:
-            return format_info(value).name
-        except (TypeError, ValueError):
-            return value
-    return value
 
 
 def _python(value):

@@ -56,10 +56,21 @@ import ml_dtypes
 import numpy as np
 
 from . import _registry, _small, checks
-from ._registry import FORMATS, INFO, ROUNDING_MODES, ROUNDINGS, SMALL_DTYPES, FormatInfo
+from ._registry import (
+    BY_DTYPE,
+    FORMATS,
+    INFO,
+    ROUNDING_MODES,
+    ROUNDINGS,
+    SMALL_BY_DTYPE,
+    SMALL_DTYPES,
+    FormatInfo,
+    format_info,
+)
 from ._registry import FP8_DTYPES as FP8_DTYPES  # (re-exported, as are the next two)
 from ._registry import INPUT_ROUNDINGS as INPUT_ROUNDINGS
 from ._registry import INPUT_ROUNDINGS_TEXT as INPUT_ROUNDINGS_TEXT
+from ._registry import format_name as format_name  # (re-exported: the one parser)
 from ._roundmodes import (
     round_exact_scalar,
     round_f32_bits,
@@ -97,53 +108,6 @@ ULP_SATURATED = int(np.iinfo(np.int64).max)
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _INFO = INFO
-_BY_DTYPE = {_INFO[name].dtype: _INFO[name] for name in FORMATS}
-SMALL_BY_DTYPE = {dt: name for name, dt in SMALL_DTYPES.items()}
-
-
-def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
-    """The :class:`FormatInfo` of a format.
-
-    Parameters
-    ----------
-    fmt : str, dtype or FormatInfo
-        A format name, a NumPy dtype (ml_dtypes' FP8, FP6, FP4 and E8M0 types: the
-        format of that name) or a FormatInfo (returned as it is).
-
-    Returns
-    -------
-    FormatInfo
-
-    Raises
-    ------
-    ValueError
-        For an unknown name, listing the valid names (TypeError for a value of another kind).
-    """
-    if isinstance(fmt, FormatInfo):
-        return fmt
-    if fmt is None:  # (np.dtype(None) is float64: None never silently means float64)
-        raise TypeError(f"a format is needed, got None; valid formats: {_valid()}")
-    if isinstance(fmt, str):
-        info = _INFO.get(fmt)
-        if info is None:
-            raise ValueError(f"unknown format {checks.shown(fmt)}; valid formats: {_valid()}")
-        return info
-    if isinstance(fmt, (np.generic, np.ndarray)):  # (np.dtype reads a value as its type)
-        raise TypeError(f"a format is a name or a dtype, got the value {checks.shown(fmt)}")
-    try:
-        dt = np.dtype(fmt)
-    except TypeError:
-        dt = None
-    if dt is not None and dt in _BY_DTYPE:
-        return _BY_DTYPE[dt]
-    if dt is not None and dt in SMALL_BY_DTYPE:  # ml_dtypes' FP8, FP6, FP4, E8M0 types
-        return _INFO[SMALL_BY_DTYPE[dt]]
-    raise ValueError(f"unknown format {checks.shown(fmt)}; valid formats: {_valid()}")
-
-
-def _valid() -> str:
-    """The format names, those of fpx.format last."""
-    return ", ".join([*ROUNDINGS, *(n for n in _INFO if n not in ROUNDINGS)])
 
 
 def _unsupported_dtype(dt: np.dtype) -> TypeError:
@@ -233,7 +197,7 @@ def format_of(x: ArrayLike) -> str:
     """
     refuse_masked(x, "format_of")
     dt = as_array(x, "format_of: x").dtype
-    info = _BY_DTYPE.get(dt.newbyteorder("=") if dt.kind == "f" else dt)
+    info = BY_DTYPE.get(dt.newbyteorder("=") if dt.kind == "f" else dt)
     if info is None:
         raise _unsupported_dtype(dt)
     return info.name
@@ -335,8 +299,8 @@ def as_format(
         return round_f64_in(x64, info, mode, rng).astype(info.dtype)
 
     kind = arr.dtype.kind
-    if arr.dtype in _BY_DTYPE:
-        src = _BY_DTYPE[arr.dtype]
+    if arr.dtype in BY_DTYPE:
+        src = BY_DTYPE[arr.dtype]
         if src.name == info.name:
             return scalar_out(arr.copy())
         with np.errstate(invalid="ignore"):  # a signalling NaN converts to NaN, no warning
@@ -424,8 +388,8 @@ def float_array(x) -> tuple[np.ndarray, FormatInfo]:
     refuse_masked(x, "fpexplore")
     arr = native(_numbers(x, "fpexplore"))
     _refuse_rounded_ints(x, arr, "fpexplore")
-    if arr.dtype in _BY_DTYPE:
-        return arr, _BY_DTYPE[arr.dtype]
+    if arr.dtype in BY_DTYPE:
+        return arr, BY_DTYPE[arr.dtype]
     raise _unsupported_dtype(arr.dtype)
 
 
@@ -754,7 +718,7 @@ def coerce(
             prepared.append((weak, True))
             continue
         arr = native(_numbers(x, one))
-        info = _BY_DTYPE.get(arr.dtype)
+        info = BY_DTYPE.get(arr.dtype)
         if info is None:
             raise TypeError(f"{one}: {_unsupported_dtype(arr.dtype)}")
         strong[info.name] = info

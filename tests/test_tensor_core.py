@@ -533,3 +533,45 @@ def test_big_endian_arrays_are_their_values():
     B = np.array([[2.0], [1.0], [4.0], [0.5]], np.float16)
     got = fpx.mma(A, B, 0.0, arch="h100")
     assert got.tolist() == [[1.5 * 2 - 2.0 + 0.25 * 4 + 3.0 * 0.5]]
+
+
+@pytest.mark.parametrize(
+    ("arch", "inputs", "spellings", "output"),
+    [
+        ("h100", "float16", [np.float16, np.dtype("<f2")], np.float16),
+        ("a100", "bfloat16", [ml_dtypes.bfloat16, np.dtype(ml_dtypes.bfloat16)], np.float32),
+        ("h100", "float8_e4m3", [ml_dtypes.float8_e4m3fn], np.dtype(np.float32)),
+    ],
+)
+def test_inputs_and_output_given_as_dtypes_are_their_formats(arch, inputs, spellings, output):
+    """inputs= and output= spelt as a NumPy or ml_dtypes type or dtype are that format (the
+    one parser, formats.format_name): "the H100 tensor cores take no float16 inputs; they take
+    float16, ..." was the answer to inputs=np.dtype("float16") (pass 23's leftover). Oracle:
+    the slow exact twin, one block."""
+    fmt = np.dtype(output).name
+    k = slow._P[arch][0][inputs][0]
+    rng = np.random.default_rng(38)
+    a = fpx.as_format(rng.normal(size=k), inputs).astype(np.float64)
+    b = fpx.as_format(rng.normal(size=k), inputs).astype(np.float64)
+    want = _slow_chain(arch, inputs, fmt, a, b, 0.25)
+    for spelt in spellings:
+        got = fpx.mma(a[None, :], b[:, None], np.array([[0.25]], output), arch=arch,
+                      inputs=spelt, output=output)[0, 0]  # fmt: skip
+        assert got.dtype == np.dtype(output) and float(got) == want, spelt
+    with pytest.raises(ValueError, match=r"unknown inputs 'float32'; tensor-core inputs: float16"):
+        fpx.mma(a[None, :], b[:, None], np.zeros((1, 1), output), arch=arch, inputs=np.float32,
+                output=output)  # fmt: skip
+
+
+def test_scale_format_given_as_a_dtype_is_its_format():
+    """scale_format=ml_dtypes.float8_e8m0fnu is "float8_e8m0" (it said "kind mxf8f6f4 ... takes
+    float8_e8m0 scales"); the named form is the twin's (tests/test_block_scaled_mma.py)."""
+    rng = np.random.default_rng(5)
+    a = fpx.as_format(rng.normal(size=(2, 32)), "float8_e4m3")
+    b = fpx.as_format(rng.normal(size=(32, 3)), "float8_e4m3")
+    sa, sb = np.full((2, 1), 0.5, np.float32), np.full((1, 3), 4.0, np.float32)
+    call = dict(arch="b200", inputs="float8_e4m3", scale_a=sa, scale_b=sb)
+    named = fpx.mma(a, b, np.zeros((2, 3), np.float32), scale_format="float8_e8m0", **call)
+    for spelt in (ml_dtypes.float8_e8m0fnu, np.dtype(ml_dtypes.float8_e8m0fnu)):
+        got = fpx.mma(a, b, np.zeros((2, 3), np.float32), scale_format=spelt, **call)
+        assert got.tobytes() == named.tobytes() and np.any(named != 0)

@@ -10,7 +10,8 @@ import zlib
 from dataclasses import replace
 
 from .. import checks
-from ..experiment import canonical_params, format_name, taken_keywords
+from ..experiment import canonical_params, taken_keywords
+from ..formats import format_name
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
 from ..spec import VariantSpec, parse_spec

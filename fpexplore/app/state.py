@@ -22,8 +22,8 @@ import numpy as np
 from .. import checks
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
-from ..experiment import format_name, parse_variants, taken_keywords
-from ..formats import format_info
+from ..experiment import parse_variants, taken_keywords
+from ..formats import format_info, format_name
 from ..libspec import LIBRARIES, backend_libraries
 from ..ops.opspec import Params
 from ..ops.registry import get as get_op

@@ -42,7 +42,7 @@ import ml_dtypes
 import numpy as np
 
 from .. import checks
-from ..formats import FP8_DTYPES, as_array, as_format, format_info, refuse_masked
+from ..formats import FP8_DTYPES, as_array, as_format, format_info, format_name, refuse_masked
 from .block_scaled import ELEMENTS as MX_ELEMENTS
 from .block_scaled import block_scaled, scaled_kind
 from .gpu_models import ARCHS, INPUTS, OUTPUTS, Gpu, gpu
@@ -358,18 +358,12 @@ def _block_scaled(A, B, C, g, inputs, output, scale_a, scale_b, scaled) -> np.nd
     return block_scaled(A3, B3, C3, SA3, SB3, rule, fa, fb, sfmt, block).reshape(shape)
 
 
-_DTYPE_INPUTS = {
-    np.dtype(np.float16): "float16",
-    np.dtype(ml_dtypes.bfloat16): "bfloat16",
-    **{dt: name for name, dt in FP8_DTYPES.items()},
-}
-
-
 def _inputs_of(A, B, inputs) -> str:
     """``inputs``, or the format of A's and B's dtype where it is None; an FP8 array of
     another FP8 format than ``inputs`` is refused (OCP and AMD FP8 are other numbers)."""
     A, B = as_array(A, "A"), as_array(B, "B")
-    fmts = {_DTYPE_INPUTS.get(x.dtype.newbyteorder("=")) for x in (A, B)}  # (>f2: float16)
+    fmts = {format_name(x.dtype.newbyteorder("=")) for x in (A, B)}  # (>f2: float16)
+    fmts = {f if f in INPUTS else None for f in fmts}
     if inputs is None:
         if len(fmts) != 1 or None in fmts:
             raise ValueError(
@@ -380,10 +374,10 @@ def _inputs_of(A, B, inputs) -> str:
         return fmts.pop()
     for x, what in ((A, "A"), (B, "B")):
         dt = np.asarray(x).dtype
-        if dt in FP8_DTYPES.values() and _DTYPE_INPUTS[dt] != inputs:
+        if format_name(dt) in FP8_DTYPES and format_name(dt) != inputs:
             raise ValueError(
                 f"inputs={checks.shown(inputs)}: {what} is an array of {dt} "
-                f"({_DTYPE_INPUTS[dt]}), another format; convert it with "
+                f"({format_name(dt)}), another format; convert it with "
                 f"fpx.as_format({what}.astype(np.float32), {checks.shown(inputs)}) if you mean it"
             )
     return inputs
@@ -425,7 +419,8 @@ def mma(
     inputs : str, optional
         The input format: float16, bfloat16, tf32, float8_e4m3, float8_e5m2 (NVIDIA, OCP
         FP8), float8_e4m3fnuz, float8_e5m2fnuz (AMD CDNA3 FP8), as the GPU supports them
-        (``fpx.gpus()``). None: the format of A's and B's dtype.
+        (``fpx.gpus()``). None: the format of A's and B's dtype. Here, in ``output`` and in
+        ``scale_format``, a NumPy or ml_dtypes type or dtype means its format.
     output : {"float32", "float16"}
         float16 where the model gives one (NVIDIA float16 inputs, Hopper FP8); AMD: float32.
     scale_a, scale_b : array_like, shapes (..., M, K/block) and (..., K/block, N), optional
@@ -445,6 +440,9 @@ def mma(
     ndarray of float32 (float16 for output="float16"), shape (..., M, N)
     """
     g = gpu(arch)
+    if isinstance(inputs, (tuple, list)):  # (a dtype or type: its format's name)
+        inputs = type(inputs)(map(format_name, inputs))
+    inputs, output, scale_format = map(format_name, (inputs, output, scale_format))
     scaled = {"scale_format": scale_format, "block": block, "kind": kind}
     if scale_a is not None or scale_b is not None:
         return _block_scaled(A, B, C, g, inputs, output, scale_a, scale_b, scaled)
