@@ -222,7 +222,12 @@ class _Explaining:
             if p.configs:
                 evidence[p.label] = with_fact(evidence[p.label], p.configs, self.op, self.in_fmt)
         runs, steady = _runs(self, probed)
-        scores = score(self.op, evidence, self.pair, self.in_fmt, runs_differ=runs, steady=steady)
+        values = [(o.dtype, o.tobytes()) for o in self.observed.values()]
+        repeated = len(set(values)) < len(values)
+        scores = score(
+            self.op, evidence, self.pair, self.in_fmt, runs_differ=runs, steady=steady,
+            repeated=repeated,
+        )  # fmt: skip
         self.evidence, self.scores, self.probed = evidence, scores, probed
         beyond = self._beyond()
         rows = self._overflow(beyond)
