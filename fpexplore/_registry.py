@@ -261,6 +261,8 @@ def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
         dt = np.dtype(fmt)
     except TypeError:
         dt = None
+    if dt is not None and dt.kind == "f":  # (">f2": float16, as arrays of it read)
+        dt = dt.newbyteorder("=")
     if dt is not None and dt in BY_DTYPE:
         return BY_DTYPE[dt]
     if dt is not None and dt in SMALL_BY_DTYPE:  # ml_dtypes' FP8, FP6, FP4, E8M0 types

@@ -29,7 +29,7 @@ from .data import DISTRIBUTIONS, check_choice
 from .formats import format_name
 from .machine import environment
 from .metrics import summarize
-from .ops.opspec import Params
+from .ops.opspec import Params, data_format
 from .ops.registry import get as get_op
 from .orders.registry import orders_of
 from .results import USER_DATA, Comparison, Sweep
@@ -381,7 +381,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
             except ValueError as e:
                 raise ValueError(f"fpx.compare: inputs' num (the length): {e}") from None
         if format is not None and format != fmt:
-            checks.choice("format", format_name(format), op_spec.formats(), f"{op_spec.name} takes")
+            data_format(op_spec, format)
             raise ValueError(
                 f"format={checks.shown(format)} but the inputs are {fmt}: leave format out"
             )
@@ -391,9 +391,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
     format = "float32" if format is None else format
     distribution = Default.value_of(distribution)
     seed = Default.value_of(seed)
-    format = checks.choice(
-        "format", format_name(format), op_spec.formats(), f"{op_spec.name} takes"
-    )
+    format = data_format(op_spec, format)
     _check("distribution", distribution, DISTRIBUTIONS)
     checks.seed(seed)
     return None, format, n, distribution, seed
@@ -549,7 +547,7 @@ def sweep(
 
     progress = checks.boolean("progress", progress)
     op_spec = get_op(op)
-    format = checks.choice("format", format_name(format), op_spec.formats(), f"{op} takes")
+    format = data_format(op_spec, format)
     sizes, seed_list = _sweep_runs(op_spec, format, sizes, seed, seeds)
     op_params = _check_sweep_keywords(op, variants, format, op_params)
     _refuse_no_source(variants, backends)

@@ -221,13 +221,7 @@ class _Explaining:
             probed.append(p)
             if p.configs:
                 evidence[p.label] = with_fact(evidence[p.label], p.configs, self.op, self.in_fmt)
-        runs, steady = _runs(self, probed)
-        values = [(o.dtype, o.tobytes()) for o in self.observed.values()]
-        repeated = len(set(values)) < len(values)
-        scores = score(
-            self.op, evidence, self.pair, self.in_fmt, runs_differ=runs, steady=steady,
-            repeated=repeated,
-        )  # fmt: skip
+        scores = score(self.op, evidence, self.pair, self.in_fmt, **_runs(self, probed))
         self.evidence, self.scores, self.probed = evidence, scores, probed
         beyond = self._beyond()
         rows = self._overflow(beyond)
@@ -467,14 +461,17 @@ def _hypotheses(ex, pd):
     return pd.DataFrame(rows)
 
 
-def _runs(ex, probed: list) -> tuple:
-    """(whether a function probed gave two results: None where none was given, False too
-    where the results are too far apart for one code's orders; the labels of the results
-    whose function gave the same twice)."""
+def _runs(ex, probed: list) -> dict:
+    """score's keywords of the runs: ``runs_differ`` (whether a function probed gave two
+    results: None where none was given, False too where the results are too far apart for
+    one code's orders), ``steady`` (the labels of the results whose function gave the same
+    twice) and ``repeated`` (two results are one value, bit for bit)."""
     runs = any(p.runs_differ for p in probed) if probed else None
     if not runs and measure.beyond_one_code(ex.op, ex.arrays, ex.observed, ex.in_fmt):
         runs = False  # too far apart for one code's orders: no run-to-run nondeterminism
-    return runs, {p.label for p in probed if not p.runs_differ}
+    values = [(o.dtype, o.tobytes()) for o in ex.observed.values()]
+    steady = {p.label for p in probed if not p.runs_differ}
+    return {"runs_differ": runs, "steady": steady, "repeated": len(set(values)) < len(values)}
 
 
 def _not_special(ex, label: str) -> np.ndarray:

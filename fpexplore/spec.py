@@ -69,7 +69,7 @@ from dataclasses import dataclass
 
 from . import checks
 from ._registry import SMALL_DTYPES, rounding_mode
-from .formats import FORMATS
+from .formats import FORMATS, format_name
 from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
 from .orders.arith import (
     ORDER_OPS,
@@ -180,7 +180,10 @@ class VariantSpec:
             raise ValueError(f"parameter {', '.join(dup)} given twice")
         object.__setattr__(self, "params", tuple(sorted(clean, key=_param_key)))
         checks.boolean("fma", self.fma)
-        check_input_rounding(self.input_rounding)
+        # a dtype or type is its format's name (pass 26: accumulate=np.dtype("float64") in
+        # a budget's dict was dropped from the spec; str() of one raised a TypeError)
+        object.__setattr__(self, "input_rounding", check_input_rounding(self.input_rounding))
+        object.__setattr__(self, "accumulate", format_name(self.accumulate))
         if self.accumulate is not None:
             _check_accumulator(self.accumulate)
 

@@ -578,3 +578,37 @@ def test_a_snippet_naming_a_format_of_yours_defines_it_first(tmp_path):
         )
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip().splitlines()[-1] == repr(c.table.value.tolist())
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float6_e2m3fn", "half", "f2", "double"])
+def test_a_name_numpy_reads_as_a_dtype_is_refused(name):
+    """Pass 26: fpx.format(11, 15, name="float8_e4m3fn") was taken, and then the string meant
+    a float16-like format while ml_dtypes.float8_e4m3fn meant E4M3 (sum gave 303.5 and 288)."""
+    with pytest.raises(ValueError, match=rf"name '{name}' is NumPy's name of the dtype"):
+        fpx.format(11, 15, name=name)
+    assert name not in user_names()
+
+
+def test_compare_says_a_format_of_yours_is_known_but_no_data_format():
+    """Pass 26: compare(format=<a format of fpx.format>) said "unknown format 'my_half'"; the
+    MX scale likewise. The message names the format, says what the op takes, and where yours
+    goes (an accumulator)."""
+    fpx.format(11, 15, name="t_p56")
+    said = r"format 't_p56': sum takes no t_p56 data \(a format of fpx.format: an accumulator, "
+    with pytest.raises(ValueError, match=said + r"'sequential@t_p56'\); sum takes: float16"):
+        fpx.compare("sum", n=10, format="t_p56")
+    with pytest.raises(ValueError, match=r"format 'float8_e8m0': sum takes no float8_e8m0 data; "):
+        fpx.compare("sum", n=10, format=ml_dtypes.float8_e8m0fnu)
+    with pytest.raises(ValueError, match=r"format 't_p56': linspace takes no t_p56 data; "):
+        fpx.sweep("linspace", sizes=[4], format="t_p56")
+    with pytest.raises(ValueError, match=r"unknown format 'nope'; sum takes: float16"):
+        fpx.compare("sum", n=10, format="nope")
+
+
+def test_a_big_endian_dtype_is_its_format():
+    """Pass 26: format_info(np.dtype(">f2")) was an "unknown format" (arrays of it read as
+    float16 everywhere)."""
+    for dt, name in ((">f2", "float16"), (">f4", "float32"), (">f8", "float64")):
+        assert fpx.format_info(np.dtype(dt)).name == name
+        x = np.array([0.1, 1e-7], dt)
+        assert _same(fpx.as_format(x, np.dtype(dt)), fpx.as_format(x, name))

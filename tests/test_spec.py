@@ -574,3 +574,36 @@ def test_a_setting_is_read_where_its_text_enters_only(monkeypatch):
     results = {"gpu": tree(x, y), "cpu": fpx.dot(x, y, "numpy")}
     fpx.explain("dot", (x, y), results, fn={"gpu": tree})
     assert read == []
+
+
+def test_accumulate_and_input_rounding_spelt_as_dtypes_are_their_formats():
+    """Pass 26: ``{"order": "pairwise", "accumulate": np.dtype("float64")}`` as a budget's
+    end was plain pairwise (the dtype was dropped from the spec, silently), and ``str()`` of
+    ``VariantSpec(..., accumulate=np.dtype("float16"))`` raised "can only concatenate str";
+    ``VariantSpec(..., accumulate=np.float64)`` said "unknown accumulator" beside a list
+    holding float64. A type or dtype is its format's name. Oracle: the exact dot (Fraction)
+    rounded to float32, which a float64 accumulator of 300 float32 products gives here."""
+    from fractions import Fraction
+
+    import ml_dtypes
+
+    rng = np.random.default_rng(0)
+    a, b = (rng.uniform(0, 1, 300).astype(np.float32) for _ in range(2))
+    exact = np.float32(float(sum(Fraction(float(x)) * Fraction(float(y)) for x, y in zip(a, b))))
+    assert fpx.dot(a, b, "pairwise") != exact  # (the plain end the dtype spelling gave)
+    for acc in ("float64", np.float64, np.dtype("float64"), fpx.format_info("float64")):
+        spec = VariantSpec("pairwise", {}, False, None, acc)
+        assert str(spec) == "pairwise@float64" and spec.accumulate == "float64"
+        got = fpx.difference_budget(
+            (a, b), "sequential", {"order": "pairwise", "accumulate": acc}, "dot"
+        )
+        assert [s for s, _ in got.steps] == ["accumulate", "order"] and got.steps[-1][1] == exact
+    for rounding in (ml_dtypes.bfloat16, np.dtype(ml_dtypes.bfloat16)):
+        spec = VariantSpec("sequential", {}, False, rounding, np.float16)
+        assert str(spec) == "sequential+bfloat16@float16"
+        # oracle: the inputs rounded by ml_dtypes, a float32 loop of float32 products
+        ra, rb = (x.astype(ml_dtypes.bfloat16).astype(np.float32) for x in (a, b))
+        s = np.float32(0)
+        for x, y in zip(ra, rb):
+            s = np.float32(s + np.float32(x * y))
+        assert fpx.dot(a, b, "sequential", input_rounding=rounding) == s

@@ -23,9 +23,9 @@ from .. import checks
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import parse_variants, taken_keywords
-from ..formats import format_info, format_name
+from ..formats import format_info
 from ..libspec import LIBRARIES, backend_libraries
-from ..ops.opspec import Params
+from ..ops.opspec import Params, data_format
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
 from ..orders.arith import (
@@ -300,7 +300,7 @@ def initial(variants=None, installed=(), op_params=(), **values) -> State:
         variants = checks.name_list("variants", variants)
     defaults = {k: row.default for k, row in CONTROLS.items()}
     state = State(op_params=tuple(op_params)).set(**{**defaults, **given})
-    checks.choice("format", state.format, get_op(state.op).formats(), f"{state.op} takes")
+    data_format(get_op(state.op), state.format)
     if "n" not in given:
         state = state.set(n=int(get_op(state.op).default_n))  # the op's own first size
     if variants is not None:  # where the variants enter as text: parsed, once
@@ -385,7 +385,7 @@ def set_format(state: State, fmt, formats: dict | None = None) -> State:
     the old format's defaults, untouched, become the new one's (float32, FP8 and back to
     float32 selects float32's five again, not FP8's two). With your arrays (``formats``: their
     formats by name) the format is theirs: another one is a ValueError saying so."""
-    fmt = checks.choice("format", format_name(fmt), get_op(state.op).formats(), f"{state.op} takes")
+    fmt = data_format(get_op(state.op), fmt)
     theirs = arrays_format(state, formats or {})
     if theirs is not None and fmt != theirs:
         raise ValueError(f"format {fmt}: your arrays are {theirs}, and the format is theirs")

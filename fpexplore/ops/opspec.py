@@ -23,19 +23,20 @@ from functools import cached_property
 import numpy as np
 
 from .. import checks, machine
-from .._registry import SMALL_DTYPES
+from .._registry import INFO, SMALL_DTYPES
 from ..formats import (
     FORMATS,
     FormatInfo,
     as_format,
     coerce,
     format_info,
+    format_name,
     refuse_big_endian,
 )
 from ..held import held
 from .variant import Variant
 
-__all__ = ["OpSpec", "OpTable", "Params", "Recording", "Reduction", "pick"]
+__all__ = ["OpSpec", "OpTable", "Params", "Recording", "Reduction", "data_format", "pick"]
 
 MAX_BYTES_FRACTION = 0.5  # check_size: use at most half of the available memory
 
@@ -425,6 +426,21 @@ class OpSpec:
                 wide["format"] = fmt
                 cache[fmt] = self.reference(wide, params, fmt)
         return cache[fmt]
+
+
+def data_format(op: OpSpec, value) -> str:
+    """``value`` (a name, a NumPy or ml_dtypes type or dtype) as one of ``op.formats()``;
+    else a ValueError naming ``format``, that says so of a format the registry holds (pass
+    26: a format of fpx.format was an "unknown format")."""
+    fmt, valid = format_name(value), op.formats()
+    if isinstance(fmt, str) and fmt in INFO and fmt not in valid:
+        yours = INFO[fmt].user_defined and op.orders
+        hint = f" (a format of fpx.format: an accumulator, 'sequential@{fmt}')" if yours else ""
+        raise ValueError(
+            f"format {fmt!r}: {op.name} takes no {fmt} data{hint}; "
+            f"{op.name} takes: {', '.join(valid)}"
+        )
+    return checks.choice("format", fmt, valid, f"{op.name} takes")
 
 
 class OpTable(dict):

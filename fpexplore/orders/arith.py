@@ -37,6 +37,7 @@ from ..formats import (
     FormatInfo,
     as_format,
     format_info,
+    format_name,
 )
 from ..held import HELD_FORMATS
 
@@ -360,7 +361,9 @@ def check_split_k(op: str, spec, split_k, k: int | None = None):
 
 def check_input_rounding(rounding, op: str | None = None, *, written: str = ""):
     """``rounding`` checked: None or one of ``INPUT_ROUNDINGS`` (TypeError for a non-string);
-    with ``op``, refused where there are no products to round the inputs of."""
+    with ``op``, refused where there are no products to round the inputs of. A NumPy or
+    ml_dtypes type or dtype is its format's name (ml_dtypes.bfloat16: "bfloat16")."""
+    rounding = format_name(rounding)
     if rounding is None:
         return None
     if not isinstance(rounding, str):

@@ -114,6 +114,7 @@ def dot(
         A NumPy scalar in the inputs' format.
     """
     spec = lookup("dot", order)
+    input_rounding = check_input_rounding(input_rounding)  # (its name, from a dtype too)
     if (h := held((a, b), "dot", ("a", "b"))) is not None:  # FP8, FP6, FP4: widened, then back
         (wa, wb), name = h
         check_rounding_changes(spec, check_input_rounding(input_rounding), format_info(name))
@@ -185,6 +186,7 @@ def matmul(
         input rounding's (float32 arrays need one, e.g. ``input_rounding="tf32"``).
     """
     spec = lookup("matmul", order)
+    input_rounding = check_input_rounding(input_rounding)  # (its name, from a dtype too)
     (A, B), info = coerce(A, B, what="matmul", names=("A", "B"))
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
