@@ -271,3 +271,51 @@ def test_summary_names_the_answers_files_it_cannot_read(tmp_path):
     assert list(s.table["student"].unique()) == ["Gil"]
     with pytest.raises(ValueError, match=r"holds no answers files: 1 file\(s\).*01-hal\.json"):
         fpx.lessons.summary(tmp_path / "Hal")
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"seed": [1]},  # a list: unhashable, the summary raised TypeError
+        {"exercise": {"a": 1}},
+        {"right": "false"},  # a string: bool("false") counted it right
+        {"right": 1},
+        {"event": "peek"},
+        {"answer": 3},
+    ],
+)
+def test_a_hand_edited_attempt_of_another_kind_is_a_damaged_file(tmp_path, edit):
+    """Pass 26: an answers file edited by hand whose attempt held a list seed or a dict
+    exercise stopped the class summary with "unhashable type"; ``"right": "false"`` counted
+    as right. Such a file is damaged: the summary warns, naming it, and leaves it out; the
+    other student's row is as it was."""
+    classroom._SHEETS.clear()
+    fpx.lessons.answers("01", folder=tmp_path / "Gil", student="Gil")
+    _answer(fpx.exercise("ulp-float32"), "2**-14")
+    good = {"exercise": "ulp-float32", "seed": None, "event": "check", "answer": "3"}
+    bad = {"format": teaching.answers.FILE_FORMAT, "lesson": "01", "student": "Cat"}
+    bad["attempts"] = [{**good, "right": False, **edit}]
+    (tmp_path / "01-cat.json").write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"1 file\(s\) named as answers files.*01-cat\.json"):
+        s = fpx.lessons.summary(tmp_path)
+    assert list(s.table["student"].unique()) == ["Gil"]
+    bad["attempts"] = [{**good, "right": False}]  # the same file, unedited: read
+    (tmp_path / "01-cat.json").write_text(json.dumps(bad), encoding="utf-8")
+    s = fpx.lessons.summary(tmp_path)
+    cat = s.table[s.table["student"] == "Cat"]
+    assert len(cat) == 1 and not cat["right"].any()
+
+
+@pytest.mark.parametrize("missing", ["student", "lesson"])
+def test_an_answers_file_without_its_student_or_lesson_is_damaged(tmp_path, missing):
+    """Pass 26: a file without "student" showed a student "None"."""
+    classroom._SHEETS.clear()
+    fpx.lessons.answers("01", folder=tmp_path / "Gil", student="Gil")
+    _answer(fpx.exercise("ulp-float32"), "2**-14")
+    bad = {"format": teaching.answers.FILE_FORMAT, "lesson": "01", "student": "Cat"}
+    bad["attempts"] = [{"exercise": "ulp-float32", "seed": None, "answer": "3", "right": False}]
+    del bad[missing]
+    (tmp_path / "01-cat.json").write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"01-cat\.json"):
+        s = fpx.lessons.summary(tmp_path)
+    assert list(s.table["student"].unique()) == ["Gil"]

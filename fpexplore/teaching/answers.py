@@ -153,7 +153,24 @@ def _read(path: Path) -> dict | None:
         return None
     if not isinstance(data.get("attempts"), list):
         return None
-    return data
+    # a hand-edited file is damaged where a field is not of its kind (pass 26: a list seed
+    # stopped the class summary; "right": "false" counted as right)
+    if not all(isinstance(data.get(k), str) for k in ("student", "lesson")):
+        return None
+    return data if all(map(_attempt_kept, data["attempts"])) else None
+
+
+def _attempt_kept(a) -> bool:
+    """An attempt as :func:`attempt` writes it: each field of its kind."""
+    seed = a.get("seed") if isinstance(a, dict) else None
+    return (
+        isinstance(a, dict)
+        and isinstance(a.get("exercise"), str)
+        and (seed is None or (isinstance(seed, int) and not isinstance(seed, bool)))
+        and a.get("event", "check") in ("check", "show")
+        and isinstance(a.get("answer"), (str, type(None)))
+        and isinstance(a.get("right"), bool)
+    )
 
 
 def remembered_student(folder) -> str | None:
@@ -181,11 +198,9 @@ def read_attempts(folder, skipped: list | None = None) -> list[dict]:
             if skipped is not None and re.match(r"\d\d-.+\.json\Z", path.name):
                 skipped.append(path)
             continue
-        for a in data["attempts"]:
-            if isinstance(a, dict) and "exercise" in a:
-                rows.append(
-                    {"student": str(data.get("student")), "lesson": str(data.get("lesson")), **a}
-                )
+        rows += [
+            {"student": data["student"], "lesson": data["lesson"], **a} for a in data["attempts"]
+        ]
     return rows
 
 
