@@ -462,7 +462,11 @@ def test_tiny_numbers_nan_in_fp8_and_wide_hex_are_told_what_they_are():
     ok, says = ex["rtol-for-ulps"].grade("1e-400")
     assert not ok and says == "Not yet: a positive number below 5e-324 is too low."
     ok, says = ex["fp8-e4m3"].grade("1000")
-    assert not ok and "that is NaN (past its largest value, 448" in says
+    assert not ok and "that is NaN (beyond ±448, its largest magnitude: float8_e4m3 has no" in says
+    ok, says = ex["fp8-e4m3"].grade("-inf")  # (pass 26: "past its largest value" of -inf)
+    assert not ok and "that is NaN (beyond ±448, its largest magnitude" in says
+    said = "Not yet: NaN is no number, and float4_e2m1 has no NaN (nor infinity)."
+    assert ex["fp4-value"].grade("nan") == (False, said)  # (pass 26: "that is NaN")
     assert ex["fp8-e4m3"].grade("nan") == (False, "Not yet: in float8_e4m3 that is NaN.")
     ok, says = ex["bits-float16"].grade("0x3c00ab")
     assert not ok and says.endswith("is not a float16 bit pattern (16 bits: 0x0 to 0xffff)")

@@ -191,11 +191,12 @@ class Exercise:
 
     def _off_by(self, mine, a, typed) -> str:
         if math.isnan(float(mine)) and not math.isnan(float(a)):
-            info = format_info(self.fmt)
-            past = (
-                f" (past its largest value, {info.finite_max:g}, {self.fmt} has no infinity)"
-                if info.finite_max is not None
-                and not (isinstance(typed, float) and math.isnan(typed))
+            info, nan = format_info(self.fmt), isinstance(typed, float) and math.isnan(typed)
+            if nan and info.saturates:  # (FP6, FP4: pass 26 said "in float4_e2m1 that is NaN")
+                return f"Not yet: NaN is no number, and {self.fmt} has no NaN (nor infinity)."
+            past = (  # (pass 26: -inf was "past its largest value")
+                f" (beyond ±{info.finite_max:g}, its largest magnitude: {self.fmt} has no infinity)"
+                if info.finite_max is not None and not nan
                 else ""
             )
             return f"Not yet: in {self.fmt} that is NaN{past}."
