@@ -19,7 +19,16 @@ from . import checks, presentation
 from ._optional import require
 from .backends.job import USER_DATA  # (the distribution column of the user's own inputs)
 from .bits import bit_string, hex_string, shortest_repr, to_bits
-from .formats import ULP_NAN, FormatInfo, as_format, coerce, format_info, holding, ulp_distance
+from .formats import (
+    ULP_NAN,
+    ULP_SATURATED,
+    FormatInfo,
+    as_format,
+    coerce,
+    format_info,
+    holding,
+    ulp_distance,
+)
 from .numerics import clamp_ulps
 from .timing import TIMING_NOTE
 from .userformat import user_names
@@ -383,9 +392,13 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
 
 def int_text(v) -> str:
     """An ulp count as a table shows it: NaN and inf as they are, the NaN sentinel
-    (``ULP_NAN``: one of result and reference is NaN) as "nan", never as -2^63."""
+    (``ULP_NAN``: one of result and reference is NaN) as "nan", never as -2^63; the
+    saturated distance (``±ULP_SATURATED``) as the bound it is, "≥9223372036854775807"
+    (pass 26: the app showed a capped count as exact)."""
     if v == ULP_NAN:
         return "nan"
+    if v == v and ULP_SATURATED <= abs(v) < np.inf:
+        return f"≥{int(v)}" if v > 0 else f"≤{int(v)}"
     return str(int(v)) if v == v and abs(v) != np.inf else str(v)
 
 

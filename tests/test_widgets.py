@@ -1710,3 +1710,25 @@ def test_pass_24_an_infinite_observed_result_is_said_to_be_infinite():
     said = html.unescape(app.verdict.value)
     assert "ginf is inf where the exact sum is not" in said, said
     assert "gneg is -inf where the exact sum is not" in said and "ulps above" not in said
+
+
+def test_an_observed_distance_past_the_ulp_cap_is_shown_as_a_bound():
+    """Pass 26: a float64 result 1.0 beside float32 data whose exact sum is negative is
+    9,230,940,870,982,631,424 float64 ulps away (bit patterns of both magnitudes added: the
+    oracle below); ulp_distance saturates at 2**63 - 1, and the app showed that cap as the
+    count. It shows "≥9223372036854775807"."""
+    import struct
+
+    f = np.random.default_rng(0).normal(size=500).astype(np.float32)
+    exact = float(sum(Fraction(float(v)) for v in f))  # correctly rounded: 2 of 500 digits
+    assert exact < 0
+
+    def key(x):
+        return struct.unpack("<q", struct.pack("<d", abs(x)))[0]
+
+    assert key(1.0) + key(exact) > 2**63 - 1
+    app = fpx.explorer(namespace={"f": f, "rr": np.float64(1.0)}, source="arrays")
+    app.input_picks["x"].value = "f"
+    app.observed.value = ("rr",)
+    (row,) = app._out.observed.rows
+    assert row["ulp_error"] == row["max_abs_ulp"] == "≥9223372036854775807"
