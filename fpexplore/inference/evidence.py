@@ -51,7 +51,8 @@ class Evidence:
     value: the bits of a run-to-run order drawing it) and ``family_bits`` (the same per
     family of random orders: one order with its seed left open, say ``tree(block=256,
     combine=atomic)``), and for a sum or mean nothing reproduces ``rounded_reads`` (the
-    input roundings within whose bound alone it lies: :func:`~.measure.rounded_reads`)."""
+    input roundings it may have read, with the order reproducing it on them or None: within
+    their bound alone: :func:`~.measure.rounded_reads`)."""
 
     label: str
     groups: list = field(default_factory=list)

@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..exact import exact_dot, exact_sum
-from ..formats import as_format, format_info
+from ..formats import FORMATS, as_format, format_info
 from ..metrics import gamma
 from ..orders.products import exact_matmul, matmul64
 from ..orders.registry import orders_of
@@ -326,16 +326,49 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
 
 def rounded_reads(op: str, arrays: tuple, result, in_fmt: str) -> tuple:
     """For a sum or mean of float32 or float64 data (whose orders read the inputs as they
-    are: none is tried on rounded ones), the input roundings of :func:`bound_roundings`
-    within whose bound ``result`` lies where it lies beyond that of every order on the
-    inputs as they are (else ()): a guess that it read them rounded (pass 23: a loop on a
-    bfloat16 copy was guessed 'order' alone, 28 of 28 such sums)."""
+    are: none is tried on rounded ones), the input roundings ``result`` may have read, as
+    pairs (rounding, order): an order of :data:`READ_ORDERS` that gives ``result`` bit for
+    bit on a sum's inputs rounded to a narrower storage format (pass 26: a float32 loop on a
+    float16 copy listed no input rounding, 10 of 16), or (rounding, None) for a rounding of
+    :func:`bound_roundings` within whose bound ``result`` lies where it lies beyond that of
+    every order on the inputs as they are (pass 23: a loop on a bfloat16 copy was guessed
+    'order' alone, 28 of 28 such sums). () where none: a guess either way."""
     if reduction(op).products or in_fmt not in ("float32", "float64"):
         return ()
+    out = _copies_read(op, arrays[0], result, in_fmt)
     if not np.any(beyond_rounding(op, arrays, result, ())):
-        return ()
+        return out
     rs = TRIED_ROUNDINGS[1:] + TRUNCATIONS
-    return tuple(r for r in rs if not np.any(beyond_rounding(op, arrays, result, (r,))))
+    return out + tuple(
+        (r, None) for r in rs if not np.any(beyond_rounding(op, arrays, result, (r,)))
+    )
+
+
+#: the orders :func:`rounded_reads` runs on a sum's rounded copies
+READ_ORDERS = ("sequential", "pairwise", "numpy", "reverse")
+
+
+def _copies_read(op: str, x: np.ndarray, result, in_fmt: str) -> tuple:
+    """(rounding, order) where the order gives ``result`` on ``x`` rounded to a narrower
+    storage format (a cast bug: ``x.astype(np.float16)`` summed in ``in_fmt``)."""
+    from ..orders.summation import sum as order_sum
+
+    r = np.asarray(result)
+    if op != "sum" or r.dtype != x.dtype or r.ndim != 0:
+        return ()
+    narrower = [f for f in FORMATS if format_info(f).bits < format_info(in_fmt).bits]
+    out = []
+    for (copy,) in list(_rounded((x,), narrower))[1:]:
+        rounding = format_info(copy.dtype).name
+        copy = copy.astype(x.dtype)
+        if np.array_equal(copy, x):
+            continue  # (the data are of that format: nothing was lost)
+        out += [(rounding, o) for o in READ_ORDERS if _same(order_sum(copy, o), r)][:1]
+    return tuple(out)
+
+
+def _same(a, b) -> bool:
+    return np.asarray(a).tobytes() == np.asarray(b).tobytes()
 
 
 def beyond_one_code(op: str, arrays: tuple, observed: dict, in_fmt: str) -> bool:

@@ -19,10 +19,16 @@ def evidence_text(factor: str, cause: Cause, la: str, lb: str, in_fmt: str, evid
     reads = [(k, evidence[k].rounded_reads) for k in (la, lb) if evidence[k].rounded_reads]
     if factor == "input_rounding" and reads and not (known and _reads_differ(ca, cb, in_fmt)):
         k, rs = reads[0]
-        return (  # (a guess that says what it rests on: no sum is tried on rounded inputs)
+        if copies := [(r, o) for r, o in rs if o is not None]:  # (a guess that says what it
+            r, o = copies[0]  # rests on: the search tries no sum on rounded inputs)
+            return (
+                f"{k} is what the order {o} gives on the inputs read as {r}, bit for bit (a "
+                "guess: the search tries no order on rounded inputs)"
+            )
+        return (
             f"{k} lies beyond the worst-case error bound of every order on the inputs as "
-            f"they are, within it for the inputs read as {' or '.join(rs)} (a guess: no "
-            "order is tried on rounded inputs here)"
+            f"they are, within it for the inputs read as {' or '.join(r for r, _ in rs)} (a "
+            "guess: no order is tried on rounded inputs here)"
         )
     acc = [factors(c, in_fmt)["accumulator"] for c in (ca, cb)] if known else []
     if factor == "accumulator" and known and acc[0] == acc[1]:  # (COMPENSATED)
