@@ -495,3 +495,37 @@ def test_match_orders_refuses_observations_in_several_formats():
     obs = [np.cumsum(x32, dtype=np.float32)[-1], np.cumsum(x64)[-1]]
     with pytest.raises(ValueError, match="the inputs are float32 and float64 data"):
         fpx.match_orders([x32, x64], obs, "sum")
+
+
+def _three_lanes(a, b):
+    """A float32 dot in three strided lanes, added last to first: an order match_orders does
+    not try (plain NumPy)."""
+    acc = [np.float32(0)] * 3
+    for i, (x, y) in enumerate(zip(a, b)):
+        acc[i % 3] = np.float32(acc[i % 3] + np.float32(x * y))
+    s = np.float32(0)
+    for v in acc[::-1]:
+        s = np.float32(s + v)
+    return s
+
+
+def test_a_match_that_chance_gives_is_said_to_be_one():
+    """Pass 25: of a thousand candidates, one matched all four observations of short dots of
+    an order none of them is, and the note said only "one candidate reproduces every
+    observation". Where the candidates give the observed values so often that a match is
+    no evidence (the shares multiplied, above 2^-10), the note says so; on long dots of a
+    tried order, it does not."""
+    rng = np.random.default_rng(1)
+    ins, obs = [], []
+    for _ in range(4):
+        n = int(rng.integers(5, 12))
+        a, b = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+        ins.append((a, b))
+        obs.append(_three_lanes(a, b))
+    df = detective.match_orders(ins, obs, "dot")
+    assert df.attrs["exact_candidates"] >= 1  # (matched by chance: the order is none of them)
+    assert "an order none of them is may match as well" in df.attrs["note"], df.attrs["note"]
+    long = [tuple(rng.standard_normal(3000).astype(np.float32) for _ in range(2)) for _ in "ab"]
+    seq = [np.cumsum(a * b, dtype=np.float32)[-1] for a, b in long]  # (products rounded)
+    df = detective.match_orders(long, seq, "dot")
+    assert df.attrs["exact_candidates"] >= 1 and "may match" not in df.attrs["note"]
