@@ -316,12 +316,18 @@ def beyond_rounding(op: str, arrays: tuple, result, roundings) -> np.ndarray:
     r = np.asarray(result)
     outside = None
     for rounded in _rounded(arrays, roundings):
-        exact, width = _width(op, arrays, rounded, r.dtype.name)
-        with np.errstate(all="ignore"):
-            far = np.abs(r.astype(np.float64) - exact) > width
-        far &= np.isfinite(r.astype(np.float64)) & np.isfinite(exact)
+        far = _far(op, arrays, rounded, r)
         outside = far if outside is None else outside & far
     return np.asarray(outside)
+
+
+def _far(op: str, arrays: tuple, rounded: tuple, r: np.ndarray) -> np.ndarray:
+    """The elements of ``r`` (finite, as the exact result) outside the bound of the
+    ``rounded`` inputs."""
+    exact, width = _width(op, arrays, rounded, r.dtype.name)
+    with np.errstate(all="ignore"):
+        far = np.abs(r.astype(np.float64) - exact) > width
+    return far & np.isfinite(r.astype(np.float64)) & np.isfinite(exact)
 
 
 def rounded_reads(op: str, arrays: tuple, result, in_fmt: str) -> tuple:
@@ -338,9 +344,15 @@ def rounded_reads(op: str, arrays: tuple, result, in_fmt: str) -> tuple:
     out = _copies_read(op, arrays[0], result, in_fmt)
     if not np.any(beyond_rounding(op, arrays, result, ())):
         return out
-    rs = TRIED_ROUNDINGS[1:] + TRUNCATIONS
-    return out + tuple(
-        (r, None) for r in rs if not np.any(beyond_rounding(op, arrays, result, (r,)))
+    r = np.asarray(result)
+    return (
+        out
+        + tuple(  # (each rounding's own bound: the inputs as they are are beyond)
+            (k, None)
+            for k in TRIED_ROUNDINGS[1:] + TRUNCATIONS
+            for rounded in list(_rounded(arrays, (k,)))[1:]
+            if not np.any(_far(op, arrays, rounded, r))
+        )
     )
 
 
