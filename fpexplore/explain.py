@@ -224,9 +224,9 @@ class _Explaining:
         scores = score(self.op, evidence, self.pair, self.in_fmt, **_runs(self, probed))
         self.evidence, self.scores, self.probed = evidence, scores, probed
         beyond = self._beyond()
-        rows = self._overflow(beyond)
+        rows = self._overflow(beyond) + (copied := _copy_rows(self, beyond))
         if beyond:
-            return self._done(evidence, rows, _bug_verdict(self, beyond), False, beyond)
+            return self._done(evidence, rows, _bug_verdict(self, beyond), bool(copied), beyond)
         if signed := measure.signed_zeros(self.observed, evidence):  # no order decides them
             return self._done(evidence, [], presentation.signed_zero_verdict(signed), True)
         rows += self._cause_rows()
@@ -342,7 +342,7 @@ class _Explaining:
             fmts = {self.in_fmt} | {o.dtype.name for o in self.observed.values()}
             blown = _blown(self, k)
             never = blown & ~measure.overflow_reach(self.op, self.arrays, self.observed[k], fmts)
-            if ev.groups or _copy_read(ev) or (blown.any() and not never.any()):
+            if ev.groups or (blown.any() and not never.any()):
                 continue
             if never.any():  # inf or NaN where no partial result can overflow to it
                 out[k] = np.argwhere(np.atleast_1d(never))
@@ -411,7 +411,7 @@ class _Explaining:
             "fn gave two different results on the same inputs: the same code gives another "
             "result on each run"
             if any(p.runs_differ for p in self.probed)
-            else f"{len(self.observed)} results of the same inputs all differ"
+            else _results_differ(self.observed)
             + (
                 ": draws of a run-to-run (atomic, scheduling-dependent) order give them, as "
                 "fixed orders do"
@@ -496,11 +496,42 @@ def _rounded_to(ex, label: str) -> np.ndarray:
     return np.asarray(ex.observed[label] == ex.refs[label])
 
 
-def _copy_read(ev) -> bool:
-    """An order reproduces the result on the inputs rounded to a narrower storage format:
-    an input rounding, no bug of the sum (pass 26: float64 data summed from a float32 copy
-    was "a likely bug", "outside the bound of every ... input rounding")."""
-    return any(order is not None for _, order in ev.rounded_reads)
+def _results_differ(observed: dict) -> str:
+    """ "3 results of the same inputs all differ", or how many values they are (pass 27:
+    said of three results two of which were one value)."""
+    values = len({(o.dtype, o.tobytes()) for o in observed.values()})
+    if values == len(observed):
+        return f"{len(observed)} results of the same inputs all differ"
+    return f"{len(observed)} results of the same inputs are {values} values"
+
+
+def _copy_read(ex, beyond: dict) -> tuple | None:
+    """(label, rounding, order) of the first result beyond rounding that an order gives bit
+    for bit on the inputs rounded to a narrower storage format, else None: a cast of the
+    inputs fits it as well as a bug (pass 26: float64 data summed from a float32 copy was "a
+    likely bug" alone; pass 27: a dropped element equal by chance to a float16 copy's sum,
+    of integer data, 45 of 45 such, was "within rounding")."""
+    evidence = getattr(ex, "evidence", {})  # (none where the results do not differ)
+    for k in beyond:
+        for rounding, order in evidence[k].rounded_reads if k in evidence else ():
+            if order is not None:
+                return k, rounding, order
+    return None
+
+
+def _copy_rows(ex, beyond: dict) -> list:
+    """The undecided input-rounding row of :func:`_copy_read`'s result, if any."""
+    if (read := _copy_read(ex, beyond)) is None:
+        return []
+    k, rounding, order = read
+    said = (
+        f"{k} is what the order {order} gives on the inputs read as {rounding}, bit for bit: "
+        "a cast of the inputs fits as well as a bug"
+    )
+    return [
+        {"factor": "input_rounding", "share": float("nan"), "decided": False,
+         "posterior": float("nan"), "evidence": said}
+    ]  # fmt: skip
 
 
 def _bug_verdict(ex, beyond: dict) -> str:
@@ -514,12 +545,23 @@ def _bug_verdict(ex, beyond: dict) -> str:
         parts.append(
             f"{k} in {len(idx)} element(s) ({where}{float(v):.9g} where the exact value is {x:.9g})"
         )
+    read = _copy_read(ex, beyond)
+    cast = (
+        f" Yet {read[0]} is what the order {read[2]} gives on the inputs read as {read[1]}, "
+        f"bit for bit: the code may read its inputs rounded (a cast, such as "
+        f"x.astype(np.{read[1]})). The evidence cannot tell that cast from a bug."
+        if read
+        else ""
+    )
     return (
-        "Not explained by rounding: a likely bug. No configuration reproduces "
+        "Not explained by rounding: a likely bug"
+        + (", or inputs read rounded" if read else "")
+        + ". No configuration reproduces "
         + " or ".join(parts)
         + ", and it lies outside the worst-case error bound of every evaluation order, "
         "accumulator (the data's format or a wider one: a narrower one, such as an FP8 "
-        "accumulator, is not tried) and input rounding."
+        "accumulator, is not tried) and input rounding (to tf32 or bfloat16, or to a "
+        "result's format)." + cast
     )
 
 
@@ -579,7 +621,8 @@ def _cause_sentence(ex, causes) -> str:
         return (
             f"Cannot tell the cause: no configuration tried reproduces "
             f"{' or '.join(unmatched)}; the nearest ones differ in {names}, a guess rather "
-            f"than evidence (an order, block size or setting not tried here). "
+            f"than evidence (an order, block size or setting not tried here; or a bug "
+            f"smaller than the rounding error, which fits as well). "
             f"{_what_decides(ex)}"
         )
     p = float(main["posterior"])

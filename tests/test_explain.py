@@ -167,7 +167,7 @@ def test_a_blocked_matmul_of_truncated_inputs_is_no_bug():
         B = rng.standard_normal((64, 8)).astype(np.float32)
         res = {"fp32": blocked(A, B), "r": blocked(_truncated(A, mask), _truncated(B, mask))}
         e = fpx.explain("matmul", (A, B), res)
-        assert "bug" not in e.verdict and "within rounding" in e.verdict, e.verdict
+        assert "likely bug" not in e.verdict and "within rounding" in e.verdict, e.verdict
 
 
 def test_a_matmul_of_bfloat16_truncated_inputs_is_input_rounding():
@@ -576,7 +576,7 @@ def test_a_mean_of_one_term_one_ulp_off_is_not_within_rounding():
     ulp = Fraction(float(np.spacing(np.float32(float(exact)))))
     assert (exact - Fraction(float(mid))) / ulp == Fraction(3, 4)
     e = fpx.explain("mean", np.array([a, b]), {"np": np.mean(np.array([a, b])), "mid": mid})
-    assert "bug" not in e.verdict
+    assert "likely bug" not in e.verdict
 
 
 def test_a_sum_of_a_bfloat16_copy_is_not_a_bug():
@@ -586,7 +586,7 @@ def test_a_sum_of_a_bfloat16_copy_is_not_a_bug():
     x = np.random.default_rng(1).random(100).astype(np.float32)
     r = np.sum(x.astype(ml_dtypes.bfloat16).astype(np.float32))
     e = fpx.explain("sum", x, {"fp32": np.sum(x), "bf16in": r})
-    assert "bug" not in e.verdict and "within rounding" in e.verdict
+    assert "likely bug" not in e.verdict and "within rounding" in e.verdict
 
 
 def test_explain_of_the_mean_of_nothing_says_so():
@@ -1340,7 +1340,8 @@ def test_a_sum_of_a_narrower_copy_lists_input_rounding(n, fmt, copy):
     rounded inputs. An order on the inputs read as a narrower storage format that gives the
     result bit for bit is now listed, undecided (plain NumPy builds both results); the sum of
     float64 data read from a float32 copy was "a likely bug", "outside the bound of every ...
-    input rounding"."""
+    input rounding": it is a likely bug or that cast, which the evidence cannot tell apart
+    (pass 27: a dropped element of integer data equal by chance to a float16 copy's sum)."""
     x = np.random.default_rng(n).standard_normal(n).astype(fmt)
 
     def loop(v):
@@ -1357,4 +1358,63 @@ def test_a_sum_of_a_narrower_copy_lists_input_rounding(n, fmt, copy):
     said = rows.loc["input_rounding", "evidence"]
     name = np.dtype(copy).name
     assert said.startswith(f"cast is what the order sequential gives on the inputs read as {name}")
-    assert "likely bug" not in e.verdict  # (float64 data of a float32 copy: "a likely bug")
+    if fmt == np.float64:  # beyond the bound of the float64 data: a bug or that cast
+        assert e.verdict.startswith("Not explained by rounding: a likely bug, or inputs read")
+        assert "The evidence cannot tell that cast from a bug." in e.verdict
+    else:
+        assert "likely bug" not in e.verdict
+
+
+def _lanes(x, k):
+    """A sum in k strided lanes, each left to right, the lanes then added left to right: a
+    fixed order explain does not try (plain NumPy)."""
+    lanes = np.array([np.cumsum(x[j::k], dtype=x.dtype)[-1] for j in range(k)], x.dtype)
+    return np.cumsum(lanes, dtype=x.dtype)[-1]
+
+
+def test_three_results_of_fixed_orders_two_of_them_one_value_are_no_nondeterminism():
+    """Pass 27: sums in 3, 5 and 3 strided lanes (two fixed orders, one run twice: r1 == r3)
+    were decided nondeterminism in 5 of 12 (posterior 0.996), the evidence saying "3 results
+    of the same inputs all differ": results that do not all differ are no positive evidence
+    of it. Undecided now, and the evidence says how many values they are."""
+    rng = np.random.default_rng(5)
+    for i in range(6):
+        x = (rng.standard_normal(10000) * 2.0 ** rng.integers(-10, 10, 10000)).astype(np.float32)
+        if i not in (1, 2, 4, 5):  # (the ones decided before, of the first six)
+            continue
+        r13 = _lanes(x, 3)
+        e = fpx.explain("sum", x, {"r1": r13, "r2": _lanes(x, 5), "r3": r13})
+        assert not e.causes.decided.any(), (i, e.causes)
+        said = e.causes.set_index("factor").loc["nondeterminism", "evidence"]
+        assert said.startswith("3 results of the same inputs are 2 values"), said
+
+
+def test_a_dropped_element_equal_to_a_narrower_copys_sum_is_not_excused():
+    """Pass 27: in integer data (17% of random sets of 10 to 60 lognormal integers), a sum
+    with one element dropped can equal the left-to-right sum of a float16 copy; such a bug
+    was "within rounding" with only input_rounding listed. Nothing reproduces it: the verdict
+    now says a bug smaller than the rounding error fits as well (found by plain NumPy)."""
+    f32 = np.float32
+    for seed in range(300):
+        r = np.random.default_rng(seed)
+        x = np.round(r.lognormal(4, 2.5, int(r.integers(10, 60)))).astype(f32)
+        with np.errstate(over="ignore"):
+            copy = np.cumsum(x.astype(np.float16).astype(f32), dtype=f32)[-1]
+        drops = [j for j in range(x.size) if np.cumsum(np.delete(x, j), dtype=f32)[-1] == copy]
+        if drops and np.sum(x) != copy:
+            break
+    bug = np.cumsum(np.delete(x, drops[0]), dtype=f32)[-1]
+    e = fpx.explain("sum", x, {"good": np.sum(x), "bug": bug})
+    assert not e.causes.decided.any() and "input_rounding" in set(e.causes.factor)
+    assert "a bug smaller than the rounding error, which fits as well" in e.verdict, e.verdict
+
+
+def test_a_mean_of_a_float16_copy_lists_input_rounding():
+    """Pass 27: np.sum of a float16 copy over n, against np.mean, listed order and
+    nondeterminism only (16 of 25): the narrower-copy check ran for sums only."""
+    x = np.random.default_rng(3).standard_normal(10000).astype(np.float32)
+    m = np.float32(np.sum(x.astype(np.float16).astype(np.float32)) / np.float32(x.size))
+    e = fpx.explain("mean", x, {"ok": np.mean(x), "m": m})
+    said = e.causes.set_index("factor").loc["input_rounding", "evidence"]
+    assert said.startswith("m is what the order ") and "on the inputs read as float16" in said
+    assert not e.causes.decided.any()

@@ -362,12 +362,14 @@ READ_ORDERS = ("sequential", "pairwise", "numpy", "reverse")
 
 def _copies_read(op: str, x: np.ndarray, result, in_fmt: str) -> tuple:
     """(rounding, order) where the order gives ``result`` on ``x`` rounded to a narrower
-    storage format (a cast bug: ``x.astype(np.float16)`` summed in ``in_fmt``)."""
+    storage format (a cast bug: ``x.astype(np.float16)`` summed in ``in_fmt``; a mean: that
+    sum over n, pass 27: 16 of 25 means of a float16 copy listed no input rounding)."""
     from ..orders.summation import sum as order_sum
 
     r = np.asarray(result)
-    if op != "sum" or r.dtype != x.dtype or r.ndim != 0:
+    if op not in ("sum", "mean") or r.dtype != x.dtype or r.ndim != 0:
         return ()
+    n = x.dtype.type(x.size)  # (a mean: the sum divided by n in the data's format, as np.mean)
     narrower = [f for f in FORMATS if format_info(f).bits < format_info(in_fmt).bits]
     out = []
     for (copy,) in list(_rounded((x,), narrower))[1:]:
@@ -375,7 +377,8 @@ def _copies_read(op: str, x: np.ndarray, result, in_fmt: str) -> tuple:
         copy = copy.astype(x.dtype)
         if np.array_equal(copy, x):
             continue  # (the data are of that format: nothing was lost)
-        out += [(rounding, o) for o in READ_ORDERS if _same(order_sum(copy, o), r)][:1]
+        sums = ((o, order_sum(copy, o)) for o in READ_ORDERS)
+        out += [(rounding, o) for o, v in sums if _same(v / n if op == "mean" else v, r)][:1]
     return tuple(out)
 
 

@@ -223,8 +223,11 @@ def score(
         # positive: not every one is given by a fixed configuration too (pass 15: 3 results
         # of fixed loops at n = 10, each matched by few values, were decided run-to-run)
         fixed = all(any(not c.seeded for c in ev.matched) for ev in evidence.values())
-        positive = len(evidence) >= 3 and len(chance) == len(evidence) and not fixed
-        runs = len(evidence) >= 3 and bool(chance)
+        # (pass 27: r1, r2, r3 of fixed orders with r1 == r3, none reproduced, were decided
+        # nondeterminism: results that do not all differ are no positive evidence)
+        distinct = len(evidence) >= 3 and not repeated
+        positive = distinct and len(chance) == len(evidence) and not fixed
+        runs = distinct and bool(chance)
     return _by_chance(_ranked(weights, positive, runs), a, b)
 
 
