@@ -521,8 +521,36 @@ def test_every_diff_checks_top_by_name():
         c.diff("exact", "pairwise")  # (pass 6: the key that works was only in the list)
     assert c.diff("exact (reference)", "pairwise").equal.all()
     nan = repr(fpx.diff(np.float32([1, np.nan]), np.float32([1, 2])))  # (pass 7)
-    assert "largest difference 0 ulps" in nan
+    assert "largest difference of the 1 counted 0 ulps" in nan  # (pass 27: "of the counted")
     assert "1 NaN mismatch(es) (NaN against a number) not counted in these" in nan
+
+
+def test_a_diff_says_its_largest_difference_is_of_the_counted_elements():
+    """Pass 27: three float64 pairs 2**62 or more ulps apart (a sign flip, 0 against inf,
+    1e-300 against 1e300) read "largest difference 0 ulps" while every element differed; and
+    a mixed-format refusal did not name the argument (b). Oracle: the bit patterns' keys."""
+    import math
+    import struct
+
+    import ml_dtypes
+
+    a, b = np.array([1.0, 0.0, 1e-300]), np.array([-1.0, np.inf, 1e300])
+
+    def key(x):
+        k = struct.unpack("<q", struct.pack("<d", abs(x)))[0]
+        return -k if math.copysign(1.0, x) < 0 else k
+
+    assert all(abs(key(y) - key(x)) >= 2**62 for x, y in zip(a, b))
+    d = fpx.diff(a, b)
+    assert d.summary["saturated"] == 3 and d.summary["bitwise_equal"] == 0
+    said = repr(d)
+    assert "largest difference of the 0 counted 0 ulps" in said
+    assert "3 element(s) 2**62 or more ulps apart" in said
+    assert "largest difference 1 ulps" in repr(fpx.diff([1.0], [np.nextafter(1.0, 2.0)]))
+    with pytest.raises(TypeError, match=r"^fpx.diff: b: integer input"):
+        fpx.diff(np.float32([1.0]), np.int32([1]))
+    with pytest.raises(TypeError, match=r"^fpx.diff: b: float8_e4m3 arrays"):
+        fpx.diff(np.float32([1.0]), np.array([1.0], ml_dtypes.float8_e4m3fn))
 
 
 def test_the_reproducer_says_why_a_variant_with_settings_is_not_written():
