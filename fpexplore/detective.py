@@ -69,6 +69,11 @@ def _as_observations(inputs, observed, op: str):
         if isinstance(i, dict):  # by the op's input names (pass 24: the keys were the data)
             given = get(op).user_inputs(i, what="match_orders")[0]
             i = tuple(given[k] for k in get(op).input_names)
+        if arity == 2 and not isinstance(i, (tuple, list, dict)):  # (pass 28: "got 1000")
+            raise TypeError(
+                f"match_orders: {op} takes a pair (a, b) of input arrays per observation, got "
+                f"one {type(i).__name__}"
+            )
         i = (i,) if arity == 1 and not isinstance(i, tuple) else tuple(i)
         if len(i) != arity:
             raise ValueError(f"{op} takes {arity} input array(s) per observation, got {len(i)}")

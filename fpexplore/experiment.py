@@ -71,6 +71,8 @@ def parse_variants(op: str, variants, fmt: str | None = None) -> list[VariantSpe
         variants = get_op(op).defaults_for(fmt)
     elif isinstance(variants, str) or not hasattr(variants, "__iter__"):
         variants = [variants]  # one name, spec string or VariantSpec
+    else:  # (pass 28: a dict's values were dropped without a word)
+        variants = checks.name_list("variants", variants)
     specs = [parse_spec(v, op) for v in variants]
     seen = [str(s) for s in specs]
     twice = sorted({t for t in seen if seen.count(t) > 1})
@@ -372,7 +374,8 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
         if given:
             raise ValueError(
                 f"compare: {', '.join(given)} {'is' if len(given) == 1 else 'are'} for generated "
-                "data; with inputs= the data are yours (n comes from their size)"
+                "data; with inputs= the data are yours"
+                + (" (n comes from their size)" if "n" in given else "")
             )
         inputs, fmt, n = op_spec.user_inputs(inputs, what="fpx.compare")
         if "num" in inputs:  # linspace's length: its limits, as for n= (pass 17: MemoryError)

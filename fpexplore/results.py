@@ -494,9 +494,14 @@ class Explanation:
 
     def diff(self, a=None, b=None, *, top: int = 10):
         """The :class:`Diff` of two results (default: the nearest and the farthest from the
-        exact answer)."""
+        exact answer; ``b`` left out: the other of those two, pass 28: ``diff("cpu")`` of the
+        nearest compared it with itself)."""
         a = self.pair[0] if a is None else a
-        b = self.pair[1] if b is None else b
+        b = (self.pair[1] if a != self.pair[1] else self.pair[0]) if b is None else b
+        for name, label in (("a", a), ("b", b)):  # (pass 28: a bare KeyError)
+            if label not in self.results:
+                listed = ", ".join(map(repr, self.results))
+                raise ValueError(f"{name}={label!r} is not a result here; the results: {listed}")
         return diff_values(a, self.results[a], b, self.results[b], top=top)
 
     def __repr__(self) -> str:

@@ -135,9 +135,9 @@ def step_held(x, fmt, direction: int, what: str):
     info = fmt if isinstance(fmt, FormatInfo) else INFO.get(fmt) if isinstance(fmt, str) else None
     if info is None or not info.user_defined:
         raise ValueError(
-            f"{what}: fmt={checks.shown(fmt)}: fmt names a format of fpx.format (defined: "
-            f"{', '.join(user_names()) or 'none'}), for float64 x holding its values; leave "
-            "it out to step in x's own format"
+            f"{what}: fmt={checks.shown(fmt)}: fmt takes only a format of fpx.format "
+            f"(defined: {', '.join(user_names()) or 'none'}), for float64 x holding its "
+            "values; leave it out to step in x's own format"
         )
     arr = np.asarray(x)
     if arr.dtype != _F64 or isinstance(x, np.ma.MaskedArray):

@@ -306,7 +306,7 @@ def test_neighbours_and_ulps_refuse_what_is_not_the_formats():
         fpx.next_up(np.float32(1.0), "t_half")
     with pytest.raises(ValueError, match="0.1 , which is not a value of t_half".replace(" ,", ",")):
         fpx.next_down(0.1, "t_half")
-    with pytest.raises(ValueError, match="fmt names a format of fpx.format"):
+    with pytest.raises(ValueError, match="fmt takes only a format of fpx.format"):
         fpx.next_up(1.0, "float16")
     with pytest.raises(ValueError, match="past t_half's largest"):
         fpx.ulp(1e6, "t_half")

@@ -1418,3 +1418,20 @@ def test_a_mean_of_a_float16_copy_lists_input_rounding():
     said = e.causes.set_index("factor").loc["input_rounding", "evidence"]
     assert said.startswith("m is what the order ") and "on the inputs read as float16" in said
     assert not e.causes.decided.any()
+
+
+def test_a_function_of_random_numbers_is_not_the_function_that_made_them():
+    """Pass 28: fn= returning a random number each call (never a result, never near the sum)
+    decided nondeterminism; a constant wrong value was refused. Both are refused now; a
+    function that sums in a new random order each call still decides nondeterminism."""
+    y = np.random.default_rng(0).uniform(0, 1, 1000).astype(np.float32)
+    res = {"cpu": fpx.sum(y), "gpu": fpx.sum(y, "pairwise")}
+    with pytest.raises(ValueError, match=r"gives another value on each call .* none of them the"):
+        fpx.explain("sum", y, res, fn=lambda v: np.float32(np.random.random()))
+    rng = np.random.default_rng(1)
+
+    def shuffled(v):
+        return np.cumsum(v[rng.permutation(v.size)], dtype=np.float32)[-1]
+
+    e = fpx.explain("sum", y, {"cpu": fpx.sum(y), "gpu": shuffled(y)}, fn={"gpu": shuffled})
+    assert list(e.causes.factor) == ["nondeterminism"] and e.causes.decided.all()

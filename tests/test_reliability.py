@@ -594,3 +594,26 @@ def test_pass_15_ops_findings():
         fpx.linspace([0.0, [1.0]], 2.0, 3)
     with pytest.raises(ValueError, match="generate: float8_e8m0 has no sign and no zero"):
         fpx.generate("normal", 10, "float8_e8m0")
+
+
+def test_pass_28_arguments_are_named_and_nothing_is_dropped():
+    """Pass 28: compare(variants={"pairwise": 1}) ran the keys and dropped the values;
+    Explanation.diff("cpu", "nope") raised a bare KeyError and diff("cpu") of the nearest
+    compared it with itself; match_orders of one array for a dot said "got 1000" inputs;
+    compare(inputs=x, seed=3) said "(n comes from their size)"; next_up(x, "float32") read as
+    if float32 were a format of fpx.format."""
+    x = np.float32([1, 2, 3.5, 1e-3])
+    with pytest.raises(TypeError, match="variants must be a name or a list of names, got a dict"):
+        fpx.compare("sum", n=10, variants={"pairwise": 1})
+    e = fpx.explain("sum", x, {"cpu": np.float32(6.501), "gpu": np.float32(6.5009995)})
+    with pytest.raises(ValueError, match=r"b='nope' is not a result here; the results: 'cpu'"):
+        e.diff("cpu", "nope")
+    assert {e.diff(e.pair[0]).a, e.diff(e.pair[0]).b} == set(e.pair)
+    with pytest.raises(TypeError, match=r"dot takes a pair \(a, b\) of input arrays per obs"):
+        fpx.match_orders(np.ones(1000, np.float32), np.float32(1000), "dot")
+    with pytest.raises(
+        ValueError, match=r"seed is for generated data; with inputs= the data are yours$"
+    ):
+        fpx.compare("sum", inputs=x, seed=3)
+    with pytest.raises(ValueError, match=r"fmt='float32': fmt takes only a format of fpx.format"):
+        fpx.next_up(np.float32(1), "float32")

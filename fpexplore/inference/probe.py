@@ -22,6 +22,7 @@ from ..formats import format_info
 from ..orders.registry import orders_of
 from ..spec import VariantSpec, check_spec
 from .evidence import PROBES, probes, screened
+from .measure import beyond_rounding
 from .space import TRIED_ROUNDINGS, Config, Known, order_op, reduction, run
 
 __all__ = ["REVEAL_MAX", "Probed", "probe"]
@@ -88,6 +89,13 @@ def probe(
     if made is None:  # a nondeterministic fn may give another value each run
         runs += [call(arrays), call(arrays)]
     if any(not _same(first, r) for r in runs[1:]):
+        if made is None and all(np.any(beyond_rounding(op, arrays, r, ())) for r in runs):
+            raise ValueError(  # (pass 28: random numbers decided nondeterminism)
+                f"fn{'' if label is None else f'[{label!r}]'}(*inputs) gives another value on "
+                f"each call ({', '.join(checks.shown(r[()] if r.ndim == 0 else r) for r in runs)}"
+                f"), none of them the results nor within rounding of the exact {op}: give the "
+                "function that made them"
+            )
         return Probed(None, True, calls=call.calls)
     if made is None:
         gives = (
