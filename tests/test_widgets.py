@@ -1732,3 +1732,15 @@ def test_an_observed_distance_past_the_ulp_cap_is_shown_as_a_bound():
     app.observed.value = ("rr",)
     (row,) = app._out.observed.rows
     assert row["ulp_error"] == row["max_abs_ulp"] == "≥9223372036854775807"
+
+
+def test_the_code_without_the_emulated_backend_runs_and_names_no_variants():
+    """Pass 27: with only the numpy backend ticked, the code box listed the format's default
+    variants (not the user's pick) and raised "the emulated backend runs the variants, and
+    it is not among backends". It names no variants there, and its table is the app's."""
+    app = fpx.explorer(n=1000, variants=["kahan"], backends=("numpy",))
+    code = app.snippet.value
+    assert "variants=" not in code and "backends=('numpy',)" in code
+    ns: dict = {}
+    exec(code.replace("cmp.plot()", ""), ns)  # (the public API only: fpx.compare)
+    assert _same_table(ns["cmp"].table, app.comparison.table)
