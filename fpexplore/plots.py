@@ -49,7 +49,16 @@ OKABE_ITO = (
 BACKEND_HATCH = {"numpy": "", "emulated": "//", "cupy": "", "replay": ".."}
 
 
-def _new_ax(figsize=(7.0, 3.6)):
+def _new_ax(figsize=(7.0, 3.6), ax=None):
+    """(figure, axes): ``ax``'s where given, else a new figure of ``figsize``; TypeError
+    naming ``ax`` for anything but a matplotlib Axes (pass 28: "'str' object has no
+    attribute 'figure'")."""
+    if ax is not None:
+        if not (hasattr(ax, "figure") and hasattr(ax, "add_patch")):
+            raise TypeError(
+                f"ax must be a matplotlib Axes, or None for a new figure; got {checks.shown(ax)}"
+            )
+        return ax.figure, ax
     Figure = require("matplotlib.figure", "fpexplore's plots").Figure
 
     fig = Figure(figsize=figsize, layout="constrained")
@@ -74,7 +83,7 @@ def ulp_bars(cmp, ax=None):
     that is NaN or infinite where its reference is not (or a distance that is no count of
     ulps) is a marked bar (cross-hatched, red edge, labelled "NaN" or "inf") drawn to the
     axis's edge, so that the finite bars keep an axis of their own."""
-    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    fig, ax = _new_ax(ax=ax)
     t = cmp.table
     labels = [_label(v, b) for v, b in zip(t["variant"], t["backend"])]
     vals = t["ulp_error"].astype(float).to_numpy()
@@ -197,7 +206,7 @@ def _backend_legend(ax, backends, marked: bool = False) -> None:
 def ulp_histogram(cmp, ax=None, bins: int = 41):
     """Per-element signed ULP errors of each array result, one step histogram per result
     (elements whose error is NaN or inf are counted in the legend, not drawn)."""
-    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    fig, ax = _new_ax(ax=ax)
     errs = {}
     for (variant, backend), out in cmp.results.items():
         e = clamp_ulps(ulp_error(out, cmp.reference_of(out)), signed=True).reshape(-1)
@@ -224,7 +233,7 @@ def ulp_histogram(cmp, ax=None, bins: int = 41):
 
 def ulp_heatmap(cmp, ax=None, which=None):
     """Element-wise ULP errors of one matrix result (default: the first emulated one)."""
-    fig, ax = _new_ax(figsize=(5.0, 4.2)) if ax is None else (ax.figure, ax)
+    fig, ax = _new_ax(figsize=(5.0, 4.2), ax=ax)
     keys = list(cmp.results)
     key = which or next((k for k in keys if k[1] == "emulated"), keys[0])
     out = cmp.results[key]
@@ -271,7 +280,7 @@ def error_vs_n(table, bounds=None, ax=None, title="", unit: str = "abs", op: str
     size's median |result| (scalar results; without them no bounds are drawn). ``op``: the
     bounds' labels, a sum's or a dot's."""
     checks.choice("unit", unit, SWEEP_UNITS)
-    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    fig, ax = _new_ax(ax=ax)
     if unit == "ulps":
         table = table.assign(abs_error=table["max_abs_ulp"].to_numpy(dtype=float))
         bounds = _bounds_in_ulps(table, bounds)
@@ -364,11 +373,7 @@ def bit_view(values: dict, ax=None):
         raise ValueError("bit_view needs at least one value")
     info = format_info(np.asarray(items[0][1]).dtype)
     nb = info.bits
-    fig, ax = (
-        _new_ax(figsize=(max(6.0, nb * 0.22), 0.55 * len(items) + 0.9))
-        if ax is None
-        else (ax.figure, ax)
-    )
+    fig, ax = _new_ax(figsize=(max(6.0, nb * 0.22), 0.55 * len(items) + 0.9), ax=ax)
     first = bit_string(items[0][1], sep="")
     colors = {"s": OKABE_ITO[5], "e": OKABE_ITO[0], "f": OKABE_ITO[2]}
     eb = info.exponent_bits
@@ -409,13 +414,13 @@ def diff_plot(diff, kind: str = "auto", ax=None):
     if kind == "heatmap":
         if u.ndim != 2:
             raise ValueError("a heatmap needs matrix results (matmul)")
-        fig, ax = _new_ax(figsize=(5.0, 4.2)) if ax is None else (ax.figure, ax)
+        fig, ax = _new_ax(figsize=(5.0, 4.2), ax=ax)
         lim = max(1.0, float(np.nanmax(np.abs(u))) if np.isfinite(u).any() else 1.0)
         im = ax.imshow(u, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
         fig.colorbar(im, ax=ax, label=f"ulps of {diff.format} from {diff.a} to {diff.b}")
         ax.set_title(title, fontsize="small")
         return fig
-    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    fig, ax = _new_ax(ax=ax)
     v = u[np.isfinite(u)].reshape(-1)
     lim = max(1, int(np.max(np.abs(v))) if v.size else 1)
     edges = np.arange(-lim - 0.5, lim + 1.5) if lim <= 40 else np.linspace(-lim, lim, 81)
@@ -430,7 +435,7 @@ def diff_plot(diff, kind: str = "auto", ax=None):
 def budget_waterfall(budget, ax=None):
     """A :class:`~fpexplore.budget.Budget` as a waterfall: each factor's change in ulps
     stacked on the ones before it, then the total."""
-    fig, ax = _new_ax() if ax is None else (ax.figure, ax)
+    fig, ax = _new_ax(ax=ax)
     t = budget.table
     deltas = t["delta_ulp"].to_numpy(dtype=float)[1:]
     labels = list(t["step"])[1:]
@@ -460,7 +465,7 @@ def explain_plot(expl, ax=None):
     if ax is None:
         fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 3.4), constrained_layout=True)
     else:
-        fig, ax2 = ax.figure, None
+        (fig, ax), ax2 = _new_ax(ax=ax), None
     t = expl.table
     labels = list(t.index)
     y = np.arange(len(labels))
@@ -526,7 +531,7 @@ def reveal_plot(rev, ax=None):
     tree's order, each addition above its operands; fused products in orange."""
     from .orders import trees
 
-    fig, ax = _new_ax((min(14.0, 3.0 + 0.25 * rev.n), 4.0)) if ax is None else (ax.figure, ax)
+    fig, ax = _new_ax((min(14.0, 3.0 + 0.25 * rev.n), 4.0), ax=ax)
     pos, order = {}, []
     for t in trees.nodes_postorder(rev.tree):
         if isinstance(t, int):

@@ -81,3 +81,25 @@ def test_explanation_marks_infinite_and_nan_errors():
     texts = _texts(ax)
     assert "inf" in texts and "NaN" in texts  # the NaN result is not called "inf"
     assert texts.index("inf") < texts.index("NaN")
+
+
+def test_an_ax_that_is_no_axes_is_named():
+    """Pass 28: plot(ax="nope") or plot(ax=5) raised "'str' object has no attribute
+    'figure'"; every plot names ax now, and a real Axes is drawn on."""
+    from matplotlib.figure import Figure
+
+    c = fpx.compare("sum", n=100, variants=["sequential", "pairwise"])
+    x = np.float32([1, 2, 3e-4])
+    e = fpx.explain("sum", x, {"a": np.float32(3.0003), "b": np.float32(3.0002)})
+    calls = (
+        lambda ax: c.plot(ax=ax),
+        lambda ax: fpx.sweep("sum", sizes=[10, 20], variants=["sequential"]).plot(ax),
+        lambda ax: e.plot(ax),
+        lambda ax: fpx.diff([1.0, 2.0], [1.0, 2.5]).plot(ax=ax),
+    )
+    for call in calls:
+        for bad in ("nope", 5, [1]):
+            with pytest.raises(TypeError, match=r"ax must be a matplotlib Axes, or None"):
+                call(bad)
+        ax = Figure().add_subplot()
+        assert call(ax) is ax.figure
