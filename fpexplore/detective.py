@@ -208,11 +208,11 @@ def _by_chance(op: str, scored: list, obs) -> str:
 
 
 def _gives(op: str, c: VariantSpec, inputs, o) -> bool:
+    """``c`` gives the observation ``o`` exactly, as :func:`_scored` counts an exact match."""
     try:
-        got = evaluate(op, c, inputs)
+        return not np.any(_distance(o, evaluate(op, c, inputs)))
     except (ValueError, NotImplementedError):
         return False
-    return np.asarray(got).dtype == o.dtype and np.asarray(got).tobytes() == o.tobytes()
 
 
 def _scored(op: str, cands, obs) -> list:

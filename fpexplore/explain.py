@@ -469,9 +469,12 @@ def _runs(ex, probed: list) -> dict:
     runs = any(p.runs_differ for p in probed) if probed else None
     if not runs and measure.beyond_one_code(ex.op, ex.arrays, ex.observed, ex.in_fmt):
         runs = False  # too far apart for one code's orders: no run-to-run nondeterminism
-    values = [(o.dtype, o.tobytes()) for o in ex.observed.values()]
     steady = {p.label for p in probed if not p.runs_differ}
-    return {"runs_differ": runs, "steady": steady, "repeated": len(set(values)) < len(values)}
+    return {
+        "runs_differ": runs,
+        "steady": steady,
+        "repeated": _values(ex.observed) < len(ex.observed),
+    }
 
 
 def _not_special(ex, label: str) -> np.ndarray:
@@ -496,10 +499,15 @@ def _rounded_to(ex, label: str) -> np.ndarray:
     return np.asarray(ex.observed[label] == ex.refs[label])
 
 
+def _values(observed: dict) -> int:
+    """How many values the results are, bit for bit."""
+    return len({(o.dtype, o.tobytes()) for o in observed.values()})
+
+
 def _results_differ(observed: dict) -> str:
     """ "3 results of the same inputs all differ", or how many values they are (pass 27:
     said of three results two of which were one value)."""
-    values = len({(o.dtype, o.tobytes()) for o in observed.values()})
+    values = _values(observed)
     if values == len(observed):
         return f"{len(observed)} results of the same inputs all differ"
     return f"{len(observed)} results of the same inputs are {values} values"

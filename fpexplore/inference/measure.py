@@ -33,6 +33,7 @@ __all__ = [
     "closer",
     "deviation",
     "errors",
+    "identical",
     "magnitude",
     "overflow_reach",
     "rounded_reads",
@@ -378,12 +379,14 @@ def _copies_read(op: str, x: np.ndarray, result, in_fmt: str) -> tuple:
         if np.array_equal(copy, x):
             continue  # (the data are of that format: nothing was lost)
         sums = ((o, order_sum(copy, o)) for o in READ_ORDERS)
-        out += [(rounding, o) for o, v in sums if _same(v / n if op == "mean" else v, r)][:1]
+        out += [(rounding, o) for o, v in sums if identical(v / n if op == "mean" else v, r)][:1]
     return tuple(out)
 
 
-def _same(a, b) -> bool:
-    return np.asarray(a).tobytes() == np.asarray(b).tobytes()
+def identical(x, y) -> bool:
+    """Two results of one format, shape and bits (NaN: the same NaN)."""
+    x, y = np.asarray(x), np.asarray(y)
+    return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
 
 
 def beyond_one_code(op: str, arrays: tuple, observed: dict, in_fmt: str) -> bool:

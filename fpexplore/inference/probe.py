@@ -22,7 +22,7 @@ from ..formats import format_info
 from ..orders.registry import orders_of
 from ..spec import VariantSpec, check_spec
 from .evidence import PROBES, probes, screened
-from .measure import beyond_rounding
+from .measure import beyond_rounding, identical
 from .space import TRIED_ROUNDINGS, Config, Known, order_op, reduction, run
 
 __all__ = ["REVEAL_MAX", "Probed", "probe"]
@@ -71,10 +71,6 @@ class _Caller:
         return out
 
 
-def _same(x: np.ndarray, y: np.ndarray) -> bool:
-    return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
-
-
 def probe(
     fn, op: str, arrays: tuple, observed: dict, evidence: dict, in_fmt: str, label=None
 ) -> Probed:
@@ -85,10 +81,10 @@ def probe(
     first = call(arrays)
     runs = [first, call(arrays)]
     want = observed if label is None else {label: observed[label]}
-    made = next((k for k, v in want.items() if _same(v, first)), None)
+    made = next((k for k, v in want.items() if identical(v, first)), None)
     if made is None:  # a nondeterministic fn may give another value each run
         runs += [call(arrays), call(arrays)]
-    if any(not _same(first, r) for r in runs[1:]):
+    if any(not identical(first, r) for r in runs[1:]):
         if made is None and all(np.any(beyond_rounding(op, arrays, r, ())) for r in runs):
             raise ValueError(  # (pass 28: random numbers decided nondeterminism)
                 f"fn{'' if label is None else f'[{label!r}]'}(*inputs) gives another value on "
@@ -117,7 +113,7 @@ def probe(
     outs = []
     for p in tried:
         a, b = call(p), call(p)
-        if not _same(a, b):
+        if not identical(a, b):
             return Probed(None, True, calls=call.calls)
         outs.append(a)
     found = _computing(op, evidence[label].matched, tried, outs)
@@ -168,7 +164,7 @@ def _computing(op: str, cfgs: list, tried: list, outs: list) -> list:
         for c in keep:
             got = run(op, c, p if c in full else p_small, None if c in full else known)
             want = out if c in full else out_small
-            if got is not None and _same(np.asarray(got), np.asarray(want)):
+            if got is not None and identical(got, want):
                 nxt.append(c)
         keep = nxt
     return keep
@@ -199,7 +195,7 @@ def _revealed(fn, op, arrays, result, tried, outs, in_fmt) -> list:
 
 def _reproduces(op: str, cfg: Config, arrays: tuple, result) -> bool:
     got = run(op, cfg, arrays)
-    return got is not None and _same(np.asarray(got), np.asarray(result))
+    return got is not None and identical(got, result)
 
 
 def _shorter(op: str, arrays: tuple, k: int) -> tuple:
@@ -249,4 +245,4 @@ def _scanned(call, op, arrays, result, tried, outs, in_fmt) -> list:
 
 
 def _same_or_none(got, want) -> bool:
-    return got is not None and _same(np.asarray(got), np.asarray(want))
+    return got is not None and identical(got, want)

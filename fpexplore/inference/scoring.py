@@ -214,11 +214,12 @@ def score(
         w[0] += others
         w[1] += others
     positive = runs = False
+    differ = runs_differ is None and _all_differ(evidence)  # (False: fn ran alike)
     # two runs may give one value (pass 23: of three shuffled runs two coincided, a
     # configuration reproduced them, and nondeterminism was not listed: 6 of 82)
-    if runs_differ is None and (repeated or _all_differ(evidence)):  # (False: fn ran alike)
+    if differ or (runs_differ is None and repeated):
         add(RUN_TO_RUN, RUN_TO_RUN_BITS + _draws(evidence), None, None)
-    if runs_differ is None and _all_differ(evidence):
+    if differ:
         chance = [ev for ev in evidence.values() if not _reproduced(ev)]
         # positive: not every one is given by a fixed configuration too (pass 15: 3 results
         # of fixed loops at n = 10, each matched by few values, were decided run-to-run)

@@ -117,7 +117,7 @@ def dot(
     input_rounding = check_input_rounding(input_rounding)  # (its name, from a dtype too)
     if (h := held((a, b), "dot", ("a", "b"))) is not None:  # FP8, FP6, FP4: widened, then back
         (wa, wb), name = h
-        check_rounding_changes(spec, check_input_rounding(input_rounding), format_info(name))
+        check_rounding_changes(spec, input_rounding, format_info(name))
         acc = held_accumulate(spec, "dot", name, accumulate)
         kw = dict(fma=fma, input_rounding=input_rounding, accumulate=acc, **params)
         out = dot(carried(wa, acc), carried(wb, acc), order, **kw)  # (the keywords checked there)
@@ -128,7 +128,7 @@ def dot(
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
     a, b = spec.laid_out((a, b), "dot")
-    check_rounding_changes(spec, check_input_rounding(input_rounding), info)
+    check_rounding_changes(spec, input_rounding, info)
     a, b = round_inputs(input_rounding, info, a, b)
     fused = check_fma(spec, fma, "dot", fusable("dot"))
     p = spec.validate(params)
@@ -193,7 +193,7 @@ def matmul(
     fused = check_fma(spec, fma, "matmul", fusable("matmul"))
     p = spec.validate(params)
     check_combine("matmul", p.get("combine", "sequential"))
-    check_rounding_changes(spec, check_input_rounding(input_rounding), info)
+    check_rounding_changes(spec, input_rounding, info)
     A, B = round_inputs(input_rounding, info, A, B)
     split_k = check_split_k("matmul", spec, split_k, A.shape[1])
     check_accumulate(spec, accumulate)

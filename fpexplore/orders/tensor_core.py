@@ -362,7 +362,7 @@ def _inputs_of(A, B, inputs) -> str:
     """``inputs``, or the format of A's and B's dtype where it is None; an FP8 array of
     another FP8 format than ``inputs`` is refused (OCP and AMD FP8 are other numbers)."""
     A, B = as_array(A, "A"), as_array(B, "B")
-    fmts = {format_name(x.dtype.newbyteorder("=")) for x in (A, B)}  # (>f2: float16)
+    fmts = {format_name(x.dtype) for x in (A, B)}  # (>f2: float16)
     fmts = {f if f in INPUTS else None for f in fmts}
     if inputs is None:
         if len(fmts) != 1 or None in fmts:
@@ -374,10 +374,10 @@ def _inputs_of(A, B, inputs) -> str:
         return fmts.pop()
     for x, what in ((A, "A"), (B, "B")):
         dt = np.asarray(x).dtype
-        if format_name(dt) in FP8_DTYPES and format_name(dt) != inputs:
+        if (name := format_name(dt)) in FP8_DTYPES and name != inputs:
             raise ValueError(
                 f"inputs={checks.shown(inputs)}: {what} is an array of {dt} "
-                f"({format_name(dt)}), another format; convert it with "
+                f"({name}), another format; convert it with "
                 f"fpx.as_format({what}.astype(np.float32), {checks.shown(inputs)}) if you mean it"
             )
     return inputs
