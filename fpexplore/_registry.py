@@ -129,6 +129,15 @@ class FormatInfo:
         return self.bits - 1 - (self.precision - 1) if self.storage else 8
 
     @property
+    def ieee_layout(self) -> bool:
+        """Whether IEEE 754's encoding (sign, ``exponent_bits``, ``fraction_bits``; all-ones
+        exponent for inf and NaN) gives exactly its values: a built-in storage format, or one
+        of ``fpx.format`` with subnormals and ``emax = 2**(w-1) - 1`` for w exponent bits."""
+        if not self.user_defined:
+            return self.storage
+        return self.subnormals and self.emax == 2 ** (self.exponent_bits - 1) - 1
+
+    @property
     def bias(self) -> int:
         """The exponent bias: 1 - emin with subnormals (not emax where the format gives up
         infinity for range: E4M3 has emax 8, bias 7); emax for E8M0 (no subnormals)."""

@@ -1,6 +1,7 @@
 """A value's bits: its bit pattern, fields, binary and hexadecimal strings, and the shortest
 decimal that reads back as it, in the value's own format (the formats of
-:mod:`fpexplore.formats`, and ml_dtypes' FP8, FP6, FP4 and E8M0 arrays for the patterns)."""
+:mod:`fpexplore.formats`, and ml_dtypes' FP8, FP6, FP4 and E8M0 arrays for the patterns), or
+with ``fmt=`` in a format of ``fpx.format`` (float64 values holding its values)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .formats import (
     scalar_out,
     small_array,
 )
+from .userformat import held_bits, ordered_keys, twin
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, DTypeLike
@@ -33,6 +35,7 @@ __all__ = [
     "hex_string",
     "shortest_repr",
     "to_bits",
+    "value_texts",
 ]
 
 
@@ -54,7 +57,7 @@ class BitFields(NamedTuple):
     significand: np.ndarray
 
 
-def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
+def to_bits(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | np.generic:
     """The bit patterns of ``x``.
 
     Parameters
@@ -62,12 +65,18 @@ def to_bits(x: ArrayLike) -> np.ndarray | np.generic:
     x : array_like
         Values of a storage format (float16, bfloat16, float32, float64), or an array of
         ml_dtypes' FP8, FP6, FP4 or E8M0 types.
+    fmt : str or FormatInfo, optional
+        A format of :func:`fpexplore.format` with an IEEE layout (``ieee_layout``), for
+        float64 ``x`` holding its values; None: x's own format.
 
     Returns
     -------
     ndarray or scalar
-        Unsigned integers of the format's width (uint8 for ml_dtypes' small types).
+        Unsigned integers of the format's width (uint8 for ml_dtypes' small types; uint64
+        for a format of ``fpx.format``).
     """
+    if fmt is not None:
+        return scalar_out(held_bits(x, fmt, "to_bits"))
     if (sm := small_array(x)) is not None:
         return scalar_out(np.array(sm, order="C", copy=True).view(np.uint8))
     arr, info = float_array(x)
@@ -152,7 +161,9 @@ def fields(x: ArrayLike) -> BitFields:
     return BitFields(scalar_out(sign), scalar_out(expo), scalar_out(frac))
 
 
-def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
+def bit_string(
+    x: ArrayLike, sep: str = " ", fmt: str | FormatInfo | None = None
+) -> str | np.ndarray:
     """The bit pattern as ``"s eeeeeeee ffff..."``.
 
     Parameters
@@ -161,6 +172,8 @@ def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
         Values of a storage format, or an array of ml_dtypes' FP8, FP6, FP4 or E8M0 types.
     sep : str
         Put between sign, exponent and fraction.
+    fmt : str or FormatInfo, optional
+        As for :func:`to_bits`.
 
     Returns
     -------
@@ -169,8 +182,8 @@ def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
     """
     if not isinstance(sep, str):
         raise TypeError(f"sep must be a string, got {checks.shown(sep)}")
-    arr, info = _values(x)
-    b = np.asarray(to_bits(arr)).reshape(-1).tolist()
+    arr, info = _values(x, fmt)
+    b = _patterns(arr, fmt, "bit_string")
     width, sb, eb, _ = _layout(arr, info)
 
     def one(v: int) -> str:
@@ -183,8 +196,29 @@ def bit_string(x: ArrayLike, sep: str = " ") -> str | np.ndarray:
     return np.array(out, dtype=object).reshape(arr.shape)
 
 
-def _values(x) -> tuple[np.ndarray, FormatInfo]:
-    """``x`` as an array and its format: a storage format's, or ml_dtypes' small types'."""
+def value_texts(v, fmt: str) -> tuple[str, str | None]:
+    """A scalar result's shortest decimal and hexadecimal pattern in format ``fmt`` (a table's
+    ``value_repr`` and ``value_hex``): ``v``'s own format's, or where ``fmt`` is one of
+    ``fpx.format``'s (v: float64 holding its value) in it, the pattern None where it has no
+    IEEE layout."""
+    info = format_info(fmt)
+    if not info.user_defined:
+        return shortest_repr(v), hex_string(v)
+    return shortest_repr(v, info), hex_string(v, info) if info.ieee_layout else None
+
+
+def _patterns(arr: np.ndarray, fmt, what: str) -> list:
+    """The bit patterns of ``arr`` as a flat list of ints (``fmt``: as for :func:`to_bits`;
+    ``what``: the function, for messages)."""
+    bits = held_bits(arr, fmt, what) if fmt is not None else to_bits(arr)
+    return np.asarray(bits).reshape(-1).tolist()
+
+
+def _values(x, fmt=None) -> tuple[np.ndarray, FormatInfo]:
+    """``x`` as an array and its format: a storage format's, or ml_dtypes' small types', or
+    ``fmt``, a format of ``fpx.format`` (x: float64, checked where its bits are read)."""
+    if fmt is not None:
+        return np.asarray(x), format_info(fmt)
     if (sm := small_array(x)) is not None:
         return sm, format_info(sm.dtype)
     return float_array(x)
@@ -193,13 +227,20 @@ def _values(x) -> tuple[np.ndarray, FormatInfo]:
 def _layout(arr: np.ndarray, info: FormatInfo) -> tuple[int, int, int, int]:
     """(width, sign, exponent and fraction bits) of a value: the format's, ml_dtypes' own
     for its small types (FP4: 4 bits, 1 2 1; E8M0: 8 bits, 0 8 0)."""
+    if info.user_defined:  # (fpx.format's: IEEE's fields, not float64's that holds them)
+        return (
+            1 + info.exponent_bits + info.fraction_bits,
+            1,
+            info.exponent_bits,
+            info.fraction_bits,
+        )
     if info.name not in SMALL_DTYPES:
         return info.bits, 1, info.exponent_bits, info.fraction_bits
     f = ml_dtypes.finfo(arr.dtype)
     return f.bits, f.bits - f.nexp - f.nmant, f.nexp, f.nmant
 
 
-def hex_string(x: ArrayLike) -> str | np.ndarray:
+def hex_string(x: ArrayLike, fmt: str | FormatInfo | None = None) -> str | np.ndarray:
     """The bit pattern in hexadecimal, e.g. ``"0x3dcccccd"`` for float32 0.1.
 
     Parameters
@@ -207,19 +248,21 @@ def hex_string(x: ArrayLike) -> str | np.ndarray:
     x : array_like
         Values of a storage format, or an array of ml_dtypes' FP8, FP6, FP4 or E8M0 types
         (their own width: two digits, one for FP4).
+    fmt : str or FormatInfo, optional
+        As for :func:`to_bits`.
 
     Returns
     -------
     str or ndarray of str
         A str for a scalar, an object array of str otherwise.
     """
-    arr, info = _values(x)
+    arr, info = _values(x, fmt)
     digits = -(-_layout(arr, info)[0] // 4)
-    out = [f"0x{v:0{digits}x}" for v in np.asarray(to_bits(arr)).reshape(-1).tolist()]
+    out = [f"0x{v:0{digits}x}" for v in _patterns(arr, fmt, "hex_string")]
     return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
 
 
-def shortest_repr(x: ArrayLike) -> str | np.ndarray:
+def shortest_repr(x: ArrayLike, fmt: str | FormatInfo | None = None) -> str | np.ndarray:
     """The shortest decimal that reads back as the same value *in the value's own format*.
 
     Two different values of a format always get different strings (``49957.387`` and
@@ -236,12 +279,24 @@ def shortest_repr(x: ArrayLike) -> str | np.ndarray:
     x : array_like
         Values of a storage format, or an array of ml_dtypes' FP8, FP6, FP4 or E8M0 types
         (searched as bfloat16 is).
+    fmt : str or FormatInfo, optional
+        A format of :func:`fpexplore.format`, for float64 ``x`` holding its values: printed
+        as the built-in format with its parameters prints (``fpx.format(11, 15)``: as
+        float16), else searched as bfloat16 is; None: x's own format.
 
     Returns
     -------
     str or ndarray of str
         A str for a scalar, an object array of str otherwise.
     """
+    if fmt is not None:
+        info = format_info(fmt)
+        ordered_keys(x, info, "shortest_repr", "x", "x")  # (x checked: float64, its values)
+        arr = np.asarray(x)
+        if (t := twin(info.name)) != info.name:
+            return shortest_repr(arr.astype(format_info(t).dtype))
+        out = [shortest_by_search(float(v), info) for v in arr.reshape(-1).tolist()]
+        return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
     arr, info = _values(x)
     flat = arr.reshape(-1)
     if info.name == "bfloat16" or info.name in SMALL_DTYPES:

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import checks
 from .formats import as_format, format_info
+from .userformat import twin
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -105,10 +106,12 @@ def _shape(shape) -> tuple:
 
 
 def wide_span(fmt: str) -> int:
-    """The binades each side of 1 that "wide" draws from: 9 for float16, 40 for the wider
-    formats, two thirds of emax for FP8, FP6 and FP4 (at least 1)."""
-    emax = format_info(fmt).emax
-    return 9 if fmt == "float16" else 40 if emax > 100 else max(1, 2 * emax // 3)
+    """The binades each side of 1 that "wide" draws from: 9 for float16 (and a format of
+    ``fpx.format`` with its parameters), 40 for the wider formats, two thirds of emax for FP8,
+    FP6 and FP4 (at least 1)."""
+    info = format_info(fmt)
+    emax = info.emax
+    return 9 if twin(info.name) == "float16" else 40 if emax > 100 else max(1, 2 * emax // 3)
 
 
 def draw(rng, distribution, size, span):

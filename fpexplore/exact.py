@@ -359,6 +359,13 @@ def exact_sum(x: ArrayLike) -> np.generic:
     to = None
     if (h := held((x,), "exact_sum")) is not None:  # FP8, FP6, FP4: rounded once to theirs
         (x,), to = h
+    return exact_sum_to(x, to)
+
+
+def exact_sum_to(x, to: str | None = None) -> np.generic:
+    """:func:`exact_sum`, the exact value rounded once to the format ``to`` of ml_dtypes'
+    small types or of ``fpx.format`` (its values given in float32 or float64), or where None
+    to x's."""
     (x,), info = coerce(x, what="exact_sum")
     x = np.ascontiguousarray(x).reshape(-1)
     total = None if NUMPY_ONLY else _sum_compiled(x, info)
@@ -411,7 +418,8 @@ def exact_dot(a: ArrayLike, b: ArrayLike) -> np.generic:
 
 def exact_dot_to(a, b, to: str | None = None) -> np.generic:
     """:func:`exact_dot`, the exact value rounded once to the format ``to`` of ml_dtypes'
-    small types (its values given in float32 or float64), or where None to the inputs'."""
+    small types or of ``fpx.format`` (its values given in float32 or float64), or where None
+    to the inputs'."""
     (a, b), info = coerce(a, b, what="exact_dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"exact_dot takes 1-D arrays, got shapes {a.shape} and {b.shape}")

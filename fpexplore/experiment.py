@@ -24,9 +24,10 @@ from . import checks
 from ._optional import require
 from .backends import NAMES, run_step, steps
 from .backends.job import Job
-from .bits import hex_string, shortest_repr
+from .bits import value_texts
 from .data import DISTRIBUTIONS, check_choice
-from .formats import format_name
+from .formats import format_info, format_name
+from .held import result_format
 from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params, data_format
@@ -377,7 +378,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
                 "data; with inputs= the data are yours"
                 + (" (n comes from their size)" if "n" in given else "")
             )
-        inputs, fmt, n = op_spec.user_inputs(inputs, what="fpx.compare")
+        inputs, fmt, n = op_spec.user_inputs(inputs, what="fpx.compare", format=format)
         if "num" in inputs:  # linspace's length: its limits, as for n= (pass 17: MemoryError)
             try:
                 op_spec.check_size(n, fmt)
@@ -403,8 +404,10 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
 def _row(job: Job, r, env: dict) -> dict:
     """The table's row of one result (a :class:`fpexplore.backends.job.Result`)."""
     ref = job.op_spec.reference_for(job.inputs, r.out, job.params, job.cache)
-    s = summarize(r.out, ref)
+    fmt = result_format(r.out, job.format)
+    s = summarize(r.out, ref, fmt if format_info(fmt).user_defined else None)
     scalar = np.ndim(r.out) == 0
+    text, hexa = value_texts(r.out, fmt) if scalar else (None, None)
     library = r.library or {}
     return {
         "op": job.op,
@@ -415,8 +418,8 @@ def _row(job: Job, r, env: dict) -> dict:
         "variant": r.label,
         "backend": r.backend,
         "value": float(r.out) if scalar else np.nan,
-        "value_repr": shortest_repr(r.out) if scalar else None,
-        "value_hex": hex_string(r.out) if scalar else None,
+        "value_repr": text,
+        "value_hex": hexa,
         "ulp_error": s["ulp"],
         "max_abs_ulp": s["max_abs_ulp"],
         "mean_abs_ulp": s["mean_abs_ulp"],

@@ -77,7 +77,7 @@ from ._roundmodes import (
     round_f64_in,
 )
 from .numerics import odd_f64_to_f32
-from .userformat import step_held
+from .userformat import ordered_keys, step_held
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -565,7 +565,9 @@ def _ordered_key(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     return np.where((b & sign_bit) != 0, -mag, mag)
 
 
-def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarray | np.generic:
+def ulp_distance(
+    a: ArrayLike, b: ArrayLike, *, nan: str = "raise", fmt: str | FormatInfo | None = None
+) -> np.ndarray | np.generic:
     """Signed number of representable values from ``a`` to ``b`` (int64).
 
     ``ulp_distance(a, next_up(a)) == 1``; ``-0.0`` and ``+0.0`` are 0 apart; ``±inf`` count as
@@ -584,6 +586,9 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
         Values of one format, broadcasting together.
     nan : {"raise", "sentinel"}
         What a NaN gives.
+    fmt : str or FormatInfo, optional
+        A format of :func:`fpexplore.format`, for float64 ``a`` and ``b`` holding its values
+        (counted on its grid, as :func:`next_up` with ``fmt`` steps); None: their own format.
 
     Returns
     -------
@@ -593,7 +598,17 @@ def ulp_distance(a: ArrayLike, b: ArrayLike, *, nan: str = "raise") -> np.ndarra
     if nan not in ("raise", "sentinel"):
         raise ValueError(f"nan must be 'raise' or 'sentinel', got {checks.shown(nan)}")
     sm = [small_array(v, f"ulp_distance: {n}") for v, n in ((a, "a"), (b, "b"))]
-    if sm[0] is not None or sm[1] is not None:
+    if fmt is not None:
+        (ka, na), (kb, nb_) = (
+            ordered_keys(v, fmt, "ulp_distance", n) for v, n in ((a, "a"), (b, "b"))
+        )
+        try:
+            ka, kb, na, nb_ = np.broadcast_arrays(ka, kb, na, nb_)
+        except ValueError:
+            raise ValueError(
+                f"ulp_distance: shapes {ka.shape} and {kb.shape} do not broadcast together"
+            ) from None
+    elif sm[0] is not None or sm[1] is not None:
         ka, kb, na, nb_ = _small_keys(a, b, *sm)
     else:
         (xa, xb), info = coerce(a, b, what="ulp_distance", broadcast=True, names=("a", "b"))

@@ -1,6 +1,8 @@
-"""FP8, FP6 and FP4 data: arrays of ml_dtypes' OCP types (``float8_e4m3fn``, ``float8_e5m2``,
-``float6_e2m3fn``, ``float6_e3m2fn``, ``float4_e2m1fn``) read as their values in float32 or
-float64, and results rounded back to their format (sum, dot, exact_sum, exact_dot, compare)."""
+"""Data held in another type than their format's own: FP8, FP6 and FP4 arrays of ml_dtypes'
+OCP types (``float8_e4m3fn``, ``float8_e5m2``, ``float6_e2m3fn``, ``float6_e3m2fn``,
+``float4_e2m1fn``) read as their values in float32 or float64, and the values of a format of
+``fpx.format`` in float64 (compare's sum and dot: the format named beside them); results
+rounded back to their format (sum, dot, exact_sum, exact_dot, compare)."""
 
 from __future__ import annotations
 
@@ -9,12 +11,43 @@ import numpy as np
 from ._registry import INFO as _INFO
 from ._registry import SMALL_DTYPES
 from .formats import SMALL_BY_DTYPE, as_array, as_format, format_info, small_array
+from .userformat import user_names
 
-__all__ = ["HELD_FORMATS", "as_held", "carried", "held"]
+__all__ = [
+    "HELD_FORMATS",
+    "as_held",
+    "carried",
+    "held",
+    "held_data_formats",
+    "is_held_data",
+    "result_format",
+]
 
 #: the OCP FP8, FP6 and FP4 formats: the small types with a -0 (not AMD's FNUZ FP8, nor E8M0,
 #: which has no zero), the data and accumulators the rounded orders add in
 HELD_FORMATS = tuple(n for n in SMALL_DTYPES if _INFO[n].has_negative_zero)
+
+
+def held_data_formats() -> tuple[str, ...]:
+    """The data formats held in another type that sum and dot accumulate in: the OCP FP8,
+    FP6 and FP4 formats (ml_dtypes' arrays), then those of ``fpx.format`` (float64 arrays, the
+    format named beside them), in the order of definition."""
+    return HELD_FORMATS + user_names()
+
+
+def is_held_data(fmt) -> bool:
+    """Whether ``fmt`` (a format name) is one of :func:`held_data_formats`."""
+    return fmt in HELD_FORMATS or (fmt in _INFO and _INFO[fmt].user_defined)
+
+
+def result_format(out, data_format: str) -> str:
+    """The format a result ``out`` of data of ``data_format`` is measured in: that format
+    where it is one of ``fpx.format``'s and ``out`` is float64 (its sums and dots are rounded
+    to it: every result of such data is one of its values); else the format of out's dtype."""
+    dt = np.asarray(out).dtype
+    if dt == np.float64 and _INFO[data_format].user_defined:
+        return data_format
+    return format_info(dt).name
 
 
 def held(xs, what: str, names: tuple = ()) -> tuple[list, str] | None:
@@ -72,10 +105,13 @@ def _has_nan(name: str) -> bool:
 
 
 def as_held(value, name: str) -> np.generic:
-    """A float32 result in format ``name``'s ml_dtypes type: rounded to it (nearest-even, the
-    format's own overflow) where it is not one of its values. A NaN (an E4M3 accumulator past
-    448) is a ValueError for FP6 and FP4, which have none (ml_dtypes would make it -0)."""
+    """A result in format ``name``'s ml_dtypes type (float64 for a format of ``fpx.format``):
+    rounded to it (nearest-even, the format's own overflow) where it is not one of its
+    values. A NaN (an E4M3 accumulator past 448) is a ValueError for FP6 and FP4, which have
+    none (ml_dtypes would make it -0)."""
     out = np.asarray(as_format(value, name))
+    if _INFO[name].user_defined:
+        return out.astype(np.float64)[()]
     if not _has_nan(name) and np.isnan(out.astype(np.float64)).any():
         raise ValueError(
             f"the result is NaN, which {name} cannot hold (it has no NaN): an accumulator "

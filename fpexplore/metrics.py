@@ -40,13 +40,14 @@ __all__ = [
 ]
 
 
-def ulp_error(value, reference):
+def ulp_error(value, reference, fmt=None):
     """Signed number of representable values from ``reference`` to ``value`` (int64).
 
-    Both must have the same format. NaN handling: 0 where both are NaN, :data:`ULP_NAN`
+    Both must have the same format (``fmt``: a format of ``fpx.format`` whose values both hold
+    in float64, counted on its grid). NaN handling: 0 where both are NaN, :data:`ULP_NAN`
     where exactly one is (so "disagree on NaN" is visible and never counted as small).
     """
-    return ulp_distance(reference, value, nan="sentinel")
+    return ulp_distance(reference, value, nan="sentinel", fmt=fmt)
 
 
 def bits_error(ulps):
@@ -93,8 +94,9 @@ def _same_sign(v, r) -> np.ndarray:
         return ((sv == sr) | np.isnan(np.asarray(v, np.float64))).reshape(-1)
 
 
-def summarize(value, reference) -> dict:
-    """Summary numbers of a result (scalar or array) against its reference.
+def summarize(value, reference, fmt=None) -> dict:
+    """Summary numbers of a result (scalar or array) against its reference (``fmt``: as for
+    :func:`ulp_error`).
 
     Keys: ``n`` (elements), ``exact_share`` (share bit-equal to the reference, NaN == NaN),
     ``max_abs_ulp`` (an int, exact: float64 results far apart are more than 2**53 ulps apart;
@@ -107,7 +109,7 @@ def summarize(value, reference) -> dict:
     """
     v = np.asarray(value)
     r = np.asarray(reference)
-    u = np.asarray(ulp_error(v, r)).reshape(-1)
+    u = np.asarray(ulp_error(v, r, fmt)).reshape(-1)
     nan_mismatch = u == ULP_NAN
     absu = np.where(nan_mismatch, np.inf, np.abs(u.astype(np.float64)))
     n = int(u.size)

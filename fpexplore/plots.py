@@ -19,6 +19,7 @@ from . import checks
 from ._optional import require
 from .bits import bit_string
 from .formats import ULP_NAN, format_info
+from .held import result_format
 from .metrics import ulp_error
 from .numerics import clamp_ulps
 
@@ -176,7 +177,7 @@ def _mark_text(ax, w: float, yi: float, text: str) -> None:
 def _unit(cmp) -> str:
     """The unit of a comparison's errors: "ulps of float32", or of each result's format
     where they differ (np.matmul of bfloat16 gives float32)."""
-    fmts = {format_info(np.asarray(v).dtype).name for v in cmp.results.values()}
+    fmts = {result_format(v, cmp.format) for v in cmp.results.values()}
     return f"ulps of {fmts.pop()}" if len(fmts) == 1 else "ulps of each result's format"
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from . import checks, presentation
 from ._optional import require
 from .backends.job import USER_DATA  # (the distribution column of the user's own inputs)
-from .bits import bit_string, hex_string, shortest_repr, to_bits
+from .bits import bit_string, shortest_repr, to_bits, value_texts
 from .formats import (
     ULP_NAN,
     ULP_SATURATED,
@@ -29,6 +29,7 @@ from .formats import (
     holding,
     ulp_distance,
 )
+from .held import result_format
 from .numerics import clamp_ulps
 from .timing import TIMING_NOTE
 from .userformat import user_names
@@ -112,11 +113,13 @@ class Comparison:
 
         t = self.table
         scalar = np.ndim(self.reference) == 0
+        fmt = result_format(self.reference, self.format)
+        text, hexa = value_texts(self.reference, fmt) if scalar else ("", "")
         ref = {
             "variant": "exact (reference)",
             "backend": "reference",
-            "value": shortest_repr(self.reference) if scalar else "",
-            "hex": hex_string(self.reference) if scalar else "",
+            "value": text,
+            "hex": hexa or "",
             "ulp_error": "0",
             "max_abs_ulp": "0",
             "mean_abs_ulp": "0",
@@ -133,7 +136,7 @@ class Comparison:
                     "variant": r["variant"],
                     "backend": r["backend"],
                     "value": r["value_repr"] if scalar else f"array {self._shape(r)}",
-                    "hex": r["value_hex"] if scalar else "",
+                    "hex": (r["value_hex"] or "") if scalar else "",
                     "ulp_error": int_text(r["ulp_error"]),
                     "max_abs_ulp": int_text(r["max_abs_ulp"]),
                     "mean_abs_ulp": _num_text(r["mean_abs_ulp"], 3),
@@ -163,12 +166,14 @@ class Comparison:
         """
         la, va = self._named(a, b)
         lb, vb = self._named(b, a)
-        return diff_values(la, va, lb, vb, top=top)
+        yours = {result_format(v, self.format) for v in (va, vb)} & set(user_names())
+        return diff_values(la, va, lb, vb, top=top, fmt=yours.pop() if yours else None)
 
     def reference_of(self, out):
         """The reference ``out`` was measured against: the exact result in ``out``'s format
-        (``np.matmul`` of bfloat16 gives float32, measured against the float32 reference)."""
-        fmt = format_info(np.asarray(out).dtype).name
+        (``np.matmul`` of bfloat16 gives float32, measured against the float32 reference;
+        a float64 result of data of a format of ``fpx.format``: that format's)."""
+        fmt = result_format(out, self.format)
         if fmt in self.references:
             return self.references[fmt]
         if np.asarray(out).dtype == np.asarray(self.reference).dtype:
@@ -351,8 +356,9 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
     return diff_values("a", va, "b", vb, top=top)
 
 
-def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
-    """The :class:`Diff` of two results (see :meth:`Comparison.diff`), given as values."""
+def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10, fmt=None) -> Diff:
+    """The :class:`Diff` of two results (see :meth:`Comparison.diff`), given as values
+    (``fmt``: a format of ``fpx.format`` whose values both hold in float64)."""
     top = checks.integer("top", top, 0)  # (every diff: fpx.diff, Comparison's, Explanation's)
     pd = require("pandas", "Comparison.diff")
 
@@ -362,8 +368,9 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
     if va.dtype != vb.dtype:  # np.matmul of bfloat16 gives float32: compared in one holding both
         wide = holding(va.dtype, vb.dtype).name
         va, vb = (np.asarray(as_format(v, wide)) for v in (va, vb))
-    fmt = format_info(va.dtype).name
-    ulps = np.asarray(ulp_distance(va, vb, nan="sentinel"), dtype=np.int64)
+    yours, fmt = fmt, fmt or format_info(va.dtype).name
+    ulps = np.asarray(ulp_distance(va, vb, nan="sentinel", fmt=yours), dtype=np.int64)
+    bits = None if yours and not format_info(yours).ieee_layout else yours  # (bits: IEEE's)
     equal = np.asarray(to_bits(va) == to_bits(vb))
     mag = clamp_ulps(ulps)  # one NaN or a saturated distance: inf, no count of ulps
     flat = mag.reshape(-1)
@@ -376,11 +383,11 @@ def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10) -> Diff:
         rows.append(
             {
                 "index": where[0] if len(where) == 1 else where,
-                "a": shortest_repr(fa_[k]),
-                "b": shortest_repr(fb_[k]),
+                "a": shortest_repr(fa_[k], yours),
+                "b": shortest_repr(fb_[k], yours),
                 "ulps": int(fu[k]),
-                "a_bits": bit_string(fa_[k]),
-                "b_bits": bit_string(fb_[k]),
+                "a_bits": "" if yours and not bits else bit_string(fa_[k], fmt=bits),
+                "b_bits": "" if yours and not bits else bit_string(fb_[k], fmt=bits),
             }
         )
     columns = ["index", "a", "b", "ulps", "a_bits", "b_bits"]

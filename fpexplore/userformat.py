@@ -21,10 +21,10 @@ import re
 import numpy as np
 
 from . import checks
-from ._registry import INFO, FormatInfo
+from ._registry import FORMATS, INFO, FormatInfo
 from ._roundmodes import round_f64_in
 
-__all__ = ["format", "step_held", "user_names"]
+__all__ = ["format", "held_bits", "ordered_keys", "step_held", "twin", "user_names"]
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*\Z")  # as a spec reads it
 _F64 = np.dtype(np.float64)
@@ -120,10 +120,79 @@ def user_names() -> tuple[str, ...]:
     return tuple(n for n, i in INFO.items() if i.user_defined)
 
 
+def held_bits(x, fmt, what: str) -> np.ndarray:
+    """IEEE 754's bit patterns (uint64) of float64 values ``x`` of the format ``fmt`` of
+    :func:`format` with an IEEE layout (``FormatInfo.ieee_layout``): sign, exponent field
+    (bias emax), fraction; ``±inf`` all-ones exponent, NaN the quiet one. ``what``: the
+    function, for messages."""
+    info = fmt if isinstance(fmt, FormatInfo) else INFO.get(fmt) if isinstance(fmt, str) else None
+    if info is not None and info.user_defined and not info.ieee_layout:
+        raise ValueError(
+            f"{what}: format {info.name!r} (fpx.format) has no IEEE bit layout: bits are "
+            "shown for those with subnormals and emax = 2**(w-1) - 1 (w exponent bits: 1, "
+            f"3, 7, 15, ...), got emax={info.emax}, subnormals={info.subnormals}"
+        )
+    keys, nan = ordered_keys(x, fmt, what, "x", "x")
+    info = INFO[fmt] if isinstance(fmt, str) else fmt
+    top = (1 << info.exponent_bits) - 1
+    quiet = (top << info.fraction_bits) | (1 << (info.fraction_bits - 1))
+    sign = np.signbit(np.asarray(x)).astype(np.uint64) << np.uint64(
+        info.exponent_bits + info.precision - 1
+    )
+    mag = np.where(nan, quiet, np.abs(keys)).astype(np.uint64)
+    return mag | sign
+
+
+def twin(fmt: str) -> str:
+    """The built-in storage format (float16, bfloat16, float32, float64) with the parameters
+    of the format of :func:`format` named ``fmt`` (precision, emin, emax, subnormals: it then
+    behaves exactly as that one); else ``fmt`` itself (a built-in format's name too)."""
+    info = INFO[fmt]
+    if not info.user_defined:
+        return fmt
+    same = (info.precision, info.emin, info.emax, info.subnormals)
+    for name in FORMATS:
+        b = INFO[name]
+        if (b.precision, b.emin, b.emax, b.subnormals) == same:
+            return name
+    return fmt
+
+
 def _forget(name: str) -> None:
     """Remove a format of :func:`format` from the registry (tests keep the registry clean)."""
     if name in INFO and INFO[name].user_defined:
         del INFO[name]
+
+
+def _held_values(
+    x, fmt, what: str, call: str, arg: str = "x", own: str = "step in x's own format"
+) -> tuple[FormatInfo, np.ndarray]:
+    """``fmt``'s FormatInfo (a format of :func:`format`, by name or FormatInfo) and ``x`` as
+    a float64 array of its values (NaN and ±inf too); else the error naming ``fmt`` or ``x``
+    (``what``: the function's name; ``call``: how the message writes the call, ``arg`` the
+    argument's name; ``own``: what leaving fmt out does)."""
+    info = fmt if isinstance(fmt, FormatInfo) else INFO.get(fmt) if isinstance(fmt, str) else None
+    if info is None or not info.user_defined:
+        raise ValueError(
+            f"{what}: fmt={checks.shown(fmt)}: fmt takes only a format of fpx.format "
+            f"(defined: {', '.join(user_names()) or 'none'}), for float64 {arg} holding its "
+            f"values; leave it out to {own}"
+        )
+    arr = np.asarray(x)
+    if arr.dtype != _F64 or isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"{call.format(info.name)} needs {arg} in float64, which holds {info.name}'s values "
+            f"(fpx.as_format({arg}, {info.name!r}) gives them); got {checks.shown(x)}"
+        )
+    with np.errstate(all="ignore"):
+        ok = (round_f64_in(arr, info, "nearest_even") == arr) | np.isnan(arr) | np.isinf(arr)
+    if not ok.all():
+        bad = float(arr[~ok].reshape(-1)[0]) if arr.ndim else float(arr)
+        raise ValueError(
+            f"{call.format(info.name)}: {arg} holds {bad!r}, which is not a value of "
+            f"{info.name}; round it first with fpx.as_format({arg}, {info.name!r})"
+        )
+    return info, arr
 
 
 def step_held(x, fmt, direction: int, what: str):
@@ -132,27 +201,8 @@ def step_held(x, fmt, direction: int, what: str):
     ``±0`` steps to the least value of the sign, ``-least`` up to ``-0.0``, ``±max`` past it
     to ``±inf``, ``±inf`` toward the range to ``±max``; NaN stays. ``what``: the function's
     name, for messages."""
-    info = fmt if isinstance(fmt, FormatInfo) else INFO.get(fmt) if isinstance(fmt, str) else None
-    if info is None or not info.user_defined:
-        raise ValueError(
-            f"{what}: fmt={checks.shown(fmt)}: fmt takes only a format of fpx.format "
-            f"(defined: {', '.join(user_names()) or 'none'}), for float64 x holding its "
-            "values; leave it out to step in x's own format"
-        )
-    arr = np.asarray(x)
-    if arr.dtype != _F64 or isinstance(x, np.ma.MaskedArray):
-        raise TypeError(
-            f"{what}(x, {info.name!r}) needs x in float64, which holds {info.name}'s values "
-            f"(fpx.as_format(x, {info.name!r}) gives them); got {checks.shown(x)}"
-        )
+    info, arr = _held_values(x, fmt, what, what + "(x, {!r})")
     with np.errstate(all="ignore"):
-        ok = (round_f64_in(arr, info, "nearest_even") == arr) | np.isnan(arr) | np.isinf(arr)
-        if not ok.all():
-            bad = float(arr[~ok].reshape(-1)[0]) if arr.ndim else float(arr)
-            raise ValueError(
-                f"{what}(x, {info.name!r}): x holds {bad!r}, which is not a value of "
-                f"{info.name}; round it first with fpx.as_format(x, {info.name!r})"
-            )
         a, neg = np.abs(arr), np.signbit(arr)
         _, e = np.frexp(a)  # a = m * 2**e, m in [0.5, 1): floor(log2 a) = e - 1
         ex = e.astype(np.int64) - 1
@@ -169,3 +219,28 @@ def step_held(x, fmt, direction: int, what: str):
         out = np.where(a == 0, math.copysign(info.smallest_subnormal, direction), out)
         out = np.where(np.isnan(arr), arr, out)
     return out[()] if out.ndim == 0 else out
+
+
+def ordered_keys(x, fmt, what: str, name: str, args: str = "a, b") -> tuple[np.ndarray, np.ndarray]:
+    """Integer keys of float64 values ``x`` of the format ``fmt`` of :func:`format`, in which
+    consecutive values of the format differ by 1 (``ulp_distance(a, b, fmt=...)``): the
+    value over the quantum of the lowest binade plus ``2**(precision - 1)`` per binade above
+    it; without subnormals 0 is 0 and ``2**emin`` 1; ``±inf`` one past ``±max``; ``-0`` and
+    ``+0`` both 0 (the sign applies to the magnitude). Also where ``x`` is NaN. ``what``:
+    the function, ``name``: the argument, ``args``: the call's arguments, for messages."""
+    own = "count in the arrays' own format" if args != "x" else "read x in its own format"
+    info, arr = _held_values(x, fmt, what, f"{what}({args}, fmt={{!r}})", name, own)
+    p = info.precision
+    with np.errstate(all="ignore"):
+        a = np.abs(arr)
+        finite = np.isfinite(a)
+        a = np.where(finite, a, info.max)  # (inf: max's key, plus 1 below)
+        _, e = np.frexp(a)  # a = m * 2**e, m in [0.5, 1): floor(log2 a) = e - 1
+        ex = np.where(a == 0, info.emin, np.maximum(e.astype(np.int64) - 1, info.emin))
+        mag = ((ex - info.emin) << (p - 1)) + np.ldexp(a, p - 1 - ex).astype(np.int64)
+        if not info.subnormals:
+            mag = np.where(a == 0, 0, mag - (1 << (p - 1)) + 1)
+        mag = np.where(np.isinf(arr), mag + 1, mag)
+        nan = np.isnan(arr)
+        mag = np.where(nan, 0, mag)
+    return np.where(np.signbit(arr), -mag, mag), nan

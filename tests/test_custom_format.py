@@ -591,12 +591,16 @@ def test_a_name_numpy_reads_as_a_dtype_is_refused(name):
 
 def test_compare_says_a_format_of_yours_is_known_but_no_data_format():
     """Pass 26: compare(format=<a format of fpx.format>) said "unknown format 'my_half'"; the
-    MX scale likewise. The message names the format, says what the op takes, and where yours
-    goes (an accumulator)."""
+    MX scale likewise. The message names the format and says what the op takes (sum takes
+    it; dot where float64 holds its products exactly: the message says so)."""
     fpx.format(11, 15, name="t_p56")
-    said = r"format 't_p56': sum takes no t_p56 data \(a format of fpx.format: an accumulator, "
-    with pytest.raises(ValueError, match=said + r"'sequential@t_p56'\); sum takes: float16"):
-        fpx.compare("sum", n=10, format="t_p56")
+    fpx.format(27, 15, name="t_p56_wide")
+    with pytest.raises(ValueError, match=r"format 't_p56': matmul takes no t_p56 data; matmul "):
+        fpx.compare("matmul", n=10, format="t_p56")
+    said = r"format 't_p56_wide': dot takes no t_p56_wide data \(dot takes the data of a format "
+    with pytest.raises(ValueError, match=said + r".*precision <= 26 and emax <= 511\); dot takes"):
+        fpx.compare("dot", n=10, format="t_p56_wide")
+    assert fpx.compare("dot", n=10, format="t_p56").format == "t_p56"
     with pytest.raises(ValueError, match=r"format 'float8_e8m0': sum takes no float8_e8m0 data; "):
         fpx.compare("sum", n=10, format=ml_dtypes.float8_e8m0fnu)
     with pytest.raises(ValueError, match=r"format 't_p56': linspace takes no t_p56 data; "):

@@ -120,6 +120,13 @@ def data_controls() -> dict:
     return c
 
 
+def accumulator_options() -> list:
+    """The builder's accumulators: the data's, the storage formats, OCP FP8/FP6/FP4 and the
+    formats of fpx.format defined so far (the list follows them: see :func:`show_state`)."""
+    fmts = (*FORMATS, *held_accumulators(), *user_names())
+    return [("accumulator: data's", "")] + [(f"@{f}", f) for f in fmts]
+
+
 def builder_controls() -> dict:
     """The variant builder: each control is one part of a variant spec (fpx.parse_spec), the
     presets one click each."""
@@ -127,12 +134,7 @@ def builder_controls() -> dict:
     return dict(
         b_name=W.Dropdown(description="build"),
         b_fma=W.Checkbox(value=False, description="FMA", indent=False, layout=small),
-        b_acc=W.Dropdown(
-            # (OCP FP8/FP6/FP4, and fpx.format's defined before the explorer opened)
-            options=[("accumulator: data's", "")]
-            + [(f"@{f}", f) for f in (*FORMATS, *held_accumulators(), *user_names())],
-            layout=small,
-        ),
+        b_acc=W.Dropdown(options=accumulator_options(), layout=small),
         b_block=W.Dropdown(
             options=[("block: default", 0)] + [(f"block={b}", b) for b in BLOCKS], layout=small
         ),
@@ -269,6 +271,8 @@ def show_state(c, state: State, arrays: dict, *, on_input) -> None:
     names = builder_names(state.op, state.format)
     keep = c.b_name.value if c.b_name.value in [v for _, v in names] else names[0][1]
     set_choices(c.b_name, names, keep)
+    accs = accumulator_options()  # (a format defined after the explorer opened: offered now)
+    set_choices(c.b_acc, accs, c.b_acc.value if c.b_acc.value in [v for _, v in accs] else "")
     builder_fits(c, state.format)
     # A and B: only where the view uses them
     show = "flex" if state.view in ("A vs B", "bits") else "none"

@@ -12,7 +12,8 @@ import textwrap
 
 import numpy as np
 
-from ..formats import FORMATS, ULP_NAN, ULP_SATURATED, format_info
+from ..formats import FORMATS, ULP_NAN, ULP_SATURATED
+from ..held import result_format
 from ..results import EXACT_LABEL, diff_values, literal
 from .state import OBSERVED, ORDER_OPS, State, sweep_arguments
 
@@ -39,10 +40,6 @@ def label(key: tuple) -> str:
     return "{} ({})".format(*key)
 
 
-def result_format(out) -> str:
-    return format_info(np.asarray(out).dtype).name
-
-
 def ulps(k: int) -> str:
     """ "3 ulps"; the saturated distance of ulp_distance (2**63 - 1) is a lower bound."""
     more = " or more" if abs(k) >= ULP_SATURATED else ""
@@ -55,7 +52,7 @@ def units(cmp) -> list[str]:
     (np.matmul of bfloat16 gives float32)."""
     out = [f"ulps of {cmp.format}"]
     for v, b in zip(cmp.table["variant"], cmp.table["backend"]):
-        fmt = result_format(cmp.results[(v, b)])
+        fmt = result_format(cmp.results[(v, b)], cmp.format)
         out.append(f"ulps of {fmt}" if fmt == cmp.format else f"{fmt} result: ulps of {fmt}")
     return out
 
@@ -77,7 +74,7 @@ def verdict(cmp, observed=None) -> str:
         for (v, b), out in cmp.results.items():
             r = cmp.table[(cmp.table["variant"] == v) & (cmp.table["backend"] == b)].iloc[0]
             name = v if names.count(v) == 1 else f"{v} ({b})"
-            entries.append((name, out, r, result_format(out)))
+            entries.append((name, out, r, result_format(out, cmp.format)))
     mixed = len({fmt for *_, fmt in entries}) > 1  # (np.matmul of bfloat16: a float32 result)
     rows = [_phrase(cmp.op, name, out, r, f" of {fmt}" if mixed else "")
             for name, out, r, fmt in entries]  # fmt: skip

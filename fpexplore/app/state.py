@@ -24,6 +24,7 @@ from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import parse_variants, taken_keywords
 from ..formats import format_info
+from ..held import is_held_data
 from ..libspec import LIBRARIES, backend_libraries
 from ..ops.opspec import Params, data_format
 from ..ops.registry import get as get_op
@@ -32,7 +33,6 @@ from ..orders.arith import (
     ORDER_OPS,
     ROUNDED_OPS,
     held_accumulate,
-    held_accumulators,
     rounded_accumulator,
 )
 from ..orders.products import check_rounding_changes
@@ -220,7 +220,7 @@ def _unfit(op: str, fmt: str, sp: VariantSpec) -> str | None:
         check_rounding_changes(order, sp.input_rounding, format_info(fmt))  # (tf32 of float16)
         if sp.name == TENSOR_CORE:
             input_format(fmt, sp.input_rounding, sp.param_dict.get("arch", order.params["arch"][0]))
-        elif fmt in held_accumulators() and op in ROUNDED_OPS:
+        elif is_held_data(fmt) and op in ROUNDED_OPS:
             rounded_accumulator(held_accumulate(order, op, fmt, sp.accumulate), order, op, sp.fma)
     except ValueError as e:
         return str(e)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import checks
-from .._registry import SMALL_DTYPES
+from .._registry import INFO, SMALL_DTYPES
 from ..ops.registry import OP_SPECS
 from ..timing import timed
 from .job import Job, Result
@@ -351,7 +351,7 @@ def results(job: Job, step: str) -> list[Result]:
     if job.op_spec.gpu_args is None:
         job.messages.append(f"cupy backend: compare() shows no CuPy row for {job.op}")
         return []
-    if job.format in SMALL_DTYPES:  # (cupy.asarray of an ml_dtypes array fails)
+    if job.format in SMALL_DTYPES or INFO[job.format].user_defined:  # (no CuPy type for them)
         job.messages.append(
             f"cupy backend: CuPy has no {job.format} arrays or arithmetic: no CuPy row "
             "(the emulated orders show what rounding each addition to it does)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..formats import format_info
 from ..timing import timed
 from .job import Job, Result
 
@@ -19,8 +20,16 @@ def status(name: str = "numpy") -> tuple[bool, str]:
 
 
 def steps(job: Job, name: str = "numpy") -> list[str]:
-    """NumPy's call for the op, where the op has one."""
-    return [] if job.op_spec.numpy is None else [job.op_spec.numpy_label]
+    """NumPy's call for the op, where the op has one and NumPy computes in the data's format
+    (not in a format of ``fpx.format``: np.sum of the float64 values that hold it would be a
+    float64 sum, another computation)."""
+    if job.op_spec.numpy is None:
+        return []
+    if format_info(job.format).user_defined:
+        _say(job, f"NumPy has no {job.format} type or arithmetic: no {job.op_spec.numpy_label} "
+                  f"row (the emulated orders add in {job.format})")  # fmt: skip
+        return []
+    return [job.op_spec.numpy_label]
 
 
 def results(job: Job, step: str) -> list[Result]:

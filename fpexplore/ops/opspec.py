@@ -33,7 +33,7 @@ from ..formats import (
     format_name,
     refuse_big_endian,
 )
-from ..held import held
+from ..held import held, held_data_formats, result_format
 from .variant import Variant
 
 __all__ = ["OpSpec", "OpTable", "Params", "Recording", "Reduction", "data_format", "pick"]
@@ -175,6 +175,33 @@ def _user_arrays(op_spec, values: list, names: list, what: str) -> tuple[list, F
     return coerce(*values, what=what, names=tuple(f"inputs[{k!r}]" for k in names))
 
 
+def _yours(op_spec, fmt, values: list, names: list, info, what: str) -> FormatInfo:
+    """The format of the user's arrays ``values`` (of format ``info``, named ``names``):
+    ``info``, or where ``fmt`` (the format named with them) is one of ``fpx.format``'s, that
+    one where the op takes it and they are float64 arrays of its values, else the error that
+    says which is not."""
+    if not (isinstance(fmt, str) and fmt in INFO and INFO[fmt].user_defined):
+        return info
+    data_format(op_spec, fmt)
+    if info.name != "float64":
+        raise TypeError(
+            f"{what}: format {fmt!r} (fpx.format) is held in float64 arrays; the inputs are "
+            f"{info.name}: give float64 arrays of its values (fpx.as_format(x, {fmt!r}))"
+        )
+    for k, v in zip(names, values):
+        a = np.asarray(v)
+        with np.errstate(all="ignore"):
+            off = np.asarray(as_format(a, fmt), dtype=np.float64) != a
+        off &= ~np.isnan(a)
+        if off.any():
+            bad = float(a[off].reshape(-1)[0]) if a.ndim else float(a)
+            raise ValueError(
+                f"{what}: inputs[{k!r}] holds {bad!r}, which is not a value of {fmt}; round "
+                f"it first with fpx.as_format(x, {fmt!r})"
+            )
+    return format_info(fmt)
+
+
 @dataclass(frozen=True, eq=False)
 class OpSpec:
     """Everything an experiment needs about one op.
@@ -267,12 +294,10 @@ class OpSpec:
         return {k: self.keywords[k](v) if self.keywords.get(k) else v for k, v in params.items()}
 
     def formats(self) -> tuple:
-        """The data formats compare takes for the op: ``FORMATS``, and where its orders round
-        each addition to them (sum, dot), OCP FP8, FP6 and FP4 (ml_dtypes arrays)."""
-        from ..orders.arith import held_accumulators
-
-        held = held_accumulators()
-        return FORMATS + (held if self.orders and self.variants_for(held[0]) else ())
+        """The data formats compare takes for the op: ``FORMATS``, and those of
+        :func:`~fpexplore.held.held_data_formats` that its orders accumulate in (sum, dot)."""
+        held = held_data_formats() if self.orders else ()
+        return FORMATS + tuple(f for f in held if self.variants_for(f))
 
     def check_size(self, n: int, fmt: str) -> None:
         """Refuse a size beyond the op's limit (``max_n``) or one whose data would not fit
@@ -299,12 +324,13 @@ class OpSpec:
         """NumPy's own function (``numpy``) on the op's input arrays given in order."""
         return self.numpy(dict(zip(self.input_names, arrays)), Params())
 
-    def user_inputs(self, inputs, *, what: str) -> tuple[dict, str, int]:
+    def user_inputs(self, inputs, *, what: str, format=None) -> tuple[dict, str, int]:  # noqa: A002
         """``(inputs dict, format name, n)`` of the user's own inputs for this op: an array
         (one-input ops), a tuple or list in the op's input order, or a dict of its input
         names (as ``Comparison.inputs`` holds them). The arrays are kept as they are (no
         copy, no change); masked arrays, mixed formats, missing or unknown names are
-        refused."""
+        refused. Float64 arrays of a format of fpx.format's values are of it where it is
+        named (``format``, or the dict's ``"format"``)."""
         probe = self.inputs(4, "float32", "uniform", 0, Params())
         names = self.input_names
         if isinstance(inputs, dict):
@@ -335,6 +361,8 @@ class OpSpec:
             )
         numeric = [k for k in names if isinstance(probe[k], (np.ndarray, np.generic))]
         arrays, info = _user_arrays(self, [given[k] for k in numeric], numeric, what)
+        named = inputs.get("format") if format is None and isinstance(inputs, dict) else format
+        info = _yours(self, named, [given[k] for k in numeric], numeric, info, what)
         out = {"format": info.name, **given}
         for k, arr in zip(numeric, arrays):
             if len(numeric) > 1 and isinstance(probe[k], np.ndarray) and arr.ndim != probe[k].ndim:
@@ -399,13 +427,11 @@ class OpSpec:
         return self.bounds_of(inputs, fmt)
 
     def reference_for(self, inputs: dict, out, params: dict, cache: dict):
-        """The reference in the format of ``out`` (or of the inputs when out is None).
-
-        A library may return another format than its inputs' (``np.matmul`` of bfloat16 gives
+        """The reference in the format of ``out`` (or of the inputs when out is None). A
+        library may return another format than its inputs' (``np.matmul`` of bfloat16 gives
         float32): the reference is then the exact result rounded to that format, computed from
-        the inputs widened exactly. A narrower output format is refused (no exact widening).
-        """
-        fmt = format_info(np.asarray(out).dtype).name if out is not None else inputs["format"]
+        the inputs widened exactly. A narrower output format is refused (no exact widening)."""
+        fmt = result_format(out, inputs["format"]) if out is not None else inputs["format"]
         if fmt not in cache:
             if fmt == inputs["format"]:
                 cache[fmt] = self.reference(inputs, params, fmt)
@@ -434,8 +460,12 @@ def data_format(op: OpSpec, value) -> str:
     26: a format of fpx.format was an "unknown format")."""
     fmt, valid = format_name(value), op.formats()
     if isinstance(fmt, str) and fmt in INFO and fmt not in valid:
-        yours = INFO[fmt].user_defined and op.orders
-        hint = f" (a format of fpx.format: an accumulator, 'sequential@{fmt}')" if yours else ""
+        hint = ""
+        if INFO[fmt].user_defined and op.name == "dot":  # (sum takes every one of them)
+            hint = (
+                " (dot takes the data of a format of fpx.format whose products float64 holds "
+                "exactly: precision <= 26 and emax <= 511)"
+            )
         raise ValueError(
             f"format {fmt!r}: {op.name} takes no {fmt} data{hint}; "
             f"{op.name} takes: {', '.join(valid)}"

@@ -12,13 +12,16 @@ import numpy as np
 
 from .._registry import SMALL_DTYPES
 from ..data import generate
-from ..exact import exact_dot, exact_sum
+from ..exact import exact_dot, exact_dot_to, exact_sum, exact_sum_to
 from ..exact import kernel_needs as exact_kernel_needs
+from ..formats import format_info
 from ..metrics import gamma, sum_bound, sum_depth
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
 from ..orders.arith import order_keywords
+from ..orders.products import dot_held
 from ..orders.registry import kernel_needs, lookup, orders_for, orders_of
+from ..orders.summation import sum_held
 from .opspec import OpSpec, OpTable, Recording, Reduction, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
@@ -90,8 +93,27 @@ def _sum_inputs(n, fmt, distribution, seed, params):
     return {"format": fmt, "x": _drawn(distribution, n, fmt, seed)}
 
 
+def _yours(inputs) -> str | None:
+    """The data's format where it is one of ``fpx.format``'s (float64 values, the format
+    named beside them), else None (the arrays' dtype says their format)."""
+    fmt = inputs["format"]
+    return fmt if format_info(fmt).user_defined else None
+
+
+def _exact(op: str, inputs) -> np.generic:
+    """The correctly rounded sum or dot of the inputs, in their format (fpx.format's: its
+    value in float64)."""
+    args = (inputs["x"],) if op == "sum" else (inputs["a"], inputs["b"])
+    if fmt := _yours(inputs):
+        return (exact_sum_to if op == "sum" else exact_dot_to)(*args, fmt)
+    return (exact_sum if op == "sum" else exact_dot)(*args)
+
+
 def _sum_call(name, settings, inputs, params):
-    return fsum(inputs["x"], name, **_order_kwargs("sum", name, settings, params))
+    kw = _order_kwargs("sum", name, settings, params)
+    if fmt := _yours(inputs):
+        return sum_held(inputs["x"], fmt, name, **kw)
+    return fsum(inputs["x"], name, **kw)
 
 
 # ----------------------------------------------------------------------------- dot
@@ -112,7 +134,10 @@ def _dot_inputs(n, fmt, distribution, seed, params):
 
 
 def _dot_call(name, settings, inputs, params):
-    return dot(inputs["a"], inputs["b"], name, **_order_kwargs("dot", name, settings, params))
+    kw = _order_kwargs("dot", name, settings, params)
+    if fmt := _yours(inputs):
+        return dot_held(inputs["a"], inputs["b"], fmt, name, **kw)
+    return dot(inputs["a"], inputs["b"], name, **kw)
 
 
 def _dot_bounds(inputs, fmt):
@@ -175,7 +200,7 @@ OP_TABLE = OpTable(
         _orders("sum"),
         inputs=_sum_inputs,
         call=_sum_call,
-        reference=lambda inputs, params, fmt: exact_sum(inputs["x"]),
+        reference=lambda inputs, params, fmt: _exact("sum", inputs),
         numpy=lambda inputs, params: _quiet(np.sum, inputs["x"]),
         numpy_label="np.sum",
         cupy=lambda cp, x: cp.sum(x),
@@ -207,7 +232,7 @@ OP_TABLE = OpTable(
         _orders("dot"),
         inputs=_dot_inputs,
         call=_dot_call,
-        reference=lambda inputs, params, fmt: exact_dot(inputs["a"], inputs["b"]),
+        reference=lambda inputs, params, fmt: _exact("dot", inputs),
         numpy=lambda inputs, params: _quiet(np.dot, inputs["a"], inputs["b"]),
         numpy_label="np.dot",
         cupy=lambda cp, a, b: cp.dot(a, b),

@@ -150,16 +150,19 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
 
 def held_accumulate(spec, op: str, name: str, accumulate):
     """The accumulator of ``op`` in order ``spec`` on data of the held format ``name`` (an
-    ml_dtypes FP8, FP6 or FP4 array): ``accumulate``, else that format, where the order
-    rounds each addition to it; else a ValueError naming the orders that do."""
+    ml_dtypes FP8, FP6 or FP4 array, or float64 values of a format of fpx.format):
+    ``accumulate``, else that format, where the order rounds each addition to it; else a
+    ValueError naming the orders that do."""
     if accumulate is not None or spec.name == "exact":  # (exact: refused there, if given)
         return accumulate
     if not spec.takes_held:
+        small = name in SMALL_DTYPES  # (else a format of fpx.format, held in float64)
+        kind = f"ml_dtypes' {SMALL_DTYPES[name]}" if small else "a format of fpx.format"
+        convert = ", or convert the data: x.astype(np.float32)" if small else ""
         raise ValueError(
             f"{op}: order {spec.name!r} does not accumulate in {name} (the data's format, "
-            f"ml_dtypes' {SMALL_DTYPES[name]}): the orders that do: {', '.join(ROUNDED)} and "
-            "exact; in another order give accumulate= (e.g. 'float32'), or convert the data: "
-            "x.astype(np.float32)"
+            f"{kind}): the orders that do: {', '.join(ROUNDED)} and exact; in another order "
+            f"give accumulate= (e.g. 'float32'){convert}"
         )
     return name
 

@@ -41,7 +41,7 @@ from .summation import run_rounded
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["dot", "matmul", "matmul64"]
+__all__ = ["dot", "dot_held", "matmul", "matmul64"]
 
 
 def _literal_products(a: np.ndarray, b: np.ndarray, ftz: bool) -> np.ndarray:
@@ -117,13 +117,8 @@ def dot(
     input_rounding = check_input_rounding(input_rounding)  # (its name, from a dtype too)
     if (h := held((a, b), "dot", ("a", "b"))) is not None:  # FP8, FP6, FP4: widened, then back
         (wa, wb), name = h
-        check_rounding_changes(spec, input_rounding, format_info(name))
-        acc = held_accumulate(spec, "dot", name, accumulate)
-        kw = dict(fma=fma, input_rounding=input_rounding, accumulate=acc, **params)
-        out = dot(carried(wa, acc), carried(wb, acc), order, **kw)  # (the keywords checked there)
-        if spec.name == "exact":  # the rounded inputs' exact dot, rounded once to the format
-            return exact_dot_to(*round_inputs(input_rounding, format_info("float32"), wa, wb), name)
-        return as_held(out, name)
+        kw = dict(fma=fma, accumulate=accumulate, input_rounding=input_rounding, **params)
+        return dot_held(wa, wb, name, order, **kw)
     (a, b), info = coerce(a, b, what="dot", names=("a", "b"))
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length, got {a.shape} and {b.shape}")
@@ -149,6 +144,32 @@ def dot(
         return finish(spec.run(to_storage(terms, ar), None, False, ar, p, info), info)
     X, Y = to_storage(a, ar), to_storage(b, ar)
     return finish(spec.run(X, Y, fused, ar, p, info), info)
+
+
+def dot_held(
+    wa: np.ndarray,
+    wb: np.ndarray,
+    name: str,
+    order: str = "sequential",
+    *,
+    fma: bool = False,
+    accumulate: str | None = None,
+    input_rounding: str | None = None,
+    **params,
+) -> np.generic:
+    """:func:`dot` of the values ``wa`` and ``wb`` of the held data format ``name`` (FP8, FP6
+    or FP4 values in float32; a format of ``fpx.format``'s in float64), as
+    :func:`fpexplore.orders.summation.sum_held` sums."""
+    spec = lookup("dot", order)
+    input_rounding = check_input_rounding(input_rounding)
+    check_rounding_changes(spec, input_rounding, format_info(name))
+    acc = held_accumulate(spec, "dot", name, accumulate)
+    kw = dict(fma=fma, input_rounding=input_rounding, accumulate=acc, **params)
+    out = dot(carried(wa, acc), carried(wb, acc), order, **kw)  # (the keywords checked there)
+    if spec.name == "exact":  # the rounded inputs' exact dot, rounded once to the format
+        carrier = format_info(wa.dtype)  # (float32 for FP8, FP6, FP4; float64 for fpx.format's)
+        return exact_dot_to(*round_inputs(input_rounding, carrier, wa, wb), name)
+    return as_held(out, name)
 
 
 def matmul(

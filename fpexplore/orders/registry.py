@@ -593,12 +593,15 @@ def orders_for(op: str, fmt: str, *, rounded: bool = False) -> list[str]:
     """The orders of ``op`` defined for inputs of format ``fmt`` (library loops take only
     the formats their library computes in); ``rounded=True`` adds those that take ``fmt``
     with an input rounding (the tensor cores: float32 with +tf32). For the OCP FP8, FP6 and
-    FP4 formats (data in ml_dtypes' types): the orders that round each addition to them,
-    and exact."""
-    from .arith import ROUNDED_OPS, held_accumulators
+    FP4 formats (data in ml_dtypes' types) and those of ``fpx.format`` (data in float64): the
+    orders that round each addition to them, and exact (dot: where float64 holds their
+    products exactly)."""
+    from ..formats import format_info
+    from ..held import is_held_data
+    from .arith import ROUNDED_OPS, products_exact
 
-    if fmt in held_accumulators():
-        held = op in ROUNDED_OPS
+    if is_held_data(fmt):
+        held = op in ROUNDED_OPS and (op != "dot" or products_exact(format_info(fmt)))
         return [n for n, s in orders_of(op).items() if held and s.listed and s.takes_held]
     return [
         name

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..exact import exact_sum
+from ..exact import exact_sum, exact_sum_to
 from ..formats import ROUNDING_MODES, coerce
 from ..held import as_held, carried, held
 from .arith import (
@@ -34,7 +34,7 @@ from .registry import fusable, lookup, roundable
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["run_rounded", "sum"]
+__all__ = ["run_rounded", "sum", "sum_held"]
 
 
 def sum(  # noqa: A001
@@ -91,12 +91,8 @@ def sum(  # noqa: A001
     spec = lookup("sum", order)
     if (h := held((x,), "sum")) is not None:  # FP8, FP6, FP4 data: in a float type, then back
         (wide,), name = h
-        acc = held_accumulate(spec, "sum", name, accumulate)
-        kw = dict(fma=fma, accumulate=acc, rounding=rounding, **params)
-        if spec.name == "exact":  # its keywords checked on no data, then once to the format
-            sum(wide[:0], order, **kw)
-            return exact_sum(x)
-        return as_held(sum(carried(wide, acc), order, **kw), name)  # (keywords checked there)
+        kw = dict(fma=fma, accumulate=accumulate, rounding=rounding, **params)
+        return sum_held(wide, name, order, **kw)
     given = x
     (x,), info = coerce(x, what="sum")
     check_fma(spec, fma, "sum", fusable("sum"))
@@ -116,6 +112,29 @@ def sum(  # noqa: A001
     if mode != "nearest_even" or rounded is not None:
         return finish(run_rounded(spec, X, ar, p, mode, seed), info)
     return finish(spec.run(X, None, False, ar, p, info), info)
+
+
+def sum_held(
+    wide: np.ndarray,
+    name: str,
+    order: str = "sequential",
+    *,
+    fma: bool = False,
+    accumulate: str | None = None,
+    rounding: str = "nearest_even",
+    **params,
+) -> np.generic:
+    """:func:`sum` of the values ``wide`` of the held data format ``name`` (FP8, FP6 or FP4
+    values in float32; a format of ``fpx.format``'s in float64): each addition rounded to
+    ``name`` (or to ``accumulate=``) in the orders that round each addition, the result
+    rounded once to ``name`` (``exact``: the exact sum, rounded once to it)."""
+    spec = lookup("sum", order)
+    acc = held_accumulate(spec, "sum", name, accumulate)
+    kw = dict(fma=fma, accumulate=acc, rounding=rounding, **params)
+    if spec.name == "exact":  # its keywords checked on no data, then once to the format
+        sum(wide[:0], order, **kw)
+        return exact_sum_to(wide, name)
+    return as_held(sum(carried(wide, acc), order, **kw), name)  # (keywords checked there)
 
 
 def run_rounded(spec, X, ar, p: dict, mode: str, seed: int | None) -> float:

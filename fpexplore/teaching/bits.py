@@ -36,11 +36,7 @@ def bit_formats() -> tuple[str, ...]:
     (subnormals, and emax filling the exponent field: 2**(w-1) - 1, as float16's 15)."""
     from ..userformat import user_names
 
-    return (*BIT_FORMATS, *(n for n in user_names() if _ieee_layout(format_info(n))))
-
-
-def _ieee_layout(info) -> bool:
-    return info.subnormals and info.emax == 2 ** (info.exponent_bits - 1) - 1
+    return (*BIT_FORMATS, *(n for n in user_names() if format_info(n).ieee_layout))
 
 
 class _Layout(NamedTuple):
@@ -60,7 +56,7 @@ class _Layout(NamedTuple):
 def _layout(fmt: str) -> _Layout:
     if isinstance(fmt, str) and fmt not in BIT_FORMATS and format_info(fmt).user_defined:
         info = format_info(fmt)
-        if not _ieee_layout(info):  # (its values exist; IEEE's patterns would not all be them)
+        if not info.ieee_layout:  # (its values exist; IEEE's patterns would not all be them)
             raise ValueError(
                 f"format {fmt!r} (fpx.format) has no IEEE bit layout: the bit inspector takes "
                 f"those with subnormals and emax = 2**(w-1) - 1 (w exponent bits: 1, 3, 7, 15, "
