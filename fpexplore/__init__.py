@@ -106,14 +106,15 @@ that list them; import the subpackages' modules with ``from fpexplore.orders imp
 - ``catalog``      fpx.formats(): every format and input rounding as a table
 - ``bits``         a value's bit pattern, fields, binary and hex strings, shortest
                    round-trip decimal, in its own format
-- ``held``         FP8, FP6 and FP4 data (ml_dtypes' OCP arrays) read as float32 values
+- ``held``         FP8, FP6 and FP4 data (ml_dtypes' OCP arrays) read as float32 values,
+                   fpx.format's data as float64 values with the format named beside them,
                    and results rounded back to their format (sum, dot, the exact ones)
 - ``formats``      correct rounding to a format of the registry
                    (incl. tf32, OCP and AMD FP8, OCP MX FP6/FP4/E8M0), ulp, neighbours,
                    the input coercion every function shares
 - ``userformat``   fpx.format(precision, emax, subnormals, name): a format of one's own, a
-                   FormatInfo registered by name (values held in float64), and its
-                   next_up / next_down
+                   FormatInfo registered by name (values held in float64), its
+                   next_up / next_down, ordered keys (ulps), IEEE bits and built-in twin
 - ``_roundmodes``  the input roundings' modes: tf32's ties on float32 bits, one exact
                    rational rounded in a format's mode (FP8 overflow to NaN, FP6/FP4
                    saturation, E8M0's missing zero)

@@ -366,20 +366,21 @@ def plot_sweep(sw, ax=None, unit: str = "abs"):
     )
 
 
-def bit_view(values: dict, ax=None):
+def bit_view(values: dict, ax=None, fmt=None):
     """Sign / exponent / significand boxes of one value per row, colour-coded, with a marker
-    on every bit that differs from the first row (put the exact value first)."""
+    on every bit that differs from the first row (put the exact value first); ``fmt``: a
+    format of ``fpx.format`` the (float64) values are of, as for :func:`fpexplore.bit_string`."""
     items = list(values.items())
     if not items:
         raise ValueError("bit_view needs at least one value")
-    info = format_info(np.asarray(items[0][1]).dtype)
-    nb = info.bits
+    info = format_info(fmt if fmt is not None else np.asarray(items[0][1]).dtype)
+    nb = 1 + info.exponent_bits + info.fraction_bits if fmt is not None else info.bits
     fig, ax = _new_ax(figsize=(max(6.0, nb * 0.22), 0.55 * len(items) + 0.9), ax=ax)
-    first = bit_string(items[0][1], sep="")
+    first = bit_string(items[0][1], sep="", fmt=fmt)
     colors = {"s": OKABE_ITO[5], "e": OKABE_ITO[0], "f": OKABE_ITO[2]}
     eb = info.exponent_bits
     for row, (label, v) in enumerate(items):
-        bits = bit_string(np.asarray(v), sep="")
+        bits = bit_string(np.asarray(v), sep="", fmt=fmt)
         for k, ch in enumerate(bits):
             part = "s" if k == 0 else ("e" if k <= eb else "f")
             ax.add_patch(_rect(k, row, colors[part], alpha=0.85 if ch == "1" else 0.18))
@@ -405,7 +406,8 @@ def diff_plot(diff, kind: str = "auto", ax=None):
         kind = {0: "bits", 2: "heatmap"}.get(diff.ulps.ndim, "hist")
     if kind == "bits":
         va, vb = diff.values
-        return bit_view({diff.a: va.reshape(-1)[0], diff.b: vb.reshape(-1)[0]}, ax=ax)
+        fmt = diff.format if format_info(diff.format).user_defined else None
+        return bit_view({diff.a: va.reshape(-1)[0], diff.b: vb.reshape(-1)[0]}, ax=ax, fmt=fmt)
     u = clamp_ulps(diff.ulps, signed=True, fill=np.nan)  # one NaN, or saturated: not drawn
     s = diff.summary
     title = (

@@ -135,6 +135,12 @@ def _chosen(comparison, variant) -> tuple:
             "float32 and float64; each addition rounded to an FP8, FP6 or FP4 format needs "
             "fpexplore (fpx.sum(x, order) on the ml_dtypes array)"
         )
+    if format_info(cmp.format).user_defined:  # (checked first: it has no NumPy row either)
+        raise ValueError(
+            f"reproducer: {cmp.format} data (a format of fpx.format): the script's orders add "
+            "in NumPy's float16, float32 and float64, and NumPy has no type for it; "
+            "cmp.snippet() reproduces the comparison with fpexplore"
+        )
     # (other backends may be there: the script compares NumPy's result with one variant's)
     extra = sorted(set(cmp.params) - {"variants", "distribution", "seed", "block", "backends"})
     if extra:

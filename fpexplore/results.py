@@ -166,8 +166,7 @@ class Comparison:
         """
         la, va = self._named(a, b)
         lb, vb = self._named(b, a)
-        yours = {result_format(v, self.format) for v in (va, vb)} & set(user_names())
-        return diff_values(la, va, lb, vb, top=top, fmt=yours.pop() if yours else None)
+        return diff_values(la, va, lb, vb, top=top, fmt=held_format(self.format, va, vb))
 
     def reference_of(self, out):
         """The reference ``out`` was measured against: the exact result in ``out``'s format
@@ -354,6 +353,13 @@ def diff(a: ArrayLike, b: ArrayLike, *, top: int = 10) -> Diff:
     if va.shape != vb.shape:
         raise ValueError(f"fpx.diff: a has shape {va.shape} and b {vb.shape}: not comparable")
     return diff_values("a", va, "b", vb, top=top)
+
+
+def held_format(data_format: str, *values) -> str | None:
+    """The format of ``fpx.format`` results of data of ``data_format`` are of (float64 values
+    holding its values; :func:`fpexplore.held.result_format`), or None: their dtypes say."""
+    found = {result_format(v, data_format) for v in values} & set(user_names())
+    return found.pop() if len(found) == 1 else None
 
 
 def diff_values(label_a: str, va, label_b: str, vb, *, top: int = 10, fmt=None) -> Diff:

@@ -700,6 +700,50 @@ def test_builder_offers_a_format_of_your_own_as_accumulator():
         _forget("t_app_half")
 
 
+def test_a_format_of_your_own_defined_later_is_a_data_format_of_the_explorer():
+    """Issue 38: a format defined after the explorer opened is offered by the format control
+    (for sum, not matmul) and the builder's accumulators once anything changes; chosen, the
+    table is compare's of that format, the verdict counts its ulps, and A vs B shows its own
+    bits (the float16 twin's: float16's patterns, from NumPy)."""
+    import ipywidgets as W
+
+    from fpexplore.userformat import _forget
+
+    app = fpx.explorer(op="sum", n=1000, seed=4)
+    fmt = find(app, W.Dropdown, description="format")
+    assert "t_app_h16" not in fmt.options
+    fpx.format(11, 15, name="t_app_h16")
+    try:
+        app.seed.value = 5  # (any change redraws the controls)
+        assert "t_app_h16" in fmt.options
+        assert "t_app_h16" in [v for _, v in app.b_acc.options]
+        fmt.value = "t_app_h16"
+        assert app.message.value == "" and app.comparison.format == "t_app_h16"
+        direct = fpx.compare(
+            "sum", format="t_app_h16", n=1000, seed=5, variants=list(app.variants.value)
+        )
+        assert _same_table(app.comparison.table, direct.table)
+        assert "(ulps of t_app_h16)" in app.verdict.value
+        find(app, W.ToggleButtons, description="view").value = "A vs B"
+        find(app, W.Dropdown, description="A").label = "sequential (emulated)"
+        find(app, W.Dropdown, description="B").label = "pairwise (emulated)"
+        shown = _html_table(app.view_out.value)
+        seq, pw = (
+            float(app.comparison.results[(v, "emulated")]) for v in ("sequential", "pairwise")
+        )
+        if seq != pw:
+            bits = format(int(np.float16(seq).view(np.uint16)), "016b")
+            assert shown.loc[0, "a_bits"] == f"{bits[0]} {bits[1:6]} {bits[6:]}"
+        find(app, W.ToggleButtons, description="view").value = "bits"
+        assert app.message.value == ""
+        title = app.figure.axes[0].get_title()
+        assert title == "t_app_h16: sign | exponent (5 bits) | significand (10)"
+        app.op.value = "matmul"
+        assert "t_app_h16" not in fmt.options and app.state.format == "float32"
+    finally:
+        _forget("t_app_h16")
+
+
 def test_builder_puts_fma_next_to_separate_and_a_vs_b_reads_them():
     import ipywidgets as W
 

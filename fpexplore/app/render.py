@@ -14,7 +14,7 @@ import numpy as np
 
 from ..formats import FORMATS, ULP_NAN, ULP_SATURATED
 from ..held import result_format
-from ..results import EXACT_LABEL, diff_values, literal
+from ..results import EXACT_LABEL, diff_values, held_format, literal
 from .state import OBSERVED, ORDER_OPS, State, sweep_arguments
 
 TABLE_COLUMNS = [  # the columns that answer the question first; the box scrolls for the rest
@@ -153,9 +153,11 @@ def diff_of(cmp, observed, a, b):
     the other's format), as :meth:`Comparison.diff` makes it."""
     vb = np.asarray(value_of(cmp, observed, b))
     if a == EXACT_LABEL:  # (an observed one's: the row's, pass 24: a float16 one of float32 data)
-        ref = observed.refs[b[0]] if b[1] == OBSERVED else cmp.reference_of(vb)
-        return diff_values(EXACT_LABEL, np.asarray(ref), label(b), vb)
-    return diff_values(label(a), np.asarray(value_of(cmp, observed, a)), label(b), vb)
+        va = observed.refs[b[0]] if b[1] == OBSERVED else cmp.reference_of(vb)
+    else:
+        va = value_of(cmp, observed, a)
+    la, va = (EXACT_LABEL if a == EXACT_LABEL else label(a)), np.asarray(va)
+    return diff_values(la, va, label(b), vb, fmt=held_format(cmp.format, va, vb))
 
 
 def worst_element(cmp, observed, key: tuple):

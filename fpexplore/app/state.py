@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import checks
+from .._registry import INFO
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import parse_variants, taken_keywords
@@ -81,6 +82,21 @@ def _one_of(name: str, choices):
         return checks.choice(name, value, [c[1] if isinstance(c, tuple) else c for c in found])
 
     return check
+
+
+def _data_format(value) -> str:
+    """``value`` as one of :func:`data_formats`, else the ValueError naming ``format``, which
+    for a name it does not know says a format of fpx.format is defined per kernel (a link
+    or a state of a kernel that defined one, opened in a fresh one)."""
+    try:
+        return _one_of("format", data_formats)(value)
+    except ValueError as e:
+        if isinstance(value, str) and value not in INFO:
+            raise ValueError(
+                f"{e} (a format of your own? fpx.format(precision=..., emax=..., "
+                f"name={value!r}) defines it in this kernel, before the explorer opens)"
+            ) from None
+        raise
 
 
 @dataclass(frozen=True)
@@ -664,7 +680,7 @@ CONTROLS = {
             "float32",
             "Dropdown",
             "format",
-            _one_of("format", data_formats),
+            _data_format,
             lambda state, installed=(): list(get_op(state.op).formats()),
             compare="generated",
             transition=lambda state, v, formats: set_format(state, v, formats),

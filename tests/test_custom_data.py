@@ -1,0 +1,265 @@
+"""A format of ``fpx.format`` as compare's *data* format (issue 38: "usable everywhere a format
+name is"; docs/research/custom_data_format.md). Its values are float64 arrays with the format
+named beside them; sum and dot add in it. Checked against oracles written here: every value of
+a tiny format enumerated (ulps are steps along that list), IEEE bit patterns from NumPy's own
+float16, sums rounded step by step from exact rationals; and "a custom format with the
+parameters of float16 behaves exactly as float16": compare's rows of ``fpx.format(11, 15)``
+equal float16's, column by column."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore.userformat import _forget, user_names
+
+pd = pytest.importorskip("pandas")
+
+
+@pytest.fixture(autouse=True)
+def _clean_registry():
+    before = set(user_names())
+    yield
+    for name in set(user_names()) - before:
+        _forget(name)
+
+
+def _grid(p: int, emax: int, subnormals: bool) -> list[float]:
+    """Every value of the format in increasing order, -inf to inf, one zero: from its
+    definition (m * 2**(e - p + 1), 2**(p-1) <= m < 2**p; subnormals below 2**emin)."""
+    emin = 1 - emax
+    pos = set()
+    for e in range(emin, emax + 1):
+        pos |= {math.ldexp(m, e - p + 1) for m in range(2 ** (p - 1), 2**p)}
+    if subnormals:
+        pos |= {math.ldexp(m, emin - p + 1) for m in range(1, 2 ** (p - 1))}
+    pos = sorted(pos)
+    return [-math.inf, *[-v for v in reversed(pos)], 0.0, *pos, math.inf]
+
+
+@pytest.mark.parametrize("subnormals", (True, False))
+def test_ulp_distance_counts_steps_along_the_enumerated_values(subnormals):
+    """ulp_distance(a, b, fmt=) is b's place minus a's among the format's values listed in
+    order (±0 one place; ±inf one past ±max), for every pair of a tiny format."""
+    fpx.format(3, 3, subnormals=subnormals, name="t_cd3")
+    line = _grid(3, 3, subnormals)
+    a, b = np.meshgrid(np.array(line), np.array(line))
+    want = np.subtract.outer(np.arange(len(line)), np.arange(len(line)))
+    assert np.array_equal(fpx.ulp_distance(a, b, fmt="t_cd3"), want)
+    assert fpx.ulp_distance(-0.0, 0.0, fmt="t_cd3") == 0
+    assert fpx.ulp_distance(np.nan, 1.0, fmt="t_cd3", nan="sentinel") == fpx.ULP_NAN
+
+
+def _half_key(h: np.ndarray) -> np.ndarray:
+    """float16 values' places in order, from NumPy's bit patterns (sign and magnitude)."""
+    b = h.view(np.uint16).astype(np.int64)
+    return np.where(b & 0x8000, -(b & 0x7FFF), b)
+
+
+def test_the_float16_twin_counts_and_encodes_as_float16():
+    """Every float16 value (NaN aside): ulps between random pairs as NumPy's bits order them,
+    and to_bits / hex_string / bit_string / shortest_repr of the twin equal float16's."""
+    fpx.format(11, 15, name="t_h16")
+    every = np.arange(2**16, dtype=np.uint16).view(np.float16)
+    every = every[~np.isnan(every)]
+    wide = every.astype(np.float64)
+    assert np.array_equal(fpx.to_bits(wide, "t_h16"), every.view(np.uint16).astype(np.uint64))
+    rng = np.random.default_rng(3)
+    i, j = rng.integers(0, every.size, (2, 50_000))
+    got = fpx.ulp_distance(wide[i], wide[j], fmt="t_h16")
+    assert np.array_equal(got, _half_key(every[j]) - _half_key(every[i]))
+    some = every[:: every.size // 997]
+    for v in some:
+        assert fpx.hex_string(float(v), "t_h16") == f"0x{int(v.view(np.uint16)):04x}"
+        assert fpx.shortest_repr(float(v), "t_h16") == str(v)  # (NumPy's float16 printing)
+    assert fpx.bit_string(-np.inf, fmt="t_h16") == "1 11111 0000000000"
+    assert fpx.hex_string(np.nan, "t_h16") == "0x7e00"
+
+
+def test_values_off_the_grid_and_formats_without_ieee_bits_are_refused_by_name():
+    fpx.format(9, 20, name="t_cd_odd")  # emax 20: 6 exponent bits would reach 31
+    fpx.format(11, 15, name="t_h16")
+    with pytest.raises(ValueError, match=r"ulp_distance\(a, b, fmt='t_h16'\): b holds 0.1, "):
+        fpx.ulp_distance(1.0, 0.1, fmt="t_h16")
+    with pytest.raises(TypeError, match=r"needs a in float64.*got np.float32\(1.0\)"):
+        fpx.ulp_distance(np.float32(1), 1.0, fmt="t_h16")
+    with pytest.raises(ValueError, match=r"fmt='float16': fmt takes only a format of fpx"):
+        fpx.ulp_distance(1.0, 1.0, fmt="float16")
+    with pytest.raises(ValueError, match=r"hex_string: format 't_cd_odd' \(fpx.format\) has no"):
+        fpx.hex_string(1.0, "t_cd_odd")
+    assert fpx.shortest_repr(float(fpx.as_format(0.1, "t_cd_odd")), "t_cd_odd") == "0.1"
+
+
+_COLUMNS = [
+    "variant",
+    "value_repr",
+    "value_hex",
+    "ulp_error",
+    "max_abs_ulp",
+    "mean_abs_ulp",
+    "exact_share",
+    "rel_error",
+    "bits_error",
+]
+_VARIANTS = [
+    "sequential",
+    "reverse",
+    "pairwise",
+    "blocked",
+    "blocked(block=7)",
+    "exact",
+    "sequential@float32",
+    "pairwise@float64",
+    "sequential@float8_e4m3",
+]
+_SUM_ONLY = ["pairwise(rounding=stochastic,seed=3)", "sequential(rounding=toward_zero)"]
+
+
+@pytest.mark.parametrize("op", ["sum", "dot"])
+@pytest.mark.parametrize("distribution", ["uniform", "normal", "wide", "ill-conditioned"])
+def test_the_float16_twin_as_data_gives_float16s_rows(op, distribution):
+    """compare of fpx.format(11, 15) data equals compare of float16 data in every row an
+    emulated order gives (value, its text and bits, every error column, the reference), for
+    the orders that add in the data's format, with accumulators and rounding modes; NumPy's
+    row is float16's own (np.sum has no such type: the table says so). One difference is
+    allowed: a NaN (inf + -inf) is NumPy's negative NaN in float16 (x86's default NaN; ARM's
+    is positive), the canonical quiet NaN 0x7e00 in the twin."""
+    fpx.format(11, 15, name="t_h16")
+    variants = _VARIANTS + (_SUM_ONLY if op == "sum" else [])
+    kw = dict(n=1000, distribution=distribution, seed=2, variants=variants)
+    half = fpx.compare(op, format="float16", **kw)
+    mine = fpx.compare(op, format="t_h16", **kw)
+    want = half.table[half.table.backend == "emulated"].reset_index(drop=True)
+    got = mine.table.reset_index(drop=True)
+    assert list(got.backend.unique()) == ["emulated"] and set(got.format) == {"t_h16"}
+    nan = np.isnan(want.value.to_numpy())
+    assert np.array_equal(np.isnan(got.value.to_numpy()), nan)
+    assert (got.loc[nan, "value_hex"] == "0x7e00").all()
+    keep = ~nan
+    for col in _COLUMNS:
+        assert got.loc[keep, col].tolist() == want.loc[keep, col].tolist(), col
+    assert float(mine.reference) == float(half.reference)
+    assert f"NumPy has no t_h16 type or arithmetic: no np.{op} row" in " ".join(mine.messages)
+    assert mine.formatted().iloc[0]["hex"] == half.formatted().iloc[0]["hex"]
+    d_half, d_mine = half.diff("sequential", "pairwise"), mine.diff("sequential", "pairwise")
+    assert d_mine.summary == d_half.summary and d_mine.format == "t_h16"
+    assert d_mine.table.drop(columns="index").equals(d_half.table.drop(columns="index"))
+
+
+def _oracle_sum(x, fmt, order):
+    """Sequential or pairwise, each addition rounded once from its exact value."""
+
+    def add(a, b):
+        return float(fpx.as_format(Fraction(a) + Fraction(b), fmt))
+
+    def pairwise(t):
+        if len(t) == 1:
+            return float(t[0])
+        h = len(t) // 2
+        return add(pairwise(t[:h]), pairwise(t[h:]))
+
+    if order == "pairwise":
+        return pairwise(list(x))
+    acc = float(x[0])
+    for v in x[1:]:
+        acc = add(acc, v)
+    return acc
+
+
+@pytest.mark.parametrize("subnormals", (True, False))
+def test_compare_of_a_tiny_format_against_rationals_and_the_enumeration(subnormals):
+    """Data of a format with no built-in twin (p = 5, emax = 6): each row's value is the sum
+    rounded step by step from exact rationals (NumPy's pairwise below 8 terms is sequential:
+    this one splits in halves, so n = 5 and 12 differ), the reference the exact sum rounded
+    once, ulp_error the steps between them along the enumerated values."""
+    fmt = fpx.format(5, 6, subnormals=subnormals, name="t_cd5")
+    line = _grid(5, 6, subnormals)
+    place = {v: i for i, v in enumerate(line)}
+    rng = np.random.default_rng(11)
+    for n in (2, 5, 12, 40):
+        for _ in range(6):
+            x = fpx.as_format(rng.normal(0, 4, n) * rng.choice([1, 1e-3], n), fmt)
+            cmp = fpx.compare("sum", inputs=np.asarray(x), format="t_cd5",
+                              variants=["sequential", "pairwise", "exact"])  # fmt: skip
+            exact = float(fpx.as_format(sum(map(Fraction, x.tolist()), Fraction(0)), fmt))
+            assert float(cmp.reference) == exact
+            for order in ("sequential", "pairwise"):
+                row = cmp.table[cmp.table.variant == order].iloc[0]
+                want = _oracle_sum(x.tolist(), fmt, order)
+                assert row.value == want, (x, order)
+                assert row.ulp_error == place[want + 0.0] - place[exact + 0.0]
+            assert cmp.table[cmp.table.variant == "exact"].iloc[0].ulp_error == 0
+
+
+def test_a_dot_in_a_tiny_format_against_rationals():
+    """Each product rounded to the format, then each addition (fma=False, as an accumulator
+    of fpx.format adds in dot); the reference the exact dot rounded once."""
+    fmt = fpx.format(6, 7, name="t_cd6")
+    rng = np.random.default_rng(5)
+    for n in (3, 17):
+        a, b = (np.asarray(fpx.as_format(rng.normal(0, 2, n), fmt)) for _ in range(2))
+        cmp = fpx.compare("dot", inputs=(a, b), format="t_cd6", variants=["sequential", "exact"])
+        acc = float(fpx.as_format(Fraction(a[0]) * Fraction(b[0]), fmt))
+        for u, v in zip(a[1:].tolist(), b[1:].tolist()):
+            product = fpx.as_format(Fraction(u) * Fraction(v), fmt)
+            acc = float(fpx.as_format(Fraction(acc) + Fraction(float(product)), fmt))
+        seq = cmp.table[cmp.table.variant == "sequential"].iloc[0].value
+        exact = sum(Fraction(u) * Fraction(v) for u, v in zip(a.tolist(), b.tolist()))
+        assert seq == acc
+        assert float(cmp.reference) == float(fpx.as_format(exact, fmt))
+
+
+def test_your_arrays_of_the_format_and_what_is_refused():
+    """compare(inputs=float64 values, format=name) and compare(inputs=cmp.inputs) keep the
+    format; values off its grid, arrays of another type and ops that do not take it are
+    refused, naming what is wrong; explain refuses such data as it does FP8."""
+    fpx.format(11, 15, name="t_h16")
+    fpx.format(27, 15, name="t_p27")
+    cmp = fpx.compare("sum", format="t_h16", n=300, distribution="normal", seed=4)
+    again = fpx.compare("sum", inputs=cmp.inputs, variants=list(cmp.specs))
+    assert again.format == "t_h16" and again.table.value.tolist() == cmp.table.value.tolist()
+    with pytest.raises(ValueError, match=r"inputs\['x'\] holds 0.1, which is not a value of t_h16"):
+        fpx.compare("sum", inputs=np.array([0.1, 0.5]), format="t_h16")
+    with pytest.raises(TypeError, match=r"'t_h16' \(fpx.format\) is held in float64 arrays; the "):
+        fpx.compare("sum", inputs=np.array([0.5], np.float32), format="t_h16")
+    with pytest.raises(ValueError, match=r"format 't_h16': matmul takes no t_h16 data"):
+        fpx.compare("matmul", format="t_h16", n=4)
+    with pytest.raises(ValueError, match=r"dot takes no t_p27 data \(dot takes the data of a"):
+        fpx.compare("dot", format="t_p27", n=4)
+    with pytest.raises(ValueError, match=r"order 'numpy' does not accumulate in t_h16 \(the dat"):
+        fpx.compare("sum", format="t_h16", n=4, variants=["numpy"])
+    with pytest.raises(TypeError, match=r"fpx.explain: inputs are t_h16 data: explain weighs"):
+        fpx.explain("sum", cmp.inputs, {"a": cmp.results[("sequential", "emulated")]})
+
+
+def test_the_snippet_defines_the_format_and_reproduces_the_table(tmp_path):
+    fpx.format(7, 9, subnormals=False, name="t_cd7")
+    cmp = fpx.compare("dot", format="t_cd7", n=200, distribution="wide", seed=8)
+    code = cmp.snippet() + "\nprint(repr(cmp.table.value_repr.tolist()))\n"
+    assert code.count("fpx.format(precision=7, emax=9, subnormals=False, name='t_cd7')") == 1
+    path = tmp_path / "snippet.py"
+    path.write_text(code)
+    out = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == repr(cmp.table.value_repr.tolist())
+    assert cmp.table.value_hex.isna().all()  # (no IEEE layout without subnormals)
+
+
+def test_the_reproducer_and_a_fresh_kernels_explorer_say_what_to_do():
+    """The reproducer's scripts add in NumPy's types: it refuses such data, naming snippet();
+    the explorer opened on a format name this kernel has not defined (a link of a kernel
+    that had) says to define it first."""
+    pytest.importorskip("ipywidgets")
+    fpx.format(11, 15, name="t_h16")
+    cmp = fpx.compare("sum", format="t_h16", n=50)
+    with pytest.raises(ValueError, match=r"t_h16 data \(a format of fpx.format\): the script's"):
+        fpx.reproducer(cmp)
+    _forget("t_h16")
+    with pytest.raises(ValueError, match=r"unknown format 't_h16'.*fpx.format\(precision=..., "):
+        fpx.explorer(op="sum", n=100, format="t_h16")
