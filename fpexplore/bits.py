@@ -22,7 +22,7 @@ from .formats import (
     scalar_out,
     small_array,
 )
-from .userformat import held_bits, ordered_keys, twin
+from .userformat import held_bits, held_values, ordered_keys, twin
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, DTypeLike
@@ -91,12 +91,14 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
     bits : array_like of int
         Bit patterns, each in ``[0, 2**width)``; anything else is a ValueError naming it.
     fmt : str, dtype or FormatInfo
-        A storage format, or FP8, FP6, FP4 or E8M0 (by name or ml_dtypes' dtype).
+        A storage format, or FP8, FP6, FP4 or E8M0 (by name or ml_dtypes' dtype), or a
+        format of :func:`fpexplore.format` with an IEEE layout (as :func:`to_bits` reads).
 
     Returns
     -------
     ndarray or scalar
-        Of the format's dtype (ml_dtypes' type for FP8, FP6, FP4 and E8M0).
+        Of the format's dtype (ml_dtypes' type for FP8, FP6, FP4 and E8M0; float64 for a
+        format of ``fpx.format``).
     """
     refuse_masked(bits, "from_bits")
     try:
@@ -108,8 +110,8 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
     except (TypeError, ValueError) as e:
         raise type(e)(f"from_bits: fmt: {e}") from None
     small = SMALL_DTYPES.get(info.name)  # FP8, FP6, FP4, E8M0: ml_dtypes' type, one byte
-    if not info.storage and small is None:
-        kind = "held in float64 (fpx.format)" if info.user_defined else "an input rounding"
+    if not info.storage and small is None and not info.user_defined:
+        kind = "an input rounding"
         raise ValueError(
             f"from_bits: fmt: {info.name} is {kind}, not a storage format; "
             f"valid formats: {', '.join((*FORMATS, *SMALL_DTYPES))}"
@@ -128,7 +130,7 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
             f"from_bits: bits must be integers (bit patterns), got {checks.shown(bits)} "
             f"of dtype {b.dtype}"
         )
-    width = info.bits if small is None else ml_dtypes.finfo(small).bits
+    width = _layout(None, info)[0] if small is None else ml_dtypes.finfo(small).bits
     if b.size and (int(b.min()) < 0 or int(b.max()) >= 1 << width):
         bad = next(int(v) for v in b.reshape(-1).tolist() if not 0 <= int(v) < 1 << width)
         raise ValueError(
@@ -136,6 +138,8 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
         )
     if small is not None:
         return scalar_out(b.astype(np.uint8).view(small))
+    if info.user_defined:
+        return scalar_out(held_values(b, info, "from_bits"))
     return scalar_out(b.astype(info.uint).view(info.dtype))
 
 

@@ -24,7 +24,7 @@ from . import checks
 from ._registry import FORMATS, INFO, FormatInfo
 from ._roundmodes import round_f64_in
 
-__all__ = ["format", "held_bits", "ordered_keys", "step_held", "twin", "user_names"]
+__all__ = ["format", "held_bits", "held_values", "ordered_keys", "step_held", "twin", "user_names"]
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*\Z")  # as a spec reads it
 _F64 = np.dtype(np.float64)
@@ -120,18 +120,39 @@ def user_names() -> tuple[str, ...]:
     return tuple(n for n, i in INFO.items() if i.user_defined)
 
 
+def _refuse_no_layout(info: FormatInfo, what: str) -> None:
+    if not info.ieee_layout:
+        raise ValueError(
+            f"{what}: format {info.name!r} (fpx.format) has no IEEE bit layout: bits are "
+            "shown for those with subnormals and emax = 2**(w-1) - 1 (w exponent bits: 1, "
+            f"3, 7, 15, ...), got emax={info.emax}, subnormals={info.subnormals}"
+        )
+
+
+def held_values(bits: np.ndarray, info: FormatInfo, what: str) -> np.ndarray:
+    """The float64 values of the IEEE 754 patterns ``bits`` (unsigned ints, checked to lie in
+    the format's width) of a format of :func:`format` with an IEEE layout: the inverse of
+    :func:`held_bits` (NaN patterns give NaN)."""
+    _refuse_no_layout(info, what)
+    b = bits.astype(np.uint64)
+    fb, eb = info.fraction_bits, info.exponent_bits
+    top = (1 << eb) - 1
+    sign = np.where((b >> np.uint64(eb + fb)) & np.uint64(1), -1.0, 1.0)
+    e = ((b >> np.uint64(fb)) & np.uint64(top)).astype(np.int64)
+    f = (b & np.uint64((1 << fb) - 1)).astype(np.float64)
+    mag = np.where(e == 0, np.ldexp(f, info.emin - fb), np.ldexp(f + 2.0**fb, e - info.emax - fb))
+    mag = np.where(e == top, np.where(f == 0, np.inf, np.nan), mag)
+    return np.copysign(mag, sign)  # (a NaN keeps its sign bit too)
+
+
 def held_bits(x, fmt, what: str) -> np.ndarray:
     """IEEE 754's bit patterns (uint64) of float64 values ``x`` of the format ``fmt`` of
     :func:`format` with an IEEE layout (``FormatInfo.ieee_layout``): sign, exponent field
     (bias emax), fraction; ``±inf`` all-ones exponent, NaN the quiet one. ``what``: the
     function, for messages."""
     info = fmt if isinstance(fmt, FormatInfo) else INFO.get(fmt) if isinstance(fmt, str) else None
-    if info is not None and info.user_defined and not info.ieee_layout:
-        raise ValueError(
-            f"{what}: format {info.name!r} (fpx.format) has no IEEE bit layout: bits are "
-            "shown for those with subnormals and emax = 2**(w-1) - 1 (w exponent bits: 1, "
-            f"3, 7, 15, ...), got emax={info.emax}, subnormals={info.subnormals}"
-        )
+    if info is not None and info.user_defined:
+        _refuse_no_layout(info, what)
     keys, nan = ordered_keys(x, fmt, what, "x", "x")
     info = INFO[fmt] if isinstance(fmt, str) else fmt
     top = (1 << info.exponent_bits) - 1

@@ -79,6 +79,10 @@ def test_the_float16_twin_counts_and_encodes_as_float16():
         assert fpx.hex_string(float(v), "t_h16") == f"0x{int(v.view(np.uint16)):04x}"
         assert fpx.shortest_repr(float(v), "t_h16") == str(v)  # (NumPy's float16 printing)
     assert fpx.bit_string(-np.inf, fmt="t_h16") == "1 11111 0000000000"
+    patterns = np.arange(2**16, dtype=np.uint16)  # from_bits: NumPy's float16, NaN signs too
+    got, want = fpx.from_bits(patterns, "t_h16"), patterns.view(np.float16).astype(np.float64)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
     assert fpx.hex_string(np.nan, "t_h16") == "0x7e00"
 
 
