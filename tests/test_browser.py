@@ -979,3 +979,52 @@ def test_fp8_data_in_the_explorer_in_jupyterlab(lab, tmp_path):
     assert rows["hex"] == list(shown["hex"]), rows  # one byte each: 0x..
     assert rows["value"][1] == "8.0" and rows["value"][3] != "8.0"  # np.sum stalls, pairwise not
     assert drawn and errors == [] and console == [], (errors, console)
+
+
+def test_a_format_of_your_own_as_the_explorers_data_in_jupyterlab(lab, tmp_path):
+    """Issue 38 ("a format of fpx.format usable everywhere a format name is", "the app shows
+    the new formats in a real browser"): a notebook defines fpx.format(11, 15) and opens the
+    explorer; a person picks it in the format dropdown, and the table shows its results in
+    its ulps, the same values as compare gives, NumPy's row replaced by the note why, and no
+    error in the page or the console."""
+    import json
+
+    import fpexplore as fpx
+    from fpexplore.userformat import _forget
+
+    code = (
+        "%matplotlib widget\n"
+        "import fpexplore as fpx\n"
+        "fpx.format(precision=11, emax=15, name='my_half')\n"
+        "fpx.explorer(op='sum', n=1000, variants=['sequential', 'pairwise'])"
+    )
+    cell = {"cell_type": "code", "metadata": {}, "source": code, "outputs": []}
+    notebook = {
+        "cells": [{**cell, "execution_count": None}],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "notebooks" / "half.ipynb").write_text(json.dumps(notebook))
+    url, token = lab
+    console = []
+    with _notebook_page(url, token, "half.ipynb", tmp_path, console) as page:
+        app = page.locator(".fpx-explorer").first
+        _wait_or_screenshot(page, app, 180_000, tmp_path / "no-app.png")
+        table = app.locator("table.fpx-table").first
+        _wait_while_compiling(page, app, table)
+        _dropdown(app, "format").select_option("my_half")
+        _wait_for_text(page, table, "ulps of my_half", timeout=120)
+        page.wait_for_timeout(1000)
+        rows = _table(table)
+        notes = app.inner_text()
+        errors = app.locator(".fpx-error").all_inner_texts()
+    fpx.format(precision=11, emax=15, name="my_half")
+    try:
+        want = fpx.compare("sum", format="my_half", n=1000, variants=["sequential", "pairwise"])
+    finally:
+        _forget("my_half")
+    assert rows["variant"][1:] == ["sequential", "pairwise"], rows
+    assert rows["value"][1:] == list(want.table.value_repr), rows
+    assert "NumPy has no my_half type or arithmetic: no np.sum row" in notes
+    assert errors == [] and console == [], (errors, console)
