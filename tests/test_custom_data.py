@@ -17,17 +17,12 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore.userformat import _forget, user_names
+from fpexplore.userformat import _forget
 
 pd = pytest.importorskip("pandas")
 
 
-@pytest.fixture(autouse=True)
-def _clean_registry():
-    before = set(user_names())
-    yield
-    for name in set(user_names()) - before:
-        _forget(name)
+pytestmark = pytest.mark.usefixtures("clean_formats")  # (tests/conftest.py)
 
 
 def _grid(p: int, emax: int, subnormals: bool) -> list[float]:

@@ -16,18 +16,12 @@ import pytest
 
 import fpexplore as fpx
 from fpexplore.formats import round_f64
-from fpexplore.userformat import _forget, user_names
+from fpexplore.userformat import user_names
 
 MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down")
 
 
-@pytest.fixture(autouse=True)
-def _clean_registry():
-    """Each test's formats leave the registry as they found it (other tests list formats)."""
-    before = set(user_names())
-    yield
-    for name in set(user_names()) - before:
-        _forget(name)
+pytestmark = pytest.mark.usefixtures("clean_formats")  # (tests/conftest.py)
 
 
 def _same(a, b) -> bool:
