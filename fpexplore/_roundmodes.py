@@ -192,13 +192,20 @@ def shortest_by_search(v: float, info) -> str:
     from decimal import Decimal
 
     bits = (info.precision, info.emin, info.emax)
+
+    def back(d) -> float:  # (no subnormals: below 2**emin flushes, as as_format rounds)
+        num, den = d.as_integer_ratio()
+        if info.subnormals or num == 0:
+            return round_rational(num, den, *bits)
+        return _round_rational_in(num, den, info, "nearest_even")
+
     for digits in range(1, 18):
         near = Decimal(f"{v:.{digits - 1}e}")
         step = Decimal(f"1e{near.adjusted() - digits + 1}")
         # the nearest first; at a power of two (the gap below half the gap above) the one
         # above may read back where the nearest does not
         tried = (near, *sorted((near - step, near + step), key=lambda d: abs(d - Decimal(v))))
-        hit = next((d for d in tried if round_rational(*d.as_integer_ratio(), *bits) == v), None)
+        hit = next((d for d in tried if back(d) == v), None)
         if hit is not None:
             text = f"{hit:.{digits - 1}e}"
             break

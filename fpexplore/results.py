@@ -90,6 +90,8 @@ class Comparison:
         """Python code that recreates this comparison with the public API."""
         if self.params.get("inputs") == USER_DATA:  # the user's own arrays, not drawn here
             args = [repr(self.op), "inputs=inputs"]
+            if self.format in user_names():  # (float64 arrays: the format named, defined first)
+                args.append(f"format={self.format!r}")
             args += [f"{k}={literal(v)}" for k, v in self.params.items() if k != "inputs"]
             call = "cmp = fpx.compare(" + ", ".join(args) + ")\ncmp"
             return (

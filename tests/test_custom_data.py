@@ -262,3 +262,55 @@ def test_the_reproducer_and_a_fresh_kernels_explorer_say_what_to_do():
     _forget("t_h16")
     with pytest.raises(ValueError, match=r"unknown format 't_h16'.*fpx.format\(precision=..., "):
         fpx.explorer(op="sum", n=100, format="t_h16")
+
+
+def _digits(text: str) -> int:
+    """Significant digits of a decimal as shortest_repr writes it."""
+    mantissa = text.lower().split("e")[0].lstrip("-").replace(".", "").lstrip("0")
+    return len(mantissa.rstrip("0")) or 1
+
+
+@pytest.mark.parametrize("subnormals", (True, False))
+def test_shortest_repr_is_shortest_and_reads_back_in_a_tiny_format(subnormals):
+    """Every finite value of a tiny format: its text rounds back to it (fpx.as_format, itself
+    checked against the exhaustive oracle), and no decimal with fewer digits near it does
+    (pass 29: without subnormals 0.25 = 2**emin printed "0.25", though 0.2 rounds to it,
+    from 2**emin / 2 up)."""
+    fmt = fpx.format(4, 3, subnormals=subnormals, name="t_cd43")
+    for v in _grid(4, 3, subnormals)[1:-1]:
+        text = fpx.shortest_repr(v, fmt)
+        assert float(fpx.as_format(Fraction(text), fmt)) == v, (v, text)
+        if v == 0:
+            continue
+        k = _digits(text)
+        for d in range(1, k):
+            near = Fraction(f"{v:.{d - 1}e}")
+            step = Fraction(10) ** (math.floor(math.log10(abs(float(near)))) - d + 1)
+            for c in (near - step, near, near + step):
+                assert c == 0 or float(fpx.as_format(c, fmt)) != v, (v, text, c)
+
+
+def test_inputs_that_name_a_format_are_checked_and_snippets_of_them_name_it(tmp_path):
+    """Pass 29: compare(inputs={'format': 's54', ...}) in a session that had not defined s54
+    compared float64 data without a word; a 'format' that is not the arrays', or that differs
+    from format=, was taken silently too; the snippet of such inputs had no fpx.format line."""
+    x = np.array([15.5, 0.25])
+    with pytest.raises(ValueError, match=r"inputs\['format'\]: unknown format 't_cd54' \(a format"):
+        fpx.compare("sum", inputs={"format": "t_cd54", "x": x})
+    with pytest.raises(ValueError, match=r"inputs\['format'\] is 'float16' but the arrays are fl"):
+        fpx.compare("sum", inputs={"format": "float16", "x": x})
+    fpx.format(5, 4, subnormals=False, name="t_cd54")
+    with pytest.raises(ValueError, match=r"format='float16' but inputs\['format'\] is 't_cd54'"):
+        fpx.compare("sum", inputs={"format": "t_cd54", "x": x}, format="float16")
+    cmp = fpx.compare("sum", inputs={"format": "t_cd54", "x": x}, variants=["sequential"])
+    assert cmp.table.value.tolist() == [16.0]  # 15.75 is a tie: to the even 16 (15.5 is odd)
+    code = cmp.snippet()
+    assert code.count("fpx.format(precision=5, emax=4, subnormals=False, name='t_cd54')") == 1
+    path = tmp_path / "snippet.py"
+    path.write_text(
+        code.replace("cmp = ", "import numpy as np\ninputs = np.array([15.5, 0.25])\ncmp = ")
+        + "\nprint(cmp.format, cmp.table.value.tolist())\n"
+    )
+    out = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "t_cd54 [16.0]"

@@ -175,6 +175,32 @@ def _user_arrays(op_spec, values: list, names: list, what: str) -> tuple[list, F
     return coerce(*values, what=what, names=tuple(f"inputs[{k!r}]" for k in names))
 
 
+def _named_format(format, inputs, info, what: str):  # noqa: A002
+    """The format named with the user's arrays (of format ``info``): ``format`` (compare's),
+    else a dict's ``"format"`` (``Comparison.inputs``), checked: two that differ, an unknown
+    name, or a known one that is not the arrays' (nor a format of fpx.format, which float64
+    arrays hold) are a ValueError (pass 29: an unknown name gave a float64 comparison)."""
+    named = inputs.get("format") if isinstance(inputs, dict) else None
+    if named is None:
+        return format
+    if format is not None and format != named:
+        raise ValueError(
+            f"{what}: format={checks.shown(format)} but inputs['format'] is "
+            f"{checks.shown(named)}: give one of them"
+        )
+    if not isinstance(named, str) or named not in INFO:
+        raise ValueError(
+            f"{what}: inputs['format']: unknown format {checks.shown(named)} (a format of your "
+            f"own? define it first: fpx.format(precision=..., emax=..., name={named!r}))"
+        )
+    if named != info.name and not INFO[named].user_defined:
+        raise ValueError(
+            f"{what}: inputs['format'] is {named!r} but the arrays are {info.name}: leave it "
+            "out, or give arrays of that format"
+        )
+    return named
+
+
 def _yours(op_spec, fmt, values: list, names: list, info, what: str) -> FormatInfo:
     """The format of the user's arrays ``values`` (of format ``info``, named ``names``):
     ``info``, or where ``fmt`` (the format named with them) is one of ``fpx.format``'s, that
@@ -361,8 +387,8 @@ class OpSpec:
             )
         numeric = [k for k in names if isinstance(probe[k], (np.ndarray, np.generic))]
         arrays, info = _user_arrays(self, [given[k] for k in numeric], numeric, what)
-        named = inputs.get("format") if format is None and isinstance(inputs, dict) else format
-        info = _yours(self, named, [given[k] for k in numeric], numeric, info, what)
+        fmt = _named_format(format, inputs, info, what)
+        info = _yours(self, fmt, [given[k] for k in numeric], numeric, info, what)
         out = {"format": info.name, **given}
         for k, arr in zip(numeric, arrays):
             if len(numeric) > 1 and isinstance(probe[k], np.ndarray) and arr.ndim != probe[k].ndim:
