@@ -79,7 +79,7 @@ def to_bits(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | n
         return scalar_out(held_bits(x, fmt, "to_bits"))
     if (sm := small_array(x)) is not None:
         return scalar_out(np.array(sm, order="C", copy=True).view(np.uint8))
-    arr, info = float_array(x)
+    arr, info = float_array(x, "to_bits: x")
     return scalar_out(bit_patterns(arr, info))
 
 
@@ -156,7 +156,7 @@ def fields(x: ArrayLike) -> BitFields:
     BitFields
         (sign, biased exponent, fraction), each of x's shape (E8M0, unsigned: sign 0).
     """
-    arr, info = _values(x)
+    arr, info = _values(x, None, "fields: x")
     b = np.asarray(to_bits(arr)).astype(np.uint64)
     width, sb, eb, fb = _layout(arr, info)
     sign = (b >> np.uint64(width - 1)).astype(np.int64) * sb  # (E8M0: no sign bit, 0)
@@ -186,7 +186,7 @@ def bit_string(
     """
     if not isinstance(sep, str):
         raise TypeError(f"sep must be a string, got {checks.shown(sep)}")
-    arr, info = _values(x, fmt)
+    arr, info = _values(x, fmt, "bit_string: x")
     b = _patterns(arr, fmt, "bit_string")
     width, sb, eb, _ = _layout(arr, info)
 
@@ -218,14 +218,14 @@ def _patterns(arr: np.ndarray, fmt, what: str) -> list:
     return np.asarray(bits).reshape(-1).tolist()
 
 
-def _values(x, fmt=None) -> tuple[np.ndarray, FormatInfo]:
+def _values(x, fmt=None, what: str = "fpexplore") -> tuple[np.ndarray, FormatInfo]:
     """``x`` as an array and its format: a storage format's, or ml_dtypes' small types', or
     ``fmt``, a format of ``fpx.format`` (x: float64, checked where its bits are read)."""
     if fmt is not None:
         return np.asarray(x), format_info(fmt)
     if (sm := small_array(x)) is not None:
         return sm, format_info(sm.dtype)
-    return float_array(x)
+    return float_array(x, what)
 
 
 def _layout(arr: np.ndarray, info: FormatInfo) -> tuple[int, int, int, int]:
@@ -260,7 +260,7 @@ def hex_string(x: ArrayLike, fmt: str | FormatInfo | None = None) -> str | np.nd
     str or ndarray of str
         A str for a scalar, an object array of str otherwise.
     """
-    arr, info = _values(x, fmt)
+    arr, info = _values(x, fmt, "hex_string: x")
     digits = -(-_layout(arr, info)[0] // 4)
     out = [f"0x{v:0{digits}x}" for v in _patterns(arr, fmt, "hex_string")]
     return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
@@ -301,7 +301,7 @@ def shortest_repr(x: ArrayLike, fmt: str | FormatInfo | None = None) -> str | np
             return shortest_repr(arr.astype(format_info(t).dtype))
         out = [shortest_by_search(float(v), info) for v in arr.reshape(-1).tolist()]
         return out[0] if arr.ndim == 0 else np.array(out, dtype=object).reshape(arr.shape)
-    arr, info = _values(x)
+    arr, info = _values(x, None, "shortest_repr: x")
     flat = arr.reshape(-1)
     if info.name == "bfloat16" or info.name in SMALL_DTYPES:
         out = [shortest_by_search(float(v), info) for v in flat.tolist()]

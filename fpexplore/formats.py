@@ -285,7 +285,7 @@ def as_format(
     info = format_info(fmt)
     mode, rng = _rounding_mode(info, rounding, seed)
     if isinstance(x, (bool, np.bool_)):
-        raise TypeError("boolean values are not numbers to round")
+        raise TypeError("as_format: x: boolean values are not numbers to round")
     arr = as_array(x, "as_format: x") if not isinstance(x, np.ndarray) else x
     if (sm := small_array(arr)) is not None:
         arr = sm.astype(np.float32)  # an ml_dtypes array's values, exact in float32
@@ -315,12 +315,15 @@ def as_format(
         kind = "O"
     if kind in "fO":  # other float widths (longdouble) and objects: exact per element
         items = arr.reshape(-1).tolist() if kind == "O" else arr.reshape(-1)
-        flat = [round_exact_scalar(v, info, mode, rng) for v in items]
+        try:
+            flat = [round_exact_scalar(v, info, mode, rng) for v in items]
+        except TypeError as e:  # (a dict, a complex number: the function and argument named)
+            raise TypeError(f"as_format: x: {e}") from None
         out = np.array(flat, dtype=np.float64).reshape(arr.shape)
         return scalar_out(out.astype(info.dtype))  # exactly representable already
     if kind == "b":
-        raise TypeError("boolean values are not numbers to round")
-    raise TypeError(f"cannot round values of dtype {arr.dtype} to {info.name}")
+        raise TypeError("as_format: x: boolean values are not numbers to round")
+    raise TypeError(f"as_format: x: cannot round values of dtype {arr.dtype} to {info.name}")
 
 
 def _rounding_mode(info: FormatInfo, rounding, seed) -> tuple[str, np.random.Generator | None]:
@@ -384,13 +387,15 @@ def _numbers(x, what: str) -> np.ndarray:
     return np.array(values, dtype=np.float64).reshape(arr.shape)
 
 
-def float_array(x) -> tuple[np.ndarray, FormatInfo]:
-    refuse_masked(x, "fpexplore")
-    arr = native(_numbers(x, "fpexplore"))
-    _refuse_rounded_ints(x, arr, "fpexplore")
+def float_array(x, what: str = "fpexplore") -> tuple[np.ndarray, FormatInfo]:
+    """``x`` as an array of a storage format and that format; else a TypeError that starts
+    with ``what`` (the function and argument: "to_bits: x")."""
+    refuse_masked(x, what)
+    arr = native(_numbers(x, what))
+    _refuse_rounded_ints(x, arr, what)
     if arr.dtype in BY_DTYPE:
         return arr, BY_DTYPE[arr.dtype]
-    raise _unsupported_dtype(arr.dtype)
+    raise TypeError(f"{what}: {_unsupported_dtype(arr.dtype)}")
 
 
 def bit_patterns(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
@@ -432,7 +437,7 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
     if (sm := small_array(x)) is not None:
         arr, storage, out_dtype = sm, _INFO[SMALL_BY_DTYPE[sm.dtype]], sm.dtype
     else:
-        arr, storage = float_array(x)
+        arr, storage = float_array(x, "ulp: x")
         out_dtype = storage.dtype
     info = storage if fmt is None else format_info(fmt)
     if info.dtype != storage.dtype or (sm is not None and info != storage):
@@ -470,7 +475,7 @@ def _step(x, direction: int):
 
 
 def _step_impl(x, direction: int):
-    arr, info = float_array(x)
+    arr, info = float_array(x, f"{'next_up' if direction > 0 else 'next_down'}: x")
     b = bit_patterns(arr, info).astype(np.uint64)
     one = np.uint64(1)
     sign_bit = np.uint64(1 << (info.bits - 1))

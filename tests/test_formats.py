@@ -799,3 +799,25 @@ def test_what_is_not_numbers_is_named():
         ):
             fpx.exact_sum(x)
     assert float(fpx.as_format([Fraction(1, 3)], "float64")[0]) == 1 / 3  # (its rationals)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda x: fpx.as_format(x, "float16"), "as_format"),
+        (fpx.to_bits, "to_bits"),
+        (fpx.fields, "fields"),
+        (fpx.bit_string, "bit_string"),
+        (fpx.hex_string, "hex_string"),
+        (fpx.shortest_repr, "shortest_repr"),
+        (fpx.next_up, "next_up"),
+        (fpx.next_down, "next_down"),
+        (fpx.ulp, "ulp"),
+    ],
+)
+def test_the_value_readers_name_themselves_and_x_for_what_is_no_float(call, name):
+    """A dict, a boolean, text: the message named neither the function nor its argument
+    ("dtype <U1 is not supported", "boolean values are not numbers to round"; pass 28)."""
+    for bad in ({"a": 1}, True, "0.1", ["x"]):
+        with pytest.raises(TypeError, match=rf"^{name}: x: "):
+            call(bad)
