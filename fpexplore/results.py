@@ -174,6 +174,11 @@ class Comparison:
         """The reference ``out`` was measured against: the exact result in ``out``'s format
         (``np.matmul`` of bfloat16 gives float32, measured against the float32 reference;
         a float64 result of data of a format of ``fpx.format``: that format's)."""
+        if not isinstance(out, (np.ndarray, np.generic, float)):  # (pass 28: a label)
+            raise TypeError(
+                f"reference_of takes a result (an array or scalar, e.g. cmp.results[(label, "
+                f"backend)]), got {checks.shown(out)}; by label: cmp.diff({EXACT_LABEL!r}, label)"
+            )
         fmt = result_format(out, self.format)
         if fmt in self.references:
             return self.references[fmt]

@@ -1034,3 +1034,11 @@ def test_pass_22_variants_without_the_emulated_backend_are_refused():
     assert list(c.results) == [("np.sum", "numpy")] and c.results[("np.sum", "numpy")] == np.sum(
         c.inputs["x"]
     )
+
+
+def test_reference_of_a_label_says_it_takes_a_result():
+    """Pass 28: cmp.reference_of("sequential") said "unknown format dtype('<U10')"."""
+    cmp = fpx.compare("sum", n=10, variants=["sequential"])
+    with pytest.raises(TypeError, match=r"reference_of takes a result .*got 'sequential'; by"):
+        cmp.reference_of("sequential")
+    assert cmp.reference_of(cmp.results[("sequential", "emulated")]) == cmp.reference
