@@ -86,26 +86,29 @@ def round_f64_in(x64: np.ndarray, info, mode: str, rng=None) -> np.ndarray:
         low = e.astype(np.int64) - 1 < info.emin
         q = np.ldexp(1.0, _quantum_exp(e.astype(np.int64) - 1, low, info))
         t = x / q  # exact: q is a power of two, |t| < 2**p
-        lo = np.floor(t)
-        if _on_grid(x64, lo, t, info, mode):
+        even = mode == "nearest_even"  # (np.rint: IEEE's ties-to-even, exact, as _choose picks)
+        r = np.rint(t) if even else np.floor(t)
+        if _on_grid(x64, r, t, info, mode):
             return np.array(x64, dtype=np.float64)  # (on the grid: the input's bits, a copy)
-        hi = np.ceil(t)
-        draw = rng.random(x.shape) < t - lo if mode == "stochastic" else None
-        r = _choose(mode, lo, hi, t, draw)
-        r = np.where(_flush_tie(low, lo, hi, t, mode, info), np.where(t > 0, hi, lo), r) * q
+        if not even or not info.subnormals:
+            lo, hi = np.floor(t), np.ceil(t)
+            draw = rng.random(x.shape) < t - lo if mode == "stochastic" else None
+            r = r if even else _choose(mode, lo, hi, t, draw)
+            r = np.where(_flush_tie(low, lo, hi, t, mode, info), np.where(t > 0, hi, lo), r)
+        r = r * q
         out = _ends(r, np.signbit(x64), ~(np.abs(r) <= info.max), info, mode)
         out = np.where(np.isinf(x64), _infinity(info, x64), out)
         out = np.where(np.isnan(x64), np.nan, out)
         return out if info.signed else np.where(x64 > 0, out, np.nan)
 
 
-def _on_grid(x64, lo, t, info, mode: str) -> bool:
+def _on_grid(x64, r, t, info, mode: str) -> bool:
     """Whether rounding ``x64`` to ``info`` gives it back bit for bit (held data rounded again:
     compare's data of fpx.format's formats): every value a multiple of its quantum within the
     range, in a format whose zeros, infinities and NaN are IEEE's; no NaN (rounding makes a
     NaN the canonical one) and not a stochastic draw (which takes its draws regardless)."""
     ieee = info.signed and info.has_negative_zero and info.has_infinity and not info.saturates
-    if mode == "stochastic" or not ieee or not np.array_equal(lo, t):
+    if mode == "stochastic" or not ieee or not np.array_equal(r, t):  # (r: t rounded)
         return False
     with np.errstate(invalid="ignore"):
         return not np.isnan(x64).any() and bool(
