@@ -398,12 +398,15 @@ def bit_view(values: dict, ax=None, fmt=None):
 def diff_plot(diff, kind: str = "auto", ax=None):
     """Result b against result a (a :class:`~fpexplore.results.Diff`): "hist" of the
     signed ulp differences per element, "heatmap" of them for a matrix, "bits" of both
-    values for a scalar; "auto" picks by shape."""
+    values for a scalar (where the format has bits: a format of fpx.format without IEEE's
+    layout has none, "hist" then); "auto" picks by shape."""
     kinds = ("auto", "hist", "heatmap", "bits")
     if kind not in kinds:
         raise ValueError(f"unknown plot kind {checks.shown(kind)}; valid: {', '.join(kinds)}")
-    if kind == "auto":
+    if kind == "auto":  # (bits where the format has IEEE's: not every one of fpx.format)
         kind = {0: "bits", 2: "heatmap"}.get(diff.ulps.ndim, "hist")
+        info = format_info(diff.format)
+        kind = "hist" if kind == "bits" and info.user_defined and not info.ieee_layout else kind
     if kind == "bits":
         va, vb = diff.values
         fmt = diff.format if format_info(diff.format).user_defined else None

@@ -744,6 +744,29 @@ def test_a_format_of_your_own_defined_later_is_a_data_format_of_the_explorer():
         _forget("t_app_h16")
 
 
+def test_a_vs_b_of_a_format_without_ieee_bits_draws_and_the_bits_view_says_why():
+    """A format of fpx.format without subnormals has no IEEE bit layout: A vs B of its scalar
+    results failed on drawing their bits ("Cannot show this combination", and the preset
+    "sequential vs pairwise" left no table); it draws their ulps now, and the bits view says
+    why it has no bits."""
+    import ipywidgets as W
+
+    from fpexplore.userformat import _forget
+
+    fpx.format(5, 4, subnormals=False, name="t_app_nosub")
+    try:
+        app = fpx.explorer(op="sum", n=1000, format="t_app_nosub")
+        app._c.presets["sequential vs pairwise"].click()
+        assert app.state.view == "A vs B" and app.message.value == "", app.message.value
+        assert app.comparison is not None and len(app.comparison.table) == 2
+        find(app, W.ToggleButtons, description="view").value = "bits"
+        assert "format 't_app_nosub' (fpx.format) has no IEEE bit layout" in html.unescape(
+            app.message.value
+        )
+    finally:
+        _forget("t_app_nosub")
+
+
 def test_builder_puts_fma_next_to_separate_and_a_vs_b_reads_them():
     import ipywidgets as W
 
