@@ -15,6 +15,7 @@ from ._registry import FORMATS, SMALL_DTYPES, FormatInfo
 from ._roundmodes import shortest_by_search
 from .formats import (
     SMALL_BY_DTYPE,
+    as_array,
     bit_patterns,
     float_array,
     format_info,
@@ -116,10 +117,7 @@ def from_bits(bits: ArrayLike, fmt: DTypeLike | FormatInfo) -> np.ndarray | np.g
             f"from_bits: fmt: {info.name} is {kind}, not a storage format; "
             f"valid formats: {', '.join((*FORMATS, *SMALL_DTYPES))}"
         )
-    try:
-        b = np.asarray(bits)
-    except ValueError as e:  # a ragged list
-        raise ValueError(f"from_bits: bits: {e}") from None
+    b = as_array(bits, "from_bits: bits")  # (a ragged list: said so, not NumPy's words)
     if not b.size and isinstance(bits, (list, tuple)):
         b = b.astype(info.uint)  # [] is float64 to NumPy
     ints = b.dtype.kind == "O" and all(

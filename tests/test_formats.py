@@ -821,3 +821,13 @@ def test_the_value_readers_name_themselves_and_x_for_what_is_no_float(call, name
     for bad in ({"a": 1}, True, "0.1", ["x"]):
         with pytest.raises(TypeError, match=rf"^{name}: x: "):
             call(bad)
+
+
+def test_from_bits_says_what_is_wrong_with_a_list_in_its_words():
+    """Pass 28: a ragged list gave NumPy's "setting an array element with a sequence ...
+    inhomogeneous shape" after "from_bits: bits:"; booleans beside ints read as 1."""
+    with pytest.raises(ValueError, match=r"^from_bits: bits: a nested list whose rows have diff"):
+        fpx.from_bits([[1, 2], [3]], "float16")
+    with pytest.raises(TypeError, match=r"^from_bits: bits: a list mixing booleans with numbers"):
+        fpx.from_bits([True, 1], "float16")
+    assert fpx.from_bits([0x3C00], "float16").tolist() == [1.0]
