@@ -384,8 +384,7 @@ def _data(op_spec, inputs, format, n, distribution, seed) -> tuple:  # noqa: A00
                 op_spec.check_size(n, fmt)
             except ValueError as e:
                 raise ValueError(f"fpx.compare: inputs' num (the length): {e}") from None
-        if format is not None and format != fmt:
-            data_format(op_spec, format)
+        if format is not None and data_format(op_spec, format) != fmt:  # (np.float32: its name)
             raise ValueError(
                 f"format={checks.shown(format)} but the inputs are {fmt}: leave format out"
             )

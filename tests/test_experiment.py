@@ -1042,3 +1042,17 @@ def test_reference_of_a_label_says_it_takes_a_result():
     with pytest.raises(TypeError, match=r"reference_of takes a result .*got 'sequential'; by"):
         cmp.reference_of("sequential")
     assert cmp.reference_of(cmp.results[("sequential", "emulated")]) == cmp.reference
+
+
+def test_format_given_as_the_inputs_dtype_is_their_format():
+    """compare(inputs=float32 data, format=np.float32) said "format=<class 'numpy.float32'>
+    but the inputs are float32: leave format out" (it compared the type with the name)."""
+    x = np.arange(1, 6, dtype=np.float32) / 3
+    for given in (np.float32, np.dtype("float32"), "float32"):
+        assert fpx.compare("sum", inputs=x, format=given, variants=["sequential"]).format == (
+            "float32"
+        )
+        cmp = fpx.compare("sum", inputs={"x": x, "format": "float32"}, format=given)
+        assert cmp.format == "float32"
+    with pytest.raises(ValueError, match=r"format=<class 'numpy.float16'> but the inputs are fl"):
+        fpx.compare("sum", inputs=x, format=np.float16)

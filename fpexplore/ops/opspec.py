@@ -183,7 +183,7 @@ def _named_format(format, inputs, info, what: str):  # noqa: A002
     named = inputs.get("format") if isinstance(inputs, dict) else None
     if named is None:
         return format
-    if format is not None and format != named:
+    if format is not None and format_name(format) != named:  # (np.float32 is "float32")
         raise ValueError(
             f"{what}: format={checks.shown(format)} but inputs['format'] is "
             f"{checks.shown(named)}: give one of them"
