@@ -111,7 +111,9 @@ class Quantized:
     def error_ulps(self) -> np.ndarray:
         """(dequantized - x) in ulps of the block's grid at the element: the element format's
         ulp at that element times the block's scale(s). A rounding within range is at most
-        half of one; a clamped value more."""
+        half of one; a clamped value more; ±inf where the block's scale is 0 (NVFP4: an E4M3
+        scale below its least subnormal's half, a block far smaller than the tensor's
+        largest value: every value of the block dequantizes to 0, its grid has no step)."""
         step = ulp(self.elements.astype(np.float32), self.scheme.element)
         grid = np.asarray(step, np.float64) * self._per_value(self.scales) * self.tensor_scale
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -361,3 +361,18 @@ def test_empty_arrays_of_any_shape_quantize_to_empty_blocks(scheme):
             blocks = list(shape)
             blocks[axis] = -(-shape[axis] // block)
             assert q.scales.shape == tuple(blocks), (shape, axis)
+
+
+def test_an_nvfp4_block_whose_scale_underflows_is_lost_and_its_errors_say_so():
+    """A block 10**8 below the tensor's largest value: the tensor scale is 10**4 / (6 * 448)
+    (3.72...), the block's wanted scale 10**-4 / 6 / 3.72 = 4.5e-6, below half of E4M3's least
+    subnormal 2**-9: the scale is 0, the block dequantizes to 0, and its errors are ±inf
+    steps (the docs said at most 0.5 unless clamped)."""
+    x = np.array([1e4] * 16 + [1e-4] * 16 + [-1e-4] * 16, np.float32)
+    q = fpx.quantize(x, "nvfp4")
+    assert q.tensor_scale == float(np.float32(np.float32(1e4) / np.float32(6 * 448)))
+    assert q.scales.tolist() == [448.0, 0.0, 0.0]
+    assert not q.dequantize()[16:].any()
+    err = q.error_ulps()
+    assert np.all(err[16:32] == -np.inf) and np.all(err[32:] == np.inf)
+    assert np.abs(err[:16]).max() <= 0.5
