@@ -10,7 +10,10 @@ from its exact value). Its parameters are CPFloat's (Fasi and Mikaitis, "CPFloat
 for Simulating Low-precision Arithmetic", ACM TOMS 2023): ``precision`` with the implicit bit,
 ``emax``, ``emin = 1 - emax``, IEEE 754's infinities, NaN, nearest-even and overflow.
 
-:func:`step_held` is ``next_up`` / ``next_down`` in such a format (float64 data).
+:func:`step_held` is ``next_up`` / ``next_down`` in such a format (float64 data);
+:func:`ordered_keys` counts its ulps (``ulp_distance(a, b, fmt=...)``); :func:`held_bits` and
+:func:`held_values` are IEEE's patterns where it has IEEE's layout (``to_bits(x, fmt)``,
+``from_bits``); :func:`twin` the built-in format with its parameters, where there is one.
 """
 
 from __future__ import annotations
