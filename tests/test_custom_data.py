@@ -314,3 +314,14 @@ def test_inputs_that_name_a_format_are_checked_and_snippets_of_them_name_it(tmp_
     out = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "t_cd54 [16.0]"
+
+
+def test_the_exact_sum_of_one_held_value_is_that_value():
+    """Pass 30: the exact order on 0-d data of fpx.format (and 0-d FP8) raised "too many
+    indices for array" (its keywords were checked on data[:0])."""
+    import ml_dtypes
+
+    fpx.format(5, 7, name="t_cd57")
+    cmp = fpx.compare("sum", format="t_cd57", inputs=np.array(1.5), variants=["exact"])
+    assert cmp.table.value.tolist() == [1.5] and float(cmp.reference) == 1.5
+    assert float(fpx.sum(np.array(1.5, ml_dtypes.float8_e4m3fn), "exact")) == 1.5

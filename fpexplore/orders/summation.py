@@ -132,7 +132,7 @@ def sum_held(
     acc = held_accumulate(spec, "sum", name, accumulate)
     kw = dict(fma=fma, accumulate=acc, rounding=rounding, **params)
     if spec.name == "exact":  # its keywords checked on no data, then once to the format
-        sum(wide[:0], order, **kw)
+        sum(wide.reshape(-1)[:0], order, **kw)  # (0-d data too: pass 30)
         return exact_sum_to(wide, name)
     return as_held(sum(carried(wide, acc), order, **kw), name)  # (keywords checked there)
 
