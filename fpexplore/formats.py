@@ -125,7 +125,10 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         readers = "to_bits, fields, bit_string, hex_string, shortest_repr, ulp, ulp_distance, "
         readers += "next_up, next_down, as_format" + (", mma" if name in FP8_DTYPES else "")
         if _INFO[name].has_negative_zero:  # the formats the rounded orders accumulate in
-            readers += ", sum, dot, exact_sum, exact_dot and compare's sum and dot"
+            readers += (
+                ", sum, dot, matmul, exact_sum, exact_dot, exact_matmul and compare's sum, dot "
+                "and matmul"
+            )
         hint = (
             f"{name} arrays ({dt}) are read by {readers}; for the others convert it, e.g. "
             "x.astype(np.float32) (exact)"

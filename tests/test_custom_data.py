@@ -214,6 +214,54 @@ def test_a_dot_in_a_tiny_format_against_rationals():
         assert float(cmp.reference) == float(fpx.as_format(exact, fmt))
 
 
+@pytest.mark.parametrize("distribution", ["uniform", "normal", "wide", "ill-conditioned"])
+def test_the_float16_twin_as_matmul_data_gives_float16s_matrices(distribution):
+    """compare("matmul") of fpx.format(11, 15) data: every emulated order's matrix equals
+    float16's bit for bit (as float64 values; NaNs where float16's are), with accumulators,
+    the rounded data format as accumulator, split-K; every error column and the reference
+    too. Matmul refused such data before."""
+    fpx.format(11, 15, name="t_h16")
+    variants = [*_VARIANTS, "sequential@t_h16", "pairwise(split_k=3)"]
+    kw = dict(n=24, distribution=distribution, seed=3, variants=variants)
+    half = fpx.compare("matmul", format="float16", **kw)
+    mine = fpx.compare("matmul", format="t_h16", **kw)
+    assert set(mine.results) == {(v, "emulated") for v in variants}
+    for key, got in mine.results.items():
+        want = np.asarray(half.results[key]).astype(np.float64)
+        assert got.dtype == np.float64 and np.array_equal(got, want, equal_nan=True), key
+        assert np.array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
+    errors = ["ulp_error", "max_abs_ulp", "mean_abs_ulp", "exact_share", "rel_error", "bits_error"]
+    want = half.table[half.table.backend == "emulated"].reset_index(drop=True)[errors]
+    assert mine.table.reset_index(drop=True)[errors].equals(want)
+    assert np.array_equal(mine.reference, np.asarray(half.reference).astype(np.float64))
+    assert "NumPy has no t_h16 type or arithmetic: no np.matmul row" in " ".join(mine.messages)
+
+
+@pytest.mark.parametrize("subnormals", (True, False))
+def test_a_matmul_in_a_tiny_format_against_rationals(subnormals):
+    """Each element: each product rounded to the format, then each addition, in sequential
+    and pairwise order, from exact rationals; the reference the exact dot rounded once."""
+    fmt = fpx.format(5, 6, subnormals=subnormals, name="t_cd5m")
+    rng = np.random.default_rng(21)
+
+    def rounded(q: Fraction) -> float:
+        return float(fpx.as_format(q, fmt))
+
+    for m, k, n in ((2, 5, 3), (3, 12, 2)):
+        A = np.asarray(fpx.as_format(rng.normal(0, 4, (m, k)) * rng.choice([1, 1e-2], (m, k)), fmt))
+        B = np.asarray(fpx.as_format(rng.normal(0, 2, (k, n)), fmt))
+        cmp = fpx.compare("matmul", inputs=(A, B), format="t_cd5m",
+                          variants=["sequential", "pairwise", "exact"])  # fmt: skip
+        for i in range(m):
+            for j in range(n):
+                p = [rounded(Fraction(u) * Fraction(v)) for u, v in zip(A[i], B[:, j])]
+                exact = sum((Fraction(u) * Fraction(v) for u, v in zip(A[i], B[:, j])), Fraction(0))
+                assert cmp.reference[i, j] == rounded(exact)
+                for order in ("sequential", "pairwise"):
+                    want = _oracle_sum(p, fmt, order)
+                    assert cmp.results[(order, "emulated")][i, j] == want, (order, i, j)
+
+
 def test_your_arrays_of_the_format_and_what_is_refused():
     """compare(inputs=float64 values, format=name) and compare(inputs=cmp.inputs) keep the
     format; values off its grid, arrays of another type and ops that do not take it are
@@ -227,10 +275,11 @@ def test_your_arrays_of_the_format_and_what_is_refused():
         fpx.compare("sum", inputs=np.array([0.1, 0.5]), format="t_h16")
     with pytest.raises(TypeError, match=r"'t_h16' \(fpx.format\) is held in float64 arrays; the "):
         fpx.compare("sum", inputs=np.array([0.5], np.float32), format="t_h16")
-    with pytest.raises(ValueError, match=r"format 't_h16': matmul takes no t_h16 data"):
-        fpx.compare("matmul", format="t_h16", n=4)
-    with pytest.raises(ValueError, match=r"dot takes no t_p27 data \(dot takes the data of a"):
-        fpx.compare("dot", format="t_p27", n=4)
+    with pytest.raises(ValueError, match=r"format 't_h16': mean takes no t_h16 data"):
+        fpx.compare("mean", format="t_h16", n=4)
+    for op in ("dot", "matmul"):
+        with pytest.raises(ValueError, match=rf"{op} takes no t_p27 data \({op} takes the data "):
+            fpx.compare(op, format="t_p27", n=4)
     with pytest.raises(ValueError, match=r"order 'numpy' does not accumulate in t_h16 \(the dat"):
         fpx.compare("sum", format="t_h16", n=4, variants=["numpy"])
     with pytest.raises(TypeError, match=r"fpx.explain: inputs are t_h16 data: explain weighs"):

@@ -416,8 +416,10 @@ def test_dots_refuse_what_a_custom_accumulator_does_not_emulate():
         fpx.dot(x, x, "sequential", fma=True, accumulate="t_half")
     with pytest.raises(ValueError, match=r"accumulate: 't_p30' \(precision 30.*<= 26"):
         fpx.dot(x, x, "sequential", accumulate="t_p30")
-    with pytest.raises(ValueError, match="accumulates in the orders of fpx.sum and fpx.dot"):
-        fpx.matmul(x.reshape(2, 4), x.reshape(4, 2), "sequential", accumulate="t_half")
+    with pytest.raises(ValueError, match="accumulates in the orders of fpx.sum, fpx.dot and fpx"):
+        fpx.matmul(x.reshape(2, 4), x.reshape(4, 2), "kahan", accumulate="t_half")
+    with pytest.raises(ValueError, match=r"'t_p30' \(precision 30.*a matmul product accumulat"):
+        fpx.matmul(x.reshape(2, 4), x.reshape(4, 2), "sequential", accumulate="t_p30")
     with pytest.raises(
         ValueError, match="'sequential\\+fma@t_half': fma=True with 't_half' accumulation"
     ):
@@ -591,8 +593,8 @@ def test_compare_says_a_format_of_yours_is_known_but_no_data_format():
     it; dot where float64 holds its products exactly: the message says so)."""
     fpx.format(11, 15, name="t_p56")
     fpx.format(27, 15, name="t_p56_wide")
-    with pytest.raises(ValueError, match=r"format 't_p56': matmul takes no t_p56 data; matmul "):
-        fpx.compare("matmul", n=10, format="t_p56")
+    with pytest.raises(ValueError, match=r"format 't_p56': cdist takes no t_p56 data; cdist "):
+        fpx.compare("cdist", n=10, format="t_p56")
     said = r"format 't_p56_wide': dot takes no t_p56_wide data \(dot takes the data of a format "
     with pytest.raises(ValueError, match=said + r".*precision <= 26 and emax <= 511\); dot takes"):
         fpx.compare("dot", n=10, format="t_p56_wide")

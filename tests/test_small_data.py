@@ -129,6 +129,66 @@ def test_sums_and_dots_of_small_arrays_round_each_addition_to_their_format(name)
             assert same(got, sequential(terms[::-1], name)), ("reverse", x, got)
 
 
+def _products(a, b, name: str) -> list[float]:
+    """Each product rounded once to the format (an exact zero keeps the product's sign)."""
+    out = [rnd(Fraction(float(u)) * Fraction(float(v)), name) for u, v in zip(a, b)]
+    return [p if p else math.copysign(0.0, float(u) * float(v)) for p, u, v in zip(out, a, b)]
+
+
+def _zero_of(a, b) -> float:
+    """An exact dot of 0: -0 where every product is -0 (IEEE's sum of -0s), else +0."""
+    neg = all(math.copysign(1, float(u) * float(v)) < 0 and u * v == 0 for u, v in zip(a, b))
+    return -0.0 if neg else 0.0
+
+
+def _pairwise32(terms):
+    """Textbook pairwise in NumPy's float32 (each addition rounded to float32)."""
+    if len(terms) == 1:
+        return terms[0]
+    h = len(terms) // 2
+    return np.float32(_pairwise32(terms[:h]) + _pairwise32(terms[h:]))
+
+
+@pytest.mark.parametrize("name", OCP)
+def test_matmuls_of_small_arrays_round_each_product_and_addition_to_their_format(name):
+    """fpx.matmul of ml_dtypes arrays (issue 38: they were refused): every element is the
+    oracle's dot of its row and column in the order named, each product and each addition
+    rounded once to the format; split_k=2 adds the two halves' results; exact is the exact
+    dot rounded once; an accumulator given adds in it (float32 here, exact products), the
+    result rounded once to the format. An array of ml_dtypes' type each time."""
+    rng = np.random.default_rng(7 + len(name))
+    t = OCP[name]
+    for m, k, n in ((1, 2, 1), (3, 7, 2), (4, 16, 3)):
+        for _ in range(3):
+            A, B = draw(name, rng, m * k).reshape(m, k), draw(name, rng, k * n).reshape(k, n)
+            got = {o: fpx.matmul(A, B, o) for o in ("sequential", "reverse", "pairwise", "exact")}
+            got["blocked"] = fpx.matmul(A, B, "blocked", block=3)
+            got["split"] = fpx.matmul(A, B, "sequential", split_k=2)
+            got["float32"] = fpx.matmul(A, B, "pairwise", accumulate="float32")
+            for i in range(m):
+                for j in range(n):
+                    a, b = A[i], B[:, j]
+                    p = _products(a, b, name)
+                    h = k // 2
+                    blocks = [sequential(p[s : s + 3], name) for s in range(0, k, 3)]
+                    wide = _pairwise32([np.float32(u) * np.float32(v) for u, v in zip(a, b)])
+                    exact = sum(
+                        (Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a, b)), Fraction(0)
+                    )
+                    want = {
+                        "sequential": sequential(p, name),
+                        "reverse": sequential(p[::-1], name),
+                        "pairwise": pairwise(p, name),
+                        "exact": rnd(exact, name) if exact else _zero_of(a, b),
+                        "blocked": sequential(blocks, name),
+                        "split": add(sequential(p[:h], name), sequential(p[h:], name), name),
+                        "float32": rnd(Fraction(float(wide)), name) if wide else float(wide),
+                    }  # fmt: skip
+                    for order, g in got.items():
+                        assert g.dtype == t and g.shape == (m, n), order
+                        assert same(g[i, j], want[order]), (order, a, b, g[i, j], want[order])
+
+
 @pytest.mark.parametrize("name", OCP)
 def test_exact_sum_and_dot_of_small_arrays_round_once_to_their_format(name):
     rng = np.random.default_rng(3 + len(name))
@@ -360,3 +420,22 @@ def test_the_app_offers_no_setting_that_fp8_data_refuses():
         str(v)
         for v in S.add_variant(S.initial(op="sum", format="float8_e4m3"), "numpy@float32").variants
     ]
+
+
+def test_orders_that_take_no_fp8_matmul_data_say_what_to_do():
+    """matmul of FP8 arrays in an order that does not add in the format: the message names
+    the orders that do; the tensor cores name the input rounding and fpx.mma, which take FP8
+    (the advice works: the converted call equals mma of the FP8 arrays)."""
+    rng = np.random.default_rng(2)
+    A, B = (
+        draw("float8_e4m3", rng, 4 * 32).reshape(4, 32),
+        draw("float8_e4m3", rng, 96).reshape(32, 3),
+    )
+    with pytest.raises(ValueError, match=r"order 'kahan' does not accumulate in float8_e4m3"):
+        fpx.matmul(A, B, "kahan")
+    with pytest.raises(ValueError, match=r"order 'tensor-core' takes no float8_e4m3 data .*"
+                       r"give input_rounding='float8_e4m3' .* fpx.mma"):  # fmt: skip
+        fpx.matmul(A, B, "tensor-core", arch="h100")
+    wide = fpx.matmul(A.astype(np.float32), B.astype(np.float32), "tensor-core", arch="h100",
+                      input_rounding="float8_e4m3")  # fmt: skip
+    assert np.array_equal(wide, fpx.mma(A, B, np.zeros((4, 3), np.float32), arch="h100"))

@@ -364,7 +364,7 @@ def test_fuzz_every_op_format_variant():
     for op in app.op.options:
         app.op.value = op
         app.n.value = 10
-        for fmt in app.format.options:  # sum and dot: FP8, FP6 and FP4 too
+        for fmt in app.format.options:  # sum, dot and matmul: FP8, FP6 and FP4 too
             app.format.value = fmt
             offered = set(app.variants.options)
             missing = set(fpx.variants(op)) - offered
@@ -384,9 +384,9 @@ def test_fuzz_every_op_format_variant():
 
 
 def test_the_format_control_offers_fp8_fp6_fp4_where_the_orders_take_them():
-    """sum and dot draw FP8, FP6 and FP4 data (ml_dtypes arrays) and accumulate in them;
-    the other ops do not: their format control keeps the four formats, and an op that does
-    not take the format chosen goes back to float32."""
+    """sum, dot and matmul draw FP8, FP6 and FP4 data (ml_dtypes arrays) and accumulate in
+    them; the other ops do not: their format control keeps the four formats, and an op that
+    does not take the format chosen goes back to float32, saying so."""
     small = ("float8_e4m3", "float8_e5m2", "float6_e2m3", "float6_e3m2", "float4_e2m1")
     app = fpx.explorer(n=1000)
     assert app.format.options == (*fpx.FORMATS, *small)
@@ -398,9 +398,15 @@ def test_the_format_control_offers_fp8_fp6_fp4_where_the_orders_take_them():
     assert _same_table(app.comparison.table, direct.table)
     app.view.value = "bits"
     assert app.message.value == "" and app.figure.axes
-    app.op.value = "matmul"
+    app.op.value = "matmul"  # (matmul takes them too: each product and addition rounded)
+    assert app.format.options == (*fpx.FORMATS, *small) and app.format.value == "float8_e4m3"
+    assert app.comparison.inputs["A"].dtype.name == "float8_e4m3fn"
+    assert list(app.comparison.table["variant"]) == ["np.matmul", "sequential", "pairwise"]
+    assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
+    app.op.value = "mean"  # (pass 30: the format went back to float32 without a word)
     assert app.format.options == fpx.FORMATS and app.format.value == "float32"
     assert app.comparison is not None and app.comparison.format == "float32"
+    assert "mean takes no float8_e4m3 data: the format is float32" in app.banner.value
 
 
 def test_image_fallback_without_ipympl(monkeypatch):
@@ -624,11 +630,11 @@ def test_explorer_refuses_variants_the_format_refuses(kwargs, match):
     [
         ("sum", {"x": ("float8_e4m3fnuz", 64)}),
         ("sum", {"x": ("float8_e8m0fnu", 64)}),
-        ("matmul", {"A": ("float8_e4m3fn", (8, 8)), "B": ("float8_e4m3fn", (8, 8))}),
+        ("cdist", {"x": ("float8_e4m3fn", (8, 3)), "y": ("float8_e4m3fn", (8, 3))}),
     ],
 )
 def test_arrays_of_a_format_the_op_does_not_take_are_a_message(op, arrays):
-    """AMD's FNUZ FP8 or E8M0 for sum, FP8 for matmul: the app says which input and which
+    """AMD's FNUZ FP8 or E8M0 for sum, FP8 for cdist: the app says which input and which
     formats the op takes (adversarial pass 12: a TraitError out of the format control, and
     the state's format no longer the control's)."""
     import ml_dtypes
@@ -651,12 +657,15 @@ def test_an_op_that_does_not_take_fp8_arrays_says_so_after_a_switch():
 
     a8 = np.random.default_rng(0).uniform(0, 1, (8, 8)).astype(ml_dtypes.float8_e4m3fn)
     app = fpx.explorer(
-        op="dot", namespace={"a": a8[0], "b": a8[1], "A": a8, "B": a8}, source="arrays"
+        op="dot", namespace={"a": a8[0], "b": a8[1], "A": a8, "B": a8, "x": a8}, source="arrays"
     )
     assert app.comparison is not None and app.state.format == "float8_e4m3"
-    app.op.value = "matmul"
+    app.op.value = "matmul"  # (it takes FP8 arrays)
+    assert app.state.format == app.format.value == "float8_e4m3"
+    assert app.comparison is not None and app.comparison.inputs["A"] is a8
+    app.op.value = "cdist"
     assert app.state.format == app.format.value == "float32"
-    assert "A = A is float8_e4m3fn; matmul's formats are" in html.unescape(app.message.value)
+    assert "x = x is float8_e4m3fn; cdist's formats are" in html.unescape(app.message.value)
     mixed = fpx.explorer(
         op="dot", namespace={"a": a8[0], "b": a8[1].astype(np.float32)}, source="arrays"
     )
@@ -694,7 +703,7 @@ def test_builder_offers_a_format_of_your_own_as_accumulator():
         t = app.comparison.table.set_index("variant")
         assert t.loc["sequential@t_app_half", "value"] == t.loc["sequential@float16", "value"]
         _builder_add(app, "tree", acc="t_app_half")
-        assert "accumulates in the orders of fpx.sum and fpx.dot" in app.message.value
+        assert "accumulates in the orders of fpx.sum, fpx.dot and fpx.matmul" in app.message.value
         assert len(app.variants.value) == 3
     finally:
         _forget("t_app_half")
@@ -738,8 +747,13 @@ def test_a_format_of_your_own_defined_later_is_a_data_format_of_the_explorer():
         assert app.message.value == ""
         title = app.figure.axes[0].get_title()
         assert title == "t_app_h16: sign | exponent (5 bits) | significand (10)"
-        app.op.value = "matmul"
+        app.op.value = "matmul"  # (each product and addition rounded to it)
+        assert app.state.format == "t_app_h16" and app.comparison.format == "t_app_h16"
+        direct = fpx.compare(**app.arguments())
+        assert _same_table(app.comparison.table, direct.table)
+        app.op.value = "mean"
         assert "t_app_h16" not in fmt.options and app.state.format == "float32"
+        assert "mean takes no t_app_h16 data: the format is float32" in app.banner.value
     finally:
         _forget("t_app_h16")
 
@@ -1382,11 +1396,12 @@ def test_pass_19_presets_links_and_your_arrays():
     big = link_of(fpx.explorer(op="sum", n=100000, variants=["pairwise"]).state)
     fp8 = link_of(fpx.explorer(op="sum", n=1000, format="float8_e4m3").state)
     for link in (big, fp8):
-        app = fpx.explorer(link=link, op="matmul")
+        app = fpx.explorer(link=link, op="cdist")
         assert app.comparison is not None and app.message.value == ""
         assert (app.state.n, app.state.format) == (100, "float32")
-    app = fpx.explorer(link=fp8, op="dot")  # dot takes FP8 data: the link's format stays
-    assert app.state.format == "float8_e4m3" and app.comparison is not None
+    for op in ("dot", "matmul"):  # they take FP8 data: the link's format stays
+        app = fpx.explorer(link=fp8, op=op)
+        assert app.state.format == "float8_e4m3" and app.comparison is not None
     app = fpx.explorer(source="arrays", namespace={"x": np.ones(4, bool)})
     assert "x = x is bool; sum's formats are" in html.unescape(app.message.value)
 
@@ -1642,13 +1657,26 @@ def test_pass_21_the_sweep_view_at_the_last_seeds():
 
 def test_pass_21_a_preset_that_moves_the_format_says_so():
     """Pass 21: a preset that needs matmul moved FP8 data to float32 without a word (matmul
-    takes no FP8 data), as "tensor cores vs CPU" moved float16 to float32: the banner says
-    so; a preset that keeps the format adds nothing."""
+    took no FP8 data then), as "tensor cores vs CPU" moved float16 to float32: the banner
+    says so; a preset that keeps the format adds nothing. Matmul takes FP8 data now (it
+    leaves out +fma, saying why), not a format of fpx.format whose products float64 does
+    not hold."""
+    from fpexplore.userformat import _forget
+
     app = fpx.explorer(op="sum", n=100, format="float8_e4m3")
     app.apply_preset("FMA vs separate multiply-add")
     said = html.unescape(app.banner.value)
-    assert (app.state.op, app.state.format) == ("matmul", "float32")
-    assert "moves the data from float8_e4m3 to float32: matmul does not take float8_e4m3" in said
+    assert (app.state.op, app.state.format) == ("matmul", "float8_e4m3")
+    assert "leaves out sequential+fma on float8_e4m3 data: fma=True with 'float8_e4m3'" in said
+    fpx.format(27, 15, name="t_p21_wide")
+    try:
+        app = fpx.explorer(op="sum", n=100, format="t_p21_wide")
+        app.apply_preset("FMA vs separate multiply-add")
+        said = html.unescape(app.banner.value)
+        assert (app.state.op, app.state.format) == ("matmul", "float32")
+        assert "moves the data from t_p21_wide to float32: matmul does not take t_p21" in said
+    finally:
+        _forget("t_p21_wide")
     app = fpx.explorer(op="dot", n=100, format="float16")
     app.apply_preset("tensor cores vs CPU")
     said = html.unescape(app.banner.value)

@@ -416,7 +416,11 @@ def _to_format(state: State, fmt: str) -> State:
 def left_out(old: State, new: State) -> list[str]:
     """The variants chosen before a change of format (the same op) that the new format left
     out, each with why (float32 to FP8: no fma; pass 16: dropped without a word); none where
-    the old format's defaults, untouched, became the new one's."""
+    the old format's defaults, untouched, became the new one's. A new op that does not take
+    the old format: that, and the format it has (pass 30: FP8 to mean became float32
+    without a word)."""
+    if new.op != old.op and old.format not in get_op(new.op).formats():
+        return [f"{new.op} takes no {old.format} data: the format is {new.format}"]
     if new.op != old.op or new.format == old.format or not old.chosen:
         return []
     fmt = new.format

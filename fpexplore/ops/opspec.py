@@ -487,10 +487,10 @@ def data_format(op: OpSpec, value) -> str:
     fmt, valid = format_name(value), op.formats()
     if isinstance(fmt, str) and fmt in INFO and fmt not in valid:
         hint = ""
-        if INFO[fmt].user_defined and op.name == "dot":  # (sum takes every one of them)
+        if INFO[fmt].user_defined and op.reduction and op.reduction.products:  # dot, matmul
             hint = (
-                " (dot takes the data of a format of fpx.format whose products float64 holds "
-                "exactly: precision <= 26 and emax <= 511)"
+                f" ({op.name} takes the data of a format of fpx.format whose products float64 "
+                "holds exactly: precision <= 26 and emax <= 511)"
             )
         raise ValueError(
             f"format {fmt!r}: {op.name} takes no {fmt} data{hint}; "

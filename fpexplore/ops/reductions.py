@@ -19,7 +19,7 @@ from ..metrics import gamma, sum_bound, sum_depth
 from ..orders import dot, exact_matmul, matmul
 from ..orders import sum as fsum
 from ..orders.arith import order_keywords
-from ..orders.products import dot_held
+from ..orders.products import dot_held, exact_matmul_to, matmul_held
 from ..orders.registry import kernel_needs, lookup, orders_for, orders_of
 from ..orders.summation import sum_held
 from .opspec import OpSpec, OpTable, Recording, Reduction, pick
@@ -100,13 +100,17 @@ def _yours(inputs) -> str | None:
     return fmt if format_info(fmt).user_defined else None
 
 
-def _exact(op: str, inputs) -> np.generic:
-    """The correctly rounded sum or dot of the inputs, in their format (fpx.format's: its
-    value in float64)."""
-    args = (inputs["x"],) if op == "sum" else (inputs["a"], inputs["b"])
+_EXACT = {"sum": (exact_sum, exact_sum_to), "dot": (exact_dot, exact_dot_to)}
+_EXACT["matmul"] = (exact_matmul, exact_matmul_to)
+
+
+def _exact(op: str, inputs):
+    """The correctly rounded sum, dot or matmul of the inputs, in their format (fpx.format's:
+    its values in float64)."""
+    args = [inputs[k] for k in OP_TABLE[op].input_names]
     if fmt := _yours(inputs):
-        return (exact_sum_to if op == "sum" else exact_dot_to)(*args, fmt)
-    return (exact_sum if op == "sum" else exact_dot)(*args)
+        return _EXACT[op][1](*args, fmt)
+    return _EXACT[op][0](*args)
 
 
 def _sum_call(name, settings, inputs, params):
@@ -159,13 +163,15 @@ def _dot_bounds(inputs, fmt):
 def _matmul_inputs(n, fmt, distribution, seed, params):
     return {
         "format": fmt,
-        "A": generate(distribution, n * n, fmt, seed).reshape(n, n),
-        "B": generate(distribution, n * n, fmt, seed + 1).reshape(n, n),
+        "A": _drawn(distribution, n * n, fmt, seed).reshape(n, n),
+        "B": _drawn(distribution, n * n, fmt, seed + 1).reshape(n, n),
     }
 
 
 def _matmul_call(name, settings, inputs, params):
     kw = _order_kwargs("matmul", name, settings, params)
+    if fmt := _yours(inputs):
+        return matmul_held(inputs["A"], inputs["B"], fmt, name, **kw)
     return matmul(inputs["A"], inputs["B"], name, **kw)
 
 
@@ -264,7 +270,7 @@ OP_TABLE = OpTable(
         _orders("matmul"),
         inputs=_matmul_inputs,
         call=_matmul_call,
-        reference=lambda inputs, params, fmt: exact_matmul(inputs["A"], inputs["B"]),
+        reference=lambda inputs, params, fmt: _exact("matmul", inputs),
         numpy=lambda inputs, params: _quiet(np.matmul, inputs["A"], inputs["B"]),
         numpy_label="np.matmul",
         cupy=_cupy_matmul,

@@ -172,3 +172,54 @@ def pairwise_rounded(x, rp, mode, draws):
         else:
             vals[nv] = np.float64(x[a])
             nv += 1
+
+
+@nb.njit
+def round_in_mode(v, p, emin, vmax, mode, u, flush=False, ovf=math.inf):
+    """``v`` (an exact float64 value: a product of two of the format's values) rounded once
+    to the format (p, emin, vmax) in ``mode``, as :func:`add_in_mode` rounds a sum; zeros,
+    infinities and NaN as they are."""
+    if v == 0.0 or not math.isfinite(v):
+        return v
+    return _pick(v, 0.0, p, emin, vmax, mode, u, flush, ovf)
+
+
+@nb.njit
+def _order_rounded(code, t, rp, draws, lo, hi, block):
+    """Order ``code`` (an OrderSpec's ``matmul_code``: 0 sequential, 1 reverse, 2 pairwise,
+    3 blocked) over ``t[lo:hi]``, each addition rounded to nearest-even."""
+    if code == 0:
+        return sequential_rounded(t, rp, NEAREST_EVEN, draws, 0, lo, hi, 1)
+    if code == 1:
+        return sequential_rounded(t, rp, NEAREST_EVEN, draws, 0, hi - 1, lo - 1, -1)
+    if code == 2:
+        return pairwise_rounded(t[lo:hi], rp, NEAREST_EVEN, draws)
+    return blocked_rounded(t[lo:hi], rp, NEAREST_EVEN, draws, block)
+
+
+@_jit
+def matmul_rounded(A, Bt, code, rp, block, split):
+    """out[i, j] = order ``code`` over k of A[i, k] * Bt[j, k] (float64 values whose products
+    are exact), each product and each addition rounded once to the format ``rp`` (as
+    :func:`fpexplore.orders.summation.run_rounded` gives it), nearest-even: the dot product
+    of the rounded orders, element by element; with split > 1 the k range is cut into
+    ``split`` contiguous slices whose results are added in slice order (split-K), as
+    _kernels.matmul cuts it."""
+    m, k = A.shape
+    n = Bt.shape[0]
+    out = np.empty((m, n))
+    t = np.empty(k)
+    draws = np.zeros(0)
+    for i in range(m):
+        for j in range(n):
+            for s in range(k):
+                v = A[i, s] * Bt[j, s]
+                t[s] = round_in_mode(v, rp[0], rp[1], rp[2], NEAREST_EVEN, 0.0, rp[3], rp[4])
+            acc = 0.0
+            for s in range(max(split, 1)):
+                lo = s * k // max(split, 1)
+                hi = (s + 1) * k // max(split, 1)
+                part = _order_rounded(code, t, rp, draws, lo, hi, block)
+                acc = part if s == 0 else _add(acc, part, rp, NEAREST_EVEN, draws, 0)
+            out[i, j] = acc
+    return out

@@ -73,7 +73,7 @@ __all__ = [
 
 #: the orders of sum whose additions take a rounding mode, and a format of fpx.format
 ROUNDED = ("sequential", "reverse", "pairwise", "blocked")  # registry.roundable(), for messages
-ROUNDED_OPS = ("sum", "dot")  # the ops whose ROUNDED orders round each addition once
+ROUNDED_OPS = ("sum", "dot", "matmul")  # the ops whose ROUNDED orders round each addition once
 ORDER_OPS = ("sum", "dot", "matmul")  # the ops whose variants are evaluation orders
 PRODUCT_OPS = ("dot", "matmul")  # the ops with products: fma and input rounding apply there
 
@@ -130,7 +130,7 @@ def accumulator_format(accumulate, default: FormatInfo) -> FormatInfo:
     if rounded_only(acc):
         raise ValueError(
             f"accumulate: {acc.name!r}, {_kind(acc)}, accumulates in the orders of "
-            f"fpx.sum and fpx.dot that round each addition from its exact value "
+            f"fpx.sum, fpx.dot and fpx.matmul that round each addition from its exact value "
             f"({', '.join(ROUNDED)}); "
             "elsewhere accumulate is one of " + ", ".join(FORMATS)
         )
@@ -158,6 +158,13 @@ def held_accumulate(spec, op: str, name: str, accumulate):
     if not spec.takes_held:
         small = name in SMALL_DTYPES  # (else a format of fpx.format, held in float64)
         kind = f"ml_dtypes' {SMALL_DTYPES[name]}" if small else "a format of fpx.format"
+        if spec.takes_rounding and name.startswith("float8"):  # the tensor cores
+            raise ValueError(
+                f"{op}: order {spec.name!r} takes no {name} data ({kind}): the tensor cores "
+                f"read FP8 through an input rounding: convert the data, x.astype(np.float32), "
+                f"and give input_rounding={name!r} (where the GPU takes it), or call "
+                "fpx.mma(A, B, C, arch=...), which takes FP8 arrays"
+            )
         convert = ", or convert the data: x.astype(np.float32)" if small else ""
         raise ValueError(
             f"{op}: order {spec.name!r} does not accumulate in {name} (the data's format, "
@@ -204,9 +211,9 @@ def rounded_accumulator(accumulate, spec, op: str, fused: bool = False) -> Forma
             f"fma=True with {acc.name!r} accumulation ({_kind(acc)}) is not "
             "emulated: its products are rounded to it, then added (fma=False)"
         )
-    if op == "dot" and not products_exact(acc):
+    if op != "sum" and not products_exact(acc):
         raise ValueError(
-            f"accumulate: {acc.name!r} (precision {acc.precision}, emax {acc.emax}): a dot "
+            f"accumulate: {acc.name!r} (precision {acc.precision}, emax {acc.emax}): a {op} "
             "product accumulates in a format of fpx.format whose products float64 holds "
             "exactly (precision <= 26, emax <= 511, emin - precision + 1 >= -537)"
         )

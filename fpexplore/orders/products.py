@@ -33,15 +33,16 @@ from .arith import (
     kernels,
     matmul_by_columns,
     rounded_accumulator,
+    rounded_kernels,
     to_storage,
 )
 from .registry import fusable, lookup
-from .summation import run_rounded
+from .summation import rounding_params, run_rounded
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["dot", "dot_held", "matmul", "matmul64"]
+__all__ = ["dot", "dot_held", "exact_matmul_to", "matmul", "matmul_held", "matmul64"]
 
 
 def _literal_products(a: np.ndarray, b: np.ndarray, ftz: bool) -> np.ndarray:
@@ -208,6 +209,10 @@ def matmul(
     """
     spec = lookup("matmul", order)
     input_rounding = check_input_rounding(input_rounding)  # (its name, from a dtype too)
+    if (h := held((A, B), "matmul", ("A", "B"))) is not None:  # FP8, FP6, FP4: widened, back
+        (wA, wB), name = h
+        kw = dict(fma=fma, accumulate=accumulate, input_rounding=input_rounding, **params)
+        return matmul_held(wA, wB, name, order, split_k=split_k, **kw)
     (A, B), info = coerce(A, B, what="matmul", names=("A", "B"))
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
@@ -222,6 +227,12 @@ def matmul(
         return exact_matmul(A, B)
     if spec.library is not None:  # the tensor cores
         return spec.run_library(A, B, p, accumulate, input_rounding)
+    if (acc := rounded_accumulator(accumulate, spec, "matmul", fused)) is not None:
+        X = to_storage(A, arith(acc)).astype(np.float64)  # (products exact: rounded_accumulator)
+        Y = np.ascontiguousarray(to_storage(B.T, arith(acc)), dtype=np.float64)
+        kernel, rp = rounded_kernels().matmul_rounded, rounding_params(acc)
+        out = _by_row_blocks(kernel, X, Y, spec.matmul_code, rp, p.get("block", 1), split_k or 1)
+        return np.asarray(as_format(out, info.name))
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(A, ar)
     if matmul_by_columns(spec, ar):  # a 16-bit accumulator: rows against tiles of columns
@@ -237,6 +248,32 @@ def matmul(
     block, splits = p.get("block", 1), split_k or 1
     out = _by_row_blocks(kernel, X, Y, spec.matmul_code, fused, ar.z, ar.rp, block, splits)
     return np.asarray(as_format(out.astype(np.float64), info.name))
+
+
+def matmul_held(
+    wA: np.ndarray,
+    wB: np.ndarray,
+    name: str,
+    order: str = "sequential",
+    *,
+    split_k: int | None = None,
+    accumulate: str | None = None,
+    input_rounding: str | None = None,
+    **kw,
+) -> np.ndarray:
+    """:func:`matmul` of the values ``wA`` and ``wB`` of the held data format ``name`` (FP8,
+    FP6 or FP4 values in float32; a format of ``fpx.format``'s in float64), every element as
+    :func:`dot_held` computes it: an array of ml_dtypes' type (float64 for fpx.format's)."""
+    spec = lookup("matmul", order)
+    input_rounding = check_input_rounding(input_rounding)
+    check_rounding_changes(spec, input_rounding, format_info(name))
+    acc = held_accumulate(spec, "matmul", name, accumulate)
+    kw.update(split_k=split_k, accumulate=acc, input_rounding=input_rounding)
+    if spec.name == "exact":  # its keywords checked on no data, then once to the format
+        matmul(wA[:0], wB, order, **kw)
+        carrier = format_info(wA.dtype)  # (float32 for FP8, FP6, FP4; float64 for fpx.format's)
+        return exact_matmul_to(*round_inputs(input_rounding, carrier, wA, wB), name)
+    return as_held(matmul(carried(wA, acc), carried(wB, acc), order, **kw), name)
 
 
 def matmul_kernels():
@@ -281,7 +318,8 @@ def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     A, B : array_like
-        (m, k) and (k, n) arrays of one format of ``fpx.FORMATS``.
+        (m, k) and (k, n) arrays of one format of ``fpx.FORMATS``, or of one OCP FP8, FP6 or
+        FP4 format in ml_dtypes' types (as :func:`fpexplore.exact_dot` takes them).
 
     Returns
     -------
@@ -295,6 +333,16 @@ def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     ValueError
         Shapes other than (m, k) and (k, n).
     """
+    to = None
+    if (h := held((A, B), "exact_matmul", ("A", "B"))) is not None:  # FP8, FP6, FP4: once
+        (A, B), to = h
+    return exact_matmul_to(A, B, to)
+
+
+def exact_matmul_to(A, B, to: str | None = None) -> np.ndarray:
+    """:func:`exact_matmul`, each exact value rounded once to the format ``to`` of ml_dtypes'
+    small types or of ``fpx.format`` (its values given in float32 or float64: an array of
+    the small type, or float64 values), or where None to the inputs'."""
     (A, B), info = coerce(A, B, what="exact_matmul", names=("A", "B"))
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
@@ -308,25 +356,34 @@ def exact_matmul(A: ArrayLike, B: ArrayLike) -> np.ndarray:
         mags = np.abs(np.concatenate([A64.ravel(), B64.ravel()]))
         nz = mags[mags > 0]
         safe = nz.size == 0 or (nz.min() >= 2.0**-450 and nz.max() <= 2.0**450)
-    out = np.empty((m, n), dtype=info.dtype)
+    out = np.empty((m, n), dtype=info.dtype if to is None else np.float64)
     if not safe:
         for i in range(m):
             for j in range(n):
-                out[i, j] = exact_dot(A[i], B[:, j])
-        return out
-    lo_end, hi_end, zero = _by_row_blocks(matmul_kernels().dot2_bounds, A64, B64, not wide)
-    r_lo = np.asarray(as_format(lo_end, info.name))
-    r_hi = np.asarray(as_format(hi_end, info.name))
+                out[i, j] = exact_dot_to(A[i], B[:, j], to)
+        return _exact_out(out, to)
+    lo_end, hi_end, zero = _by_row_blocks(
+        matmul_kernels().dot2_bounds, A64, B64, to is not None or not wide
+    )
+    target = to or info.name
+    r_lo = np.asarray(as_format(lo_end, target), dtype=np.float64)
+    r_hi = np.asarray(as_format(hi_end, target), dtype=np.float64)
     # bitwise agreement (so -0.0 and +0.0 differ: an interval around 0 is not decided)
     good = (
-        (r_lo.view(info.uint) == r_hi.view(info.uint)) & np.isfinite(lo_end) & np.isfinite(hi_end)
+        (r_lo.view(np.uint64) == r_hi.view(np.uint64)) & np.isfinite(lo_end) & np.isfinite(hi_end)
     )
     out[...] = r_lo
     out[zero == 1] = 0.0
     out[zero == 2] = -0.0
     for i, j in zip(*np.nonzero(~good & (zero == 0))):
-        out[i, j] = exact_dot(A[i], B[:, j])
-    return out
+        out[i, j] = exact_dot_to(A[i], B[:, j], to)
+    return _exact_out(out, to)
+
+
+def _exact_out(out: np.ndarray, to: str | None) -> np.ndarray:
+    """exact_matmul_to's values in its result's type: as they are (the inputs' format), or
+    where ``to`` is given in ``to``'s (ml_dtypes' small type; float64 for fpx.format's)."""
+    return out if to is None else np.asarray(as_held(out, to))
 
 
 def matmul64(A, B) -> np.ndarray:

@@ -594,14 +594,14 @@ def orders_for(op: str, fmt: str, *, rounded: bool = False) -> list[str]:
     the formats their library computes in); ``rounded=True`` adds those that take ``fmt``
     with an input rounding (the tensor cores: float32 with +tf32). For the OCP FP8, FP6 and
     FP4 formats (data in ml_dtypes' types) and those of ``fpx.format`` (data in float64): the
-    orders that round each addition to them, and exact (dot: where float64 holds their
-    products exactly)."""
+    orders that round each addition to them, and exact (dot and matmul: where float64 holds
+    their products exactly)."""
     from ..formats import format_info
     from ..held import is_held_data
     from .arith import ROUNDED_OPS, products_exact
 
     if is_held_data(fmt):
-        held = op in ROUNDED_OPS and (op != "dot" or products_exact(format_info(fmt)))
+        held = op in ROUNDED_OPS and (op == "sum" or products_exact(format_info(fmt)))
         return [n for n, s in orders_of(op).items() if held and s.listed and s.takes_held]
     return [
         name
@@ -616,7 +616,7 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     compute dtype or None)`` each, from the order's ``kernel_calls``. Empty for ``exact`` and
     for the library loops (their kernels are their modules' own). fpexplore.warmup uses it to
     tell whether a call would compile first."""
-    from .arith import accumulator, arith, matmul_by_columns
+    from .arith import accumulator, arith, matmul_by_columns, rounded_only
 
     spec = lookup(op, order)
     if spec.library is not None:  # "X": the inputs' dtype; "A": ATen's float32/float64
@@ -630,6 +630,8 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     if op == "sum" and (params or {}).get("rounding", "nearest_even") != "nearest_even":
         return [(spec.rounded_kernel, ar.storage, None)]  # (the spec checks the order)
     compute = np.dtype(type(ar.z))
+    if op == "matmul" and rounded_only(ar.info):  # FP8, FP6, FP4 and fpx.format's
+        return [("matmul_rounded", np.dtype(np.float64), None)]
     if op == "matmul":
         kernel = "matmul_columns" if matmul_by_columns(spec, ar) else "matmul"
         return [(kernel, ar.storage, compute)]

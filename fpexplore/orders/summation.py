@@ -34,7 +34,7 @@ from .registry import fusable, lookup, roundable
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["run_rounded", "sum", "sum_held"]
+__all__ = ["rounding_params", "run_rounded", "sum", "sum_held"]
 
 
 def sum(  # noqa: A001
@@ -144,7 +144,12 @@ def run_rounded(spec, X, ar, p: dict, mode: str, seed: int | None) -> float:
     draws = np.zeros(0)
     if mode == "stochastic":
         draws = np.random.default_rng(seed).random(max(X.shape[0] - 1, 0))
-    top = float(ar.info.max)
-    ovf = {"inf": np.inf, "nan": np.nan, "max": top}[ar.info.overflow]  # past the largest
-    rp = (ar.info.precision, ar.info.emin, top, not ar.info.subnormals, ovf)
-    return spec.run_rounded(X, rp, ROUNDING_MODES.index(mode), draws, p)
+    return spec.run_rounded(X, rounding_params(ar.info), ROUNDING_MODES.index(mode), draws, p)
+
+
+def rounding_params(info) -> tuple:
+    """The format ``info`` as the rounded kernels take it: (precision, emin, largest value,
+    no subnormals, what a rounding past the largest gives: inf, NaN or it)."""
+    top = float(info.max)
+    ovf = {"inf": np.inf, "nan": np.nan, "max": top}[info.overflow]
+    return (info.precision, info.emin, top, not info.subnormals, ovf)
