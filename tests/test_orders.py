@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import ml_dtypes
@@ -630,6 +631,33 @@ def test_exact_matmul_matches_exact_dot(fmt):
     for i in range(12):
         for j in range(9):
             check(E[i, j], fpx.exact_dot(A[i], np.ascontiguousarray(B[:, j])), fmt, (i, j))
+
+
+def test_exact_matmul_of_few_bit_products_against_rationals():
+    """Products of few bits (FP8 values held in float32, small integers) make many exact
+    sums a tie of the result's format: exact_matmul decides those by the exact float64 sum
+    where every partial sum is a multiple of the products' lowest bit below 2**53 of it (else
+    by the exact dot). Each element against the Fraction sum rounded once (NumPy's own
+    float32 and float64 rounding of a rational via its numerator and denominator), at the
+    2**53 edge too."""
+    rng = np.random.default_rng(40)
+    A = rng.uniform(0, 1, (6, 512)).astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    B = rng.uniform(0, 1, (512, 5)).astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    E = fpx.exact_matmul(A, B)
+    ties = 0
+    for i in range(6):
+        for j in range(5):
+            q = sum(Fraction(float(u)) * Fraction(float(v)) for u, v in zip(A[i], B[:, j]))
+            want = oracle.round_fraction(q, "float32")
+            ties += abs(q - Fraction(want)) * 2 == Fraction(float(np.spacing(np.float32(want))))
+            assert E[i, j] == want, (i, j)
+    assert ties  # (a quarter of them: their sums have two bits below float32's)
+    big = np.array([[2.0**52, 1.0, 1.0], [2.0**53, 1.0, -(2.0**53)], [2.0**53, 1.0, 0.0]])
+    col = np.array([[1.0], [0.5], [1.0]])  # (2**53 + 0.5: a tie of float64, to even)
+    got = fpx.exact_matmul(big, col)[:, 0]
+    for i in range(3):
+        q = sum(Fraction(float(u)) * Fraction(float(v)) for u, v in zip(big[i], col[:, 0]))
+        assert got[i] == oracle.round_fraction(q, "float64"), i
 
 
 def test_exact_matmul_special_values_fall_back():
