@@ -118,6 +118,34 @@ def test_dots_accumulating_in_the_format_round_each_product_and_addition(name):
             assert same(got, pairwise(products, name, "nearest_even")), (x, y, got)
 
 
+@pytest.mark.parametrize("name", OCP)
+def test_matmuls_of_float32_data_round_inputs_products_and_additions_to_the_format(name):
+    """fpx.matmul(float32, accumulate=<FP8, FP6, FP4>) (issue 38: refused before): the
+    inputs rounded to the format first, then each element as the oracle's dot in the order
+    named (sequential, reverse, pairwise, blocked), past the format's largest value too
+    (E4M3 NaN, E5M2 inf, FP6/FP4 saturate); a float32 matrix."""
+    rng = np.random.default_rng(11)
+    top = float(values(name)[-1])
+    A = (rng.standard_normal((4, 13)) * top / 3).astype(np.float32)
+    B = (rng.standard_normal((13, 3)) * 2).astype(np.float32)
+    Ar = [[r(float(v), name) for v in row] for row in A]
+    Br = [[r(float(v), name) for v in row] for row in B.T]
+    oracles = {"sequential": sequential, "pairwise": pairwise, "blocked": blocked}
+    oracles["reverse"] = lambda t, name, mode: sequential(t[::-1], name, mode)
+    for order, oracle in oracles.items():
+        kw = {"block": 4} if order == "blocked" else {}
+        got = fpx.matmul(A, B, order, accumulate=name, **kw)
+        assert got.dtype == np.float32
+        for i in range(4):
+            for j in range(3):
+                products = [
+                    a * b if a * b == 0 else r(Fraction(a) * Fraction(b), name)
+                    for a, b in zip(Ar[i], Br[j])
+                ]
+                want = oracle(products, name, "nearest_even")
+                assert same(got[i, j], want), (order, i, j, got[i, j], want)
+
+
 def test_each_format_keeps_its_own_end():
     x = np.array([300.0, 200.0, -100.0], np.float32)
     # e4m3: 288 + 192 = 480 is past 448 (464 would tie down to it): NaN, as ml_dtypes

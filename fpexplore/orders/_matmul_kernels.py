@@ -43,7 +43,7 @@ _HUGE = 2.0**960  # from here on c's exponent would overflow; beyond every 16-bi
 
 
 @nb.njit(inline="always")
-def _rn_lanes(v, tiny, shift, vmax):
+def _rn_lanes(v, tiny, shift, vmax, ovf=math.inf):
     """``round_to_precision(v, p, emin, vmax)`` for a 16-bit format (p <= 11, emin >= -126,
     vmax < 2**960), given ``tiny = 2**emin`` and ``shift = ((53 - p) << 52) | (1 << 51)``, with
     no branch on v. The quantum at v is 2**q with q = max(e, emin) - p + 1, the exponent of
@@ -51,12 +51,13 @@ def _rn_lanes(v, tiny, shift, vmax):
     ``shift``, and (|v| + c) - c rounds |v| to a multiple of 2**q, ties to even, as
     round_to_precision's addition does (and its libm path, which it takes for float64
     subnormals, to the same multiple). Beyond vmax, and from 2**960 on (where c would
-    overflow), inf. NaN and infinities come back as they are, zeros with their sign."""
+    overflow), ``ovf``: inf, or NaN or vmax for the OCP FP8 E4M3, FP6 and FP4 formats (fpx.matmul
+    of their data: p <= 4). NaN and infinities come back as they are, zeros with their sign."""
     a = abs(v)
     c = bits_float((float_bits(max(a, tiny)) & _EXP_BITS) + shift)
     r = (a + c) - c
     if r > vmax or a >= _HUGE:
-        r = math.inf
+        r = ovf
     r = bits_float(float_bits(r) | (float_bits(v) & _SIGN_BIT))
     return r if a < math.inf else v
 
@@ -77,16 +78,16 @@ def _odd_add_lanes(a, b):
 @nb.njit(inline="always")
 def _prod_lanes(xt, B, t, j0, w, L, dst):
     """dst[:w] = x[t] * B[t, j0:j0 + w] rounded to the format (the terms of step t)."""
-    tiny, shift, vmax = L
+    tiny, shift, vmax, ovf = L
     row = B[t, j0 : j0 + w]
     for j in range(w):
-        dst[j] = _rn_lanes(xt * np.float64(row[j]), tiny, shift, vmax)
+        dst[j] = _rn_lanes(xt * np.float64(row[j]), tiny, shift, vmax, ovf)
 
 
 @nb.njit
 def _sequential_cols(A, i, B, j0, w, fused, L, lo, hi, step, acc):
     """acc[:w] = ``sequential`` over t in range(lo, hi, step) of A[i, t] * B[t, column]."""
-    tiny, shift, vmax = L
+    tiny, shift, vmax, ovf = L
     first = True
     for t in range(lo, hi, step):
         xt = np.float64(A[i, t])
@@ -97,12 +98,12 @@ def _sequential_cols(A, i, B, j0, w, fused, L, lo, hi, step, acc):
         elif fused:
             for j in range(w):
                 acc[j] = _rn_lanes(
-                    _odd_add_lanes(xt * np.float64(row[j]), acc[j]), tiny, shift, vmax
+                    _odd_add_lanes(xt * np.float64(row[j]), acc[j]), tiny, shift, vmax, ovf
                 )
         else:
             for j in range(w):
-                p = _rn_lanes(xt * np.float64(row[j]), tiny, shift, vmax)
-                acc[j] = _rn_lanes(acc[j] + p, tiny, shift, vmax)
+                p = _rn_lanes(xt * np.float64(row[j]), tiny, shift, vmax, ovf)
+                acc[j] = _rn_lanes(acc[j] + p, tiny, shift, vmax, ovf)
     if first:
         acc[:w] = 0.0
 
@@ -110,7 +111,7 @@ def _sequential_cols(A, i, B, j0, w, fused, L, lo, hi, step, acc):
 @nb.njit
 def _blocked_cols(A, i, B, j0, w, fused, L, lo, hi, block, acc, part):
     """acc[:w] = ``blocked`` over A[i, lo:hi] * B[lo:hi, column]."""
-    tiny, shift, vmax = L
+    tiny, shift, vmax, ovf = L
     first = True
     for b in range(lo, hi, block):
         _sequential_cols(A, i, B, j0, w, fused, L, b, min(b + block, hi), 1, part)
@@ -119,7 +120,7 @@ def _blocked_cols(A, i, B, j0, w, fused, L, lo, hi, block, acc, part):
             first = False
         else:
             for j in range(w):
-                acc[j] = _rn_lanes(acc[j] + part[j], tiny, shift, vmax)
+                acc[j] = _rn_lanes(acc[j] + part[j], tiny, shift, vmax, ovf)
     if first:
         acc[:w] = 0.0
 
@@ -127,7 +128,7 @@ def _blocked_cols(A, i, B, j0, w, fused, L, lo, hi, block, acc, part):
 @nb.njit
 def _kahan_cols(A, i, B, j0, w, fused, L, lo, hi, s, c):
     """s[:w] = ``kahan`` over A[i, lo:hi] * B[lo:hi, column] (c: the compensations)."""
-    tiny, shift, vmax = L
+    tiny, shift, vmax, ovf = L
     if hi <= lo:
         s[:w] = 0.0
         return
@@ -138,16 +139,22 @@ def _kahan_cols(A, i, B, j0, w, fused, L, lo, hi, s, c):
         row = B[t, j0 : j0 + w]
         if fused:
             for j in range(w):
-                yy = _rn_lanes(_odd_add_lanes(xt * np.float64(row[j]), -c[j]), tiny, shift, vmax)
-                u = _rn_lanes(s[j] + yy, tiny, shift, vmax)
-                c[j] = _rn_lanes(_rn_lanes(u - s[j], tiny, shift, vmax) - yy, tiny, shift, vmax)
+                yy = _rn_lanes(
+                    _odd_add_lanes(xt * np.float64(row[j]), -c[j]), tiny, shift, vmax, ovf
+                )
+                u = _rn_lanes(s[j] + yy, tiny, shift, vmax, ovf)
+                c[j] = _rn_lanes(
+                    _rn_lanes(u - s[j], tiny, shift, vmax, ovf) - yy, tiny, shift, vmax, ovf
+                )
                 s[j] = u
         else:
             for j in range(w):
-                p = _rn_lanes(xt * np.float64(row[j]), tiny, shift, vmax)
-                yy = _rn_lanes(p - c[j], tiny, shift, vmax)
-                u = _rn_lanes(s[j] + yy, tiny, shift, vmax)
-                c[j] = _rn_lanes(_rn_lanes(u - s[j], tiny, shift, vmax) - yy, tiny, shift, vmax)
+                p = _rn_lanes(xt * np.float64(row[j]), tiny, shift, vmax, ovf)
+                yy = _rn_lanes(p - c[j], tiny, shift, vmax, ovf)
+                u = _rn_lanes(s[j] + yy, tiny, shift, vmax, ovf)
+                c[j] = _rn_lanes(
+                    _rn_lanes(u - s[j], tiny, shift, vmax, ovf) - yy, tiny, shift, vmax, ovf
+                )
                 s[j] = u
 
 
@@ -155,7 +162,7 @@ def _kahan_cols(A, i, B, j0, w, fused, L, lo, hi, s, c):
 def _neumaier_cols(A, i, B, j0, w, L, lo, hi, s, c):
     """s[:w] = ``neumaier`` over A[i, lo:hi] * B[lo:hi, column] (c: the compensations); the
     branch on |s| >= |t| is a choice between two values computed in every column."""
-    tiny, shift, vmax = L
+    tiny, shift, vmax, ovf = L
     if hi <= lo:
         s[:w] = 0.0
         return
@@ -165,36 +172,38 @@ def _neumaier_cols(A, i, B, j0, w, L, lo, hi, s, c):
         xt = np.float64(A[i, t])
         row = B[t, j0 : j0 + w]
         for j in range(w):
-            tt = _rn_lanes(xt * np.float64(row[j]), tiny, shift, vmax)
+            tt = _rn_lanes(xt * np.float64(row[j]), tiny, shift, vmax, ovf)
             sj = s[j]
-            u = _rn_lanes(sj + tt, tiny, shift, vmax)
-            big = _rn_lanes(_rn_lanes(sj - u, tiny, shift, vmax) + tt, tiny, shift, vmax)
-            small = _rn_lanes(_rn_lanes(tt - u, tiny, shift, vmax) + sj, tiny, shift, vmax)
-            c[j] = _rn_lanes(c[j] + (big if abs(sj) >= abs(tt) else small), tiny, shift, vmax)
+            u = _rn_lanes(sj + tt, tiny, shift, vmax, ovf)
+            big = _rn_lanes(_rn_lanes(sj - u, tiny, shift, vmax, ovf) + tt, tiny, shift, vmax, ovf)
+            small = _rn_lanes(
+                _rn_lanes(tt - u, tiny, shift, vmax, ovf) + sj, tiny, shift, vmax, ovf
+            )
+            c[j] = _rn_lanes(c[j] + (big if abs(sj) >= abs(tt) else small), tiny, shift, vmax, ovf)
             s[j] = u
     for j in range(w):
-        s[j] = _rn_lanes(s[j] + c[j], tiny, shift, vmax)
+        s[j] = _rn_lanes(s[j] + c[j], tiny, shift, vmax, ovf)
 
 
 @nb.njit
 def _pairwise_leaf_cols(A, i, B, j0, w, L, lo, n, dst, tmp):
     """dst[:w] = ``_pairwise_leaf`` of the n <= 4 terms from lo (tmp: a second row)."""
-    tiny, shift, vmax = L
+    tiny, shift, vmax, ovf = L
     _prod_lanes(np.float64(A[i, lo]), B, lo, j0, w, L, dst)
     if n == 2:
         _prod_lanes(np.float64(A[i, lo + 1]), B, lo + 1, j0, w, L, tmp)
         for j in range(w):
-            dst[j] = _rn_lanes(dst[j] + tmp[j], tiny, shift, vmax)
+            dst[j] = _rn_lanes(dst[j] + tmp[j], tiny, shift, vmax, ovf)
     elif n == 3:
         x1 = np.float64(A[i, lo + 1])
         x2 = np.float64(A[i, lo + 2])
         r1 = B[lo + 1, j0 : j0 + w]
         r2 = B[lo + 2, j0 : j0 + w]
         for j in range(w):
-            t1 = _rn_lanes(x1 * np.float64(r1[j]), tiny, shift, vmax)
-            t2 = _rn_lanes(x2 * np.float64(r2[j]), tiny, shift, vmax)
-            t12 = _rn_lanes(t1 + t2, tiny, shift, vmax)
-            dst[j] = _rn_lanes(dst[j] + t12, tiny, shift, vmax)
+            t1 = _rn_lanes(x1 * np.float64(r1[j]), tiny, shift, vmax, ovf)
+            t2 = _rn_lanes(x2 * np.float64(r2[j]), tiny, shift, vmax, ovf)
+            t12 = _rn_lanes(t1 + t2, tiny, shift, vmax, ovf)
+            dst[j] = _rn_lanes(dst[j] + t12, tiny, shift, vmax, ovf)
     elif n == 4:
         x1 = np.float64(A[i, lo + 1])
         x2 = np.float64(A[i, lo + 2])
@@ -203,19 +212,19 @@ def _pairwise_leaf_cols(A, i, B, j0, w, L, lo, n, dst, tmp):
         r2 = B[lo + 2, j0 : j0 + w]
         r3 = B[lo + 3, j0 : j0 + w]
         for j in range(w):
-            t1 = _rn_lanes(x1 * np.float64(r1[j]), tiny, shift, vmax)
-            t2 = _rn_lanes(x2 * np.float64(r2[j]), tiny, shift, vmax)
-            t3 = _rn_lanes(x3 * np.float64(r3[j]), tiny, shift, vmax)
-            t01 = _rn_lanes(dst[j] + t1, tiny, shift, vmax)
-            t23 = _rn_lanes(t2 + t3, tiny, shift, vmax)
-            dst[j] = _rn_lanes(t01 + t23, tiny, shift, vmax)
+            t1 = _rn_lanes(x1 * np.float64(r1[j]), tiny, shift, vmax, ovf)
+            t2 = _rn_lanes(x2 * np.float64(r2[j]), tiny, shift, vmax, ovf)
+            t3 = _rn_lanes(x3 * np.float64(r3[j]), tiny, shift, vmax, ovf)
+            t01 = _rn_lanes(dst[j] + t1, tiny, shift, vmax, ovf)
+            t23 = _rn_lanes(t2 + t3, tiny, shift, vmax, ovf)
+            dst[j] = _rn_lanes(t01 + t23, tiny, shift, vmax, ovf)
 
 
 @nb.njit
 def _pairwise_cols(A, i, B, j0, w, L, lo, hi, frames, vals, acc):
     """acc[:w] = ``pairwise`` over A[i, lo:hi] * B[lo:hi, column]: the same recursion tree
     (halving_step, leaves of <= 4 terms), a row of ``vals`` per value on its stack."""
-    tiny, shift, vmax = L
+    tiny, shift, vmax, ovf = L
     n = hi - lo
     if n <= 0:
         acc[:w] = 0.0
@@ -234,7 +243,7 @@ def _pairwise_cols(A, i, B, j0, w, L, lo, hi, frames, vals, acc):
             left = vals[nv - 1]
             right = vals[nv]
             for j in range(w):
-                left[j] = _rn_lanes(left[j] + right[j], tiny, shift, vmax)
+                left[j] = _rn_lanes(left[j] + right[j], tiny, shift, vmax, ovf)
         else:
             _pairwise_leaf_cols(A, i, B, j0, w, L, a, m, vals[nv], vals[nv + 1])
             nv += 1
@@ -244,7 +253,7 @@ def _pairwise_cols(A, i, B, j0, w, L, lo, hi, frames, vals, acc):
 def _tree_cols(A, i, B, j0, w, fused, L, lo, hi, block, strided, buf, acc):
     """acc[:w] = ``tree_partials`` over A[i, lo:hi] * B[lo:hi, column], the block results
     then added in order onto +0.0 (``combine``, as matmul's tree orders do). buf: (block, w)."""
-    tiny, shift, vmax = L
+    tiny, shift, vmax, ovf = L
     acc[:w] = 0.0
     for b in range(lo, hi, block):
         valid = min(block, hi - b)
@@ -264,11 +273,15 @@ def _tree_cols(A, i, B, j0, w, fused, L, lo, hi, block, strided, buf, acc):
                         row = B[b + r, j0 : j0 + w]
                         for j in range(w):
                             dst[j] = _rn_lanes(
-                                _odd_add_lanes(xt * np.float64(row[j]), src[j]), tiny, shift, vmax
+                                _odd_add_lanes(xt * np.float64(row[j]), src[j]),
+                                tiny,
+                                shift,
+                                vmax,
+                                ovf,
                             )
                     else:
                         for j in range(w):
-                            dst[j] = _rn_lanes(dst[j] + src[j], tiny, shift, vmax)
+                            dst[j] = _rn_lanes(dst[j] + src[j], tiny, shift, vmax, ovf)
                 h //= 2
         else:
             s = 1
@@ -281,15 +294,19 @@ def _tree_cols(A, i, B, j0, w, fused, L, lo, hi, block, strided, buf, acc):
                         row = B[b + r, j0 : j0 + w]
                         for j in range(w):
                             dst[j] = _rn_lanes(
-                                _odd_add_lanes(xt * np.float64(row[j]), src[j]), tiny, shift, vmax
+                                _odd_add_lanes(xt * np.float64(row[j]), src[j]),
+                                tiny,
+                                shift,
+                                vmax,
+                                ovf,
                             )
                     else:
                         for j in range(w):
-                            dst[j] = _rn_lanes(dst[j] + src[j], tiny, shift, vmax)
+                            dst[j] = _rn_lanes(dst[j] + src[j], tiny, shift, vmax, ovf)
                 s *= 2
         top = buf[0]
         for j in range(w):
-            acc[j] = _rn_lanes(acc[j] + top[j], tiny, shift, vmax)
+            acc[j] = _rn_lanes(acc[j] + top[j], tiny, shift, vmax, ovf)
 
 
 @nb.njit
@@ -314,15 +331,19 @@ def _order_cols(code, A, i, B, j0, w, fused, L, lo, hi, block, work, frames, val
 
 
 @_jit
-def matmul_columns(A, B, code, fused, z, rp, block, split):
+def matmul_columns(A, B, code, fused, z, rp, block, split, ovf=math.inf):
     """``matmul`` for a 16-bit accumulator (z: float64 +0.0, rp its (p, emin, vmax)), bit for
     bit, with B as (k, n) instead of its transpose: each row of A against tiles of COLUMNS
     output columns (fewer for the tree orders: their buffer is block x columns), every step of
-    the order a loop over the columns without a branch on the data (see above)."""
+    the order a loop over the columns without a branch on the data (see above). Also the
+    formats of ``fpx.matmul``'s held data and accumulators (FP8, FP6, FP4, fpx.format's) of
+    precision <= 25 with subnormals, to nearest-even: rounding the float64 sum of two of
+    their values is rounding the exact sum (53 >= 2p + 2: Figueroa, "When is double rounding
+    innocuous?", 1995); ``ovf`` what a rounding past vmax gives (inf, NaN or vmax)."""
     m, k = A.shape
     n = B.shape[1]
-    L = (math.ldexp(1.0, rp[1]), ((53 - rp[0]) << 52) | (1 << 51), rp[2])
-    tiny, shift, vmax = L
+    L = (math.ldexp(1.0, rp[1]), ((53 - rp[0]) << 52) | (1 << 51), rp[2], ovf)
+    tiny, shift, vmax, ovf = L
     tree = code == 4 or code == 5
     width = max(1, min(COLUMNS, TREE_CELLS // block, n) if tree else min(COLUMNS, n))
     out = np.full((m, n), z)
@@ -348,7 +369,7 @@ def matmul_columns(A, B, code, fused, z, rp, block, split):
                         code, A, i, B, j0, w, fused, L, lo, hi, block, work, frames, vals, buf, part
                     )
                     for j in range(w):
-                        acc[j] = _rn_lanes(acc[j] + part[j], tiny, shift, vmax)
+                        acc[j] = _rn_lanes(acc[j] + part[j], tiny, shift, vmax, ovf)
             out[i, j0 : j0 + w] = acc[:w]
     return out
 

@@ -229,11 +229,7 @@ def matmul(
     if spec.library is not None:  # the tensor cores
         return spec.run_library(A, B, p, accumulate, input_rounding)
     if (acc := rounded_accumulator(accumulate, spec, "matmul", fused)) is not None:
-        X = to_storage(A, arith(acc)).astype(np.float64)  # (products exact: rounded_accumulator)
-        Y = np.ascontiguousarray(to_storage(B.T, arith(acc)), dtype=np.float64)
-        kernel, rp = rounded_kernels().matmul_rounded, rounding_params(acc)
-        out = _by_row_blocks(kernel, X, Y, spec.matmul_code, rp, p.get("block", 1), split_k or 1)
-        return np.asarray(as_format(out, info.name))
+        return np.asarray(as_format(_matmul_rounded(A, B, spec, acc, p, split_k), info.name))
     ar = arith(accumulator(accumulate, info, spec))
     X = to_storage(A, ar)
     if matmul_by_columns(spec, ar):  # a 16-bit accumulator: rows against tiles of columns
@@ -249,6 +245,26 @@ def matmul(
     block, splits = p.get("block", 1), split_k or 1
     out = _by_row_blocks(kernel, X, Y, spec.matmul_code, fused, ar.z, ar.rp, block, splits)
     return np.asarray(as_format(out.astype(np.float64), info.name))
+
+
+def _matmul_rounded(A, B, spec, acc, p: dict, split_k) -> np.ndarray:
+    """matmul in order ``spec`` with each product and addition rounded once to ``acc`` (a
+    format of :func:`~fpexplore.orders.arith.rounded_only`; its products exact in float64),
+    nearest-even: on SIMD lanes (matmul_columns) where rounding the float64 sum is rounding
+    the exact one (precision <= 25, with subnormals), else element by element from TwoSum
+    (matmul_rounded). The inputs are rounded to ``acc`` first; float64 values."""
+    A, B = (to_storage(M, arith(acc)).astype(np.float64) for M in (A, B))
+    X = np.ascontiguousarray(A)
+    block, splits, rp = p.get("block", 1), split_k or 1, rounding_params(acc)
+    if acc.precision <= 25 and acc.subnormals and acc.emax < 960:
+        Y, ovf = np.ascontiguousarray(B, dtype=np.float64), rp[4]
+        kernel = matmul_kernels().matmul_columns
+        return _by_row_blocks(
+            kernel, X, Y, spec.matmul_code, False, 0.0, rp[:3], block, splits, ovf
+        )
+    Y = np.ascontiguousarray(B.T, dtype=np.float64)
+    kernel = rounded_kernels().matmul_rounded
+    return _by_row_blocks(kernel, X, Y, spec.matmul_code, rp, block, splits)
 
 
 def matmul_held(
