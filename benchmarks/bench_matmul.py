@@ -3,7 +3,8 @@ the time of each of compare's default variants, of the exact reference, and of a
 ``compare`` with one variant and with its default variants [bfloat16 <= 15 s for a compare
 with one variant on 2 cores, issue "Never silently wrong, round two", item 14].
 
-    python benchmarks/bench_matmul.py           # float32, bfloat16, float16 at n = 1000
+    python benchmarks/bench_matmul.py           # float32, bfloat16, float16, FP8 E4M3 and
+                                                # fpx.format(11, 15) data at n = 1000
     python benchmarks/bench_matmul.py 300       # another size
 
 float16 and bfloat16 accumulators round every operation in float64 from the bits
@@ -38,11 +39,15 @@ def main() -> None:
         "| compare (defaults) |"
     )
     print("|---|---|---|---|---|---|---|---|")
-    for fmt in ("float32", "bfloat16", "float16"):
-        A = fpx.generate("uniform", n * n, fmt, 0).reshape(n, n)
-        B = fpx.generate("uniform", n * n, fmt, 1).reshape(n, n)
+    fpx.format(11, 15, name="my_half")  # float16's parameters, data held in float64
+    for fmt in ("float32", "bfloat16", "float16", "float8_e4m3", "my_half"):
+        cmp = fpx.compare("matmul", format=fmt, n=n, variants=["exact"])  # (the data drawn)
+        A, B = cmp.inputs["A"], cmp.inputs["B"]  # (FP8: ml_dtypes arrays)
         cells = []
         for order in ("sequential", "pairwise", "tree", "kahan", "exact"):
+            if fmt == "my_half" or not _takes(A, B, order):
+                cells.append("—")  # (fpx.matmul reads a format from the dtype: compare only)
+                continue
             ms = timeit(lambda o=order, A=A, B=B: fpx.matmul(A, B, o), repeat=3)
             cells.append(f"{ms / 1e3:.2f}")
         one = timeit(
@@ -50,6 +55,15 @@ def main() -> None:
         )
         total = timeit(lambda f=fmt: fpx.compare("matmul", format=f, n=n), repeat=3)
         print(f"| {fmt} | {' | '.join(cells)} | {one / 1e3:.2f} | {total / 1e3:.2f} |", flush=True)
+
+
+def _takes(A, B, order: str) -> bool:
+    """Whether the order multiplies data of A's format (FP8: the rounded orders and exact)."""
+    try:
+        fpx.matmul(A[:2, :2], B[:2, :2], order)
+    except ValueError:
+        return False
+    return True
 
 
 if __name__ == "__main__":
