@@ -27,7 +27,17 @@ from . import checks
 from ._registry import FORMATS, INFO, FormatInfo
 from ._roundmodes import round_f64_in
 
-__all__ = ["format", "held_bits", "held_values", "ordered_keys", "step_held", "twin", "user_names"]
+__all__ = [
+    "check_held",
+    "format",
+    "held_bits",
+    "held_values",
+    "ordered_keys",
+    "refuse_no_layout",
+    "step_held",
+    "twin",
+    "user_names",
+]
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*\Z")  # as a spec reads it
 _F64 = np.dtype(np.float64)
@@ -123,7 +133,10 @@ def user_names() -> tuple[str, ...]:
     return tuple(n for n, i in INFO.items() if i.user_defined)
 
 
-def _refuse_no_layout(info: FormatInfo, what: str) -> None:
+def refuse_no_layout(info: FormatInfo, what: str) -> None:
+    """A ValueError (``what``: the function, for the message) where the format of
+    :func:`format` ``info`` has no IEEE bit layout (``FormatInfo.ieee_layout``): the bit
+    helpers and the bit inspector show bits of those that have one."""
     if not info.ieee_layout:
         raise ValueError(
             f"{what}: format {info.name!r} (fpx.format) has no IEEE bit layout: bits are "
@@ -136,7 +149,7 @@ def held_values(bits: np.ndarray, info: FormatInfo, what: str) -> np.ndarray:
     """The float64 values of the IEEE 754 patterns ``bits`` (unsigned ints, checked to lie in
     the format's width) of a format of :func:`format` with an IEEE layout: the inverse of
     :func:`held_bits` (NaN patterns give NaN)."""
-    _refuse_no_layout(info, what)
+    refuse_no_layout(info, what)
     b = bits.astype(np.uint64)
     fb, eb = info.fraction_bits, info.exponent_bits
     top = (1 << eb) - 1
@@ -155,7 +168,7 @@ def held_bits(x, fmt, what: str) -> np.ndarray:
     function, for messages."""
     info = fmt if isinstance(fmt, FormatInfo) else INFO.get(fmt) if isinstance(fmt, str) else None
     if info is not None and info.user_defined:
-        _refuse_no_layout(info, what)
+        refuse_no_layout(info, what)
     keys, nan = ordered_keys(x, fmt, what, "x", "x")
     info = INFO[fmt] if isinstance(fmt, str) else fmt
     top = (1 << info.exponent_bits) - 1
@@ -188,7 +201,7 @@ def _forget(name: str) -> None:
         del INFO[name]
 
 
-def _held_values(
+def check_held(
     x, fmt, what: str, call: str, arg: str = "x", own: str = "step in x's own format"
 ) -> tuple[FormatInfo, np.ndarray]:
     """``fmt``'s FormatInfo (a format of :func:`format`, by name or FormatInfo) and ``x`` as
@@ -225,7 +238,7 @@ def step_held(x, fmt, direction: int, what: str):
     ``±0`` steps to the least value of the sign, ``-least`` up to ``-0.0``, ``±max`` past it
     to ``±inf``, ``±inf`` toward the range to ``±max``; NaN stays. ``what``: the function's
     name, for messages."""
-    info, arr = _held_values(x, fmt, what, what + "(x, {!r})")
+    info, arr = check_held(x, fmt, what, what + "(x, {!r})")
     with np.errstate(all="ignore"):
         a, neg = np.abs(arr), np.signbit(arr)
         _, e = np.frexp(a)  # a = m * 2**e, m in [0.5, 1): floor(log2 a) = e - 1
@@ -253,7 +266,7 @@ def ordered_keys(x, fmt, what: str, name: str, args: str = "a, b") -> tuple[np.n
     ``+0`` both 0 (the sign applies to the magnitude). Also where ``x`` is NaN. ``what``:
     the function, ``name``: the argument, ``args``: the call's arguments, for messages."""
     own = "count in the arrays' own format" if args != "x" else "read x in its own format"
-    info, arr = _held_values(x, fmt, what, f"{what}({args}, fmt={{!r}})", name, own)
+    info, arr = check_held(x, fmt, what, f"{what}({args}, fmt={{!r}})", name, own)
     p = info.precision
     with np.errstate(all="ignore"):
         a = np.abs(arr)

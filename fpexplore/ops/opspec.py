@@ -34,6 +34,7 @@ from ..formats import (
     refuse_big_endian,
 )
 from ..held import held, held_data_formats, result_format
+from ..userformat import check_held
 from .variant import Variant
 
 __all__ = ["OpSpec", "OpTable", "Params", "Recording", "Reduction", "data_format", "pick"]
@@ -214,17 +215,8 @@ def _yours(op_spec, fmt, values: list, names: list, info, what: str) -> FormatIn
             f"{what}: format {fmt!r} (fpx.format) is held in float64 arrays; the inputs are "
             f"{info.name}: give float64 arrays of its values (fpx.as_format(x, {fmt!r}))"
         )
-    for k, v in zip(names, values):
-        a = np.asarray(v)
-        with np.errstate(all="ignore"):
-            off = np.asarray(as_format(a, fmt), dtype=np.float64) != a
-        off &= ~np.isnan(a)
-        if off.any():
-            bad = float(a[off].reshape(-1)[0]) if a.ndim else float(a)
-            raise ValueError(
-                f"{what}: inputs[{k!r}] holds {bad!r}, which is not a value of {fmt}; round "
-                f"it first with fpx.as_format(x, {fmt!r})"
-            )
+    for k, v in zip(names, values):  # (the message: "... inputs['x'] holds 0.1, which ...")
+        check_held(v, fmt, what, what, f"inputs[{k!r}]")
     return format_info(fmt)
 
 

@@ -93,7 +93,7 @@ def _sum_inputs(n, fmt, distribution, seed, params):
     return {"format": fmt, "x": _drawn(distribution, n, fmt, seed)}
 
 
-def _yours(inputs) -> str | None:
+def _user_format(inputs) -> str | None:
     """The data's format where it is one of ``fpx.format``'s (float64 values, the format
     named beside them), else None (the arrays' dtype says their format)."""
     fmt = inputs["format"]
@@ -108,14 +108,14 @@ def _exact(op: str, inputs):
     """The correctly rounded sum, dot or matmul of the inputs, in their format (fpx.format's:
     its values in float64)."""
     args = [inputs[k] for k in OP_TABLE[op].input_names]
-    if fmt := _yours(inputs):
+    if fmt := _user_format(inputs):
         return _EXACT[op][1](*args, fmt)
     return _EXACT[op][0](*args)
 
 
 def _sum_call(name, settings, inputs, params):
     kw = _order_kwargs("sum", name, settings, params)
-    if fmt := _yours(inputs):
+    if fmt := _user_format(inputs):
         return sum_held(inputs["x"], fmt, name, **kw)
     return fsum(inputs["x"], name, **kw)
 
@@ -139,7 +139,7 @@ def _dot_inputs(n, fmt, distribution, seed, params):
 
 def _dot_call(name, settings, inputs, params):
     kw = _order_kwargs("dot", name, settings, params)
-    if fmt := _yours(inputs):
+    if fmt := _user_format(inputs):
         return dot_held(inputs["a"], inputs["b"], fmt, name, **kw)
     return dot(inputs["a"], inputs["b"], name, **kw)
 
@@ -170,7 +170,7 @@ def _matmul_inputs(n, fmt, distribution, seed, params):
 
 def _matmul_call(name, settings, inputs, params):
     kw = _order_kwargs("matmul", name, settings, params)
-    if fmt := _yours(inputs):
+    if fmt := _user_format(inputs):
         return matmul_held(inputs["A"], inputs["B"], fmt, name, **kw)
     return matmul(inputs["A"], inputs["B"], name, **kw)
 

@@ -15,6 +15,7 @@ import numpy as np
 from .. import checks
 from .._registry import SMALL_DTYPES
 from ..formats import as_format, format_info
+from ..userformat import refuse_no_layout
 from .numbers import parse_number, rounded
 
 __all__ = ["BIT_FORMATS", "bit_fields", "bit_formats", "bits_of", "ordered"]
@@ -55,13 +56,8 @@ class _Layout(NamedTuple):
 
 def _layout(fmt: str) -> _Layout:
     if isinstance(fmt, str) and fmt not in BIT_FORMATS and format_info(fmt).user_defined:
-        info = format_info(fmt)
-        if not info.ieee_layout:  # (its values exist; IEEE's patterns would not all be them)
-            raise ValueError(
-                f"format {fmt!r} (fpx.format) has no IEEE bit layout: the bit inspector takes "
-                f"those with subnormals and emax = 2**(w-1) - 1 (w exponent bits: 1, 3, 7, 15, "
-                f"...), got emax={info.emax}, subnormals={info.subnormals}"
-            )
+        # (its values exist; IEEE's patterns would not all be them)
+        refuse_no_layout(format_info(fmt), "the bit inspector")
     checks.choice("format", fmt, bit_formats())
     info = format_info(fmt)
     if fmt in SMALL_DTYPES:
