@@ -821,13 +821,19 @@ def test_an_unhashable_order_is_named(op):
         fpx.softmax(np.ones(4, np.float32), order=[1])
 
 
-def test_a_ddof_past_n_gives_np_vars_inf_not_an_overflow():
+def test_a_ddof_of_n_or_past_it_is_refused_naming_it():
     """Issue 36: compare("variance", ddof=10**30) raised OverflowError from np.var (a C
-    long); any ddof past n divides by 0 there, as np.var(ddof=n + 1) does."""
-    with np.errstate(all="ignore"):
-        for ddof in (9, 10**30):
-            t = fpx.compare("variance", n=8, ddof=ddof).table.set_index("variant")["value"]
-            assert t["np.var"] == np.inf and np.isnan(t["two-pass"]), (ddof, t)
+    long). Pass 32: with ddof >= n the table measured np.var's inf against a NaN reference
+    and called the other rows exact: the variance is undefined there, and compare says so
+    (fpx.variance returns NaN, with a RuntimeWarning as NumPy's np.var warns)."""
+    for ddof in (8, 9, 10**30):
+        with pytest.raises(ValueError, match=rf"ddof={ddof} with n=8 values: n - ddof <= 0, the"):
+            fpx.compare("variance", n=8, ddof=ddof)
+    assert fpx.compare("variance", n=8, ddof=7).reference == fpx.variance(
+        fpx.generate("uniform", 8, "float32", 0), variant="exact", ddof=7
+    )
+    with pytest.warns(RuntimeWarning, match=r"n - ddof = 0 <= 0 \(n=8, ddof=8\)"):
+        assert np.isnan(fpx.variance(np.ones(8, np.float32), variant="two-pass", ddof=8))
 
 
 def test_sweep_abs_error_counts_a_nan_where_the_reference_is_a_number():

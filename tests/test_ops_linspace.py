@@ -287,3 +287,19 @@ def test_a_big_endian_start_is_read_as_its_values():
         for v in ("numpy2", "cupy-array", "exact", "numpy1", "lerp", "fma"):
             got, want = fpx.linspace(s, 7.25, 5, variant=v), fpx.linspace(here, 7.25, 5, variant=v)
             assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (dt, v)
+
+
+def test_compare_takes_numpy_integer_num_in_its_inputs():
+    """Pass 32: compare('linspace', inputs={..., 'num': np.int64(5)}) raised "'numpy.int64'
+    object has no attribute 'bit_length'" (or an OverflowError) from the exact reference for
+    some start and stop. num is read as Python's int; the reference is the exact value of
+    start + k (stop - start) / (num - 1) rounded once (Fraction, NumPy's float32)."""
+    from oracle import round_fraction
+
+    for s, e, num in ((0.6369617, 0.26978672, 5), (1e-20, 7e-20, 9)):
+        s, e = np.float32(s), np.float32(e)
+        cmp = fpx.compare("linspace", inputs={"start": s, "stop": e, "num": np.int64(num)})
+        assert type(cmp.inputs["num"]) is int
+        fs, fe = Fraction(float(s)), Fraction(float(e))
+        want = [round_fraction(fs + k * (fe - fs) / (num - 1), "float32") for k in range(num)]
+        assert cmp.reference.tolist() == want

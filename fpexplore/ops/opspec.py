@@ -399,8 +399,8 @@ class OpSpec:
         first = out[numeric[0]] if numeric else None
         if self.name == "matmul":
             n = int(first.shape[1])  # the inner dimension: the length of every sum
-        elif "num" in out:  # linspace
-            n = checks.integer("num", out["num"], 1)
+        elif "num" in out:  # linspace (NumPy's int64 as Python's int: pass 32)
+            n = out["num"] = checks.integer("num", out["num"], 1)
         elif first is not None and first.ndim > 1 and probe[numeric[0]].size != 4:
             n = int(first.shape[0])  # rows (cdist)
         else:

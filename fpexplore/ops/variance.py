@@ -6,6 +6,7 @@ The arithmetic model is the one of :mod:`fpexplore.ops.softmax`'s module docstri
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,7 +31,6 @@ from .formula import (
     acc_sub,
     accumulator_of,
     caller,
-    referee,
     to_acc,
     x_inputs,
 )
@@ -99,7 +99,7 @@ def variance(
     ddof : int >= 0
         Delta degrees of freedom (1 for the sample variance). Where ``n - ddof <= 0`` the
         variance is undefined and every variant but ``"numpy"`` returns NaN (an empty array
-        included).
+        included) with a RuntimeWarning, as ``np.var`` warns; ``fpx.compare`` refuses it.
     accumulate : format name, optional
         Format of all intermediate arithmetic (default: x's format); see the module docstring.
         ``"numpy"`` needs it at least as wide as x. ``"exact"`` refuses it.
@@ -128,7 +128,13 @@ def variance(
         return _numpy_var(x, info, acc, ddof, chunked)
     x = np.ravel(x)
     n = x.size
-    if n - ddof <= 0:
+    if n - ddof <= 0:  # (NumPy warns too: "Degrees of freedom <= 0 for slice")
+        warnings.warn(
+            f"variance: n - ddof = {n - ddof} <= 0 (n={n}, ddof={ddof}): the variance is "
+            "undefined, NaN",
+            RuntimeWarning,
+            stacklevel=2,
+        )
         return info.dtype.type(np.nan)
     if variant == "exact":
         return _exact_var(x, info, ddof)
@@ -271,8 +277,21 @@ def _exact_var(x: np.ndarray, info: FormatInfo, ddof: int):
     return np.asarray(value).astype(info.dtype)[()]
 
 
+def _reference(inputs, params, fmt):
+    """The exact variance; compare refuses n - ddof <= 0 (pass 32: np.var's inf measured
+    against a NaN reference, the other rows "0 ulps" from it)."""
+    n, ddof = int(np.size(inputs["x"])), params.get("ddof", 0)
+    if n - ddof <= 0:
+        raise ValueError(
+            f"variance: ddof={ddof} with n={n} values: n - ddof <= 0, the variance is "
+            "undefined (np.var gives inf or nan with a warning); give ddof < n"
+        )
+    return variance(inputs["x"], variant="exact", ddof=ddof)
+
+
 def _np_var(inputs, params):
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():  # (ddof >= n: refused after)
+        warnings.simplefilter("ignore", RuntimeWarning)
         x = inputs["x"]  # (np.var takes a C long: past n, every ddof divides by 0)
         return np.var(x, ddof=min(params.get("ddof", 0), x.size + 1))
 
@@ -307,7 +326,7 @@ OP_TABLE = OpTable(
         inputs=x_inputs,
         call=caller(variance, ("order", "accumulate", "ddof"), ("welford", "numpy", "exact")),
         keywords={"order": None, "accumulate": None, "ddof": checks.int_check("ddof", 0)},
-        reference=referee(variance, ("ddof",)),
+        reference=_reference,
         numpy=_np_var,
         numpy_label="np.var",
         default_variants=("two-pass", "one-pass", "welford", "numpy"),
