@@ -82,8 +82,12 @@ def _as_observations(inputs, observed, op: str):
         except TypeError:  # a result in a wider format (the tensor cores: float32 of float16)
             arrays, info = coerce(*i, what="match_orders")
             (o,), o_info = coerce(o, what="match_orders")
-            if o_info.precision < info.precision or o_info.emax < info.emax:
-                raise
+            if o_info.precision < info.precision or o_info.emax < info.emax:  # (pass 32)
+                raise TypeError(
+                    f"match_orders: observed is {o_info.name}, narrower than the inputs' "
+                    f"{info.name}: an order of {info.name} inputs gives {info.name} or wider; "
+                    "give the result as the function returned it, and the inputs it read"
+                ) from None
             arrays = [*arrays, o]
         ins_, o = tuple(arrays[:-1]), arrays[-1]
         red = reduction(op)

@@ -212,8 +212,9 @@ class _Explaining:
         d = {k: bool(np.any(_ne(self.observed[near], v))) for k, v in self.observed.items()}
         far = max((k for k in d if k != near), key=lambda k: (d[k], self.errors[k]))  # differing
         self.pair = (near, far)
-        if (same := _no_difference(self)) is not None:
-            return self._done({}, [], *same)
+        if (same := _no_difference(self)) is not None:  # (fn= has nothing to decide: pass 32)
+            unused = " fn= was not called: the results are one value." if fns else ""
+            return self._done({}, [], same[0] + unused, *same[1:])
         evidence = search(self.op, self.arrays, self.observed, self.in_fmt)
         probed = []
         for label, fn in fns:

@@ -381,6 +381,6 @@ def reveal(fn: Callable, n: int, *, op: str = "sum", format: str = "float32") ->
     probe = acc if acc is not None or n != 2 else info.name
     fused = None if op == "sum" or probe is None else _fused(call, tree, info, probe, n)
     fma = None if fused is None else bool(fused)
-    rev = Reveal(op, n, format, tree, frozenset(fused or ()), fma, acc, False, 0)
+    rev = Reveal(op, n, info.name, tree, frozenset(fused or ()), fma, acc, False, 0)
     ok = _reproduces(call, rev, info)
     return replace(rev, reproduces=ok, queries=call.calls)

@@ -529,3 +529,16 @@ def test_a_match_that_chance_gives_is_said_to_be_one():
     seq = [np.cumsum(a * b, dtype=np.float32)[-1] for a, b in long]  # (products rounded)
     df = detective.match_orders(long, seq, "dot")
     assert df.attrs["exact_candidates"] >= 1 and "may match" not in df.attrs["note"]
+
+
+def test_an_observation_narrower_than_the_inputs_is_named():
+    """Pass 32: a float16 or bfloat16 observed result of float32 inputs gave "mixed formats
+    float16 and float32", naming neither argument."""
+    import ml_dtypes
+
+    x = np.float32([1, 2, 3.5])
+    for narrow in (np.float16(6.5), ml_dtypes.bfloat16(6.5)):
+        with pytest.raises(TypeError, match=r"match_orders: observed is (float16|bfloat16), nar"):
+            fpx.match_orders(x, narrow)
+    with pytest.raises(ValueError, match=r"observed is float64, wider than the float32 inputs"):
+        fpx.match_orders(x, np.float64(6.5))  # (a wider result: its own message)

@@ -1435,3 +1435,20 @@ def test_a_function_of_random_numbers_is_not_the_function_that_made_them():
 
     e = fpx.explain("sum", y, {"cpu": fpx.sum(y), "gpu": shuffled(y)}, fn={"gpu": shuffled})
     assert list(e.causes.factor) == ["nondeterminism"] and e.causes.decided.all()
+
+
+def test_fn_is_not_called_on_identical_results_and_the_verdict_says_so():
+    """Pass 32: with bitwise identical results fn= was taken and ignored without a word (a
+    function that raises, or of the wrong arity, passed unnoticed): the verdict says it was
+    not called, and it was not."""
+    calls = []
+
+    def fn(x):
+        calls.append(1)
+        raise AssertionError("not to be called")
+
+    x = np.float32([1, 2, 3])
+    ex = fpx.explain("sum", x, {"a": np.float32(6), "b": np.float32(6)}, fn=fn)
+    assert ex.verdict.endswith("fn= was not called: the results are one value.") and not calls
+    plain = fpx.explain("sum", x, {"a": np.float32(6), "b": np.float32(6)})
+    assert "fn=" not in plain.verdict

@@ -406,3 +406,11 @@ def test_fpx_sum_takes_a_revealed_order_by_its_parts_and_says_so_of_the_text():
         fpx.sum(x, r.as_order())
     s = fpx.parse_spec(r.as_order(), "sum")
     assert s == r.as_spec() and fpx.sum(x, s.name, **s.kwargs()) == np.sum(x)
+
+
+def test_a_format_given_as_a_numpy_type_is_stored_by_name():
+    """Pass 32: reveal(np.sum, 8, format=np.float64) kept the type (its repr read
+    "<class 'numpy.float64'>")."""
+    for given in (np.float64, np.dtype("float64"), "float64"):
+        r = fpx.reveal(np.sum, 8, format=given)
+        assert r.format == "float64" and repr(r).startswith("Reveal(sum, n=8, float64)")
