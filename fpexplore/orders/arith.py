@@ -220,6 +220,25 @@ def rounded_accumulator(accumulate, spec, op: str, fused: bool = False) -> Forma
     return acc
 
 
+def rounds_in_float64(acc: FormatInfo) -> bool:
+    """Whether rounding the float64 sum (or the exact float64 product) of two of ``acc``'s
+    values to ``acc``, nearest-even, is rounding the exact value: precision <= 25 (53 >= 2p
+    + 2: Figueroa, "When is double rounding innocuous?", 1995) with subnormals, far from
+    float64's range (emax < 960); the 16-bit kernels' rounding then serves it."""
+    return acc.precision <= 25 and acc.subnormals and acc.emax < 960
+
+
+def in_float64_kernels(acc: FormatInfo | None, mode: str = "nearest_even") -> bool:
+    """Whether an accumulator of the rounded kernels (:func:`rounded_accumulator`) adds in
+    the 1-D orders' own kernels, bit for bit: nearest-even, :func:`rounds_in_float64`, and
+    IEEE's overflow to inf (their rounding's; not E4M3's NaN nor FP6's and FP4's
+    saturation)."""
+    return (
+        acc is not None and mode == "nearest_even" and rounds_in_float64(acc)
+        and acc.overflow == "inf"
+    )  # fmt: skip
+
+
 def products_exact(acc: FormatInfo) -> bool:
     """Whether float64 holds every product of two values of ``acc`` exactly (no rounding,
     overflow or underflow): a dot rounds such a product once, to ``acc``."""

@@ -31,10 +31,12 @@ from .arith import (
     check_split_k,
     finish,
     held_accumulate,
+    in_float64_kernels,
     kernels,
     matmul_by_columns,
     rounded_accumulator,
     rounded_kernels,
+    rounds_in_float64,
     to_storage,
 )
 from .registry import fusable, lookup
@@ -134,13 +136,14 @@ def dot(
         return exact_dot(a, b)
     if spec.library is not None:
         return spec.run_library(a, b, p, accumulate, input_rounding)
-    if (acc := rounded_accumulator(accumulate, spec, "dot", fused)) is not None:
+    acc = rounded_accumulator(accumulate, spec, "dot", fused)
+    if acc is not None and not in_float64_kernels(acc):
         ar = arith(acc)
         X, Y = to_storage(a, ar), to_storage(b, ar)
         with np.errstate(invalid="ignore"):  # (inf * 0: NaN, the sum's own)
             terms = np.asarray(as_format(X * Y, acc), dtype=np.float64)  # (X * Y is exact)
         return finish(run_rounded(spec, terms, ar, p, "nearest_even", None), info)
-    ar = arith(accumulator(accumulate, info, spec))
+    ar = arith(acc or accumulator(accumulate, info, spec))
     if spec.literal_products:
         terms = _literal_products(a, b, ftz=spec.literal_products == "ftz")
         return finish(spec.run(to_storage(terms, ar), None, False, ar, p, info), info)
@@ -256,7 +259,7 @@ def _matmul_rounded(A, B, spec, acc, p: dict, split_k) -> np.ndarray:
     A, B = (to_storage(M, arith(acc)).astype(np.float64) for M in (A, B))
     X = np.ascontiguousarray(A)
     block, splits, rp = p.get("block", 1), split_k or 1, rounding_params(acc)
-    if acc.precision <= 25 and acc.subnormals and acc.emax < 960:
+    if rounds_in_float64(acc):
         Y, ovf = np.ascontiguousarray(B, dtype=np.float64), rp[4]
         kernel = matmul_kernels().matmul_columns
         return _by_row_blocks(

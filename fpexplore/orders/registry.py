@@ -616,7 +616,14 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     compute dtype or None)`` each, from the order's ``kernel_calls``. Empty for ``exact`` and
     for the library loops (their kernels are their modules' own). fpexplore.warmup uses it to
     tell whether a call would compile first."""
-    from .arith import accumulator, arith, matmul_by_columns, rounded_only
+    from .arith import (
+        accumulator,
+        arith,
+        in_float64_kernels,
+        matmul_by_columns,
+        rounded_only,
+        rounds_in_float64,
+    )
 
     spec = lookup(op, order)
     if spec.library is not None:  # "X": the inputs' dtype; "A": ATen's float32/float64
@@ -629,8 +636,12 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     ar = arith(accumulator(accumulate, info, spec))
     if op == "sum" and (params or {}).get("rounding", "nearest_even") != "nearest_even":
         return [(spec.rounded_kernel, ar.storage, None)]  # (the spec checks the order)
+    if op != "matmul" and rounded_only(ar.info) and not in_float64_kernels(ar.info):
+        return [(spec.rounded_kernel, ar.storage if op == "sum" else np.dtype(np.float64), None)]
     compute = np.dtype(type(ar.z))
     if op == "matmul" and rounded_only(ar.info):  # FP8, FP6, FP4 and fpx.format's
+        if rounds_in_float64(ar.info):  # (on the 16-bit kernel's lanes)
+            return [("matmul_columns", np.dtype(np.float64), np.dtype(np.float64))]
         return [("matmul_rounded", np.dtype(np.float64), None)]
     if op == "matmul":
         kernel = "matmul_columns" if matmul_by_columns(spec, ar) else "matmul"

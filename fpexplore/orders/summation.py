@@ -26,6 +26,7 @@ from .arith import (
     check_rounding,
     finish,
     held_accumulate,
+    in_float64_kernels,
     rounded_accumulator,
     to_storage,
 )
@@ -109,7 +110,7 @@ def sum(  # noqa: A001
     rounded = rounded_accumulator(accumulate, spec, "sum")
     ar = arith(rounded or accumulator(accumulate, info, spec))
     X = to_storage(x, ar)
-    if mode != "nearest_even" or rounded is not None:
+    if mode != "nearest_even" or (rounded is not None and not in_float64_kernels(rounded)):
         return finish(run_rounded(spec, X, ar, p, mode, seed), info)
     return finish(spec.run(X, None, False, ar, p, info), info)
 
