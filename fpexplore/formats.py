@@ -126,8 +126,8 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         readers += "next_up, next_down, as_format" + (", mma" if name in FP8_DTYPES else "")
         if _INFO[name].has_negative_zero:  # the formats the rounded orders accumulate in
             readers += (
-                ", sum, dot, matmul, exact_sum, exact_dot, exact_matmul and compare's sum, dot "
-                "and matmul"
+                ", sum, dot, matmul, mean, exact_sum, exact_dot, exact_matmul and compare's "
+                "sum, dot, matmul and mean"
             )
         hint = (
             f"{name} arrays ({dt}) are read by {readers}; for the others convert it, e.g. "

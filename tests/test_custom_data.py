@@ -214,6 +214,30 @@ def test_a_dot_in_a_tiny_format_against_rationals():
         assert float(cmp.reference) == float(fpx.as_format(exact, fmt))
 
 
+@pytest.mark.parametrize("distribution", ["uniform", "wide", "ill-conditioned"])
+def test_the_float16_twin_as_mean_data_gives_float16s_rows(distribution):
+    """compare("mean") of fpx.format(11, 15) data: the rows of the variants that add in it
+    (sequential, pairwise, exact) equal float16's, value and error columns; mean refused
+    such data before."""
+    fpx.format(11, 15, name="t_h16")
+    kw = dict(
+        n=2000, distribution=distribution, seed=6, variants=["sequential", "pairwise", "exact"]
+    )
+    half = fpx.compare("mean", format="float16", **kw)
+    mine = fpx.compare("mean", format="t_h16", **kw)
+    want = half.table[half.table.backend == "emulated"].reset_index(drop=True)
+    for col in _COLUMNS:
+        assert mine.table.reset_index(drop=True)[col].tolist() == want[col].tolist(), col
+    assert float(mine.reference) == float(half.reference)
+    fmt = fpx.format(5, 6, subnormals=False, name="t_cd5n")
+    x = np.asarray(fpx.as_format(np.random.default_rng(2).normal(0, 3, 9), fmt))
+    cmp = fpx.compare("mean", inputs=x, format="t_cd5n", variants=["sequential", "exact"])
+    s = _oracle_sum(x.tolist(), fmt, "sequential")
+    assert cmp.results[("sequential", "emulated")] == float(fpx.as_format(Fraction(s) / 9, fmt))
+    exact = sum(map(Fraction, x.tolist()), Fraction(0)) / 9
+    assert float(cmp.reference) == float(fpx.as_format(exact, fmt))
+
+
 @pytest.mark.parametrize("distribution", ["uniform", "normal", "wide", "ill-conditioned"])
 def test_the_float16_twin_as_matmul_data_gives_float16s_matrices(distribution):
     """compare("matmul") of fpx.format(11, 15) data: every emulated order's matrix equals
@@ -277,8 +301,8 @@ def test_your_arrays_of_the_format_and_what_is_refused():
         fpx.compare("sum", inputs=np.array([0.1, 0.5]), format="t_h16")
     with pytest.raises(TypeError, match=r"'t_h16' \(fpx.format\) is held in float64 arrays; the "):
         fpx.compare("sum", inputs=np.array([0.5], np.float32), format="t_h16")
-    with pytest.raises(ValueError, match=r"format 't_h16': mean takes no t_h16 data"):
-        fpx.compare("mean", format="t_h16", n=4)
+    with pytest.raises(ValueError, match=r"format 't_h16': variance takes no t_h16 data"):
+        fpx.compare("variance", format="t_h16", n=4)
     for op in ("dot", "matmul"):
         with pytest.raises(ValueError, match=rf"{op} takes no t_p27 data \({op} takes the data "):
             fpx.compare(op, format="t_p27", n=4)

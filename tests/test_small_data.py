@@ -190,6 +190,37 @@ def test_matmuls_of_small_arrays_round_each_product_and_addition_to_their_format
 
 
 @pytest.mark.parametrize("name", OCP)
+def test_means_of_small_arrays_sum_in_their_format_then_divide_once(name):
+    """fpx.mean of an ml_dtypes array (issue 38: refused before): the sum in its format
+    (sequential or pairwise, each addition rounded), then / n rounded once; exact: the
+    exact mean rounded once. NumPy's own np.mean is no variant of such data (it says so);
+    compare's rows are the oracle's."""
+    rng = np.random.default_rng(17 + len(name))
+    t = OCP[name]
+    for n in (1, 2, 3, 7, 40):
+        for _ in range(8):
+            x = draw(name, rng, n)
+            terms = [float(v) for v in x]
+            exact = sum(map(Fraction, terms), Fraction(0)) / n
+            neg = all(math.copysign(1, v) < 0 for v in terms)  # (all -0: the exact sum -0)
+            want_exact = rnd(exact, name) if exact else (-0.0 if neg else 0.0)
+            for order, oracle in (("sequential", sequential), ("pairwise", pairwise)):
+                s = oracle(terms, name)
+                want = rnd(Fraction(s) / n, name) if s and math.isfinite(s) else s
+                got = fpx.mean(x, variant=order)
+                assert got.dtype == t and same(got, want), (order, x, got, want)
+            assert same(fpx.mean(x, variant="exact"), want_exact), (x, want_exact)
+    with pytest.raises(ValueError, match=rf"variant 'numpy' does not take {name} data"):
+        fpx.mean(x)
+    cmp = fpx.compare("mean", n=300, format=name, variants=["sequential", "pairwise"], seed=4)
+    terms = [float(v) for v in cmp.inputs["x"]]
+    for order, oracle in (("sequential", sequential), ("pairwise", pairwise)):
+        s = oracle(terms, name)
+        want = rnd(Fraction(s) / 300, name) if s and math.isfinite(s) else s
+        assert same(cmp.results[(order, "emulated")], want), order
+
+
+@pytest.mark.parametrize("name", OCP)
 def test_exact_sum_and_dot_of_small_arrays_round_once_to_their_format(name):
     rng = np.random.default_rng(3 + len(name))
     for n in (1, 2, 5, 30, 200):
@@ -357,19 +388,19 @@ def test_beside_fp8_data_a_list_of_its_values_adopts_it_and_another_format_is_na
         fpx.dot(x, [1.0, 2.0, 0.1], "sequential")
     with pytest.raises(ValueError, match="format='float8_e5m2' but the inputs are float8_e4m3"):
         fpx.compare("sum", inputs=x, format="float8_e5m2")
-    with pytest.raises(ValueError, match="format 'float8_e4m3': mean takes no float8_e4m3 data"):
-        fpx.compare("mean", n=10, format="float8_e4m3")
+    with pytest.raises(ValueError, match="format 'float8_e4m3': variance takes no float8_e4m3"):
+        fpx.compare("variance", n=10, format="float8_e4m3")
     with pytest.raises(TypeError, match="fpx.explain: inputs are float8_e4m3 data"):
         fpx.explain("sum", x, {"a": np.float32(6), "b": np.float32(6)})
 
 
 def test_the_app_refuses_a_format_its_op_does_not_take_at_the_start():
-    """Pass 9: initial() (fpx.explorer's keywords, a link) kept FP8 for mean; compare then
-    refused it at the first draw."""
+    """Pass 9: initial() (fpx.explorer's keywords, a link) kept FP8 for mean (which takes it
+    now); compare then refused it at the first draw."""
     from fpexplore.app import state as S
 
-    with pytest.raises(ValueError, match="format 'float8_e4m3': mean takes no float8_e4m3 data"):
-        S.initial(op="mean", format="float8_e4m3")
+    with pytest.raises(ValueError, match="format 'float8_e4m3': cdist takes no float8_e4m3 dat"):
+        S.initial(op="cdist", format="float8_e4m3")
     assert S.initial(op="sum", format="float8_e4m3").format == "float8_e4m3"
 
 

@@ -188,7 +188,7 @@ def _cupy_holds(args) -> None:
         if name is not None:
             raise ValueError(
                 f"on_gpu: argument {i} is {a.dtype.name} data: CuPy has no {name} arrays or "
-                "arithmetic (fpx.sum, fpx.dot and fpx.matmul emulate the orders on it)"
+                "arithmetic (fpx.sum, fpx.dot, fpx.matmul and fpx.mean emulate the orders on it)"
             )
 
 

@@ -33,19 +33,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._registry import SMALL_DTYPES
 from ..data import generate
-from ..exact import ExactAccumulator, exact_sum
-from ..formats import FormatInfo, as_format, coerce
+from ..exact import ExactAccumulator, exact_sum, exact_sum_to
+from ..formats import FormatInfo, as_format, coerce, format_info
+from ..held import as_held, held, is_held_data
 from ..numerics import round_rational
 from ..orders import sum as fsum
 from ..orders.registry import lookup
+from ..orders.summation import sum_held
 from .opspec import OpSpec, OpTable, Reduction
 from .variant import EXACT, FORMULA, LIBRARY, Variant
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["OP_TABLE", "mean"]
+__all__ = ["HELD_VARIANTS", "OP_TABLE", "mean", "mean_held"]
 
 _VARIANTS = (
     Variant(
@@ -65,7 +68,8 @@ def mean(x: ArrayLike, *, variant: str = "numpy") -> np.generic:
     Parameters
     ----------
     x : array_like
-        Any shape, one of ``fpx.FORMATS``.
+        Any shape, one of ``fpx.FORMATS``, or an OCP FP8, FP6 or FP4 array of ml_dtypes'
+        type (variants sequential, pairwise and exact: :func:`mean_held`).
     variant : one of ``fpx.variants("mean")``
         See the module docstring.
 
@@ -85,6 +89,9 @@ def mean(x: ArrayLike, *, variant: str = "numpy") -> np.generic:
     np.float32(2.3333333)
     """
     OP_TABLE.lookup("mean", variant)
+    if (h := held((x,), "mean")) is not None:  # FP8, FP6, FP4 data: in their format
+        (wide,), name = h
+        return mean_held(wide, name, variant)
     given = x
     (x,), info = coerce(x, what="mean")
     if variant == "numpy":  # np.sum's reading of x: a layout it reads otherwise is refused
@@ -97,6 +104,46 @@ def mean(x: ArrayLike, *, variant: str = "numpy") -> np.generic:
     if variant == "exact":
         return _exact_mean(x, info)
     return _divide(fsum(x, variant), x.size, info)
+
+
+HELD_VARIANTS = ("sequential", "pairwise", "exact")  # those that take held data
+
+
+def mean_held(wide: np.ndarray, name: str, variant: str = "sequential") -> np.generic:
+    """:func:`mean` of the values ``wide`` of the held data format ``name`` (FP8, FP6 or FP4
+    values in float32; a format of ``fpx.format``'s in float64): the sum in ``name`` (each
+    addition rounded to it: :func:`fpexplore.orders.summation.sum_held`), then ``/ n``
+    rounded once to it; ``exact``: the exact mean rounded once. A value of its ml_dtypes type
+    (float64 for fpx.format's)."""
+    OP_TABLE.lookup("mean", variant)
+    if variant not in HELD_VARIANTS:
+        raise ValueError(
+            f"mean: variant {variant!r} does not take {name} data (NumPy's and Kahan's sums do "
+            f"not add in it); the variants that do: {', '.join(HELD_VARIANTS)}"
+        )
+    x = np.ravel(wide)
+    if x.size == 0:
+        return as_held(np.nan, name)  # (FP6, FP4: no NaN, a ValueError that says so)
+    if variant == "exact":
+        return as_held(_exact_held(x, name), name)
+    f = float(sum_held(x, name, variant))
+    if f == 0 or not math.isfinite(f):
+        return as_held(f, name)  # ±0, ±inf and NaN divided by a positive count
+    return as_held(as_format(Fraction(f) / x.size, name), name)
+
+
+def _exact_held(x: np.ndarray, name: str):
+    """The exact mean of float32 or float64 values ``x`` rounded once to ``name``."""
+    if not np.isfinite(x).all():
+        return exact_sum_to(x, name)  # NaN or ±inf by IEEE rules (±inf / n is ±inf)
+    acc = ExactAccumulator()
+    for lo in range(0, x.size, _BLOCK):
+        block = np.ascontiguousarray(x[lo : lo + _BLOCK])
+        acc.add64(block) if x.dtype == np.float64 else acc.add32(block)
+    N, K = acc.total()  # the exact sum N * 2**K
+    if N == 0:
+        return exact_sum_to(x, name)  # an exact zero: -0.0 only when every element is -0.0
+    return as_format(Fraction(N) * Fraction(2) ** K / x.size, name)
 
 
 def _numpy_mean(x: np.ndarray, info: FormatInfo, chunked: bool):
@@ -140,7 +187,21 @@ def _exact_mean(x: np.ndarray, info: FormatInfo):
 
 
 def _inputs(n, fmt, distribution, seed, params):
-    return {"format": fmt, "x": generate(distribution, n, fmt, seed)}
+    x = generate(distribution, n, fmt, seed)  # (FP8, FP6, FP4: in ml_dtypes' type)
+    return {"format": fmt, "x": x.astype(SMALL_DTYPES[fmt]) if fmt in SMALL_DTYPES else x}
+
+
+def _call(inputs, variant: str):
+    """mean of the inputs; of a format of fpx.format's where they name one (float64 values)."""
+    fmt = inputs["format"]
+    if format_info(fmt).user_defined:
+        return mean_held(inputs["x"], fmt, variant)
+    return mean(inputs["x"], variant=variant)
+
+
+def _available(fmt: str) -> list[str]:
+    """Every variant; of held data (FP8, FP6, FP4, fpx.format's) those that add in it."""
+    return list(HELD_VARIANTS) if is_held_data(fmt) else [v.name for v in _VARIANTS]
 
 
 def _numpy(inputs, params):
@@ -166,8 +227,9 @@ OP_TABLE = OpTable(
         "arithmetic mean of all elements, sum(x) / n",
         _VARIANTS,
         inputs=_inputs,
-        call=lambda name, settings, inputs, params: mean(inputs["x"], variant=name),
-        reference=lambda inputs, params, fmt: mean(inputs["x"], variant="exact"),
+        call=lambda name, settings, inputs, params: _call(inputs, name),
+        reference=lambda inputs, params, fmt: _call(inputs, "exact"),
+        available=_available,
         numpy=_numpy,
         numpy_label="np.mean",
         cupy=lambda cp, x: cp.mean(x),

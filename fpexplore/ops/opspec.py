@@ -313,8 +313,9 @@ class OpSpec:
 
     def formats(self) -> tuple:
         """The data formats compare takes for the op: ``FORMATS``, and those of
-        :func:`~fpexplore.held.held_data_formats` that its orders accumulate in (sum, dot)."""
-        held = held_data_formats() if self.orders else ()
+        :func:`~fpexplore.held.held_data_formats` that its variants add in (sum, dot, matmul,
+        mean: the ops that add terms)."""
+        held = held_data_formats() if self.reduction is not None else ()
         return FORMATS + tuple(f for f in held if self.variants_for(f))
 
     def check_size(self, n: int, fmt: str) -> None:

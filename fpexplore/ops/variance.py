@@ -129,12 +129,8 @@ def variance(
     x = np.ravel(x)
     n = x.size
     if n - ddof <= 0:  # (NumPy warns too: "Degrees of freedom <= 0 for slice")
-        warnings.warn(
-            f"variance: n - ddof = {n - ddof} <= 0 (n={n}, ddof={ddof}): the variance is "
-            "undefined, NaN",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+        said = f"variance: n - ddof = {n - ddof} <= 0 (n={n}, ddof={ddof}): the variance is "
+        warnings.warn(said + "undefined, NaN", RuntimeWarning, stacklevel=2)
         return info.dtype.type(np.nan)
     if variant == "exact":
         return _exact_var(x, info, ddof)
