@@ -17,6 +17,7 @@ __all__ = [
     "HELD_FORMATS",
     "as_held",
     "carried",
+    "has_nan",
     "held",
     "held_data_formats",
     "is_held_data",
@@ -75,7 +76,7 @@ def held(xs, what: str, names: tuple = ()) -> tuple[list, str] | None:
             kind = np.asarray(x).dtype.name
             raise TypeError(f"{arg} is {kind} beside {name} data: mixed formats; {_CONVERT}")
         v = np.asarray(as_array(x, arg), dtype=np.float64)
-        if np.isnan(v).any() and not _has_nan(name):
+        if np.isnan(v).any() and not has_nan(name):
             raise TypeError(f"{arg}: NaN is not a value of {name} (it has no NaN)")
         r = np.asarray(as_format(v, name), dtype=np.float64)
         if not np.array_equal(r, v, equal_nan=True):
@@ -99,7 +100,7 @@ def carried(values: np.ndarray, accumulate) -> np.ndarray:
     return values.astype(np.float64) if wide else values
 
 
-def _has_nan(name: str) -> bool:
+def has_nan(name: str) -> bool:
     """FP8 has NaN; FP6 and FP4 have none (they saturate: their overflow is "max")."""
     return _INFO[name].overflow != "max"
 
@@ -112,7 +113,7 @@ def as_held(value, name: str) -> np.generic:
     out = np.asarray(as_format(value, name))
     if _INFO[name].user_defined:
         return out.astype(np.float64)[()]
-    if not _has_nan(name) and np.isnan(out.astype(np.float64)).any():
+    if not has_nan(name) and np.isnan(out.astype(np.float64)).any():
         raise ValueError(
             f"the result is NaN, which {name} cannot hold (it has no NaN): an accumulator "
             "went to NaN (E4M3 past 448); give one that saturates or a wider one, e.g. "

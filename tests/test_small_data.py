@@ -212,6 +212,12 @@ def test_means_of_small_arrays_sum_in_their_format_then_divide_once(name):
             assert same(fpx.mean(x, variant="exact"), want_exact), (x, want_exact)
     with pytest.raises(ValueError, match=rf"variant 'numpy' does not take {name} data"):
         fpx.mean(x)
+    empty = np.zeros(0, t)  # NaN as NumPy's mean of nothing; FP6 and FP4 have none
+    if name.startswith("float8"):
+        assert math.isnan(float(fpx.mean(empty, variant="pairwise")))
+    else:
+        with pytest.raises(ValueError, match=rf"mean of no {name} values: NaN, which {name} "):
+            fpx.mean(empty, variant="pairwise")
     cmp = fpx.compare("mean", n=300, format=name, variants=["sequential", "pairwise"], seed=4)
     terms = [float(v) for v in cmp.inputs["x"]]
     for order, oracle in (("sequential", sequential), ("pairwise", pairwise)):

@@ -37,7 +37,7 @@ from .._registry import SMALL_DTYPES
 from ..data import generate
 from ..exact import ExactAccumulator, exact_sum, exact_sum_to
 from ..formats import FormatInfo, as_format, coerce, format_info
-from ..held import as_held, held, is_held_data
+from ..held import as_held, has_nan, held, is_held_data
 from ..numerics import round_rational
 from ..orders import sum as fsum
 from ..orders.registry import lookup
@@ -122,8 +122,10 @@ def mean_held(wide: np.ndarray, name: str, variant: str = "sequential") -> np.ge
             f"not add in it); the variants that do: {', '.join(HELD_VARIANTS)}"
         )
     x = np.ravel(wide)
-    if x.size == 0:
-        return as_held(np.nan, name)  # (FP6, FP4: no NaN, a ValueError that says so)
+    if x.size == 0:  # NaN, as NumPy's mean of no values
+        if has_nan(name):
+            return as_held(np.nan, name)
+        raise ValueError(f"mean of no {name} values: NaN, which {name} cannot hold (no NaN)")
     if variant == "exact":
         return as_held(_exact_held(x, name), name)
     f = float(sum_held(x, name, variant))
