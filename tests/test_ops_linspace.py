@@ -303,3 +303,18 @@ def test_compare_takes_numpy_integer_num_in_its_inputs():
         fs, fe = Fraction(float(s)), Fraction(float(e))
         want = [round_fraction(fs + k * (fe - fs) / (num - 1), "float32") for k in range(num)]
         assert cmp.reference.tolist() == want
+
+
+def test_the_exact_values_of_a_span_past_float64s_range():
+    """Pass 33: linspace(-max, max, 2, variant="exact") raised OverflowError converting the
+    step (2 max) to a float; the values are start + k (stop - start) / (num - 1), exactly,
+    rounded once (Fraction, NumPy's float64 rounding of a rational)."""
+    from oracle import round_fraction
+
+    M = float(np.finfo(np.float64).max)
+    for s, e, num in ((-M, M, 2), (M, -M, 2), (-M, M, 3), (-M, M / 2, 4)):
+        fs, fe = Fraction(s), Fraction(e)
+        want = [round_fraction(fs + k * (fe - fs) / (num - 1), "float64") for k in range(num)]
+        assert fpx.linspace(s, e, num, variant="exact").tolist() == want
+        cmp = fpx.compare("linspace", inputs={"start": s, "stop": e, "num": num})
+        assert cmp.reference.tolist() == want

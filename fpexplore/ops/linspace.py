@@ -424,8 +424,11 @@ def exact_column(s: float, e: float, num: int, div: int, dt) -> np.ndarray:
         return np.full(num, s, dtype=dt)
     fs, fe = Fraction(s), Fraction(e)
     q = (fe - fs) / div
-    hi = float(q)
-    lo = float(q - Fraction(hi))
+    try:
+        hi = float(q)
+    except OverflowError:  # a step past float64's range (-max to max in 2): rationals (pass 33)
+        hi = math.inf if q > 0 else -math.inf
+    lo = float(q - Fraction(hi)) if math.isfinite(hi) else 0.0
     i = np.arange(num, dtype=np.float64)
     with np.errstate(all="ignore"):
         p = i * hi
