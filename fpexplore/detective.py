@@ -77,11 +77,12 @@ def _as_observations(inputs, observed, op: str):
         i = (i,) if arity == 1 and not isinstance(i, tuple) else tuple(i)
         if len(i) != arity:
             raise ValueError(f"{op} takes {arity} input array(s) per observation, got {len(i)}")
+        names = ("inputs",) if arity == 1 else ("inputs[0]", "inputs[1]")  # (pass 34)
         try:
-            arrays, info = coerce(*i, o, what="match_orders")
+            arrays, info = coerce(*i, o, what="match_orders", names=(*names, "observed"))
         except TypeError:  # a result in a wider format (the tensor cores: float32 of float16)
-            arrays, info = coerce(*i, what="match_orders")
-            (o,), o_info = coerce(o, what="match_orders")
+            arrays, info = coerce(*i, what="match_orders", names=names)
+            (o,), o_info = coerce(o, what="match_orders", names=("observed",))
             if o_info.precision < info.precision or o_info.emax < info.emax:  # (pass 32)
                 raise TypeError(
                     f"match_orders: observed is {o_info.name}, narrower than the inputs' "

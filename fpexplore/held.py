@@ -51,14 +51,18 @@ def result_format(out, data_format: str) -> str:
     return format_info(dt).name
 
 
-def held(xs, what: str, names: tuple = ()) -> tuple[list, str] | None:
+def held(xs, what: str, names: tuple = (), fmt: str | None = None) -> tuple[list, str] | None:
     """Arrays of one OCP FP8, FP6 or FP4 format in ml_dtypes' types (the formats sum and dot
     accumulate in, :data:`HELD_FORMATS`), Python numbers and lists
     beside them adopting it where they are its values: their values in float32 (exact) and
-    the format's name; None where no array is of such a format. TypeError for another
+    the format's name; None where no array is of such a format (or, with ``fmt`` one of
+    them, named with Python numbers and lists only: theirs). TypeError for another
     format beside it (``names``: the arguments, for the message)."""
     small = [small_array(x, what) for x in xs]
     found = {SMALL_BY_DTYPE[s.dtype] for s in small if s is not None}
+    typed = any(isinstance(x, (np.ndarray, np.generic)) for x in xs)
+    if not found and fmt in HELD_FORMATS and not typed:  # (compare's format=: pass 34)
+        found = {fmt}
     if not found:
         return None
     if len(found) > 1:

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import checks
-from .formats import FORMATS, as_format, format_info
+from ._registry import INFO
+from .formats import FORMATS, as_format, format_info, format_name
 from .orders import dot as fdot
 from .orders import matmul as fmatmul
 from .orders import sum as fsum
@@ -364,11 +365,14 @@ def reveal(fn: Callable, n: int, *, op: str = "sum", format: str = "float32") ->
     if not callable(fn):
         raise TypeError(f"fn must be callable (e.g. np.sum), got {checks.shown(fn)}")
     checks.choice("op", op, ORDER_OPS)
-    checks.choice("format", format, FORMATS)
-    info = format_info(format)
+    fmt = format_name(format)  # (a NumPy type or dtype: its name)
+    if isinstance(fmt, str) and fmt in INFO and fmt not in FORMATS:  # (pass 34: "unknown")
+        raise ValueError(f"reveal: format={fmt!r}: reveal takes {', '.join(FORMATS)}")
+    checks.choice("format", fmt, FORMATS, "reveal takes")
+    info = format_info(fmt)
     limit = min(MAX_N, 2 ** min(info.precision, 30))
     n = checks.integer("n", n, 2, limit)
-    call = _Caller(fn, n, op, format)
+    call = _Caller(fn, n, op, info.name)
     unit, big = _masks(info, n)
     size = _lca_sizes(call, n, unit, big)
     root, top = _build(list(range(n)), size, np.random.default_rng(0))

@@ -542,3 +542,16 @@ def test_an_observation_narrower_than_the_inputs_is_named():
             fpx.match_orders(x, narrow)
     with pytest.raises(ValueError, match=r"observed is float64, wider than the float32 inputs"):
         fpx.match_orders(x, np.float64(6.5))  # (a wider result: its own message)
+
+
+def test_a_refusal_names_observed_or_inputs():
+    """Pass 34: match_orders(x, None), (x, 'x') and an FP8 observed or FP8 inputs gave
+    messages naming neither argument (two of them the same text)."""
+    import ml_dtypes
+
+    x = np.float32([1, 2, 3.5])
+    for bad in (None, "x", ml_dtypes.float8_e4m3fn(1.0)):
+        with pytest.raises(TypeError, match=r"^match_orders: observed: "):
+            fpx.match_orders(x, bad)
+    with pytest.raises(TypeError, match=r"^match_orders: inputs: float8_e4m3 arrays"):
+        fpx.match_orders(x.astype(ml_dtypes.float8_e4m3fn), np.float32(0))

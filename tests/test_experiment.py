@@ -1062,3 +1062,16 @@ def test_format_given_as_the_inputs_dtype_is_their_format():
         assert cmp.format == "float32"
     with pytest.raises(ValueError, match=r"format=<class 'numpy.float16'> but the inputs are fl"):
         fpx.compare("sum", inputs=x, format=np.float16)
+
+
+def test_python_numbers_named_with_a_format_are_read_in_it():
+    """Pass 34: compare('linspace', inputs={'start': 0.0, 'stop': 1.0, 'num': 5},
+    format='float16') said "the inputs are float64: leave format out" (a float64 comparison
+    if followed). Python numbers and lists named with a format are its values in it, or the
+    value that is not is named."""
+    cmp = fpx.compare("linspace", inputs={"start": 0.0, "stop": 1.0, "num": 5}, format="float16")
+    assert cmp.format == "float16" and cmp.inputs["start"].dtype == np.float16
+    assert fpx.compare("sum", inputs=[0.5, 0.25, 1.0], format="bfloat16").format == "bfloat16"
+    with pytest.raises(ValueError, match=r"inputs\['x'\] holds 0.1, which is not a value of floa"):
+        fpx.compare("sum", inputs=[0.1, 0.25], format="float32")
+    assert fpx.compare("sum", inputs=[0.1, 0.25]).format == "float64"

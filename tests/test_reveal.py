@@ -414,3 +414,12 @@ def test_a_format_given_as_a_numpy_type_is_stored_by_name():
     for given in (np.float64, np.dtype("float64"), "float64"):
         r = fpx.reveal(np.sum, 8, format=given)
         assert r.format == "float64" and repr(r).startswith("Reveal(sum, n=8, float64)")
+
+
+def test_a_known_format_reveal_does_not_take_is_not_called_unknown():
+    """Pass 34: reveal(format='float8_e4m3') said "unknown format 'float8_e4m3'"."""
+    with pytest.raises(ValueError, match=r"reveal: format='float8_e4m3': reveal takes float16"):
+        fpx.reveal(np.sum, 8, format="float8_e4m3")
+    with pytest.raises(ValueError, match=r"unknown format 'f4'; reveal takes: float16"):
+        fpx.reveal(np.sum, 8, format="f4")
+    assert fpx.reveal(np.sum, 8, format=np.dtype(">f4")).format == "float32"

@@ -476,3 +476,25 @@ def test_orders_that_take_no_fp8_matmul_data_say_what_to_do():
     wide = fpx.matmul(A.astype(np.float32), B.astype(np.float32), "tensor-core", arch="h100",
                       input_rounding="float8_e4m3")  # fmt: skip
     assert np.array_equal(wide, fpx.mma(A, B, np.zeros((4, 3), np.float32), arch="h100"))
+
+
+def test_compare_reads_python_lists_in_the_fp8_format_beside_or_named():
+    """Pass 34: a list beside FP8 data was float64 in compare ("B is float64 beside
+    float8_e4m3 data") where fpx.matmul read it as FP8; lists with format='float8_e4m3' were
+    "float64: leave format out". Both are FP8 arrays now where they are its values; the
+    tensor cores and the other orders say what to do in compare's words."""
+    A8 = np.array([[1, 2], [3, 0.5]], ml_dtypes.float8_e4m3fn)
+    B = [[1.0, 2.0], [0.25, 4.0]]
+    B8 = np.array(B, ml_dtypes.float8_e4m3fn)
+    want = fpx.compare("matmul", inputs=(A8, B8)).table.value_hex.tolist()
+    cmp = fpx.compare("matmul", inputs=(A8, B))
+    assert cmp.inputs["B"].dtype == B8.dtype and cmp.inputs["A"] is A8
+    assert cmp.table.value_hex.tolist() == want
+    named = fpx.compare("matmul", inputs=(A8.astype(float).tolist(), B), format="float8_e4m3")
+    assert named.format == "float8_e4m3" and named.inputs["A"].dtype == A8.dtype
+    with pytest.raises(TypeError, match=r"inputs\['B'\]: the Python value 0.1 is not exactly"):
+        fpx.compare("matmul", inputs=(A8, [[0.1, 1.0], [1.0, 1.0]]))
+    with pytest.raises(ValueError, match=r"in a variant spec 'tree@float32'"):
+        fpx.compare("matmul", format="float8_e4m3", n=4, variants=["tree"])
+    with pytest.raises(ValueError, match=r"tensor cores read FP6 and FP4 block-scaled only"):
+        fpx.compare("matmul", format="float4_e2m1", n=4, variants=["tensor-core"])

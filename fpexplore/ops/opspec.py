@@ -165,14 +165,45 @@ REDUCED_AS_NUMPY = (
 )
 
 
-def _user_arrays(op_spec, values: list, names: list, what: str) -> tuple[list, FormatInfo]:
+def _named(format, inputs):  # noqa: A002
+    """The format named with the user's inputs: ``format``'s name, else the dict's."""
+    if format is not None:
+        return format_name(format)
+    return inputs.get("format") if isinstance(inputs, dict) else None
+
+
+def _in_format(value, fmt: str, arg: str) -> np.ndarray:
+    """Python numbers or lists named with the IEEE format ``fmt`` (compare's format=) as an
+    array of it where they are its values (pass 34: they were float64, and the advice was to
+    leave format out); else a ValueError naming them."""
+    (arr,), _ = coerce(value, what=arg)
+    with np.errstate(all="ignore"):
+        off = np.asarray(as_format(arr, fmt), dtype=np.float64) != arr
+    if (off & ~np.isnan(arr)).any():
+        bad = float(arr[off].reshape(-1)[0]) if arr.ndim else float(arr)
+        raise ValueError(
+            f"{arg} holds {bad!r}, which is not a value of {fmt}; round it first with "
+            f"fpx.as_format(x, {fmt!r})"
+        )
+    return arr.astype(format_info(fmt).dtype)
+
+
+def _user_arrays(op_spec, values: list, names: list, what: str, named) -> tuple[list, FormatInfo]:
     """The user's input arrays in one format (:func:`fpexplore.formats.coerce`), or where the
-    op takes them (sum, dot), as FP8, FP6 or FP4 arrays in ml_dtypes' type, kept as they are."""
+    op takes them (sum, dot, matmul, mean), as FP8, FP6 or FP4 arrays in ml_dtypes' type:
+    theirs, and Python numbers and lists beside them or with the format ``named`` in its
+    type where they are its values (pass 34: a list beside FP8 data was float64)."""
     for k, v in zip(names, values):
         refuse_big_endian(v, f"{what}: inputs[{k!r}]", k, REDUCED_AS_NUMPY)
-    small = held(values, what) if op_spec.formats() != FORMATS else None
+    labels = tuple(f"inputs[{k!r}]" for k in names)
+    if named in FORMATS and not any(isinstance(v, (np.ndarray, np.generic)) for v in values):
+        values = [_in_format(v, named, f"{what}: {k}") for v, k in zip(values, labels)]
+    small = held(values, what, labels, named) if op_spec.formats() != FORMATS else None
     if small is not None:
-        return [np.asarray(v) for v in values], format_info(small[1])
+        t = SMALL_DTYPES[small[1]]
+        kept = [v if getattr(v, "dtype", None) == t else np.asarray(w).astype(t)
+                for v, w in zip(values, small[0])]  # fmt: skip
+        return kept, format_info(small[1])
     return coerce(*values, what=what, names=tuple(f"inputs[{k!r}]" for k in names))
 
 
@@ -313,8 +344,7 @@ class OpSpec:
 
     def formats(self) -> tuple:
         """The data formats compare takes for the op: ``FORMATS``, and those of
-        :func:`~fpexplore.held.held_data_formats` that its variants add in (sum, dot, matmul,
-        mean: the ops that add terms)."""
+        :func:`~fpexplore.held.held_data_formats` its variants add in (the ops adding terms)."""
         held = held_data_formats() if self.reduction is not None else ()
         return FORMATS + tuple(f for f in held if self.variants_for(f))
 
@@ -379,7 +409,8 @@ class OpSpec:
                 f"{what}: {self.name} takes inputs {', '.join(names)}: give a tuple or a dict"
             )
         numeric = [k for k in names if isinstance(probe[k], (np.ndarray, np.generic))]
-        arrays, info = _user_arrays(self, [given[k] for k in numeric], numeric, what)
+        named = _named(format, inputs)
+        arrays, info = _user_arrays(self, [given[k] for k in numeric], numeric, what, named)
         fmt = _named_format(format, inputs, info, what)
         info = _yours(self, fmt, [given[k] for k in numeric], numeric, info, what)
         out = {"format": info.name, **given}

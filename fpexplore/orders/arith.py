@@ -165,11 +165,23 @@ def held_accumulate(spec, op: str, name: str, accumulate):
                 f"and give input_rounding={name!r} (where the GPU takes it), or call "
                 "fpx.mma(A, B, C, arch=...), which takes FP8 arrays"
             )
+        if spec.takes_rounding:  # the tensor cores (pass 34: accumulate= was advised)
+            reads = (
+                "FP6 and FP4 block-scaled only (fpx.mma(A, B, C, arch='b200', scale_a=..., "
+                "scale_b=...))"
+                if small
+                else "the input formats of their GPU (fpx.gpus())"
+            )
+            raise ValueError(
+                f"{op}: order {spec.name!r} takes no {name} data ({kind}): the tensor cores "
+                f"read {reads}; the orders that add in it: {', '.join(ROUNDED)} and exact"
+            )
         convert = ", or convert the data: x.astype(np.float32)" if small else ""
         raise ValueError(
             f"{op}: order {spec.name!r} does not accumulate in {name} (the data's format, "
             f"{kind}): the orders that do: {', '.join(ROUNDED)} and exact; in another order "
-            f"give accumulate= (e.g. 'float32'){convert}"
+            f"give accumulate= (e.g. 'float32'; in a variant spec '{spec.name}@float32')"
+            f"{convert}"
         )
     return name
 

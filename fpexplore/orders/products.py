@@ -365,7 +365,9 @@ def exact_matmul_to(A, B, to: str | None = None) -> np.ndarray:
     the small type, or float64 values), or where None to the inputs'."""
     (A, B), info = coerce(A, B, what="exact_matmul", names=("A", "B"))
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
-        raise ValueError(f"matmul takes (m, k) and (k, n) arrays, got {A.shape} and {B.shape}")
+        raise ValueError(
+            f"exact_matmul takes (m, k) and (k, n) arrays A and B, got {A.shape} and {B.shape}"
+        )
     m, n = A.shape[0], B.shape[1]
     A64 = np.ascontiguousarray(A, dtype=np.float64)
     B64 = np.ascontiguousarray(B, dtype=np.float64)
