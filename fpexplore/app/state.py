@@ -139,7 +139,8 @@ class State:
     ``pick_b``: result keys; ``want_picks``: the pair a preset (or a link) asks for, taken
     once its results exist; ``chosen``: the selection is the user's (given, picked, a
     preset's): a new format keeps what it still offers, where the format's defaults,
-    untouched, become the new format's own."""
+    untouched, become the new format's own; ``set_aside``: the chosen ones a format left
+    out, selected again with a format that offers them (until the user picks anew)."""
 
     settings: tuple = ()
     variants: tuple = ()
@@ -151,6 +152,7 @@ class State:
     pick_b: tuple | None = None
     want_picks: tuple = ()
     chosen: bool = False
+    set_aside: tuple = ()  # chosen variants a format left out, back where one offers them
 
     def __getattr__(self, name):
         if name in CONTROLS:
@@ -287,10 +289,10 @@ def with_variants(state: State, selected=None) -> State:
     where it is still offered, else the op's defaults for the format, not chosen); specs
     beyond the op's own join the list."""
     extra = list(state.extra)
-    if selected is not None:
+    if selected is not None:  # (the user's own choice: nothing set aside comes back)
         base = _own_variants(state)
         extra = [t for t in reversed(selected) if t not in base and t not in extra] + extra
-        state = state.set(chosen=True)
+        state = state.set(chosen=True, set_aside=())
     state = state.set(extra=tuple(dict.fromkeys(extra)))
     opts = variant_options(state)
     if selected is None:
@@ -390,7 +392,7 @@ def reset_for_op(state: State, op: str, formats: dict) -> State:
     # the op parameters (block=64) were given for the op, as specs are built for it: another
     # op that takes none would refuse every comparison (compare: "unexpected keyword")
     n = nearest_size(get_op(op).default_n)
-    state = state.set(op=op, variants=(), extra=(), n=n, inputs=(), op_params=())
+    state = state.set(op=op, variants=(), extra=(), n=n, inputs=(), op_params=(), set_aside=())
     if state.format not in get_op(op).formats():  # (FP8 data: sum and dot only)
         state = state.set(format=CONTROLS["format"].default)
     return list_names(state, formats, follow=False)
@@ -409,8 +411,13 @@ def set_format(state: State, fmt, formats: dict | None = None) -> State:
 
 
 def _to_format(state: State, fmt: str) -> State:
-    state = state.set(format=fmt)
-    return with_variants(state if state.chosen else state.set(variants=()), None)
+    """The state on ``fmt`` data: a chosen selection keeps what the format offers, and what
+    it leaves out is set aside, to come back with a format that offers it again (pass 34:
+    float32 to FP8 and back lost tree and kahan)."""
+    wanted = tuple(dict.fromkeys((*state.variants, *state.set_aside)))
+    state = state.set(format=fmt, variants=wanted if state.chosen else (), set_aside=())
+    state = with_variants(state, None)
+    return state.set(set_aside=tuple(v for v in wanted if v not in state.variants))
 
 
 def left_out(old: State, new: State) -> list[str]:
@@ -625,7 +632,7 @@ def select_variants(state: State, specs) -> State:
     chosen = dict.fromkeys(str(s) for s in checks.name_list("variants", specs))  # (each once)
     for s in chosen:
         checks.choice("variant", s, offered, "offered")
-    return state.set(variants=tuple(offered[s] for s in chosen), chosen=True)
+    return state.set(variants=tuple(offered[s] for s in chosen), chosen=True, set_aside=())
 
 
 def shown_part(state: State) -> tuple:
