@@ -58,7 +58,7 @@ def held(xs, what: str, names: tuple = (), fmt: str | None = None) -> tuple[list
     the format's name; None where no array is of such a format (or, with ``fmt`` one of
     them, named with Python numbers and lists only: theirs). TypeError for another
     format beside it (``names``: the arguments, for the message)."""
-    small = [small_array(x, what) for x in xs]
+    small = [small_array(x, f"{what}: {names[i]}" if names else what) for i, x in enumerate(xs)]
     found = {SMALL_BY_DTYPE[s.dtype] for s in small if s is not None}
     typed = any(isinstance(x, (np.ndarray, np.generic)) for x in xs)
     if not found and fmt in HELD_FORMATS and not typed:  # (compare's format=: pass 34)

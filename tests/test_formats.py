@@ -831,3 +831,12 @@ def test_from_bits_says_what_is_wrong_with_a_list_in_its_words():
     with pytest.raises(TypeError, match=r"^from_bits: bits: a list mixing booleans with numbers"):
         fpx.from_bits([True, 1], "float16")
     assert fpx.from_bits([0x3C00], "float16").tolist() == [1.0]
+
+
+def test_a_masked_matrix_is_named():
+    """Pass 34: matmul's masked refusal named neither A nor B (sum and dot's did)."""
+    A = np.ma.array(np.ones((2, 2), np.float32), mask=[[0, 1], [0, 0]])
+    with pytest.raises(TypeError, match=r"^matmul: A: masked arrays are not supported"):
+        fpx.matmul(A, np.ones((2, 2), np.float32))
+    with pytest.raises(TypeError, match=r"^dot: b: masked arrays are not supported"):
+        fpx.dot(np.ones(2, np.float32), A[0])

@@ -318,3 +318,9 @@ def test_the_exact_values_of_a_span_past_float64s_range():
         assert fpx.linspace(s, e, num, variant="exact").tolist() == want
         cmp = fpx.compare("linspace", inputs={"start": s, "stop": e, "num": num})
         assert cmp.reference.tolist() == want
+
+
+def test_an_exact_rational_start_is_named_with_what_to_do():
+    """Pass 34: linspace(Fraction(1, 3), 2, 5) said "got object"."""
+    with pytest.raises(TypeError, match=r"got Fraction\(1, 3\) \(exact rationals: round them"):
+        fpx.linspace(Fraction(1, 3), 2, 5)

@@ -113,7 +113,14 @@ def _py(x) -> _Op:
 def _strong(x) -> _Op:
     a = np.asarray(x)
     if a.dtype.kind not in "biuf" and a.dtype != _BF16:
-        raise TypeError(f"linspace: start and stop must be real numbers or arrays, got {a.dtype}")
+        hint = (
+            " (exact rationals: round them first, fpx.as_format(x, fmt))"
+            if a.dtype == object
+            else ""
+        )
+        raise TypeError(
+            f"linspace: start and stop must be real numbers or arrays, got {checks.shown(x)}{hint}"
+        )
     return _Op(a)
 
 
