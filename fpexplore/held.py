@@ -60,7 +60,7 @@ def held(xs, what: str, names: tuple = (), fmt: str | None = None) -> tuple[list
     format beside it (``names``: the arguments, for the message)."""
     small = [small_array(x, f"{what}: {names[i]}" if names else what) for i, x in enumerate(xs)]
     found = {SMALL_BY_DTYPE[s.dtype] for s in small if s is not None}
-    typed = any(isinstance(x, (np.ndarray, np.generic)) for x in xs)
+    typed = any(hasattr(x, "dtype") for x in xs)  # (NumPy's, pandas')
     if not found and fmt in HELD_FORMATS and not typed:  # (compare's format=: pass 34)
         found = {fmt}
     if not found:

@@ -196,7 +196,7 @@ def _user_arrays(op_spec, values: list, names: list, what: str, named) -> tuple[
     for k, v in zip(names, values):
         refuse_big_endian(v, f"{what}: inputs[{k!r}]", k, REDUCED_AS_NUMPY)
     labels = tuple(f"inputs[{k!r}]" for k in names)
-    if named in FORMATS and not any(isinstance(v, (np.ndarray, np.generic)) for v in values):
+    if named in FORMATS and not any(hasattr(v, "dtype") for v in values):  # (a Series: pass 35)
         values = [_in_format(v, named, f"{what}: {k}") for v, k in zip(values, labels)]
     small = held(values, what, labels, named) if op_spec.formats() != FORMATS else None
     if small is not None:
