@@ -37,6 +37,7 @@ __all__ = [
     "integer",
     "name_list",
     "refuse_unknown",
+    "same_labels",
     "seed",
     "shown",
 ]
@@ -150,3 +151,22 @@ def name_list(name: str, value) -> list:
     if isinstance(value, dict):
         raise TypeError(f"{name} must be a name or a list of names, got a dict")
     return list(value)
+
+
+def same_labels(xs, what: str, names) -> None:
+    """TypeError where two pandas inputs are labelled differently (index, columns):
+    fpexplore pairs values by position, pandas by label (pass 35: equal Series in another
+    order were "0 of 2 equal")."""
+    framed = [(i, x) for i, x in enumerate(xs) if type(x).__module__.startswith("pandas")]
+    for i, x in framed[1:]:
+        j, first = framed[0]
+        for part in ("index", "columns"):
+            mine, theirs = getattr(x, part, None), getattr(first, part, None)
+            if mine is not None and theirs is not None and not mine.equals(theirs):
+                this, that = (names[i], names[j]) if names else (f"input {i + 1}", f"input {j + 1}")
+                verb = "differ" if part == "columns" else "differs"
+                raise TypeError(
+                    f"{what}: {this}'s {part} {verb} from {that}'s: fpexplore pairs values by "
+                    f"position, pandas by label; align them first ({this}.reindex_like(...)) "
+                    "or pass .to_numpy() of each"
+                )

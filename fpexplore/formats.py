@@ -138,25 +138,6 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
     return TypeError(f"{hint}; supported formats: {', '.join(FORMATS)}")
 
 
-def _same_labels(xs, what: str, names) -> None:
-    """TypeError where two pandas inputs are labelled differently (index, columns):
-    fpexplore pairs values by position, pandas by label (pass 35: equal Series in another
-    order were "0 of 2 equal")."""
-    framed = [(i, x) for i, x in enumerate(xs) if type(x).__module__.startswith("pandas")]
-    for i, x in framed[1:]:
-        j, first = framed[0]
-        for part in ("index", "columns"):
-            mine, theirs = getattr(x, part, None), getattr(first, part, None)
-            if mine is not None and theirs is not None and not mine.equals(theirs):
-                this, that = (names[i], names[j]) if names else (f"input {i + 1}", f"input {j + 1}")
-                verb = "differ" if part == "columns" else "differs"
-                raise TypeError(
-                    f"{what}: {this}'s {part} {verb} from {that}'s: fpexplore pairs values by "
-                    f"position, pandas by label; align them first ({this}.reindex_like(...)) "
-                    "or pass .to_numpy() of each"
-                )
-
-
 def refuse_masked(x, what: str) -> None:
     """TypeError for a masked array (``np.asarray`` drops the mask: its hidden values count)
     and for a pandas object with missing values (NaN to NumPy, skipped by pandas' own sum)."""
@@ -755,7 +736,7 @@ def coerce(
     """
     strong: dict[str, FormatInfo] = {}
     prepared: list[tuple[np.ndarray, bool]] = []
-    _same_labels(xs, what, names)
+    checks.same_labels(xs, what, names)
     for i, x in enumerate(xs):
         one = f"{what}: {names[i]}" if names else what
         refuse_masked(x, one)

@@ -400,3 +400,15 @@ def test_the_exact_sum_of_one_held_value_is_that_value():
     cmp = fpx.compare("sum", format="t_cd57", inputs=np.array(1.5), variants=["exact"])
     assert cmp.table.value.tolist() == [1.5] and float(cmp.reference) == 1.5
     assert float(fpx.sum(np.array(1.5, ml_dtypes.float8_e4m3fn), "exact")) == 1.5
+
+
+def test_lists_of_whole_numbers_are_read_in_the_format_by_every_op():
+    """Pass 36: compare('sum', inputs=[1, 0.5], format=...) was read, [1, 2, 4] (whole
+    numbers: NumPy's int64) was "needs inputs['x'] in float64" in mean, dot and matmul."""
+    fpx.format(5, 7, subnormals=False, name="t_my5")
+    assert float(fpx.compare("mean", inputs=[1, 2, 4], format="t_my5").reference) == float(
+        fpx.as_format(Fraction(7, 3), "t_my5")
+    )
+    assert float(fpx.compare("dot", inputs=([1, 2], [3, 4]), format="t_my5").reference) == 11.0
+    got = fpx.compare("matmul", inputs=([[1, 2], [3, 4]], [[1, 0], [0, 1]]), format="t_my5")
+    assert got.reference.tolist() == [[1.0, 2.0], [3.0, 4.0]] and got.format == "t_my5"

@@ -412,7 +412,7 @@ class OpSpec:
         named = _named(format, inputs)
         arrays, info = _user_arrays(self, [given[k] for k in numeric], numeric, what, named)
         fmt = _named_format(format, inputs, info, what)
-        info = _yours(self, fmt, [given[k] for k in numeric], numeric, info, what)
+        info = _yours(self, fmt, arrays, numeric, info, what)  # (lists as read: pass 36)
         out = {"format": info.name, **given}
         for k, arr in zip(numeric, arrays):
             if len(numeric) > 1 and isinstance(probe[k], np.ndarray) and arr.ndim != probe[k].ndim:
