@@ -66,8 +66,8 @@ def format(  # noqa: A001  (fpx.format, as fpx.sum)
         fmt)`` stays the quantum at ``2**emin``, ``2**(emin - precision + 1)``.
     name : str, optional
         The name to give it wherever a format name goes (letters, digits, ``_`` and ``-``,
-        starting with a letter; not a built-in format's, nor a name NumPy reads as a dtype, such
-        as "half" or "float8_e4m3fn"). Default:
+        starting with a letter; not a built-in format's, nor "exact", nor a name NumPy reads as
+        a dtype, such as "half" or "float8_e4m3fn"). Default:
         ``"custom_p{precision}_emax{emax}"``, with ``"_nosub"`` where ``subnormals=False``.
         Defining a name again with the same parameters gives the same format; with others
         it is refused.
@@ -121,6 +121,8 @@ def _check_name(name) -> None:
         )
     if name in INFO and not INFO[name].user_defined:
         raise ValueError(f"name {name!r} is a built-in format's: give another name")
+    if name.lower() == "exact":  # (pass 35: 'sequential@exact' read as exact accumulation)
+        raise ValueError("name 'exact' names the exact reference everywhere: give another name")
     try:  # (pass 26: "float8_e4m3fn" was taken, and meant another format than its dtype)
         dt = np.dtype(name)
     except TypeError:

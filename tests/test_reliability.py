@@ -617,3 +617,21 @@ def test_pass_28_arguments_are_named_and_nothing_is_dropped():
         fpx.compare("sum", inputs=x, seed=3)
     with pytest.raises(ValueError, match=r"fmt='float32': fmt takes only a format of fpx.format"):
         fpx.next_up(np.float32(1), "float32")
+
+
+def test_pass_35_small_findings_name_their_argument():
+    """Pass 35: adam_run(first_step=0) said "step must be ..."; a gradient of another shape
+    did not say which; difference_budget took a factor twice (a second step of no change);
+    fpx.format(name='exact') made 'sequential@exact' a spec."""
+    hyper = dict(lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8)
+    p = np.ones(3, np.float32)
+    with pytest.raises(ValueError, match=r"^first_step must be"):
+        fpx.adam_run(p, [p], first_step=0, **hyper)
+    run = fpx.adam_run(p, [p, p, np.ones(4, np.float32)], **hyper)
+    with pytest.raises(ValueError, match=r"grads\[2\] has shape \(4,\), param \(3,\)"):
+        list(run)
+    with pytest.raises(ValueError, match="factors names 'order' more than once"):
+        fpx.difference_budget(p, "sequential", "pairwise", "sum", factors=["order", "order"])
+    with pytest.raises(ValueError, match="name 'exact' names the exact reference"):
+        fpx.format(8, 7, name="exact")
+    assert np.isnan(fpx.adam_pass_rates(p[:0], [p[:0]], **hyper)).all()  # (documented)

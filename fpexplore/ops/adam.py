@@ -605,6 +605,7 @@ def adam_run(
     OP_TABLE.lookup("adam_step", variant)
     moments = _moments_for(variant, moments)
     _check_sqrt(variant, sqrt)
+    first_step = checks.integer("first_step", first_step, 1, MAX_STEP)  # (pass 35: "step")
     h = AdamHyper(lr, beta1, beta2, eps, weight_decay, first_step)  # errors now, not later
     (p,), _ = coerce(param, what="adam_run")
     m = np.zeros_like(p) if m is None else m
@@ -615,7 +616,9 @@ def adam_run(
 
 
 def _adam_steps(p, m, v, grads, h: AdamHyper, variant, moments, sqrt):
-    for g in grads:
+    for k, g in enumerate(grads):
+        if np.shape(g) != p.shape:  # (pass 35: the step's own message named no grads[k])
+            raise ValueError(f"adam_run: grads[{k}] has shape {np.shape(g)}, param {p.shape}")
         p, m, v = _step(p, g, m, v, h, variant, moments, sqrt)
         yield h.step, p, m, v
         h = replace(h, step=h.step + 1)
@@ -651,7 +654,8 @@ def adam_pass_rates(
     Returns
     -------
     numpy.ndarray of float64
-        Element s: the :func:`pass_rate` of the two params after step ``first_step + s``.
+        Element s: the :func:`pass_rate` of the two params after step ``first_step + s``
+        (NaN for an empty param, as :func:`pass_rate` of empty arrays).
     """
     spec = []
     for name, s in (("a", a), ("b", b)):
