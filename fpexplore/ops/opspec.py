@@ -165,13 +165,6 @@ REDUCED_AS_NUMPY = (
 )
 
 
-def _named(format, inputs):  # noqa: A002
-    """The format named with the user's inputs: ``format``'s name, else the dict's."""
-    if format is not None:
-        return format_name(format)
-    return inputs.get("format") if isinstance(inputs, dict) else None
-
-
 def _in_format(value, fmt: str, arg: str) -> np.ndarray:
     """Python numbers or lists named with the IEEE format ``fmt`` (compare's format=) as an
     array of it where they are its values (pass 34: they were float64, and the advice was to
@@ -207,15 +200,15 @@ def _user_arrays(op_spec, values: list, names: list, what: str, named) -> tuple[
     return coerce(*values, what=what, names=tuple(f"inputs[{k!r}]" for k in names))
 
 
-def _named_format(format, inputs, info, what: str):  # noqa: A002
-    """The format named with the user's arrays (of format ``info``): ``format`` (compare's),
-    else a dict's ``"format"`` (``Comparison.inputs``), checked: two that differ, an unknown
-    name, or a known one that is not the arrays' (nor a format of fpx.format, which float64
-    arrays hold) are a ValueError (pass 29: an unknown name gave a float64 comparison)."""
+def _named(format, inputs, what: str):  # noqa: A002
+    """The format named with the user's inputs: ``format`` (compare's; a dtype by its name),
+    else a dict's ``"format"`` (``Comparison.inputs``), checked: two that differ or an
+    unknown name are a ValueError (pass 29: an unknown name gave a float64 comparison)."""
+    format = format_name(format)  # noqa: A001  (np.float32 is "float32")
     named = inputs.get("format") if isinstance(inputs, dict) else None
     if named is None:
         return format
-    if format is not None and format_name(format) != named:  # (np.float32 is "float32")
+    if format is not None and format != named:
         raise ValueError(
             f"{what}: format={checks.shown(format)} but inputs['format'] is "
             f"{checks.shown(named)}: give one of them"
@@ -225,19 +218,20 @@ def _named_format(format, inputs, info, what: str):  # noqa: A002
             f"{what}: inputs['format']: unknown format {checks.shown(named)} (a format of your "
             f"own? define it first: fpx.format(precision=..., emax=..., name={named!r}))"
         )
-    if named != info.name and not INFO[named].user_defined:
-        raise ValueError(
-            f"{what}: inputs['format'] is {named!r} but the arrays are {info.name}: leave it "
-            "out, or give arrays of that format"
-        )
     return named
 
 
-def _yours(op_spec, fmt, values: list, names: list, info, what: str) -> FormatInfo:
+def _yours(op_spec, fmt, listed, values: list, names: list, info, what: str) -> FormatInfo:
     """The format of the user's arrays ``values`` (of format ``info``, named ``names``):
     ``info``, or where ``fmt`` (the format named with them) is one of ``fpx.format``'s, that
     one where the op takes it and they are float64 arrays of its values, else the error that
-    says which is not."""
+    says which is not; ``listed``: the inputs are a dict that names ``fmt``, which must then
+    be their format (compare checks its own ``format=``)."""
+    if listed and fmt != info.name and not INFO[fmt].user_defined:
+        raise ValueError(
+            f"{what}: inputs['format'] is {fmt!r} but the arrays are {info.name}: leave it "
+            "out, or give arrays of that format"
+        )
     if not (isinstance(fmt, str) and fmt in INFO and INFO[fmt].user_defined):
         return info
     data_format(op_spec, fmt)
@@ -409,10 +403,10 @@ class OpSpec:
                 f"{what}: {self.name} takes inputs {', '.join(names)}: give a tuple or a dict"
             )
         numeric = [k for k in names if isinstance(probe[k], (np.ndarray, np.generic))]
-        named = _named(format, inputs)
+        named = _named(format, inputs, what)
         arrays, info = _user_arrays(self, [given[k] for k in numeric], numeric, what, named)
-        fmt = _named_format(format, inputs, info, what)
-        info = _yours(self, fmt, arrays, numeric, info, what)  # (lists as read: pass 36)
+        listed = isinstance(inputs, dict) and inputs.get("format") is not None
+        info = _yours(self, named, listed, arrays, numeric, info, what)  # (lists: pass 36)
         out = {"format": info.name, **given}
         for k, arr in zip(numeric, arrays):
             if len(numeric) > 1 and isinstance(probe[k], np.ndarray) and arr.ndim != probe[k].ndim:
