@@ -608,10 +608,8 @@ def adam_run(
     first_step = checks.integer("first_step", first_step, 1, MAX_STEP)  # (pass 35: "step")
     h = AdamHyper(lr, beta1, beta2, eps, weight_decay, first_step)  # errors now, not later
     (p,), _ = coerce(param, what="adam_run")
-    m = np.zeros_like(p) if m is None else m
-    v = np.zeros_like(p) if v is None else v
-    if not isinstance(grads, np.ndarray):
-        grads = _gradients(grads)
+    m, v = (np.zeros_like(p) if a is None else a for a in (m, v))
+    grads = grads if isinstance(grads, np.ndarray) else _gradients(grads)
     return _adam_steps(p, m, v, grads, h, variant, moments, sqrt)
 
 
@@ -709,14 +707,8 @@ def _adam_inputs(n, fmt, distribution, seed, params):
     h = {k: params.get(k, v) for k, v in _ADAM_HYPER.items()}
     _, m, v = adam_step(p, g0, zero, zero, 1, variant="div-then-mul", **h)
     h["step"] = _adam_step_of({}, params)
-    return {
-        "format": fmt,
-        "param": p,
-        "grad": generate("normal", n, fmt, seed + 2),
-        "m": m,
-        "v": v,
-        "hyper": h,
-    }
+    g = generate("normal", n, fmt, seed + 2)
+    return {"format": fmt, "param": p, "grad": g, "m": m, "v": v, "hyper": h}
 
 
 def _keyword_check(name: str) -> Callable:
