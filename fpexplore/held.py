@@ -38,7 +38,9 @@ def held_data_formats() -> tuple[str, ...]:
 
 def is_held_data(fmt) -> bool:
     """Whether ``fmt`` (a format name) is one of :func:`held_data_formats`."""
-    return fmt in HELD_FORMATS or (fmt in _INFO and _INFO[fmt].user_defined)
+    return isinstance(fmt, str) and (
+        fmt in HELD_FORMATS or (fmt in _INFO and _INFO[fmt].user_defined)
+    )
 
 
 def result_format(out, data_format: str) -> str:

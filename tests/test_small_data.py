@@ -226,6 +226,74 @@ def test_means_of_small_arrays_sum_in_their_format_then_divide_once(name):
         assert same(cmp.results[(order, "emulated")], want), order
 
 
+def mul(a: float, b: float, name: str) -> float:
+    if not (math.isfinite(a) and math.isfinite(b)) or a == 0 or b == 0:
+        return a * b  # (inf * 0 is NaN; signed zeros by IEEE's sign rule)
+    return rnd(Fraction(a) * Fraction(b), name)
+
+
+def by_count(s: float, n: int, name: str) -> float:
+    return rnd(Fraction(s) / n, name) if s and math.isfinite(s) else s
+
+
+def variance_oracle(terms, variant: str, order, name: str) -> float:
+    """two-pass and one-pass as docs/api.md writes them, every operation rounded to name."""
+    n = len(terms)
+    if variant == "two-pass":
+        mean = by_count(order(terms, name), n, name)
+        d = [add(v, -mean, name) for v in terms]
+        return by_count(order([mul(e, e, name) for e in d], name), n, name)
+    s1 = order(terms, name)
+    s2 = order([mul(v, v, name) for v in terms], name)
+    t = by_count(mul(s1, s1, name), n, name)
+    return by_count(add(s2, -t, name), n, name)
+
+
+@pytest.mark.parametrize("name", OCP)
+def test_variances_of_small_arrays_compute_in_their_format(name):
+    """fpx.variance of an ml_dtypes array (issue 38: refused before): two-pass and one-pass
+    with every operation rounded to its format, the sums sequential or pairwise; exact: the
+    exact variance rounded once (Fraction); E4M3 past 448 is NaN, FP6 and FP4 saturate.
+    Welford and np.var are no variants of such data (they say so); compare's rows are the
+    oracle's."""
+    rng = np.random.default_rng(29 + len(name))
+    t = OCP[name]
+    orders = {"sequential": sequential, "pairwise": pairwise}
+    for n in (2, 3, 7, 40):
+        for k in range(10):
+            x = draw(name, rng, n)
+            if k % 2:  # values near 1 too: mostly finite variances
+                x = (x.astype(np.float32) % 4).astype(t)
+            terms = [float(v) for v in x]
+            for variant in ("two-pass", "one-pass"):
+                for order, oracle in orders.items():
+                    want = variance_oracle(terms, variant, oracle, name)
+                    got = fpx.variance(x, variant=variant, order=order)
+                    assert got.dtype == t and same(got, want), (variant, order, x, got, want)
+            q = [Fraction(v) for v in terms]
+            mean = sum(q, Fraction(0)) / n
+            exact = sum(((v - mean) ** 2 for v in q), Fraction(0)) / (n - 1)
+            assert same(fpx.variance(x, variant="exact", ddof=1), rnd(exact, name) if exact else 0)
+    with pytest.raises(ValueError, match=rf"variant 'welford' does not compute in {name}"):
+        fpx.variance(x, variant="welford")
+    with pytest.raises(ValueError, match="variant 'numpy' does not compute in"):
+        fpx.variance(x)
+    x32 = rng.normal(0, 2, 50).astype(np.float32)  # float32 data computing in the format
+    terms = [rnd(Fraction(float(v)), name) for v in x32]  # (x rounded to it first)
+    got = fpx.variance(x32, variant="one-pass", order="pairwise", accumulate=name)
+    assert got.dtype == np.float32 and same(got, variance_oracle(terms, "one-pass", pairwise, name))
+    wide = fpx.variance(x, variant="two-pass", accumulate="float32")  # in float32, then to name
+    assert same(
+        wide, float(fpx.as_format(fpx.variance(x.astype(np.float32), variant="two-pass"), name))
+    )
+    cmp = fpx.compare("variance", n=200, format=name, seed=4, distribution="normal")
+    assert [v for v, _ in cmp.results if v != "np.var"] == ["two-pass", "one-pass"]
+    terms = [float(v) for v in cmp.inputs["x"]]
+    for variant in ("two-pass", "one-pass"):
+        want = variance_oracle(terms, variant, sequential, name)
+        assert same(cmp.results[(variant, "emulated")], want), variant
+
+
 @pytest.mark.parametrize("name", OCP)
 def test_exact_sum_and_dot_of_small_arrays_round_once_to_their_format(name):
     rng = np.random.default_rng(3 + len(name))
@@ -394,8 +462,8 @@ def test_beside_fp8_data_a_list_of_its_values_adopts_it_and_another_format_is_na
         fpx.dot(x, [1.0, 2.0, 0.1], "sequential")
     with pytest.raises(ValueError, match="format='float8_e5m2' but the inputs are float8_e4m3"):
         fpx.compare("sum", inputs=x, format="float8_e5m2")
-    with pytest.raises(ValueError, match="format 'float8_e4m3': variance takes no float8_e4m3"):
-        fpx.compare("variance", n=10, format="float8_e4m3")
+    with pytest.raises(ValueError, match="format 'float8_e4m3': softmax takes no float8_e4m3"):
+        fpx.compare("softmax", n=10, format="float8_e4m3")
     with pytest.raises(TypeError, match="fpx.explain: inputs are float8_e4m3 data"):
         fpx.explain("sum", x, {"a": np.float32(6), "b": np.float32(6)})
 

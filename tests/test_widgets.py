@@ -372,8 +372,8 @@ def test_fuzz_every_op_format_variant():
             # libraries' own loops take the formats their library computes in
             ordered = op in ("sum", "dot", "matmul")
             gaps = set(fpx.orders(op)) - set(orders_for(op, fmt)) if ordered else set()
-            if op == "mean" and fmt not in fpx.FORMATS:  # (held data: those that add in it)
-                gaps = {"numpy", "kahan"}
+            if op in ("mean", "variance") and fmt not in fpx.FORMATS:  # (held data: those
+                gaps = {"numpy", "kahan" if op == "mean" else "welford"}  # that compute in it)
             assert missing == gaps or (op, fmt) == ("linspace", "bfloat16"), (op, fmt, missing)
             for variant in app.variants.options:
                 app.variants.value = (variant,)
@@ -386,14 +386,15 @@ def test_fuzz_every_op_format_variant():
 
 
 def test_the_format_control_offers_fp8_fp6_fp4_where_the_orders_take_them():
-    """sum, dot and matmul draw FP8, FP6 and FP4 data (ml_dtypes arrays) and accumulate in
-    them; the other ops do not: their format control keeps the four formats, and an op that
-    does not take the format chosen goes back to float32, saying so."""
+    """sum, dot, matmul, mean and variance draw FP8, FP6 and FP4 data (ml_dtypes arrays) and
+    compute in them; the other ops do not: their format control keeps the four formats, and
+    an op that does not take the format chosen goes back to float32, saying so."""
     small = ("float8_e4m3", "float8_e5m2", "float6_e2m3", "float6_e3m2", "float4_e2m1")
     app = fpx.explorer(n=1000)
     assert app.format.options == (*fpx.FORMATS, *small)
     app.format.value = "float8_e4m3"
-    assert app.comparison.inputs["x"].dtype.name == "float8_e4m3fn"
+    x8 = app.comparison.inputs["x"].dtype
+    assert x8.name == "float8_e4m3fn"
     assert set(app.variants.options) == {"sequential", "reverse", "pairwise", "blocked", "exact"}
     assert list(app.comparison.table["variant"]) == ["np.sum", "sequential", "pairwise"]
     direct = fpx.compare(**app.arguments())
@@ -405,10 +406,14 @@ def test_the_format_control_offers_fp8_fp6_fp4_where_the_orders_take_them():
     assert app.comparison.inputs["A"].dtype.name == "float8_e4m3fn"
     assert list(app.comparison.table["variant"]) == ["np.matmul", "sequential", "pairwise"]
     assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
-    app.op.value = "variance"  # (pass 30: the format went back to float32 without a word)
+    app.op.value = "variance"  # (two-pass and one-pass compute in it: issue 38)
+    assert app.format.value == "float8_e4m3" and app.comparison.inputs["x"].dtype == x8
+    assert list(app.comparison.table["variant"]) == ["np.var", "two-pass", "one-pass"]
+    assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
+    app.op.value = "softmax"  # (pass 30: the format went back to float32 without a word)
     assert app.format.options == fpx.FORMATS and app.format.value == "float32"
     assert app.comparison is not None and app.comparison.format == "float32"
-    assert "variance takes no float8_e4m3 data: the format is float32" in app.banner.value
+    assert "softmax takes no float8_e4m3 data: the format is float32" in app.banner.value
 
 
 def test_image_fallback_without_ipympl(monkeypatch):
@@ -753,9 +758,12 @@ def test_a_format_of_your_own_defined_later_is_a_data_format_of_the_explorer():
         assert app.state.format == "t_app_h16" and app.comparison.format == "t_app_h16"
         direct = fpx.compare(**app.arguments())
         assert _same_table(app.comparison.table, direct.table)
-        app.op.value = "variance"
+        app.op.value = "variance"  # (two-pass and one-pass compute in it)
+        assert app.comparison.format == "t_app_h16"
+        assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
+        app.op.value = "cdist"
         assert "t_app_h16" not in fmt.options and app.state.format == "float32"
-        assert "variance takes no t_app_h16 data: the format is float32" in app.banner.value
+        assert "cdist takes no t_app_h16 data: the format is float32" in app.banner.value
     finally:
         _forget("t_app_h16")
 

@@ -9,11 +9,13 @@ since 53 >= 2p + 2."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
+from .._registry import SMALL_DTYPES
 from ..data import generate
-from ..formats import FormatInfo, as_format, round_f64
+from ..formats import FormatInfo, as_format, format_info, round_f64
 from ..numerics import round_rational
 from ..orders.arith import accumulator_format
 from .opspec import pick, with_settings
@@ -96,7 +98,8 @@ def accumulator_of(accumulate, info: FormatInfo) -> FormatInfo:
 
 
 def to_acc(x: np.ndarray, acc: FormatInfo) -> np.ndarray:
-    return x if x.dtype == acc.dtype else np.asarray(as_format(x, acc.name))
+    """``x`` rounded to acc (held in its dtype: FP8's float32 too)."""
+    return x if x.dtype == acc.dtype and acc.storage else np.asarray(as_format(x, acc.name))
 
 
 def _native(acc: FormatInfo) -> bool:
@@ -108,7 +111,8 @@ def _binary(op, a, b, acc: FormatInfo):
     with np.errstate(all="ignore"):
         if _native(acc):
             return np.asarray(op(np.asarray(a, acc.dtype), np.asarray(b, acc.dtype)))
-        # p <= 11: the float64 result is exact or rounded innocuously (53 >= 2p + 2)
+        # p <= 25: the float64 result is exact or rounded innocuously (53 >= 2p + 2); the
+        # format's own overflow (E4M3: NaN, FP6 and FP4: max) and subnormals from as_format
         r = op(np.asarray(a).astype(_F64), np.asarray(b).astype(_F64))
         return np.asarray(as_format(np.asarray(r), acc.name))
 
@@ -134,6 +138,8 @@ def acc_div_count(v, n: int, acc: FormatInfo):
     f = float(np.asarray(v).astype(_F64))
     if not math.isfinite(f) or f == 0:
         return acc.dtype.type(f)  # nan, ±inf, ±0 divided by a positive count
+    if not acc.storage:  # FP8, FP6, FP4, fpx.format's: their own subnormals and largest value
+        return np.asarray(as_format(Fraction(f) / n, acc.name))[()]
     num, den = f.as_integer_ratio()
     r = round_rational(num, den * n, acc.precision, acc.emin, acc.emax)
     return np.asarray(r).astype(acc.dtype)[()]
@@ -143,13 +149,16 @@ def acc_div_count(v, n: int, acc: FormatInfo):
 
 
 def x_inputs(n, fmt, distribution, seed, params):
-    return {"format": fmt, "x": generate(distribution, n, fmt, seed)}
+    """The array ``x`` (FP8, FP6 and FP4: of ml_dtypes' type)."""
+    x = generate(distribution, n, fmt, seed)
+    return {"format": fmt, "x": x.astype(SMALL_DTYPES[fmt]) if fmt in SMALL_DTYPES else x}
 
 
-def caller(function, keys: tuple, fixed_order: tuple = ()):
+def caller(function, keys: tuple, fixed_order: tuple = (), held_function=None):
     """call(name, settings, inputs, params) of a stats op: the op-wide params in ``keys``
     (``order`` not for the variants in ``fixed_order``, neither ``order`` nor ``accumulate`` for
-    ``exact``), then the spec's settings (they win)."""
+    ``exact``), then the spec's settings (they win); ``held_function(x, fmt, variant=...)``
+    for the float64 values of a format of fpx.format's (the inputs name it)."""
 
     def call(name, settings, inputs, params):
         kw = pick(params, keys)
@@ -157,17 +166,22 @@ def caller(function, keys: tuple, fixed_order: tuple = ()):
             kw.pop("order", None)  # their order is part of the variant
         if name == "exact":
             kw.pop("accumulate", None)  # rounded once from the exact value
-        return function(inputs["x"], variant=name, **with_settings(kw, settings, "sum"))
+        kw = with_settings(kw, settings, "sum")
+        if held_function is not None and format_info(inputs["format"]).user_defined:
+            return held_function(inputs["x"], inputs["format"], variant=name, **kw)
+        return function(inputs["x"], variant=name, **kw)
 
     return call
 
 
-def referee(function, keys: tuple = ()):
+def referee(function, keys: tuple = (), held_function=None):
     """reference(inputs, params, fmt): the exact variant, with the op-wide params in ``keys``
-    (variance's ``ddof``)."""
+    (variance's ``ddof``), of ``held_function`` as :func:`caller` says."""
 
     def reference(inputs, params, fmt):
         kw = pick(params, keys)
+        if held_function is not None and format_info(inputs["format"]).user_defined:
+            return held_function(inputs["x"], inputs["format"], variant="exact", **kw)
         return function(inputs["x"], variant="exact", **kw)
 
     return reference

@@ -337,9 +337,9 @@ class OpSpec:
         return {k: self.keywords[k](v) if self.keywords.get(k) else v for k, v in params.items()}
 
     def formats(self) -> tuple:
-        """The data formats compare takes for the op: ``FORMATS``, and those of
-        :func:`~fpexplore.held.held_data_formats` its variants add in (the ops adding terms)."""
-        held = held_data_formats() if self.reduction is not None else ()
+        """The data formats compare takes for the op: ``FORMATS``, and the held ones
+        (FP8, ..., fpx.format's) in which its ``available`` variants compute."""
+        held = held_data_formats() if self.available is not None else ()
         return FORMATS + tuple(f for f in held if self.variants_for(f))
 
     def check_size(self, n: int, fmt: str) -> None:

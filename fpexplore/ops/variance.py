@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import checks
 from ..exact import ExactAccumulator, accumulate_dot64
-from ..formats import FormatInfo, as_format, coerce
+from ..formats import FormatInfo, as_format, coerce, format_info, format_name
+from ..held import as_held, has_nan, held, is_held_data
 from ..numerics import (
     nudge_to_odd_scalar,
     round_rational,
@@ -31,6 +33,7 @@ from .formula import (
     acc_sub,
     accumulator_of,
     caller,
+    referee,
     to_acc,
     x_inputs,
 )
@@ -40,7 +43,7 @@ from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["OP_TABLE", "variance"]
+__all__ = ["HELD_VARIANTS", "OP_TABLE", "variance", "variance_held"]
 
 _F64 = np.dtype(np.float64)
 
@@ -70,7 +73,9 @@ def variance(
 
     Parameters
     ----------
-    x : array_like of one of ``fpx.FORMATS`` (flattened in C order)
+    x : array_like of one of ``fpx.FORMATS`` (flattened in C order), or an OCP FP8, FP6 or
+        FP4 array of ml_dtypes' type (variants two-pass, one-pass and exact:
+        :func:`variance_held`, which an FP8, FP6, FP4 or ``fpx.format`` ``accumulate`` uses too)
     variant : str
         ``"two-pass"``: ``s = sum(x)``; ``m = s / n``; ``d[i] = x[i] - m``;
         ``q[i] = d[i] * d[i]``; ``var = sum(q) / (n - ddof)``.
@@ -113,8 +118,14 @@ def variance(
         A NumPy scalar of x's format.
     """
     OP_TABLE.lookup("variance", variant)
+    kw = dict(ddof=ddof, accumulate=accumulate, order=order)
+    if (h := held((x,), "variance")) is not None:  # FP8, FP6, FP4 data: in their format
+        (wide,), name = h
+        return variance_held(wide, name, variant, **kw)
     given = x
     (x,), info = coerce(x, what="variance")
+    if is_held_data(format_name(accumulate)):  # an FP8, FP6, FP4 or fpx.format accumulator
+        return variance_held(x, info.name, variant, **kw)
     ddof = checks.integer("ddof", ddof, 0)
     order = _check_order(order, variant, ("two-pass", "one-pass"))
     if variant == "exact" and accumulate is not None:
@@ -128,25 +139,102 @@ def variance(
         return _numpy_var(x, info, acc, ddof, chunked)
     x = np.ravel(x)
     n = x.size
-    if n - ddof <= 0:  # (NumPy warns too: "Degrees of freedom <= 0 for slice")
-        said = f"variance: n - ddof = {n - ddof} <= 0 (n={n}, ddof={ddof}): the variance is "
-        warnings.warn(said + "undefined, NaN", RuntimeWarning, stacklevel=2)
-        return info.dtype.type(np.nan)
+    if n - ddof <= 0:
+        return _undefined(n, ddof, info.name)
     if variant == "exact":
         return _exact_var(x, info, ddof)
     xa = to_acc(x, acc)
-    if variant == "two-pass":
-        mean = acc_div_count(_fsum(xa, order, accumulate=accumulate), n, acc)
-        d = acc_sub(xa, mean, acc)
-        var = acc_div_count(_fsum(acc_mul(d, d, acc), order, accumulate=accumulate), n - ddof, acc)
-    elif variant == "one-pass":
-        s1 = _fsum(xa, order, accumulate=accumulate)
-        s2 = _fsum(acc_mul(xa, xa, acc), order, accumulate=accumulate)
-        t = acc_div_count(acc_mul(s1, s1, acc), n, acc)
-        var = acc_div_count(acc_sub(s2, t, acc), n - ddof, acc)
-    else:  # welford
+    if variant == "welford":
         var = _welford(xa, acc, ddof)
+    else:
+        var = _formula(xa, variant, order, acc, accumulate, ddof)
     return np.asarray(as_format(np.asarray(var, dtype=acc.dtype), info.name))[()]
+
+
+def _formula(xa, variant: str, order: str, acc: FormatInfo, summed, ddof: int):
+    """two-pass or one-pass of the values ``xa`` of acc, each operation rounded once to acc,
+    the sums in ``order`` accumulating in ``summed`` (None: xa's format)."""
+    n = xa.size
+    if variant == "two-pass":
+        mean = acc_div_count(_fsum(xa, order, accumulate=summed), n, acc)
+        d = acc_sub(xa, mean, acc)
+        return acc_div_count(_fsum(acc_mul(d, d, acc), order, accumulate=summed), n - ddof, acc)
+    s1 = _fsum(xa, order, accumulate=summed)
+    s2 = _fsum(acc_mul(xa, xa, acc), order, accumulate=summed)
+    t = acc_div_count(acc_mul(s1, s1, acc), n, acc)
+    return acc_div_count(acc_sub(s2, t, acc), n - ddof, acc)
+
+
+HELD_VARIANTS = ("two-pass", "one-pass", "exact")  # those that compute in held formats
+
+
+def variance_held(
+    x: np.ndarray,
+    name: str,
+    variant: str = "two-pass",
+    *,
+    ddof: int = 0,
+    accumulate: str | None = None,
+    order: str | None = None,
+) -> np.generic:
+    """:func:`variance` of the values ``x`` of the format ``name`` (FP8, FP6 or FP4 values
+    in float32; a format of ``fpx.format``'s in float64; or an array of ``fpx.FORMATS``),
+    computing in ``accumulate`` (default: ``name``) where one of the two is such a held
+    format: each operation rounded once to it (float64 arithmetic, exact or rounded
+    innocuously for precision <= 25, then rounded with the format's own subnormals and
+    overflow), the sums in ``order`` (one that rounds each addition: sequential, reverse,
+    pairwise, blocked); ``exact`` rounds the exact variance once to ``name``. The result in
+    ``name``'s ml_dtypes type (float64 for fpx.format's; a NumPy scalar of ``fpx.FORMATS``)."""
+    OP_TABLE.lookup("variance", variant)
+    if variant not in HELD_VARIANTS:
+        raise ValueError(
+            f"variance: variant {variant!r} does not compute in {name}"
+            + (f" with accumulate={accumulate!r}" if accumulate is not None else "")
+            + " (Welford's kernel and np.var round as IEEE formats do); the variants that do: "
+            + ", ".join(HELD_VARIANTS)
+        )
+    ddof = checks.integer("ddof", ddof, 0)
+    order = _check_order(order, variant, ("two-pass", "one-pass"))
+    info = format_info(name)
+    if variant == "exact" and accumulate is not None:
+        raise ValueError(
+            "variance: `accumulate` does not apply to variant 'exact' (it rounds the exact "
+            f"variance once), got accumulate={accumulate!r}"
+        )
+    acc = info if accumulate is None else format_info(format_name(accumulate))
+    if acc.precision > _HELD_PRECISION and not acc.storage:
+        raise ValueError(
+            f"variance: {acc.name} has precision {acc.precision}: its arithmetic is emulated "
+            f"in float64, correctly rounded up to precision {_HELD_PRECISION} (53 >= 2p + 2)"
+        )
+    x = np.ravel(x)
+    if x.size - ddof <= 0:
+        return _undefined(x.size, ddof, name)
+    if variant == "exact":
+        return _held_out(_exact_held(x, ddof), name)
+    xa = to_acc(x, acc)
+    var = _formula(xa, variant, order, acc, acc.name, ddof)
+    return _held_out(var, name)
+
+
+_HELD_PRECISION = 25  # float64 arithmetic rounds correctly to precision p where 53 >= 2p + 2
+
+
+def _held_out(value, name: str) -> np.generic:
+    """A result rounded to ``name``: of its ml_dtypes type where it is held, else its dtype."""
+    if is_held_data(name):
+        return as_held(value, name)
+    return np.asarray(as_format(value, name))[()]
+
+
+def _undefined(n: int, ddof: int, name: str):
+    """NaN where n - ddof <= 0, with a RuntimeWarning as np.var's ("Degrees of freedom <= 0
+    for slice"); FP6 and FP4, which have no NaN, refuse it."""
+    said = f"variance: n - ddof = {n - ddof} <= 0 (n={n}, ddof={ddof}): the variance is "
+    if is_held_data(name) and not has_nan(name):
+        raise ValueError(said + f"undefined: NaN, which {name} cannot hold (no NaN)")
+    warnings.warn(said + "undefined, NaN", RuntimeWarning, stacklevel=3)
+    return _held_out(np.nan, name) if is_held_data(name) else format_info(name).dtype.type(np.nan)
 
 
 def _check_order(order, variant: str, uses: tuple) -> str:
@@ -246,10 +334,20 @@ def _welford(xa: np.ndarray, acc: FormatInfo, ddof: int):
 def _exact_var(x: np.ndarray, info: FormatInfo, ddof: int):
     if not np.isfinite(x).all():
         return info.dtype.type(np.nan)
+    num, den = _exact_ratio(x, info.name == "float64", ddof)
+    if num == 0:
+        return info.dtype.type(0.0)
+    value = round_rational(num, den, info.precision, info.emin, info.emax)
+    return np.asarray(value).astype(info.dtype)[()]
+
+
+def _exact_ratio(x: np.ndarray, wide: bool, ddof: int) -> tuple[int, int]:
+    """The exact variance of the values ``x`` as integers num / den (``wide``: float64
+    values; else values that float32 holds exactly, whose products float64 holds)."""
     n = x.size
     s = ExactAccumulator()
-    if info.name == "float64":
-        x64 = np.ascontiguousarray(x)
+    if wide:
+        x64 = np.ascontiguousarray(x, dtype=_F64)
         s.add64(x64)
         q, _ = accumulate_dot64(x64, x64)
     else:
@@ -263,14 +361,21 @@ def _exact_var(x: np.ndarray, info: FormatInfo, ddof: int):
     K = min(KQ, 2 * K1)
     num = n * (NQ << (KQ - K)) - ((N1 * N1) << (2 * K1 - K))
     den = n * (n - ddof)
-    if num == 0:
-        return info.dtype.type(0.0)
-    if K >= 0:
-        num <<= K
-    else:
-        den <<= -K
-    value = round_rational(num, den, info.precision, info.emin, info.emax)
-    return np.asarray(value).astype(info.dtype)[()]
+    if num != 0:
+        if K >= 0:
+            num <<= K
+        else:
+            den <<= -K
+    return num, den
+
+
+def _exact_held(x: np.ndarray, ddof: int):
+    """The exact variance of held values (float32: FP8, FP6, FP4; float64: fpx.format's) as
+    a Fraction, NaN where one is NaN or infinite."""
+    if not np.isfinite(x).all():
+        return np.nan
+    num, den = _exact_ratio(x, x.dtype == _F64, ddof)
+    return Fraction(num, den)
 
 
 def _reference(inputs, params, fmt):
@@ -282,7 +387,7 @@ def _reference(inputs, params, fmt):
             f"variance: ddof={ddof} with n={n} values: n - ddof <= 0, the variance is "
             "undefined (np.var gives inf or nan with a warning); give ddof < n"
         )
-    return variance(inputs["x"], variant="exact", ddof=ddof)
+    return referee(variance, ("ddof",), variance_held)(inputs, params, fmt)
 
 
 def _np_var(inputs, params):
@@ -301,11 +406,20 @@ _VARIANCE_SETTINGS = {
 }
 
 
+def _available(fmt: str) -> list[str]:
+    """Every variant; of held data (FP8, FP6, FP4, fpx.format's) those that compute in it
+    (none past precision 25, where float64 arithmetic no longer rounds correctly to it)."""
+    if is_held_data(fmt):
+        return list(HELD_VARIANTS) if format_info(fmt).precision <= _HELD_PRECISION else []
+    return [v.name for v in _VARIANCE_VARIANTS]
+
+
 def _variance_kernels(name, kw, info):
     acc = kw.get("accumulate")
-    a = accumulator_format(acc, info)
+    a = format_info(acc) if is_held_data(acc) else accumulator_format(acc, info)
     if name in ("two-pass", "one-pass"):
-        return kernel_needs("sum", kw.get("order") or "sequential", a, acc, kw)
+        summed = acc if a.storage else a.name  # (held: the sums accumulate in it)
+        return kernel_needs("sum", kw.get("order") or "sequential", a, summed, kw)
     if name == "welford":
         return [("_welford", np.dtype(np.float64), None)]
     if name == "numpy":
@@ -320,9 +434,12 @@ OP_TABLE = OpTable(
         "variance of all elements, sum((x - mean)**2) / (n - ddof)",
         _VARIANCE_VARIANTS,
         inputs=x_inputs,
-        call=caller(variance, ("order", "accumulate", "ddof"), ("welford", "numpy", "exact")),
+        call=caller(
+            variance, ("order", "accumulate", "ddof"), ("welford", "numpy", "exact"), variance_held
+        ),
         keywords={"order": None, "accumulate": None, "ddof": checks.int_check("ddof", 0)},
         reference=_reference,
+        available=_available,
         numpy=_np_var,
         numpy_label="np.var",
         default_variants=("two-pass", "one-pass", "welford", "numpy"),
