@@ -244,7 +244,8 @@ def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
     ----------
     fmt : str, dtype or FormatInfo
         A format name, a NumPy dtype (ml_dtypes' FP8, FP6, FP4 and E8M0 types: the
-        format of that name) or a FormatInfo (returned as it is).
+        format of that name) or a FormatInfo of the registry (returned as it is; an edited
+        copy is a ValueError).
 
     Returns
     -------
@@ -256,6 +257,11 @@ def format_info(fmt: DTypeLike | FormatInfo) -> FormatInfo:
         For an unknown name, listing the valid names (TypeError for a value of another kind).
     """
     if isinstance(fmt, FormatInfo):
+        if INFO.get(fmt.name) != fmt:  # (pass 38: an edited copy was read by name, or not)
+            raise ValueError(
+                f"a FormatInfo is taken as the registry holds it: {shown(fmt.name)} is not a "
+                "registered format with these fields (fpx.format defines a format of your own)"
+            )
         return fmt
     if fmt is None:  # (np.dtype(None) is float64: None never silently means float64)
         raise TypeError(f"a format is needed, got None; valid formats: {_valid()}")

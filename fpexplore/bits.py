@@ -78,7 +78,7 @@ def to_bits(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | n
     """
     if fmt is not None:
         return scalar_out(held_bits(x, fmt, "to_bits"))
-    if (sm := small_array(x)) is not None:
+    if (sm := small_array(x, "to_bits: x")) is not None:
         return scalar_out(np.array(sm, order="C", copy=True).view(np.uint8))
     arr, info = float_array(x, "to_bits: x")
     return scalar_out(bit_patterns(arr, info))
@@ -173,7 +173,7 @@ def bit_string(
     x : array_like
         Values of a storage format, or an array of ml_dtypes' FP8, FP6, FP4 or E8M0 types.
     sep : str
-        Put between sign, exponent and fraction.
+        Put between sign, exponent and fraction (no letters or digits).
     fmt : str or FormatInfo, optional
         As for :func:`to_bits`.
 
@@ -184,6 +184,11 @@ def bit_string(
     """
     if not isinstance(sep, str):
         raise TypeError(f"sep must be a string, got {checks.shown(sep)}")
+    if any(c.isalnum() for c in sep):  # (pass 38: bit_string(x, "float16") read it as sep)
+        raise ValueError(
+            f"sep={sep!r} holds letters or digits: sep goes between the fields "
+            f"(e.g. ' ' or '|'); a format goes as fmt= (bit_string(x, fmt={sep!r}))"
+        )
     arr, info = _values(x, fmt, "bit_string: x")
     b = _patterns(arr, fmt, "bit_string")
     width, sb, eb, _ = _layout(arr, info)
@@ -216,12 +221,12 @@ def _patterns(arr: np.ndarray, fmt, what: str) -> list:
     return np.asarray(bits).reshape(-1).tolist()
 
 
-def _values(x, fmt=None, what: str = "fpexplore") -> tuple[np.ndarray, FormatInfo]:
+def _values(x, fmt, what: str) -> tuple[np.ndarray, FormatInfo]:
     """``x`` as an array and its format: a storage format's, or ml_dtypes' small types', or
     ``fmt``, a format of ``fpx.format`` (x: float64, checked where its bits are read)."""
     if fmt is not None:
         return np.asarray(x), format_info(fmt)
-    if (sm := small_array(x)) is not None:
+    if (sm := small_array(x, what)) is not None:
         return sm, format_info(sm.dtype)
     return float_array(x, what)
 

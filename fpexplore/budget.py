@@ -204,9 +204,7 @@ def _checked(op: str, factors, inputs) -> tuple[list, tuple]:
     bad = set(factors) - set(FACTORS)
     if bad:
         raise ValueError(f"unknown factor(s) {sorted(bad)}; factors: {', '.join(FACTORS)}")
-    twice = sorted({f for f in factors if factors.count(f) > 1})
-    if twice:  # (pass 35: accepted; the second switch is a step of no change)
-        raise ValueError(f"factors names {', '.join(map(repr, twice))} more than once")
+    checks.once("factors", factors)  # (pass 35: the second switch was a step of no change)
     products = reduction(op).products
     listed = isinstance(inputs, tuple) or (products and isinstance(inputs, list))
     inputs = tuple(inputs) if listed else (inputs,)  # (one array for a dot: one input)

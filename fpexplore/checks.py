@@ -153,6 +153,19 @@ def name_list(name: str, value) -> list:
     return list(value)
 
 
+def once(name: str, values) -> list:
+    """``values`` (a list), or a ValueError naming those listed more than once (a second
+    backend, factor or candidate would be dropped or counted again: pass 38)."""
+    values = list(values)
+    seen: dict = {}
+    for v in values:
+        seen[v] = seen.get(v, 0) + 1
+    twice = [v for v, k in seen.items() if k > 1]
+    if twice:
+        raise ValueError(f"{name} lists {', '.join(map(repr, twice))} more than once")
+    return values
+
+
 def same_labels(xs, what: str, names) -> None:
     """TypeError where two pandas inputs are labelled differently (index, columns):
     fpexplore pairs values by position, pandas by label (pass 35: equal Series in another

@@ -163,6 +163,7 @@ def match_orders(
         cands = candidates(op, info.name)
     else:  # specs as text or VariantSpecs; one spec is a list of one
         cands = [parse_spec(c, op) for c in checks.name_list("candidates_", candidates_)]
+        checks.once("candidates_", [str(c) for c in cands])  # (pass 38: rows twice)
     scored = _scored(op, cands, obs)
     total = sum(int(np.size(o)) for _, o in obs)
     rows = [_row(op, c, us, info, total, len(obs)) for c, us in scored]

@@ -126,8 +126,8 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         readers += "next_up, next_down, as_format" + (", mma" if name in FP8_DTYPES else "")
         if _INFO[name].has_negative_zero:  # the formats the rounded orders accumulate in
             readers += (
-                ", sum, dot, matmul, mean, exact_sum, exact_dot, exact_matmul and compare's "
-                "sum, dot, matmul and mean"
+                ", sum, dot, matmul, mean, variance, exact_sum, exact_dot, exact_matmul and "
+                "compare's sum, dot, matmul, mean and variance"
             )
         hint = (
             f"{name} arrays ({dt}) are read by {readers}; for the others convert it, e.g. "
@@ -204,12 +204,9 @@ def format_of(x: ArrayLike) -> str:
     -------
     str
     """
-    refuse_masked(x, "format_of")
-    dt = as_array(x, "format_of: x").dtype
-    info = BY_DTYPE.get(dt.newbyteorder("=") if dt.kind == "f" else dt)
-    if info is None:
-        raise _unsupported_dtype(dt)
-    return info.name
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f":  # (big-endian too)
+        x = x.astype(x.dtype.newbyteorder("="))
+    return float_array(x, "format_of: x")[1].name  # (pass 38: None was "object arrays")
 
 
 def scalar_out(out: np.ndarray):
@@ -296,7 +293,7 @@ def as_format(
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("as_format: x: boolean values are not numbers to round")
     arr = as_array(x, "as_format: x") if not isinstance(x, np.ndarray) else x
-    if (sm := small_array(arr)) is not None:
+    if (sm := small_array(arr, "as_format: x")) is not None:
         arr = sm.astype(np.float32)  # an ml_dtypes array's values, exact in float32
     if isinstance(x, (list, tuple)) and arr.dtype == np.float64:
         if any(_inexact_int(v) for v in np.asarray(x, dtype=object).reshape(-1)):
@@ -396,7 +393,7 @@ def _numbers(x, what: str) -> np.ndarray:
     return np.array(values, dtype=np.float64).reshape(arr.shape)
 
 
-def float_array(x, what: str = "fpexplore") -> tuple[np.ndarray, FormatInfo]:
+def float_array(x, what: str) -> tuple[np.ndarray, FormatInfo]:
     """``x`` as an array of a storage format and that format; else a TypeError that starts
     with ``what`` (the function and argument: "to_bits: x")."""
     refuse_masked(x, what)
@@ -412,7 +409,7 @@ def bit_patterns(arr: np.ndarray, info: FormatInfo) -> np.ndarray:
     return np.array(arr, dtype=info.dtype, order="C", copy=True).view(info.uint)
 
 
-def small_array(x, what: str = "fpexplore") -> np.ndarray | None:
+def small_array(x, what: str) -> np.ndarray | None:
     """``x`` as an array where it is an FP8 array or scalar (ml_dtypes' types), else None."""
     refuse_masked(x, what)
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype in SMALL_BY_DTYPE:
@@ -443,7 +440,7 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
     ndarray or scalar
         Of x's dtype.
     """
-    if (sm := small_array(x)) is not None:
+    if (sm := small_array(x, "ulp: x")) is not None:
         arr, storage, out_dtype = sm, _INFO[SMALL_BY_DTYPE[sm.dtype]], sm.dtype
     else:
         arr, storage = float_array(x, "ulp: x")
@@ -522,7 +519,7 @@ def next_up(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray | n
     """
     if fmt is not None:
         return step_held(x, fmt, +1, "next_up")
-    if (sm := small_array(x)) is not None:
+    if (sm := small_array(x, "next_up: x")) is not None:
         return scalar_out(_small.step(sm, SMALL_BY_DTYPE[sm.dtype], +1))
     return _step(x, +1)
 
@@ -544,7 +541,7 @@ def next_down(x: ArrayLike, fmt: str | FormatInfo | None = None) -> np.ndarray |
     """
     if fmt is not None:
         return step_held(x, fmt, -1, "next_down")
-    if (sm := small_array(x)) is not None:
+    if (sm := small_array(x, "next_down: x")) is not None:
         return scalar_out(_small.step(sm, SMALL_BY_DTYPE[sm.dtype], -1))
     return _step(x, -1)
 

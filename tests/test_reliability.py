@@ -630,8 +630,52 @@ def test_pass_35_small_findings_name_their_argument():
     run = fpx.adam_run(p, [p, p, np.ones(4, np.float32)], **hyper)
     with pytest.raises(ValueError, match=r"grads\[2\] has shape \(4,\), param \(3,\)"):
         list(run)
-    with pytest.raises(ValueError, match="factors names 'order' more than once"):
+    with pytest.raises(ValueError, match="factors lists 'order' more than once"):
         fpx.difference_budget(p, "sequential", "pairwise", "sum", factors=["order", "order"])
     with pytest.raises(ValueError, match="name 'exact' names the exact reference"):
         fpx.format(8, 7, name="exact")
     assert np.isnan(fpx.adam_pass_rates(p[:0], [p[:0]], **hyper)).all()  # (documented)
+
+
+def test_pass_38_arguments_are_used_as_given_or_refused_by_name():
+    """Pass 38: bit_string(x, "float16") took the format for the separator; ulp_error measured
+    NumPy's exp for any function named exp; an edited FormatInfo was read by its name by
+    some functions and by its fields by others; np.var's inf for ddof >= n came without
+    np.var's warning; a backend or candidate listed twice was dropped or gave two rows;
+    variants(details="yes") was taken; format_of's and the bit readers' messages began
+    "fpexplore:"; cdist(metric=...) said "order 'sequential' has no parameter"; compare's
+    np.sum row of a float16 Series was NumPy's on its array without a word (pass 37)."""
+    import dataclasses
+
+    x = np.float32([1, 2, 3.25, -0.5])
+    with pytest.raises(ValueError, match=r"sep='float16' holds letters or digits.*fmt="):
+        fpx.bit_string(np.float32(1), "float16")
+    assert fpx.bit_string(np.float32(1), "|") == "0|01111111|" + "0" * 23
+
+    def exp(v):
+        return v * 0
+
+    with pytest.raises(ValueError, match=r"is not fpexplore's exp: ulp_error measures"):
+        fpx.ulp_error(exp, x)
+    assert (fpx.ulp_error(fpx.exp, x) == fpx.ulp_error("exp", x)).all()
+    f5 = dataclasses.replace(fpx.format_info("float16"), precision=5)
+    with pytest.raises(ValueError, match="'float16' is not a registered format with these"):
+        fpx.as_format(np.float32(1.1), f5)
+    with pytest.warns(RuntimeWarning, match=r"n - ddof = -6 <= 0 .*np.var's value"):
+        assert fpx.variance(x, ddof=10) == np.float32(np.inf)
+    with pytest.raises(ValueError, match="backends lists 'numpy' more than once"):
+        fpx.compare("sum", n=10, backends=("numpy", "numpy", "emulated"))
+    with pytest.raises(ValueError, match="candidates_ lists 'pairwise' more than once"):
+        fpx.match_orders(x, fpx.sum(x, "pairwise"), "sum", ["pairwise", "pairwise"])
+    with pytest.raises(TypeError, match="details must be True or False"):
+        fpx.variants("sum", details="yes")
+    with pytest.raises(TypeError, match="^format_of: x: expected floats"):
+        fpx.format_of(None)
+    with pytest.raises(TypeError, match="^ulp: x: masked arrays"):
+        fpx.ulp(np.ma.array([1.0], mask=[1]))
+    with pytest.raises(TypeError, match=r"cdist got unknown keyword\(s\) metric"):
+        fpx.cdist(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32), metric="euclidean")
+    pd = pytest.importorskip("pandas")
+    s = pd.Series(np.float16([0.1, 0.2, 0.3]))
+    (note,) = fpx.compare("sum", inputs=s).messages
+    assert note.startswith("the np.sum row is NumPy's on the values of your pandas inputs")

@@ -62,7 +62,7 @@ def _size(n) -> int:
 
 
 def _backends(value) -> tuple:
-    names = checks.name_list("backends", value)
+    names = checks.once("backends", checks.name_list("backends", value))
     for b in names:
         checks.choice("backend", b, tuple(BACKEND_NAMES))
     return tuple(names)

@@ -25,6 +25,7 @@ from ..numerics import (
     round_scaled_int,
 )
 from ..orders.arith import accumulator_format
+from ..orders.registry import lookup as order_lookup
 from .formula import RoundedArith
 from .opspec import OpSpec, OpTable, pick, with_settings
 from .variant import EXACT, FORMULA, Settings, Variant, check_order, order_of
@@ -129,6 +130,13 @@ def cdist(
         return _cdist_exact(x, y, info)
     order = "sequential" if order is None else order
     check_order("matmul", order, "cdist")
+    known = order_lookup("matmul", order).params
+    if unknown := sorted(set(order_params) - set(known)):  # (pass 38: "order ... has no")
+        raise TypeError(
+            f"cdist got unknown keyword(s) {', '.join(unknown)}: it takes variant, order, "
+            f"accumulate, fma, clamp and the order's parameters ({order}: "
+            f"{', '.join(known) or 'none'})"
+        )
     accumulator_format(accumulate, info)
     red = dict(order=order, accumulate=accumulate, **order_params)
     if fma and not _CDIST_SETTINGS[variant].fma:  # (the rule a variant spec is checked by)

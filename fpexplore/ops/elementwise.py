@@ -280,6 +280,12 @@ def ulp_error(
         raise ValueError(
             f"unknown function {checks.shown(func)}; valid functions: {', '.join(FUNCTIONS)}"
         )
+    if not isinstance(func, str) and func is not _FUNCTIONS[name]:  # (pass 38: any `exp`)
+        raise ValueError(
+            f"func={checks.shown(func)} is not fpexplore's {name}: ulp_error measures "
+            f"fpexplore's variants (func={name!r}); for results of your own, "
+            f"fpx.ulp_distance(fpx.{name}(x, variant='exact'), yours)"
+        )
     OP_TABLE.lookup(name, variant)
     args = (x,) if FUNCTIONS[name] == 1 else (x, y)
     if FUNCTIONS[name] == 1 and y is not None:

@@ -98,4 +98,6 @@ def variants(op: str, *, details: bool = False) -> dict:
     ['numpy', 'sequential', 'pairwise', 'kahan', 'exact']
     """
     table = get(op).variants
-    return dict(table) if details else {n: str(v) for n, v in table.items()}
+    if checks.boolean("details", details):
+        return dict(table)
+    return {n: str(v) for n, v in table.items()}

@@ -259,6 +259,13 @@ def _numpy_var(x: np.ndarray, info: FormatInfo, acc: FormatInfo, ddof: int, chun
         )
     (x,) = _order_lookup("sum", "numpy").laid_out((x,), "variance")  # np.sum's reading of x
     n = x.size
+    if n - ddof <= 0:  # (pass 38: np.var's inf without its warning)
+        warnings.warn(
+            f"variance: n - ddof = {n - ddof} <= 0 (n={n}, ddof={ddof}): the variance is "
+            "undefined; np.var's value as it computes it (inf or NaN), as np.var warns",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     dt = acc.dtype
     if acc.name == info.name:  # umr_sum(arr): no cast, one pairwise pass (byte-swapped: cast)
         s = _fsum(x, "numpy-chunked" if chunked else "numpy")
