@@ -370,9 +370,7 @@ def _pandas_note(op_spec, inputs) -> str | None:
     Series.sum, which adds in float64; the row is NumPy's on its array)."""
     values = inputs.values() if isinstance(inputs, dict) else inputs
     values = values if isinstance(values, (tuple, list, type({}.values()))) else [inputs]
-    if op_spec.numpy is None or not any(
-        type(v).__module__.startswith("pandas") for v in values
-    ):
+    if op_spec.numpy is None or not any(type(v).__module__.startswith("pandas") for v in values):
         return None
     return (
         f"the {op_spec.numpy_label} row is NumPy's on the values of your pandas inputs "

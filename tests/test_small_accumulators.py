@@ -156,6 +156,11 @@ def test_each_format_keeps_its_own_end():
     assert fpx.sum(big, "sequential", accumulate="float4_e2m1") == 6.0  # saturates
     assert fpx.sum(big, "sequential", accumulate="float4_e2m1", rounding="toward_zero") == 6.0
     assert np.isnan(fpx.sum(np.full(4, 448.0, np.float32), "pairwise", accumulate="float8_e4m3"))
+    # (the orders' own kernels since E4M3 runs there: past 448 is NaN, never back to finite)
+    for t, want in (([448.0, 16.0, -448.0], 0.0), ([448.0, 32.0, -448.0], math.nan)):
+        for order in ("sequential", "blocked"):  # (left to right; pairwise: 448 + (32 - 448))
+            got = fpx.sum(np.float32(t), order, accumulate="float8_e4m3")
+            assert same(got, want), (t, order, got)
     assert fpx.sum(np.full(3, 448.0, np.float32), "sequential", accumulate="float8_e4m3",
                    rounding="toward_zero") == 448.0  # fmt: skip
 

@@ -243,12 +243,22 @@ def rounds_in_float64(acc: FormatInfo) -> bool:
 def in_float64_kernels(acc: FormatInfo | None, mode: str = "nearest_even") -> bool:
     """Whether an accumulator of the rounded kernels (:func:`rounded_accumulator`) adds in
     the 1-D orders' own kernels, bit for bit: nearest-even, :func:`rounds_in_float64`, and
-    IEEE's overflow to inf (their rounding's; not E4M3's NaN nor FP6's and FP4's
-    saturation)."""
+    IEEE's overflow to inf (their rounding's), or E4M3's NaN through :func:`past_max` (not
+    FP6's and FP4's saturation, after which a sum goes on)."""
     return (
         acc is not None and mode == "nearest_even" and rounds_in_float64(acc)
-        and acc.overflow == "inf"
+        and acc.overflow in ("inf", "nan")
     )  # fmt: skip
+
+
+def past_max(r, acc: FormatInfo | None):
+    """A kernel's result ``r`` in an accumulator whose rounding past its largest value is NaN
+    (E4M3): NaN where ``r`` is not finite. The kernels round past it to ±inf (their
+    ``vmax``: 464 ties down to 448, as E4M3), and nothing after brings a sum back from ±inf
+    or NaN; E4M3 has no infinity among its inputs. Else ``r``."""
+    if acc is not None and acc.overflow == "nan" and not np.isfinite(r):
+        return type(r)(np.nan)
+    return r
 
 
 def products_exact(acc: FormatInfo) -> bool:

@@ -34,6 +34,7 @@ from .arith import (
     in_float64_kernels,
     kernels,
     matmul_by_columns,
+    past_max,
     rounded_accumulator,
     rounded_kernels,
     rounds_in_float64,
@@ -148,7 +149,7 @@ def dot(
         terms = _literal_products(a, b, ftz=spec.literal_products == "ftz")
         return finish(spec.run(to_storage(terms, ar), None, False, ar, p, info), info)
     X, Y = to_storage(a, ar), to_storage(b, ar)
-    return finish(spec.run(X, Y, fused, ar, p, info), info)
+    return finish(past_max(spec.run(X, Y, fused, ar, p, info), acc), info)
 
 
 def dot_held(

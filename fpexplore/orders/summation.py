@@ -27,6 +27,7 @@ from .arith import (
     finish,
     held_accumulate,
     in_float64_kernels,
+    past_max,
     rounded_accumulator,
     to_storage,
 )
@@ -112,7 +113,7 @@ def sum(  # noqa: A001
     X = to_storage(x, ar)
     if mode != "nearest_even" or (rounded is not None and not in_float64_kernels(rounded)):
         return finish(run_rounded(spec, X, ar, p, mode, seed), info)
-    return finish(spec.run(X, None, False, ar, p, info), info)
+    return finish(past_max(spec.run(X, None, False, ar, p, info), rounded), info)
 
 
 def sum_held(
