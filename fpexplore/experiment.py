@@ -26,11 +26,12 @@ from .backends.job import Job
 from .bits import value_texts
 from .data import DISTRIBUTIONS, check_choice
 from .formats import format_info, format_name
-from .held import result_format
+from .held import held_data_formats, result_format
 from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params, data_format
 from .ops.registry import get as get_op
+from .orders.arith import ORDER_OPS
 from .orders.registry import orders_of
 from .results import USER_DATA, Comparison, Sweep
 from .spec import (
@@ -41,6 +42,7 @@ from .spec import (
     parse_spec,
     taken_params,
     with_keywords,
+    without_defaults,
 )
 
 if TYPE_CHECKING:
@@ -128,10 +130,25 @@ def _refuse_untaken(
     for spec in specs:  # (pass 19: fma=True beside 'sequential' and 'sequential+fma')
         applied = applied_params(spec, op_spec.name, op_params)
         try:
-            full = str(with_keywords(spec, applied))
+            full_spec = with_keywords(spec, applied)
+            full = str(full_spec)
         except (TypeError, ValueError):  # a value refused where it is checked, named
             continue
+        if full_spec.accumulate in held_data_formats() and op_spec.name not in ORDER_OPS:
+            try:  # (pass 40: welford, among the defaults, refused it when run)
+                check_spec(full_spec, op_spec.name)
+            except ValueError as e:
+                raise ValueError(
+                    f"{function}: accumulate={full_spec.accumulate!r} on {str(spec)!r}: {e}; "
+                    "choose the variants that take it (variants=[...])"
+                ) from None
+        full = str(without_defaults(full_spec, op_spec.name))  # (pass 40: order=sequential)
         other, before = made.setdefault(full, (spec, applied))
+        if str(other) != str(spec) and not applied | before:
+            raise ValueError(
+                f"{function}: {str(other)!r} and {str(spec)!r} are one computation ({full}: a "
+                "parameter set to its default); list it once"
+            )
         if str(other) != str(spec):
             said = ", ".join(f"{k}={checks.shown(op_params[k])}" for k in sorted(applied | before))
             raise ValueError(

@@ -122,7 +122,7 @@ def as_held(value, name: str) -> np.generic:
     if not has_nan(name) and np.isnan(out.astype(np.float64)).any():
         raise ValueError(
             f"the result is NaN, which {name} cannot hold (it has no NaN): an accumulator "
-            "went to NaN (E4M3 past 448); give one that saturates or a wider one, e.g. "
-            "accumulate='float32'"
+            "went to NaN (E4M3 past 448, or inf - inf in one with infinities); give one that "
+            "saturates or a wider one, e.g. accumulate='float32'"
         )
     return out.astype(SMALL_DTYPES[name])[()]

@@ -69,7 +69,7 @@ from dataclasses import dataclass
 
 from . import checks
 from ._registry import SMALL_DTYPES, rounding_mode
-from .formats import FORMATS, format_name
+from .formats import FORMATS, format_info, format_name
 from .formats import INPUT_ROUNDINGS as _INPUT_ROUNDINGS
 from .orders.arith import (
     ORDER_OPS,
@@ -83,6 +83,7 @@ from .orders.arith import (
     held_accumulators,
     order_keywords,
     rounded_accumulator,
+    rounded_only,
     split_k_applies,
 )
 from .orders.registry import fusable, lookup, orders_of, roundable
@@ -446,6 +447,58 @@ def check_spec(spec: VariantSpec, op: str) -> VariantSpec:
     return _check_formula(spec, op)
 
 
+def _check_held(spec: VariantSpec, op: str, table: dict, order: str | None) -> None:
+    """An FP8, FP6, FP4 or ``fpx.format`` accumulator of a formula variant: one that computes
+    in it (Settings.held: variance's two-pass and one-pass), of precision <= 25, its sums in
+    an order that rounds each addition to it (pass 40: 'welford@f8' was read, then refused
+    when run; 'naive@myh' on softmax was read)."""
+    from .ops.formula import HELD_PRECISION
+
+    acc, f = format_info(spec.accumulate), table[spec.name]
+    takes = [v for v, g in table.items() if g.held]
+    where = f"{op}'s " + ", ".join(map(repr, takes)) + " do" if takes else f"no {op} variant does"
+    if not f.held:
+        raise ValueError(
+            f"{str(spec)!r}: {op} variant {spec.name!r} does not compute in {acc.name} (FP8, "
+            f"FP6, FP4 and fpx.format's formats); {where}"
+        )
+    if acc.precision > HELD_PRECISION:
+        raise ValueError(
+            f"{str(spec)!r}: {acc.name} has precision {acc.precision}: {op} emulates its "
+            f"arithmetic in float64, correctly rounded up to precision {HELD_PRECISION}"
+        )
+    order_spec = lookup(f.order_of, order or "sequential")
+    if not order_spec.takes_held or order_spec.name == "exact":
+        rounding = [
+            n
+            for n, s in orders_of(f.order_of).items()
+            if s.listed and s.takes_held and n != "exact"
+        ]
+        raise ValueError(
+            f"{str(spec)!r}: order {order_spec.name!r} does not round each addition to "
+            f"{acc.name}; the orders that do: {', '.join(rounding)}"
+        )
+
+
+def without_defaults(spec: VariantSpec, op: str) -> VariantSpec:
+    """``spec`` without the parameters it sets to their defaults: two spellings of one
+    setting are one spec (pass 40: "two-pass(order=sequential)" beside "two-pass" made two
+    rows of one computation). ``spec`` is one of ``op``'s, checked."""
+    given = spec.param_dict
+    if op in ORDER_OPS:
+        params = dict(lookup(op, spec.name).params)
+    else:
+        from .ops.registry import get
+        from .ops.variant import Settings
+
+        f = get(op).settings.get(spec.name, Settings())
+        params = dict(f.params)
+        if f.order_of and f.order_params:
+            params.update(lookup(f.order_of, given.get("order", "sequential")).params)
+    kept = tuple((k, v) for k, v in spec.params if not (k in params and params[k][0] == v))
+    return dataclasses.replace(spec, params=kept)
+
+
 def keywords_of(spec: VariantSpec, op: str, order: str | None = None) -> set:
     """compare()'s op parameters (``block=``, ``accumulate=``) that variant ``spec`` of ``op``
     takes as settings of its spec: an order's (:func:`~fpexplore.orders.arith.order_keywords`),
@@ -649,6 +702,8 @@ def _check_formula(spec: VariantSpec, op: str) -> VariantSpec:
                 of=label,
             )
     check_input_rounding(spec.input_rounding, op, written=f"+{spec.input_rounding}")
+    if spec.accumulate and f.accumulate and rounded_only(format_info(spec.accumulate)):
+        _check_held(spec, op, table, order)
     if spec.accumulate and not f.accumulate:
         where = [v for v, g in table.items() if g.accumulate]
         raise ValueError(

@@ -213,7 +213,8 @@ def check_held(
     info = fmt if isinstance(fmt, FormatInfo) else INFO.get(fmt) if isinstance(fmt, str) else None
     if info is None or not info.user_defined:
         raise ValueError(
-            f"{what}: fmt={checks.shown(fmt)}: fmt takes only a format of fpx.format "
+            f"{what}: fmt={checks.shown(getattr(fmt, 'name', fmt))}: fmt takes only a format of "
+            "fpx.format "
             f"(defined: {', '.join(user_names()) or 'none'}), for float64 {arg} holding its "
             f"values; leave it out to {own}"
         )

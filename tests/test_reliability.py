@@ -679,3 +679,46 @@ def test_pass_38_arguments_are_used_as_given_or_refused_by_name():
     s = pd.Series(np.float16([0.1, 0.2, 0.3]))
     (note,) = fpx.compare("sum", inputs=s).messages
     assert note.startswith("the np.sum row is NumPy's on the values of your pandas inputs")
+
+
+def test_pass_40_held_formats_are_refused_where_they_are_read():
+    """Pass 40: the explorer's message for mean's numpy variant on FP6 data was "''" (a
+    kernel named ""); parse_spec read 'welford@myh', 'naive@myh' (softmax), a precision-30
+    accumulator and order=kahan with FP8, each refused only when run, or never; compare's
+    accumulate='float8_e4m3' failed on welford, a default, when run; the explorer took
+    variance's welford on FP8 data and showed nothing; 'two-pass(order=sequential)' beside
+    'two-pass' made two rows; variance's unknown order was "for sum"."""
+    from fpexplore.orders.registry import kernel_needs
+
+    assert kernel_needs("sum", "numpy", fpx.format_info("float6_e2m3")) == []
+    fpx.format(11, 15, name="t_p40h")
+    fpx.format(30, 15, name="t_p40w")
+    try:
+        for spec, op, match in (
+            ("welford@t_p40h", "variance", "variant 'welford' does not compute in t_p40h"),
+            ("naive@t_p40h", "softmax", "no softmax variant does"),
+            ("two-pass@t_p40w", "variance", "precision 30: variance emulates"),
+            ("two-pass(order=kahan)@float8_e4m3", "variance", "order 'kahan' does not round"),
+        ):
+            with pytest.raises(ValueError, match=match):
+                fpx.parse_spec(spec, op)
+        assert str(fpx.parse_spec("one-pass(order=pairwise)@t_p40h", "variance"))
+    finally:
+        from fpexplore.userformat import _forget
+
+        _forget("t_p40h")
+        _forget("t_p40w")
+    with pytest.raises(ValueError, match=r"accumulate='float8_e4m3' on 'welford'"):
+        fpx.compare("variance", n=50, accumulate="float8_e4m3")
+    c = fpx.compare("variance", n=50, accumulate="float8_e4m3", variants=["two-pass"])
+    assert c.results[("two-pass", "emulated")] == fpx.variance(
+        c.inputs["x"], variant="two-pass", accumulate="float8_e4m3"
+    )
+    with pytest.raises(ValueError, match="variance variant 'welford' does not take float8_e4m3"):
+        fpx.explorer(op="variance", format="float8_e4m3", variants=["welford"], n=100)
+    with pytest.raises(ValueError, match="are one computation .*default"):
+        fpx.compare("variance", n=50, variants=["two-pass(order=sequential)", "two-pass"])
+    with pytest.raises(ValueError, match="unknown order 'Pairwise' for variance"):
+        fpx.variance(np.float32([1, 2]), variant="two-pass", order="Pairwise")
+    with pytest.raises(ValueError, match="^func: unknown function"):
+        fpx.ulp_error(np.sinc, np.float32([1, 2]))

@@ -25,7 +25,7 @@ from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import parse_variants, taken_keywords
 from ..formats import format_info
-from ..held import is_held_data
+from ..held import held_data_formats, is_held_data
 from ..libspec import LIBRARIES, backend_libraries
 from ..ops.opspec import Params, data_format
 from ..ops.registry import get as get_op
@@ -40,7 +40,14 @@ from ..orders.products import check_rounding_changes
 from ..orders.registry import lookup, orders_for
 from ..orders.tensor_core import input_format
 from ..quantize import SCHEMES
-from ..spec import VariantSpec, applied_params, parse_spec, taken_params, with_keywords
+from ..spec import (
+    VariantSpec,
+    applied_params,
+    check_spec,
+    parse_spec,
+    taken_params,
+    with_keywords,
+)
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 # every backend but the CPU libraries, which join where installed (fpexplore.libspec)
@@ -231,7 +238,7 @@ def _unfit(op: str, fmt: str, sp: VariantSpec) -> str | None:
     try:
         order = lookup(op, sp.name)
     except ValueError:  # (not an order: another op's variant)
-        return None
+        return _formula_unfit(op, fmt, sp)
     try:
         if (why := order.refuses_format(fmt)) is not None:
             return why
@@ -242,6 +249,21 @@ def _unfit(op: str, fmt: str, sp: VariantSpec) -> str | None:
             rounded_accumulator(held_accumulate(order, op, fmt, sp.accumulate), order, op, sp.fma)
     except ValueError as e:
         return str(e)
+    return None
+
+
+def _formula_unfit(op: str, fmt: str, sp: VariantSpec) -> str | None:
+    """Why a formula variant does not run on ``fmt`` data: not one of those that compute in
+    it (FP8 data: welford), or an accumulator it does not compute in (pass 40: the explorer
+    took both, then could show nothing)."""
+    ok = get_op(op).variants_for(fmt)
+    if sp.name not in ok:
+        return f"{op} variant {sp.name!r} does not take {fmt} data; those that do: {', '.join(ok)}"
+    if sp.accumulate in held_data_formats():
+        try:
+            check_spec(sp, op)
+        except ValueError as e:
+            return str(e)
     return None
 
 

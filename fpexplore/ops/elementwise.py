@@ -278,7 +278,7 @@ def ulp_error(
     name = func if isinstance(func, str) else getattr(func, "__name__", None)
     if name not in FUNCTIONS:
         raise ValueError(
-            f"unknown function {checks.shown(func)}; valid functions: {', '.join(FUNCTIONS)}"
+            f"func: unknown function {checks.shown(func)}; valid functions: {', '.join(FUNCTIONS)}"
         )
     if not isinstance(func, str) and func is not _FUNCTIONS[name]:  # (pass 38: any `exp`)
         raise ValueError(

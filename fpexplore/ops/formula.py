@@ -22,6 +22,7 @@ from .opspec import pick, with_settings
 from .variant import Settings, order_of
 
 __all__ = [
+    "HELD_PRECISION",
     "SUMMED",
     "RoundedArith",
     "acc_add",
@@ -38,6 +39,7 @@ __all__ = [
 
 # a formula variant whose sums take an order and an accumulator: "two-pass(order=pairwise)@float32"
 SUMMED = Settings(order_of("sum"), order_of="sum", accumulate=True)
+HELD_PRECISION = 25  # float64 arithmetic rounds correctly to precision p where 53 >= 2p + 2
 
 _F64 = np.dtype(np.float64)
 

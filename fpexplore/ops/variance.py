@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from ..orders.registry import kernel_needs
 from ..orders.registry import lookup as _order_lookup
 from ..orders.summation import sum as _fsum
 from .formula import (
+    HELD_PRECISION,
     SUMMED,
     acc_div_count,
     acc_mul,
@@ -38,7 +40,7 @@ from .formula import (
     x_inputs,
 )
 from .opspec import OpSpec, OpTable
-from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
+from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant, check_order
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -202,10 +204,10 @@ def variance_held(
             f"variance once), got accumulate={accumulate!r}"
         )
     acc = info if accumulate is None else format_info(format_name(accumulate))
-    if acc.precision > _HELD_PRECISION and not acc.storage:
+    if acc.precision > HELD_PRECISION and not acc.storage:
         raise ValueError(
             f"variance: {acc.name} has precision {acc.precision}: its arithmetic is emulated "
-            f"in float64, correctly rounded up to precision {_HELD_PRECISION} (53 >= 2p + 2)"
+            f"in float64, correctly rounded up to precision {HELD_PRECISION} (53 >= 2p + 2)"
         )
     x = np.ravel(x)
     if x.size - ddof <= 0:
@@ -215,9 +217,6 @@ def variance_held(
     xa = to_acc(x, acc)
     var = _formula(xa, variant, order, acc, acc.name, ddof)
     return _held_out(var, name)
-
-
-_HELD_PRECISION = 25  # float64 arithmetic rounds correctly to precision p where 53 >= 2p + 2
 
 
 def _held_out(value, name: str) -> np.generic:
@@ -245,6 +244,7 @@ def _check_order(order, variant: str, uses: tuple) -> str:
             f"variant {checks.shown(variant)} has a fixed order; `order` applies to "
             f"{', '.join(uses)}"
         )
+    check_order("sum", order, "variance")  # (pass 40: "unknown order ... for sum")
     return _order_lookup("sum", order).name
 
 
@@ -406,8 +406,8 @@ def _np_var(inputs, params):
 
 # what each variant's spec may say: "two-pass(order=pairwise)@float32"
 _VARIANCE_SETTINGS = {
-    "two-pass": SUMMED,
-    "one-pass": SUMMED,
+    "two-pass": replace(SUMMED, held=True),
+    "one-pass": replace(SUMMED, held=True),
     "welford": Settings(accumulate=True),
     "numpy": Settings(accumulate=True),
 }
@@ -417,7 +417,7 @@ def _available(fmt: str) -> list[str]:
     """Every variant; of held data (FP8, FP6, FP4, fpx.format's) those that compute in it
     (none past precision 25, where float64 arithmetic no longer rounds correctly to it)."""
     if is_held_data(fmt):
-        return list(HELD_VARIANTS) if format_info(fmt).precision <= _HELD_PRECISION else []
+        return list(HELD_VARIANTS) if format_info(fmt).precision <= HELD_PRECISION else []
     return [v.name for v in _VARIANCE_VARIANTS]
 
 

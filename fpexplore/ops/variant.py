@@ -46,13 +46,15 @@ class Settings:
     """What a formula variant takes in a variant spec (``"expanded(order=blocked)+fma"``):
     ``params`` (name -> (default, check)); ``order_of``: the op whose orders its ``order``
     parameter names ("matmul" also admits that order's parameters: ``order_params``);
-    ``accumulate``: an ``@ACCUMULATOR`` applies; ``fma``: ``+fma`` applies, else
-    ``why_no_fma`` says why not."""
+    ``accumulate``: an ``@ACCUMULATOR`` applies (``held``: FP8, FP6, FP4 and ``fpx.format``'s
+    of precision <= 25 too, in the orders that round each addition to them); ``fma``: ``+fma``
+    applies, else ``why_no_fma`` says why not."""
 
     params: dict = field(default_factory=dict)
     order_of: str | None = None
     order_params: bool = False
     accumulate: bool = False
+    held: bool = False
     fma: bool = False
     why_no_fma: str = ""
 

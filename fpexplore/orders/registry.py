@@ -637,6 +637,8 @@ def kernel_needs(op: str, order: str, info, accumulate=None, params=None) -> lis
     if op == "sum" and (params or {}).get("rounding", "nearest_even") != "nearest_even":
         return [(spec.rounded_kernel, ar.storage, None)]  # (the spec checks the order)
     if op != "matmul" and rounded_only(ar.info) and not in_float64_kernels(ar.info):
+        if not spec.rounded_kernel:  # (pass 40: "" named a kernel; the run refuses the order)
+            return []
         return [(spec.rounded_kernel, ar.storage if op == "sum" else np.dtype(np.float64), None)]
     compute = np.dtype(type(ar.z))
     if op == "matmul" and rounded_only(ar.info):  # FP8, FP6, FP4 and fpx.format's
