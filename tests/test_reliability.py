@@ -722,3 +722,10 @@ def test_pass_40_held_formats_are_refused_where_they_are_read():
         fpx.variance(np.float32([1, 2]), variant="two-pass", order="Pairwise")
     with pytest.raises(ValueError, match="^func: unknown function"):
         fpx.ulp_error(np.sinc, np.float32([1, 2]))
+    import ml_dtypes  # (mma said "A is float8_e4m3 ..., another format" of an e4m3 A)
+
+    A, B = np.ones((16, 32), ml_dtypes.float8_e4m3fn), np.ones((32, 8), ml_dtypes.float8_e5m2)
+    with pytest.raises(ValueError, match=r"a pair of formats \(A's, B's\) is block-scaled mma's"):
+        fpx.mma(
+            A, B, np.zeros((16, 8), np.float32), arch="h100", inputs=("float8_e4m3", "float8_e5m2")
+        )

@@ -361,6 +361,13 @@ def _block_scaled(A, B, C, g, inputs, output, scale_a, scale_b, scaled) -> np.nd
 def _inputs_of(A, B, inputs) -> str:
     """``inputs``, or the format of A's and B's dtype where it is None; an FP8 array of
     another FP8 format than ``inputs`` is refused (OCP and AMD FP8 are other numbers)."""
+    if isinstance(inputs, (tuple, list)):  # (pass 40: "A is float8_e4m3, another format")
+        raise ValueError(
+            f"inputs={checks.shown(inputs)}: a pair of formats (A's, B's) is block-scaled mma's, "
+            "with scale_a and scale_b; without them A and B are of one format, inputs= one of "
+            + ", ".join(INPUTS)
+            + " (an e4m3 x e5m2 product without scales is not modelled)"
+        )
     A, B = as_array(A, "A"), as_array(B, "B")
     fmts = {format_name(x.dtype) for x in (A, B)}  # (>f2: float16)
     fmts = {f if f in INPUTS else None for f in fmts}
