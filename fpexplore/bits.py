@@ -18,6 +18,7 @@ from .formats import (
     as_array,
     bit_patterns,
     float_array,
+    format_arg,
     format_info,
     refuse_masked,
     scalar_out,
@@ -225,7 +226,7 @@ def _values(x, fmt, what: str) -> tuple[np.ndarray, FormatInfo]:
     """``x`` as an array and its format: a storage format's, or ml_dtypes' small types', or
     ``fmt``, a format of ``fpx.format`` (x: float64, checked where its bits are read)."""
     if fmt is not None:
-        return np.asarray(x), format_info(fmt)
+        return np.asarray(x), format_arg(fmt, f"{what.split(':')[0]}: fmt")
     if (sm := small_array(x, what)) is not None:
         return sm, format_info(sm.dtype)
     return float_array(x, what)
@@ -297,7 +298,7 @@ def shortest_repr(x: ArrayLike, fmt: str | FormatInfo | None = None) -> str | np
         A str for a scalar, an object array of str otherwise.
     """
     if fmt is not None:
-        info = format_info(fmt)
+        info = format_arg(fmt, "shortest_repr: fmt")
         ordered_keys(x, info, "shortest_repr", "x", "x")  # (x checked: float64, its values)
         arr = np.asarray(x)
         if (t := twin(info.name)) != info.name:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import checks
-from .formats import as_format, format_info
+from .formats import as_format, format_arg, format_info
 from .userformat import twin
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def generate(
     array([0.5117, 0.9507, 0.1442, 0.9487], dtype=float16)
     """
     check_choice("distribution", distribution, DISTRIBUTIONS)
-    info = format_info(fmt)
+    info = format_arg(fmt, "generate: fmt")
     if not (info.signed and info.has_zero):  # (pass 15: half NaN, every negative draw)
         raise ValueError(f"generate: {info.name} has no sign and no zero: a scale, not data")
     n = checks.integer("n", n, 0)

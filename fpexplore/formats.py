@@ -192,6 +192,15 @@ def refuse_big_endian(arr, who: str, name: str, why: str = "") -> None:
         )
 
 
+def format_arg(fmt, what: str) -> FormatInfo:
+    """:func:`format_info` of ``fmt``, its error starting with ``what`` (the function and the
+    argument: "as_format: fmt"; pass 40: "unknown format 'FLOAT32'" named neither)."""
+    try:
+        return format_info(fmt)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{what}: {e}") from None
+
+
 def format_of(x: ArrayLike) -> str:
     """The name of the format of a NumPy array or scalar.
 
@@ -288,7 +297,7 @@ def as_format(
         Of the format's dtype (its holding dtype for the formats held in float32 or float64).
     """
     refuse_masked(x, "as_format")
-    info = format_info(fmt)
+    info = format_arg(fmt, "as_format: fmt")
     mode, rng = _rounding_mode(info, rounding, seed)
     if isinstance(x, (bool, np.bool_)):
         raise TypeError("as_format: x: boolean values are not numbers to round")
@@ -445,7 +454,7 @@ def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray |
     else:
         arr, storage = float_array(x, "ulp: x")
         out_dtype = storage.dtype
-    info = storage if fmt is None else format_info(fmt)
+    info = storage if fmt is None else format_arg(fmt, "ulp: fmt")
     if info.dtype != storage.dtype or (sm is not None and info != storage):
         raise TypeError(
             f"ulp(x, {info.name!r}) needs x stored as {np.dtype(info.dtype).name}, got "

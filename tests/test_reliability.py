@@ -722,6 +722,9 @@ def test_pass_40_held_formats_are_refused_where_they_are_read():
         fpx.variance(np.float32([1, 2]), variant="two-pass", order="Pairwise")
     with pytest.raises(ValueError, match="^func: unknown function"):
         fpx.ulp_error(np.sinc, np.float32([1, 2]))
+    for call in (fpx.bit_string, fpx.hex_string, fpx.shortest_repr, fpx.ulp, fpx.as_format):
+        with pytest.raises(ValueError, match=rf"^{call.__name__}: fmt: unknown format 'FLOAT32'"):
+            call(np.float32(1), fmt="FLOAT32")
     import ml_dtypes  # (mma said "A is float8_e4m3 ..., another format" of an e4m3 A)
 
     A, B = np.ones((16, 32), ml_dtypes.float8_e4m3fn), np.ones((32, 8), ml_dtypes.float8_e5m2)
