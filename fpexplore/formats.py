@@ -243,11 +243,17 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
         odd32 = odd_f64_to_f32(x64)  # round to odd at 24 bits, then once to the target
         if name == "bfloat16":
             return odd32.astype(_BF16)
-        if name in SMALL_DTYPES:  # ml_dtypes rounds float32 to nearest, past the ends as
-            out = odd32.astype(SMALL_DTYPES[name]).astype(np.float32)  # the registry says
-            # FP6, FP4: no NaN (ml_dtypes gives -0.0 for it); the float32 holding keeps it
-            return np.where(np.isnan(odd32), odd32, out) if info.saturates else out
+        if name in SMALL_DTYPES:
+            return _small_from_f32(odd32, info)
         return round_f32_bits(odd32, 24 - info.precision, info.rounding)  # (tf32: 13 bits)
+
+
+def _small_from_f32(x32: np.ndarray, info: FormatInfo) -> np.ndarray:
+    """float32 values rounded to a format of ml_dtypes' (with a zero), held in float32:
+    ml_dtypes rounds float32 to nearest, past the ends as the registry says; FP6 and FP4
+    have no NaN (ml_dtypes gives -0.0 for it): the float32 holding keeps it."""
+    out = x32.astype(SMALL_DTYPES[info.name]).astype(np.float32)
+    return np.where(np.isnan(x32), x32, out) if info.saturates else out
 
 
 def as_format(
@@ -322,6 +328,9 @@ def as_format(
             wide = src.precision <= info.precision and src.emin >= info.emin
             if wide and src.emax <= info.emax and info.subnormals:  # (else subnormals round)
                 return scalar_out(arr.astype(info.dtype))  # widening: exact
+            if src.name == "float32" and info.name in SMALL_DTYPES and info.has_zero:
+                if mode == info.rounding:  # (round_f64's own path, without float64's round trip)
+                    return scalar_out(_small_from_f32(arr, info))
             return scalar_out(vector(arr.astype(np.float64)))
     if kind in "iu":
         if arr.size == 0 or int(np.max(np.abs(arr.astype(np.float64)))) < 2**53:
