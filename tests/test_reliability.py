@@ -722,6 +722,12 @@ def test_pass_40_held_formats_are_refused_where_they_are_read():
         fpx.variance(np.float32([1, 2]), variant="two-pass", order="Pairwise")
     with pytest.raises(ValueError, match="^func: unknown function"):
         fpx.ulp_error(np.sinc, np.float32([1, 2]))
+    c = fpx.compare("sum", n=100, accumulate="float64", variants=["numpy", "kahan", "pairwise"])
+    assert c.messages == [  # (the rows "numpy" and "kahan" computed in float64, unsaid)
+        "the op's keywords apply to every variant that takes them: 'numpy' computes "
+        "'numpy@float64', 'kahan' computes 'kahan@float64', 'pairwise' computes "
+        "'pairwise@float64'"
+    ]
     for call in (fpx.bit_string, fpx.hex_string, fpx.shortest_repr, fpx.ulp, fpx.as_format):
         with pytest.raises(ValueError, match=rf"^{call.__name__}: fmt: unknown format 'FLOAT32'"):
             call(np.float32(1), fmt="FLOAT32")
