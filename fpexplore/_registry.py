@@ -290,6 +290,15 @@ def _valid() -> str:
     return ", ".join([*ROUNDINGS, *(n for n in INFO if n not in ROUNDINGS)])
 
 
+def format_arg(fmt, what: str) -> FormatInfo:
+    """:func:`format_info` of ``fmt``, its error starting with ``what`` (the function and the
+    argument: "as_format: fmt"; pass 40: "unknown format 'FLOAT32'" named neither)."""
+    try:
+        return format_info(fmt)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{what}: {e}") from None
+
+
 def format_name(value):
     """A format given as a NumPy dtype or type (ml_dtypes' too) or a :class:`FormatInfo` by
     its name (``np.float16``: "float16", ``ml_dtypes.float8_e4m3fn``: "float8_e4m3"; pass

@@ -65,6 +65,7 @@ from ._registry import (
     SMALL_BY_DTYPE,
     SMALL_DTYPES,
     FormatInfo,
+    format_arg,
     format_info,
 )
 from ._registry import FP8_DTYPES as FP8_DTYPES  # (re-exported, as are the next two)
@@ -192,15 +193,6 @@ def refuse_big_endian(arr, who: str, name: str, why: str = "") -> None:
         )
 
 
-def format_arg(fmt, what: str) -> FormatInfo:
-    """:func:`format_info` of ``fmt``, its error starting with ``what`` (the function and the
-    argument: "as_format: fmt"; pass 40: "unknown format 'FLOAT32'" named neither)."""
-    try:
-        return format_info(fmt)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"{what}: {e}") from None
-
-
 def format_of(x: ArrayLike) -> str:
     """The name of the format of a NumPy array or scalar.
 
@@ -249,11 +241,23 @@ def round_f64(x64: np.ndarray, info: FormatInfo) -> np.ndarray:
 
 
 def _small_from_f32(x32: np.ndarray, info: FormatInfo) -> np.ndarray:
-    """float32 values rounded to a format of ml_dtypes' (with a zero), held in float32:
-    ml_dtypes rounds float32 to nearest, past the ends as the registry says; FP6 and FP4
-    have no NaN (ml_dtypes gives -0.0 for it): the float32 holding keeps it."""
+    """float32 rounded by ml_dtypes (as the registry says); FP6, FP4's float32 keeps NaN."""
     out = x32.astype(SMALL_DTYPES[info.name]).astype(np.float32)
     return np.where(np.isnan(x32), x32, out) if info.saturates else out
+
+
+def _from_storage(arr: np.ndarray, src: FormatInfo, info: FormatInfo, mode: str, vector):
+    """``arr`` (of storage format ``src``) rounded to ``info`` (``vector``: from float64)."""
+    if src.name == info.name:
+        return arr.copy()
+    with np.errstate(invalid="ignore"):  # a signalling NaN converts to NaN, no warning
+        wide = src.precision <= info.precision and src.emin >= info.emin
+        if wide and src.emax <= info.emax and info.subnormals:  # (else subnormals round)
+            return arr.astype(info.dtype)  # widening: exact
+        small = src.name == "float32" and info.name in SMALL_DTYPES and info.has_zero
+        if small and mode == info.rounding:  # (round_f64's path, no float64 round trip)
+            return _small_from_f32(arr, info)
+        return vector(arr.astype(np.float64))
 
 
 def as_format(
@@ -272,8 +276,8 @@ def as_format(
     float32 holding their values; ``fpx.format``'s: float64). Rounding is correct: no double
     rounding, gradual underflow, overflow to ``±inf`` (the truncations: to the largest
     finite value; ``"float8_e4m3"``: NaN, as ml_dtypes' ``float8_e4m3fn``; FP6, FP4: ``±max``;
-    fpx.format(subnormals=False): see it); NaN stays
-    NaN, signed zeros keep their sign (see the module docstring for E8M0, which has none).
+    fpx.format(subnormals=False): see it); NaN stays NaN, signed zeros keep their sign (see
+    the module docstring for E8M0, which has none).
 
     ``rounding`` (one of ``ROUNDING_MODES``; None: the format's own, nearest-even but for
     ``"tf32"``, ties away from zero, and the truncations, toward zero, which take no other):
@@ -321,17 +325,7 @@ def as_format(
 
     kind = arr.dtype.kind
     if arr.dtype in BY_DTYPE:
-        src = BY_DTYPE[arr.dtype]
-        if src.name == info.name:
-            return scalar_out(arr.copy())
-        with np.errstate(invalid="ignore"):  # a signalling NaN converts to NaN, no warning
-            wide = src.precision <= info.precision and src.emin >= info.emin
-            if wide and src.emax <= info.emax and info.subnormals:  # (else subnormals round)
-                return scalar_out(arr.astype(info.dtype))  # widening: exact
-            if src.name == "float32" and info.name in SMALL_DTYPES and info.has_zero:
-                if mode == info.rounding:  # (round_f64's own path, without float64's round trip)
-                    return scalar_out(_small_from_f32(arr, info))
-            return scalar_out(vector(arr.astype(np.float64)))
+        return scalar_out(_from_storage(arr, BY_DTYPE[arr.dtype], info, mode, vector))
     if kind in "iu":
         if arr.size == 0 or int(np.max(np.abs(arr.astype(np.float64)))) < 2**53:
             return scalar_out(vector(arr.astype(np.float64)))

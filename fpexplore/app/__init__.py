@@ -2,6 +2,7 @@
 
 - ``state``     the frozen :class:`~.state.State` (compare's arguments, the data source, the
                 view and the A/B picks) and its pure transitions; no widgets
+- ``fit``       why a variant does not run on a format's data, found without running it
 - ``links``     the first state from explorer()'s keywords and a view's link; no widgets
 - ``presets``   the presets (one click per common question) as transitions of the state
 - ``yourdata``  your arrays by name, uploads, the observed results measured; no widgets

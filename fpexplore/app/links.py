@@ -15,7 +15,8 @@ from ..formats import format_name
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
 from ..spec import VariantSpec, parse_spec
-from .state import CONTROLS, State, builder_names, initial, unfit
+from .fit import unfit
+from .state import CONTROLS, State, builder_names, initial
 
 #: controls a link never holds: the data source and the backends belong to the machine
 _UNLINKED = frozenset({"source", "backends"})

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from .. import checks
 from ..orders.arith import ORDER_OPS
 from ..spec import VariantSpec, parse_spec
-from .state import State, arrays_format, builder_names, reset_for_op, unfit, with_variants
+from .fit import unfit
+from .state import State, arrays_format, builder_names, reset_for_op, with_variants
 
 
 @dataclass(frozen=True)

@@ -24,30 +24,22 @@ from .._registry import INFO
 from ..backends import NAMES as BACKEND_NAMES
 from ..data import DISTRIBUTIONS
 from ..experiment import parse_variants, taken_keywords
-from ..formats import format_info
-from ..held import held_data_formats, is_held_data
 from ..libspec import LIBRARIES, backend_libraries
 from ..ops.opspec import Params, data_format
 from ..ops.registry import get as get_op
 from ..ops.registry import ops as op_names
 from ..orders.arith import (
     ORDER_OPS,
-    ROUNDED_OPS,
-    held_accumulate,
-    rounded_accumulator,
 )
-from ..orders.products import check_rounding_changes
 from ..orders.registry import lookup, orders_for
-from ..orders.tensor_core import input_format
 from ..quantize import SCHEMES
 from ..spec import (
     VariantSpec,
     applied_params,
-    check_spec,
     parse_spec,
-    taken_params,
     with_keywords,
 )
+from .fit import TENSOR_CORE, refused_params, unfit
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 # every backend but the CPU libraries, which join where installed (fpexplore.libspec)
@@ -57,7 +49,6 @@ SWEEP_UNITS = (("ulps", "ulps"), ("absolute error", "abs"))
 PLACES = ("side", "view", "picks")  # where a control shows: its column, or above the figure
 SOURCES = (("generated", "generated"), ("your arrays", "arrays"))  # the data-source control
 OBSERVED = "observed"  # the backend of a result computed elsewhere (a key's second part)
-TENSOR_CORE = "tensor-core"
 TENSOR_CORE_LABEL = "GPU tensor cores"
 
 
@@ -197,74 +188,6 @@ def variant_options(state: State) -> list[VariantSpec]:
     built = [e for e in state.extra if e not in base]
     fit = [e for e in built if unfit(state.op, state.format, e, state.op_params) is None]
     return fit + base
-
-
-def unfit(op: str, fmt: str, spec: VariantSpec, op_params=()) -> str | None:
-    """Why ``spec`` does not run on ``fmt`` data (the call's own ValueError; else None): a
-    library order not defined for it (the tensor cores on float64), the tensor cores of an
-    arch with inputs it does not take (the V100's tf32), an input rounding that changes
-    nothing (tf32 of float16 data), on FP8, FP6 or FP4 data an order
-    that does not add in it or fma with it; with the ``op_params`` (name, value) pairs it
-    takes (pass 20: kahan with accumulate="float16" typed runs on FP8 data)."""
-    given = taken_params(spec, op, dict(op_params))
-    if _refused_by(op, fmt, spec, given) is not None:
-        return None  # the parameters are refused instead, and not given (refused_params)
-    return _unfit(op, fmt, with_keywords(spec, given))
-
-
-def refused_params(state: State) -> dict:
-    """The op parameters the format refuses for a chosen variant that takes them (it runs
-    without them, not with them), each with why: compare is not given them, the banner says
-    so (pass 20: a link's input_rounding='tf32' opened with format="float16" was refused)."""
-    out = {}
-    for k, v in state.op_params:
-        for spec in state.variants:
-            why = _refused_by(state.op, state.format, spec, taken_params(spec, state.op, {k: v}))
-            if why is not None:
-                out[k] = why
-                break
-    return out
-
-
-def _refused_by(op: str, fmt: str, spec: VariantSpec, given: dict) -> str | None:
-    """Why ``fmt`` data refuse the op parameters ``given`` to ``spec``, which runs on them
-    without those (else None)."""
-    if not given or _unfit(op, fmt, spec) is not None:
-        return None
-    return _unfit(op, fmt, with_keywords(spec, given))
-
-
-def _unfit(op: str, fmt: str, sp: VariantSpec) -> str | None:
-    try:
-        order = lookup(op, sp.name)
-    except ValueError:  # (not an order: another op's variant)
-        return _formula_unfit(op, fmt, sp)
-    try:
-        if (why := order.refuses_format(fmt)) is not None:
-            return why
-        check_rounding_changes(order, sp.input_rounding, format_info(fmt))  # (tf32 of float16)
-        if sp.name == TENSOR_CORE:
-            input_format(fmt, sp.input_rounding, sp.param_dict.get("arch", order.params["arch"][0]))
-        elif is_held_data(fmt) and op in ROUNDED_OPS:
-            rounded_accumulator(held_accumulate(order, op, fmt, sp.accumulate), order, op, sp.fma)
-    except ValueError as e:
-        return str(e)
-    return None
-
-
-def _formula_unfit(op: str, fmt: str, sp: VariantSpec) -> str | None:
-    """Why a formula variant does not run on ``fmt`` data: not one of those that compute in
-    it (FP8 data: welford), or an accumulator it does not compute in (pass 40: the explorer
-    took both, then could show nothing)."""
-    ok = get_op(op).variants_for(fmt)
-    if sp.name not in ok:
-        return f"{op} variant {sp.name!r} does not take {fmt} data; those that do: {', '.join(ok)}"
-    if sp.accumulate in held_data_formats():
-        try:
-            check_spec(sp, op)
-        except ValueError as e:
-            return str(e)
-    return None
 
 
 def arch_choices() -> dict:

@@ -19,6 +19,7 @@ from ..libspec import backend_libraries
 from ..spec import taken_params, with_keywords
 from . import render
 from .controls import arrange, builder_fits, builder_spec, make_controls, show_picks, show_state
+from .fit import unfit
 from .links import from_keywords
 from .presets import PRESETS, apply_preset, preset_notes
 from .running import Cancelled, Runner
@@ -43,7 +44,6 @@ from .state import (
     settle_picks,
     shown_part,
     sweep_arguments,
-    unfit,
 )
 from .yourdata import Observed, YourArrays
 

@@ -130,13 +130,7 @@ def cdist(
         return _cdist_exact(x, y, info)
     order = "sequential" if order is None else order
     check_order("matmul", order, "cdist")
-    known = order_lookup("matmul", order).params
-    if unknown := sorted(set(order_params) - set(known)):  # (pass 38: "order ... has no")
-        raise TypeError(
-            f"cdist got unknown keyword(s) {', '.join(unknown)}: it takes variant, order, "
-            f"accumulate, fma, clamp and the order's parameters ({order}: "
-            f"{', '.join(known) or 'none'})"
-        )
+    _check_order_params(order, order_params)
     accumulator_format(accumulate, info)
     red = dict(order=order, accumulate=accumulate, **order_params)
     if fma and not _CDIST_SETTINGS[variant].fma:  # (the rule a variant spec is checked by)
@@ -145,6 +139,18 @@ def cdist(
     if variant == "expanded":
         return _expanded(x, y, info, red, fma, clamp)
     return _direct(x, y, info, red)
+
+
+def _check_order_params(order: str, order_params: dict) -> None:
+    """TypeError naming a keyword that is not the order's (pass 38: metric= read "order
+    'sequential' has no parameter metric")."""
+    known = order_lookup("matmul", order).params
+    if unknown := sorted(set(order_params) - set(known)):
+        raise TypeError(
+            f"cdist got unknown keyword(s) {', '.join(unknown)}: it takes variant, order, "
+            f"accumulate, fma, clamp and the order's parameters ({order}: "
+            f"{', '.join(known) or 'none'})"
+        )
 
 
 def _refuse_unused(variant: str, given: dict, order_params: dict) -> None:
