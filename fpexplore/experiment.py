@@ -367,6 +367,7 @@ def _job(
     op_params = op_spec.checked_keywords(canonical_params(op_params))  # the op's own keywords
     _refuse_untaken(op_spec, variants, op_params)
     made = _made_by_keywords(op_spec.name, variants, op_params)  # (before Params counts reads)
+    blas = _openblas_note(op_spec.name, variants, op_params)
     op_params = Params(op_params)  # remembers what the variants took: the rest is refused
     if distribution != USER_DATA:
         inputs = op_spec.inputs(n, format, distribution, seed, op_params)
@@ -379,8 +380,7 @@ def _job(
         )
     if framed and "numpy" in backends:
         job.messages.append(framed)
-    if "emulated" in backends and made:
-        job.messages.append(made)
+    job.messages += [m for m in (made, blas) if m and "emulated" in backends]
     job.variants = tuple(variants)
     return job, backends
 
@@ -397,6 +397,29 @@ def _made_by_keywords(op: str, specs, op_params) -> str | None:
     if not made:
         return None
     return "the op's keywords apply to every variant that takes them: " + ", ".join(made)
+
+
+def _openblas_note(op: str, specs, op_params) -> str | None:
+    """Where the openblas order runs its default kernel and this machine's NumPy another
+    (pass 41: haswell beside np.dot's SkylakeX differed without a word)."""
+    if not any(s.name == "openblas" and "kernel" not in s.param_dict for s in specs):
+        return None
+    if "kernel" in op_params:
+        return None
+    from .libspec import LIBRARIES
+    from .machine import UNKNOWN_BLAS, machine_info
+    from .orders.registry import lookup
+
+    here = machine_info()["blas"]["architecture"]
+    default = lookup(op, "openblas").params["kernel"][0]
+    mine = [k for k, v in LIBRARIES["numpy"].kernels.items() if v.reports == here]
+    if here in ("", UNKNOWN_BLAS) or mine == [default]:
+        return None
+    which = f"openblas(kernel={mine[0]}) is np.dot here" if mine else "it has no such kernel"
+    return (
+        f"'openblas' is OpenBLAS's {default} kernel (its default); this machine's NumPy runs "
+        f"OpenBLAS's {here}: {which}"
+    )
 
 
 def _pandas_note(op_spec, inputs) -> str | None:

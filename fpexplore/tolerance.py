@@ -291,8 +291,21 @@ def suggest_tolerance(
         margin,
         max_abs_diff=float(np.nanmax(diff)) if not np.isnan(diff).all() else math.nan,
         max_rel_diff=_max_rel(diff, scale),
-        median_abs_desired=float(np.median(scale)) if n else 0.0,
+        median_abs_desired=_median(scale) if n else 0.0,
         defaults=defaults,
         rejected=rejected,
         both_nan=int(both_nan.sum()),
     )
+
+
+def _median(v: np.ndarray) -> float:
+    """np.median, but where it overflows averaging two finite middle values (1e308 and 1.5e308
+    gave inf: pass 41) their midpoint without overflow."""
+    with np.errstate(over="ignore"):
+        m = float(np.median(v))
+    if math.isinf(m):
+        s = np.sort(np.asarray(v, dtype=np.float64).reshape(-1))
+        lo, hi = s[(s.size - 1) // 2], s[s.size // 2]
+        if np.isfinite(lo) and np.isfinite(hi):
+            m = float(lo + (hi - lo) / 2)
+    return m

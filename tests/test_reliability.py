@@ -738,3 +738,34 @@ def test_pass_40_held_formats_are_refused_where_they_are_read():
         fpx.mma(
             A, B, np.zeros((16, 8), np.float32), arch="h100", inputs=("float8_e4m3", "float8_e5m2")
         )
+
+
+def test_pass_41_the_openblas_row_and_the_typical_desired_value(monkeypatch):
+    """Pass 41: compare's 'openblas' row (the Haswell kernel, its default) differed from
+    np.dot on an AVX-512 machine (SkylakeX) without a word; suggest_tolerance's typical
+    |desired| of 1e308 and 1.5e308 was inf (np.median's mean of the two overflowed). The
+    machine is a stand-in here: no test depends on the host's BLAS kernel."""
+    from fpexplore import machine
+
+    real = machine.machine_info()
+
+    def on(arch):
+        monkeypatch.setattr(
+            machine,
+            "machine_info",
+            lambda: {**real, "blas": {**real["blas"], "architecture": arch}},
+        )
+        return fpx.compare("dot", n=100, variants=["openblas", "sequential"]).messages
+
+    (note,) = on("SkylakeX")
+    assert note.endswith("runs OpenBLAS's SkylakeX: openblas(kernel=skylakex) is np.dot here")
+    assert on("Haswell") == [] and on(machine.UNKNOWN_BLAS) == []
+    assert on("Zen")[0].endswith("runs OpenBLAS's Zen: it has no such kernel")
+    monkeypatch.setattr(
+        machine,
+        "machine_info",
+        lambda: {**real, "blas": {**real["blas"], "architecture": "SkylakeX"}},
+    )
+    assert fpx.compare("dot", n=100, variants=["openblas(kernel=skylakex)"]).messages == []
+    t = fpx.suggest_tolerance(np.float64([1e308, 1e308]), np.float64([1e308, 1.5e308]))
+    assert t.median_abs_desired == 1.25e308
