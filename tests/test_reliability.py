@@ -767,5 +767,7 @@ def test_pass_41_the_openblas_row_and_the_typical_desired_value(monkeypatch):
         lambda: {**real, "blas": {**real["blas"], "architecture": "SkylakeX"}},
     )
     assert fpx.compare("dot", n=100, variants=["openblas(kernel=skylakex)"]).messages == []
+    with pytest.raises(ValueError, match="not float16: the inputs are float16; convert them"):
+        fpx.sum(np.float16([1, 2]), "einsum")
     t = fpx.suggest_tolerance(np.float64([1e308, 1e308]), np.float64([1e308, 1.5e308]))
     assert t.median_abs_desired == 1.25e308

@@ -142,8 +142,10 @@ class OrderSpec:
         """A library order on the inputs in their own format (``y`` None for a sum; 2-D ``x``
         and ``y`` for a matmul), their values already rounded to ``input_rounding``."""
         check_accumulate(self, accumulate)
-        if (why := self.refuses_format(x.dtype.name)) is not None:
-            raise ValueError(why)
+        if (why := self.refuses_format(x.dtype.name)) is not None:  # (pass 41: named no input)
+            raise ValueError(
+                f"{why}: the inputs are {x.dtype.name}; convert them, e.g. .astype(np.float32)"
+            )
         if self.takes_rounding:  # (it says which rounding a rounded format needs)
             return self.library(x, y, params, input_rounding)
         return self.library(x, y, params)
