@@ -306,8 +306,16 @@ def _reaches_end(op: str, last: VariantSpec, target: VariantSpec, factors, got, 
 
 
 def _left_out(last: VariantSpec, target: VariantSpec) -> list:
-    """The factors in which the last step's configuration still differs from end."""
-    return [f for f in FACTORS if any(getattr(last, k) != getattr(target, k) for k in _FIELDS[f])]
+    """The factors in which the last step's configuration still differs from end (the
+    tensor cores' only where one of the two is theirs: pass 42 named it for sequential and
+    pairwise)."""
+    tc = TENSOR_CORE in (last.name, target.name)
+    return [
+        f
+        for f in FACTORS
+        if (f != "tensor_core" or tc)
+        and any(getattr(last, k) != getattr(target, k) for k in _FIELDS[f])
+    ]
 
 
 def _short(last: VariantSpec, target: VariantSpec, factors, why: str) -> ValueError:

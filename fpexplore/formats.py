@@ -435,10 +435,10 @@ def small_array(x, what: str) -> np.ndarray | None:
 def ulp(x: ArrayLike, fmt: DTypeLike | FormatInfo | None = None) -> np.ndarray | np.generic:
     """Unit in the last place of ``x``: the quantum ``2**(max(e, emin) - precision + 1)``.
 
-    ``e = floor(log2|x|)``; zeros and subnormals get the smallest subnormal; ``ulp(±inf) =
-    inf``, ``ulp(nan) = nan``. The result has x's dtype. ``fmt`` (e.g. ``"tf32"`` for float32
-    data) selects the precision when it differs from the storage format. An FP8 array
-    (ml_dtypes' types) has its own format's ulps.
+    ``e = floor(log2|x|)``; zeros and subnormals get ``2**(emin - precision + 1)`` (without
+    subnormals no step from zero: see ``next_up``); ``ulp(±inf) = inf``, ``ulp(nan) = nan``.
+    The result has x's dtype. ``fmt`` (e.g. ``"tf32"`` for float32 data) selects the
+    precision when it differs from the storage format. An FP8 array has its own format's ulps.
 
     Parameters
     ----------

@@ -771,3 +771,18 @@ def test_pass_41_the_openblas_row_and_the_typical_desired_value(monkeypatch):
         fpx.sum(np.float16([1, 2]), "einsum")
     t = fpx.suggest_tolerance(np.float64([1e308, 1e308]), np.float64([1e308, 1.5e308]))
     assert t.median_abs_desired == 1.25e308
+
+
+def test_pass_42_zero_gap_verdict_share_and_budget_factors():
+    """Pass 42: the verdict printed 99.995% as "100% exact" beside "up to 1 ulp off";
+    difference_budget named tensor_core among the factors left out of sequential ->
+    pairwise@float64. (Its ulp(0) in a format without subnormals, the quantum
+    2**(emin - p + 1), is kept: tests/test_custom_format.py; the docstring now says so.)"""
+    from fpexplore.app.render import _percent
+
+    assert [_percent(s) for s in (1.0, 0.99995, 0.9999, 0.5, 1 - 1e-10)] == [
+        "100", "99.995", "99.99", "50", ">99.9999"
+    ]  # fmt: skip
+    x = np.float32([1e8, 1, -1e8, 1, 3, 7, 0.5])
+    with pytest.raises(ValueError, match=r"also differ in accumulate and order, which"):
+        fpx.difference_budget(x, "sequential", "pairwise@float64", "sum", factors=())
