@@ -19,7 +19,7 @@ from ._optional import require
 from .formats import as_array, as_format, format_info, holding, ulp_distance
 from .inference.space import evaluate, reduction
 from .orders.arith import ORDER_OPS
-from .orders.registry import lookup
+from .orders.registry import TENSOR_CORE, lookup
 from .spec import VariantSpec, parse_spec
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ __all__ = ["FACTORS", "Budget", "difference_budget"]
 
 FACTORS = ("input_rounding", "accumulate", "order", "fma", "tensor_core")
 CONFIG_KEYS = ("order", "params", "fma", "accumulate", "input_rounding")
-TENSOR_CORE = "tensor-core"  # the order whose switch is the tensor_core factor
 TENSOR_CORE_ROUNDED = lookup("matmul", TENSOR_CORE).rounded_formats
 
 

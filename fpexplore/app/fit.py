@@ -10,13 +10,11 @@ from ..held import held_data_formats, is_held_data
 from ..ops.registry import get as get_op
 from ..orders.arith import ROUNDED_OPS, held_accumulate, rounded_accumulator
 from ..orders.products import check_rounding_changes
-from ..orders.registry import lookup
+from ..orders.registry import TENSOR_CORE, lookup
 from ..orders.tensor_core import input_format
 from ..spec import VariantSpec, check_spec, taken_params, with_keywords
 
-__all__ = ["TENSOR_CORE", "refused_params", "unfit"]
-
-TENSOR_CORE = "tensor-core"  # the order of the GPU tensor cores (matmul)
+__all__ = ["refused_params", "unfit"]
 
 
 def unfit(op: str, fmt: str, spec: VariantSpec, op_params=()) -> str | None:

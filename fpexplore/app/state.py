@@ -31,7 +31,7 @@ from ..ops.registry import ops as op_names
 from ..orders.arith import (
     ORDER_OPS,
 )
-from ..orders.registry import lookup, orders_for
+from ..orders.registry import TENSOR_CORE, lookup, orders_for
 from ..quantize import SCHEMES
 from ..spec import (
     VariantSpec,
@@ -39,7 +39,7 @@ from ..spec import (
     parse_spec,
     with_keywords,
 )
-from .fit import TENSOR_CORE, refused_params, unfit
+from .fit import refused_params, unfit
 
 SIZES = [10**k * m for k in range(1, 8) for m in (1, 3)]  # 10 ... 3e7: a log slider
 # every backend but the CPU libraries, which join where installed (fpexplore.libspec)

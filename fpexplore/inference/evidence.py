@@ -19,6 +19,7 @@ import numpy as np
 
 from ..formats import as_format, ulp_distance
 from ..numerics import clamp_ulps
+from ..orders.registry import TENSOR_CORE
 from .measure import rounded_reads
 from .space import (
     SAMPLE,
@@ -237,7 +238,7 @@ def search(op: str, arrays: tuple, observed: dict, in_fmt: str, *, skip=()) -> d
             got = run(op, cfg, sample, known)
         if got is None:
             continue
-        plain = cfg.spec.input_rounding is None and cfg.spec.name != "tensor-core"
+        plain = cfg.spec.input_rounding is None and cfg.spec.name != TENSOR_CORE
         for label, obs in obs_sample.items():
             d = distance(obs, got)
             if d is None:

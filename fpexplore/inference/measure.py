@@ -22,7 +22,7 @@ from ..exact import exact_dot, exact_sum
 from ..formats import FORMATS, as_format, format_info
 from ..metrics import gamma
 from ..orders.products import exact_matmul, matmul64
-from ..orders.registry import orders_of
+from ..orders.registry import TENSOR_CORE, orders_of
 from .space import TRIED_ROUNDINGS, TRUNCATIONS, Config, factors, order_op, reduction, reference
 
 __all__ = [
@@ -275,7 +275,7 @@ def bound(op: str, arrays: tuple, cfg: Config | None, out_fmt: str, ref, S) -> n
         err = (
             err + _underflow(op, arrays, out_fmt, 2) + cast * _inputs_underflow(op, arrays, out_fmt)
         )
-    elif cfg.spec.name == "tensor-core":
+    elif cfg.spec.name == TENSOR_CORE:
         u_r = format_info(cfg.spec.input_rounding or in_fmt).unit_roundoff
         u32 = format_info("float32").unit_roundoff
         err = (2 * (n + 32) * u32 + 2.01 * u_r * (cfg.spec.input_rounding is not None)) * S

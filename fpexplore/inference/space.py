@@ -32,7 +32,7 @@ from ..orders import exact_matmul
 from ..orders import matmul as fmatmul
 from ..orders import sum as fsum
 from ..orders.products import round_inputs
-from ..orders.registry import BLOCKS, lookup, orders_of
+from ..orders.registry import BLOCKS, TENSOR_CORE, lookup, orders_of
 from ..spec import VariantSpec
 
 __all__ = [
@@ -182,7 +182,7 @@ def rounded_otherwise(op: str, cfg: Config, in_fmt: str) -> list[Config]:
     truncations being tried only beside a rounding)."""
     if not (reduction(op).products and in_fmt in ("float32", "float64")):
         return []
-    if cfg.spec.name in ("exact", "tensor-core") or cfg.seeded:
+    if cfg.spec.name in ("exact", TENSOR_CORE) or cfg.seeded:
         return []
     ways = dict.fromkeys((*TRIED_ROUNDINGS, *(r for f in ROUNDING_FAMILIES for r in f)))
     r = cfg.spec.input_rounding
@@ -506,7 +506,7 @@ def _accumulator(cfg: Config, in_fmt: str):
 
 def factors(cfg: Config, in_fmt: str) -> dict:
     """A configuration's value of each factor a cause can be (None: not a setting of it)."""
-    tc = cfg.spec.name == "tensor-core"
+    tc = cfg.spec.name == TENSOR_CORE
     params = dict(cfg.spec.params)
     return {
         "natural": cfg.spec.accumulate is None,  # (not a factor: no accumulator set)
@@ -546,7 +546,7 @@ def factor_bits(op: str, factor: str, value, in_fmt: str) -> float:
         orders = orders_of(order_op(op))
         base = math.log2(sum(s.listed for s in orders.values()))
         if factor == "tensor_core":  # (arch, the format it reads float32 data in)
-            arch_bits = math.log2(len(orders["tensor-core"].grid))
+            arch_bits = math.log2(len(orders[TENSOR_CORE].grid))
             return base + arch_bits + _ROUNDING_BITS.get(value[1], 5.0)
         name, params = value
         if name in _CALL_NAMES:

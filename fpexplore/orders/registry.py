@@ -35,6 +35,7 @@ __all__ = [
     "EXACT",
     "HYPOTHESIS",
     "LIBRARY",
+    "TENSOR_CORE",
     "TENSOR_CORES",
     "WING",
     "OrderSpec",
@@ -485,9 +486,10 @@ def _tensor_core(x, y, p, rounding):
     return tensor_core.product(x, y, p["arch"], rounding)
 
 
+TENSOR_CORE = "tensor-core"  # the name of the GPU tensor cores' order (dot, matmul)
 TENSOR_CORES = [
     OrderSpec(
-        "tensor-core",
+        TENSOR_CORE,
         "GPU tensor cores (NVIDIA) and matrix cores (AMD) (fpx.mma with C = 0, float32 "
         f"output), arch= {', '.join(gpu_models.ARCHS)} or a product alias (fpx.gpus()); inputs: "
         "float16/bfloat16 arrays or an input rounding (+tf32, +float8_e4m3, ...); verified "
