@@ -134,6 +134,22 @@ def _wait_for_text(page, locator, text: str, timeout: float = 120, read=None) ->
         page.wait_for_timeout(300)
 
 
+def _scroll_to(page, locator, timeout: float = 60) -> None:
+    """Scroll the element into view, again where a running cell drew it again meanwhile
+    (under load, after Restart Kernel and Run All: "Element is not attached to the DOM")."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    deadline = time.time() + timeout
+    while True:
+        try:
+            locator.scroll_into_view_if_needed(timeout=5_000)
+            return
+        except PlaywrightError:
+            if time.time() > deadline:
+                raise
+            page.wait_for_timeout(300)
+
+
 def _launch(playwright):
     """Debian's chromium, headless, with the flags this closed network needs."""
     return playwright.chromium.launch(
@@ -542,7 +558,7 @@ def test_answers_outlast_a_kernel_restart_in_lesson_01(lab, tmp_path):
         again = [exercises[i].locator(".fpx-verdict").inner_text() for i in ids]
         name_again = page.locator(".fpx-answers input").first.input_value()
         reveal = page.locator(".fpx-reveal").first
-        reveal.scroll_into_view_if_needed()
+        _scroll_to(page, reveal)  # (Run All may draw its output again meanwhile)
         _wait_for_text(page, reveal, answer_line, timeout=60)
         shown_again = answer_line in reveal.inner_text()
         text = page.locator(".jp-Notebook").inner_text()
