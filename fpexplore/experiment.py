@@ -26,13 +26,13 @@ from .backends.job import Job
 from .bits import value_texts
 from .data import DISTRIBUTIONS, check_choice
 from .formats import format_info, format_name
-from .held import held_data_formats, result_format
+from .held import is_held_data, result_format
 from .machine import environment
 from .metrics import summarize
 from .ops.opspec import Params, data_format
 from .ops.registry import get as get_op
 from .orders.arith import ORDER_OPS
-from .orders.registry import orders_of
+from .orders.registry import lookup, orders_of
 from .results import USER_DATA, Comparison, Sweep
 from .spec import (
     VariantSpec,
@@ -134,7 +134,7 @@ def _refuse_untaken(
             full = str(full_spec)
         except (TypeError, ValueError):  # a value refused where it is checked, named
             continue
-        if full_spec.accumulate in held_data_formats() and op_spec.name not in ORDER_OPS:
+        if is_held_data(full_spec.accumulate) and op_spec.name not in ORDER_OPS:
             try:  # (pass 40: welford, among the defaults, refused it when run)
                 check_spec(full_spec, op_spec.name)
             except ValueError as e:
@@ -408,7 +408,6 @@ def _openblas_note(op: str, specs, op_params) -> str | None:
         return None
     from .libspec import LIBRARIES
     from .machine import UNKNOWN_BLAS, machine_info
-    from .orders.registry import lookup
 
     here = machine_info()["blas"]["architecture"]
     default = lookup(op, "openblas").params["kernel"][0]

@@ -467,15 +467,10 @@ def _check_held(spec: VariantSpec, op: str, table: dict, order: str | None) -> N
             f"{str(spec)!r}: {acc.name} has precision {acc.precision}: {op} emulates its "
             f"arithmetic in float64, correctly rounded up to precision {HELD_PRECISION}"
         )
-    order_spec = lookup(f.order_of, order or "sequential")
-    if not order_spec.takes_held or order_spec.name == "exact":
-        rounding = [
-            n
-            for n, s in orders_of(f.order_of).items()
-            if s.listed and s.takes_held and n != "exact"
-        ]
+    order_name = lookup(f.order_of, order or "sequential").name
+    if order_name not in (rounding := roundable(f.order_of)):
         raise ValueError(
-            f"{str(spec)!r}: order {order_spec.name!r} does not round each addition to "
+            f"{str(spec)!r}: order {order_name!r} does not round each addition to "
             f"{acc.name}; the orders that do: {', '.join(rounding)}"
         )
 

@@ -6,7 +6,7 @@ the op parameters a format refuses for a variant that takes them."""
 from __future__ import annotations
 
 from ..formats import format_info
-from ..held import held_data_formats, is_held_data
+from ..held import is_held_data
 from ..ops.registry import get as get_op
 from ..orders.arith import ROUNDED_OPS, held_accumulate, rounded_accumulator
 from ..orders.products import check_rounding_changes
@@ -77,7 +77,7 @@ def _formula_unfit(op: str, fmt: str, sp: VariantSpec) -> str | None:
     ok = get_op(op).variants_for(fmt)
     if sp.name not in ok:
         return f"{op} variant {sp.name!r} does not take {fmt} data; those that do: {', '.join(ok)}"
-    if sp.accumulate in held_data_formats():
+    if is_held_data(sp.accumulate):
         try:
             check_spec(sp, op)
         except ValueError as e:

@@ -128,13 +128,7 @@ def variance(
     (x,), info = coerce(x, what="variance")
     if is_held_data(format_name(accumulate)):  # an FP8, FP6, FP4 or fpx.format accumulator
         return variance_held(x, info.name, variant, **kw)
-    ddof = checks.integer("ddof", ddof, 0)
-    order = _check_order(order, variant, ("two-pass", "one-pass"))
-    if variant == "exact" and accumulate is not None:
-        raise ValueError(
-            "variance: `accumulate` does not apply to variant 'exact' (it rounds the exact "
-            f"variance once), got accumulate={accumulate!r}"
-        )
+    ddof, order = _checked(variant, ddof, order, accumulate)
     acc = accumulator_of(accumulate, info)
     if variant == "numpy":  # (a byte-swapped array: np.sum's cast buffer, chunked)
         chunked = bool(_order_lookup("sum", "numpy").buffered(given, "variance"))
@@ -195,14 +189,8 @@ def variance_held(
             + " (Welford's kernel and np.var round as IEEE formats do); the variants that do: "
             + ", ".join(HELD_VARIANTS)
         )
-    ddof = checks.integer("ddof", ddof, 0)
-    order = _check_order(order, variant, ("two-pass", "one-pass"))
+    ddof, order = _checked(variant, ddof, order, accumulate)
     info = format_info(name)
-    if variant == "exact" and accumulate is not None:
-        raise ValueError(
-            "variance: `accumulate` does not apply to variant 'exact' (it rounds the exact "
-            f"variance once), got accumulate={accumulate!r}"
-        )
     acc = info if accumulate is None else format_info(format_name(accumulate))
     if acc.precision > HELD_PRECISION and not acc.storage:
         raise ValueError(
@@ -219,6 +207,19 @@ def variance_held(
     return _held_out(var, name)
 
 
+def _checked(variant: str, ddof, order, accumulate) -> tuple[int, str]:
+    """``ddof`` and ``order`` checked (the sum order's name); the exact variant refuses
+    ``accumulate``."""
+    ddof = checks.integer("ddof", ddof, 0)
+    order = _check_order(order, variant, ("two-pass", "one-pass"))
+    if variant == "exact" and accumulate is not None:
+        raise ValueError(
+            "variance: `accumulate` does not apply to variant 'exact' (it rounds the exact "
+            f"variance once), got accumulate={accumulate!r}"
+        )
+    return ddof, order
+
+
 def _held_out(value, name: str) -> np.generic:
     """A result rounded to ``name``: of its ml_dtypes type where it is held, else its dtype."""
     if is_held_data(name):
@@ -233,7 +234,7 @@ def _undefined(n: int, ddof: int, name: str):
     if is_held_data(name) and not has_nan(name):
         raise ValueError(said + f"undefined: NaN, which {name} cannot hold (no NaN)")
     warnings.warn(said + "undefined, NaN", RuntimeWarning, stacklevel=3)
-    return _held_out(np.nan, name) if is_held_data(name) else format_info(name).dtype.type(np.nan)
+    return _held_out(np.nan, name)
 
 
 def _check_order(order, variant: str, uses: tuple) -> str:
