@@ -3,6 +3,8 @@
 Every function takes arrays of one of ``fpx.FORMATS`` (Python floats and lists adopt the
 array's format when exactly representable, see ``fpx.as_format``) and returns the result in
 that format, element by element, with the input's shape (0-d input gives a NumPy scalar).
+FP8, FP6 and FP4 arrays (ml_dtypes' OCP types) and the formats of ``fpx.format`` (compare's
+``format=``; :func:`apply_held`) compute in their own format: see :func:`apply_held`.
 
 Variants
 --------
@@ -37,13 +39,15 @@ How exact is computed
 ``sqrt`` needs no search: IEEE 754 requires a correctly rounded square root, so float64 uses
 ``np.sqrt`` directly, and the narrower formats round ``np.sqrt`` of the float64 value once
 more; that double rounding is innocuous for sqrt because 53 >= 2p + 2 (Figueroa, "When is
-double rounding innocuous?", SIGNUM Newsl. 30(3), 1995).
+double rounding innocuous?", SIGNUM Newsl. 30(3), 1995). A format of ``fpx.format`` of
+precision 26 to 53 is past that: its sqrt takes Ziv's loop below (never a midpoint: the
+square of a number with p + 1 significant bits and an odd last one has 2p + 2 > p).
 
 The other functions use Ziv's strategy: an approximation ``v`` with a known error bound is
 rounded at both ends of its error interval; if both ends round to the same value, that value
 is the correctly rounded result, otherwise the element is recomputed more accurately.
 
-1. Fast tier, vectorized. float16, bfloat16 and float32 results come from NumPy's float64
+1. Fast tier, vectorized. Results in every format but float64 come from NumPy's float64
    function (inputs are exact in float64). We *assume* its relative error is below
    ``2**-40``: that is 4096 float64 ulps, while the C libraries (glibc claims < 1 ulp for
    these) and NumPy's SIMD code (Intel SVML: <= 4 ulp) are far better; measured on the
@@ -54,13 +58,15 @@ is the correctly rounded result, otherwise the element is recomputed more accura
 2. Elements whose interval contains a rounding boundary (a midpoint between two neighbours
    in the target format) go to mpmath: the function is evaluated at working precision
    ``P = p + 48`` bits, then ``2P``, ``4P``, ... (assumed error ``2**-(P-12)`` relative, mpmath
-   being accurate to a few ulps of P), until both ends of the interval round alike. ``pow``
+   being accurate to a few ulps of P), until both ends of the interval round alike (FP8,
+   FP6, FP4 and fpx.format's: both ends rounded from exact rationals by ``fpx.as_format``,
+   with the format's own subnormals and overflow). ``pow``
    is computed as ``exp(y*log|x|)`` with the logarithm carried to enough extra bits for the
    magnitude of ``y*log|x|``. exp, log, sin and tanh of a nonzero float are transcendental
    (Lindemann-Weierstrass), so they are never exactly a midpoint and the loop ends; ``pow``
    *can* be exactly a midpoint (``63.0**2`` is one in float16), so ``pow`` first recognises
    every rational result ``x**y`` (y an integer, or y = a/2**k with x a perfect 2**k-th
-   power) and rounds it exactly.
+   power) and rounds it exactly (by ``fpx.as_format`` in the formats just named).
 
 float64 is the slow format of ``exact``: about one element in ten needs mpmath, and every one
 does where there is no extended long double (docs/performance.md has the
@@ -70,14 +76,17 @@ timings).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import checks
+from .._registry import SMALL_DTYPES
 from ..data import generate
 from ..formats import FormatInfo, as_format, coerce, format_info, scalar_out, ulp_distance
-from ..numerics import ZIV_SLACK, round_rational, round_scaled_int, ziv_decide
+from ..held import has_nan, held, is_held_data
+from ..numerics import ZIV_SLACK, round_rational, ziv_decide
 from .opspec import OpSpec, OpTable, Recording
 from .variant import EXACT, FORMULA, LIBRARY, Variant
 
@@ -86,7 +95,18 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = ["FUNCTIONS", "OP_TABLE", "exp", "log", "pow", "sin", "sqrt", "tanh", "ulp_error"]
+__all__ = [
+    "FUNCTIONS",
+    "OP_TABLE",
+    "apply_held",
+    "exp",
+    "log",
+    "pow",
+    "sin",
+    "sqrt",
+    "tanh",
+    "ulp_error",
+]
 
 #: name -> number of arguments
 FUNCTIONS = {"exp": 1, "log": 1, "sin": 1, "tanh": 1, "sqrt": 1, "pow": 2}
@@ -303,6 +323,9 @@ def ulp_error(
 def _apply(name: str, args: tuple, variant: str):
     OP_TABLE.lookup(name, variant)  # ValueError listing the valid variants
     names = ("x", "y") if len(args) == 2 else None  # (pow: which argument a message is of)
+    if (h := held(args, name, names or ())) is not None:  # FP8, FP6, FP4 data: in their format
+        values, fmt = h
+        return apply_held(name, values, fmt, variant)
     arrays, info = coerce(*args, what=name, broadcast=True, names=names)
     if len(arrays) > 1:
         arrays = np.broadcast_arrays(*arrays)
@@ -318,14 +341,65 @@ def _apply(name: str, args: tuple, variant: str):
     return scalar_out(out)
 
 
+def apply_held(name: str, values: tuple, fmt: str, variant: str = "exact"):
+    """The function ``name``'s variant of the values ``values`` (one array, two for pow) of
+    the held format ``fmt``: FP8, FP6 or FP4 values in float32 (the result in ml_dtypes'
+    type), or those of a format of ``fpx.format`` in float64 (the result in float64).
+
+    ``numpy`` is ml_dtypes' ufunc (it computes in float32 and rounds once); a format of
+    ``fpx.format`` has no NumPy function. ``wide`` rounds NumPy's function in the narrowest
+    of float32, float64 and long double that holds every value of ``fmt`` with more
+    precision (float16's twin: float32, as float16's). ``exact`` is correctly rounded with
+    the format's own subnormals and overflow (E4M3: NaN; FP6 and FP4 saturate to their
+    largest value, ``-inf`` included, as ``fpx.as_format`` does). A NaN result in FP6 or FP4,
+    which have none, is refused."""
+    OP_TABLE.lookup(name, variant)
+    info = format_info(fmt)
+    if variant not in _available(name)(fmt):
+        raise ValueError(
+            f"{name}: variant {variant!r} does not compute in {fmt} (a format of fpx.format: "
+            f"no NumPy function computes in it); its variants: {', '.join(_available(name)(fmt))}"
+        )
+    arrays = [np.asarray(a) for a in np.broadcast_arrays(*values)]
+    if variant == "numpy":
+        with np.errstate(all="ignore"):
+            out = np.asarray(_NP[name](*[a.astype(SMALL_DTYPES[fmt]) for a in arrays]))
+        return scalar_out(out)
+    out = _wide(name, arrays, info) if variant == "wide" else _exact(name, arrays, info)
+    if not has_nan(fmt) and (nan := np.isnan(out.astype(_F64))).any():
+        at = tuple(float(a[nan].reshape(-1)[0]) for a in arrays)
+        raise ValueError(
+            f"{name}{at if len(at) > 1 else f'({at[0]!r})'} is NaN, which {fmt} cannot hold "
+            "(it has no NaN); convert the data first, e.g. x.astype(np.float32)"
+        )
+    if not info.user_defined:
+        out = out.astype(SMALL_DTYPES[fmt])
+    return scalar_out(out)
+
+
+def _wider(info: FormatInfo):
+    """The narrowest of float32, float64 and long double holding every value of ``info``
+    with more precision: float16 and bfloat16 float32, float32 float64, float64 long double."""
+    for t in (np.float32, np.float64):
+        w = format_info(t)
+        if w.precision > info.precision and w.emax >= info.emax and _least(w) <= _least(info):
+            return t
+    return np.longdouble
+
+
+def _least(info: FormatInfo) -> int:
+    """The exponent of the least positive value."""
+    return info.emin - info.precision + 1 if info.subnormals else info.emin
+
+
 def _wide(name: str, arrays: list, info: FormatInfo) -> np.ndarray:
-    wide = {"float16": np.float32, "bfloat16": np.float32, "float32": np.float64}.get(
-        info.name, np.longdouble
-    )
+    wide = _wider(info)
     with np.errstate(all="ignore"):
         r = np.asarray(_NP[name](*[a.astype(wide) for a in arrays]))
-        if info.name == "float64":
-            return r.astype(_F64)  # long double -> double: one IEEE conversion
+        if wide is np.longdouble:
+            r = r.astype(_F64)  # long double -> double: one IEEE conversion
+            if info.name == "float64":
+                return r
     return np.asarray(as_format(r, info.name))
 
 
@@ -336,7 +410,7 @@ def _exact(name: str, arrays: list, info: FormatInfo) -> np.ndarray:
     shape = arrays[0].shape
     with np.errstate(invalid="ignore"):  # NaN patterns of ml_dtypes formats
         flat = [np.ascontiguousarray(a).reshape(-1).astype(_F64) for a in arrays]
-    if name == "sqrt":
+    if name == "sqrt" and (info.precision <= 25 or info.name == "float64"):
         with np.errstate(invalid="ignore"):
             r = np.sqrt(flat[0])  # IEEE: correctly rounded in float64
         return np.asarray(as_format(r, info.name)).reshape(shape)  # innocuous for p <= 25
@@ -354,8 +428,17 @@ def _exact(name: str, arrays: list, info: FormatInfo) -> np.ndarray:
             if key not in done:
                 done[key] = slow(*args, info)
             out[k] = done[key]
+    if not info.storage:  # FP8, FP6, FP4, fpx.format's: ±inf to the format's own overflow
+        return np.asarray(as_format(out, info.name)).reshape(shape)
     with np.errstate(all="ignore"):
         return out.astype(info.dtype).reshape(shape)  # values are representable: exact
+
+
+def _specials_sqrt(x, info):
+    out = np.full(x.shape, np.nan)  # NaN, x < 0, -inf
+    out[x == 0] = x[x == 0]  # keeps the sign
+    out[x == np.inf] = np.inf
+    return out, np.isfinite(x) & (x > 0)
 
 
 def _specials_exp(x, info):
@@ -444,6 +527,7 @@ def _specials_pow(x, y, info):
 
 
 _SPECIALS = {
+    "sqrt": _specials_sqrt,  # (a format of fpx.format past precision 25)
     "exp": _specials_exp,
     "log": _specials_log,
     "sin": _specials_sin,
@@ -460,7 +544,7 @@ def _fast(name: str, args: list, info: FormatInfo) -> tuple[np.ndarray, np.ndarr
         sign = np.where((x < 0) & (np.fmod(y, 2.0) != 0), -1.0, 1.0)
         args = [np.abs(x), y]
     with np.errstate(all="ignore"):
-        if info.precision <= 24:
+        if info.name != "float64":
             v = _NP[name](*args)
             lo = np.asarray(as_format(v * (1.0 - _REL64), info.name)).astype(_F64)
             hi = np.asarray(as_format(v * (1.0 + _REL64), info.name)).astype(_F64)
@@ -470,7 +554,7 @@ def _fast(name: str, args: list, info: FormatInfo) -> tuple[np.ndarray, np.ndarr
             hi = (v * (1 + _RELLD)).astype(_F64)
         else:
             return np.zeros(n), np.zeros(n, bool)
-    decided = (lo == hi) & ~np.isnan(lo)
+    decided = ((lo == hi) & ~np.isnan(lo)) | (np.isnan(lo) & np.isnan(hi) & np.isfinite(v))
     if name == "pow":
         lo = sign * lo
     return lo, decided
@@ -490,11 +574,29 @@ def _ziv(evaluate, info: FormatInfo) -> float:
     P = info.precision + 48
     while P <= _MAX_PREC:
         v = evaluate(P)
-        r = ziv_decide(v, v[2] + v[3] - (P - ZIV_SLACK), info.precision, info.emin, info.emax)
+        err = v[2] + v[3] - (P - ZIV_SLACK)
+        if info.storage:
+            r = ziv_decide(v, err, info.precision, info.emin, info.emax)
+        else:
+            r = _decide_in(info, v, err)
         if r is not None:
             return r
         P *= 2
     raise RuntimeError(f"correct rounding not decided at {_MAX_PREC} bits")  # pragma: no cover
+
+
+def _decide_in(info: FormatInfo, v, err_exp: int) -> float | None:
+    """:func:`fpexplore.numerics.ziv_decide` for a format with its own subnormals and
+    overflow (FP8, FP6, FP4, fpx.format's): both ends of ``v ± 2**err_exp`` rounded by
+    ``fpx.as_format`` from exact rationals; NaN where both overflow to E4M3's NaN."""
+    sign, man, e, bc = v
+    if not man or err_exp >= e + bc - 2:  # (the interval may hold 0: not decided)
+        return None
+    mid, d = Fraction(man) * Fraction(2) ** e, Fraction(2) ** err_exp
+    ends = [float(np.asarray(as_format(-q if sign else q, info.name))) for q in (mid - d, mid + d)]
+    if math.isnan(ends[0]) and math.isnan(ends[1]):
+        return math.nan
+    return ends[0] if ends[0] == ends[1] else None
 
 
 def _slow_unary(fname: str):
@@ -550,7 +652,7 @@ def _pow_rational(x: float, y: float, info: FormatInfo) -> float | None:
         elif e2 < emin - p - 1:
             value = 0.0
         else:
-            value = round_scaled_int(1, e2, p, emin, emax)
+            value = _round_exact(1 << max(e2, 0), 1 << max(-e2, 0), info)
     elif abs(a) * m.bit_length() > 4096:
         return None
     else:
@@ -561,8 +663,16 @@ def _pow_rational(x: float, y: float, info: FormatInfo) -> float | None:
             n_ <<= e2
         else:
             d_ <<= -e2
-        value = round_rational(n_, d_, p, emin, emax)
+        value = _round_exact(n_, d_, info)
     return -value if negative else value
+
+
+def _round_exact(num: int, den: int, info: FormatInfo) -> float:
+    """num / den > 0 correctly rounded to the format (FP8, FP6, FP4, fpx.format's: with its
+    own subnormals and overflow, by fpx.as_format)."""
+    if info.storage:
+        return round_rational(num, den, info.precision, info.emin, info.emax)
+    return float(np.asarray(as_format(Fraction(num, den), info.name)))
 
 
 def _slow_pow(x: float, y: float, info: FormatInfo) -> float:
@@ -586,6 +696,7 @@ def _slow_pow(x: float, y: float, info: FormatInfo) -> float:
 
 
 _SLOW = {
+    "sqrt": _slow_unary("mpf_sqrt"),
     "exp": _slow_unary("mpf_exp"),
     "log": _slow_unary("mpf_log"),
     "sin": _slow_unary("mpf_sin"),
@@ -611,6 +722,8 @@ def _inputs_of(name: str):
         if name == "pow":
             y = generate("uniform", n, "float64", seed + 1) * 6 - 3
             out["y"] = np.asarray(as_format(y, fmt))
+        if fmt in SMALL_DTYPES:  # FP8, FP6, FP4: arrays of ml_dtypes' types
+            out.update({k: out[k].astype(SMALL_DTYPES[fmt]) for k in ("x", "y") if k in out})
         return out
 
     return inputs
@@ -623,6 +736,16 @@ def _args_of(name: str):
     return lambda inputs: (inputs["x"],)
 
 
+def _available(name: str):
+    """available(fmt): every variant; of a format of fpx.format's, those but numpy."""
+
+    def available(fmt: str) -> list[str]:
+        user = is_held_data(fmt) and format_info(fmt).user_defined
+        return [v.name for v in _variants(name) if not (user and v.name == "numpy")]
+
+    return available
+
+
 def _spec(name: str, f) -> OpSpec:
     args = _args_of(name)
 
@@ -630,13 +753,19 @@ def _spec(name: str, f) -> OpSpec:
         with np.errstate(all="ignore"):
             return _NP[name](*args(inputs))
 
+    def call(variant, inputs):
+        if format_info(inputs["format"]).user_defined:  # (float64 arrays of its values)
+            return apply_held(name, args(inputs), inputs["format"], variant)
+        return f(*args(inputs), variant=variant)
+
     return OpSpec(
         name,
         _DESCRIPTIONS[name],
         _variants(name),
         inputs=_inputs_of(name),
-        call=lambda variant, settings, inputs, params: f(*args(inputs), variant=variant),
-        reference=lambda inputs, params, fmt: f(*args(inputs), variant="exact"),
+        call=lambda variant, settings, inputs, params: call(variant, inputs),
+        reference=lambda inputs, params, fmt: call("exact", inputs),
+        available=_available(name),
         numpy=numpy,
         numpy_label=f"np.{_NP[name].__name__}",
         cupy=lambda cp, *a: getattr(cp, _NP[name].__name__)(*a),
