@@ -386,9 +386,10 @@ def test_fuzz_every_op_format_variant():
 
 
 def test_the_format_control_offers_fp8_fp6_fp4_where_the_orders_take_them():
-    """sum, dot, matmul, mean and variance draw FP8, FP6 and FP4 data (ml_dtypes arrays) and
-    compute in them; the other ops do not: their format control keeps the four formats, and
-    an op that does not take the format chosen goes back to float32, saying so."""
+    """sum, dot, matmul, mean, variance, softmax, logsumexp and the elementwise functions
+    draw FP8, FP6 and FP4 data (ml_dtypes arrays) and compute in them; the other ops do not:
+    their format control keeps the four formats, and an op that does not take the format
+    chosen goes back to float32, saying so."""
     small = ("float8_e4m3", "float8_e5m2", "float6_e2m3", "float6_e3m2", "float4_e2m1")
     app = fpx.explorer(n=1000)
     assert app.format.options == (*fpx.FORMATS, *small)
@@ -410,10 +411,14 @@ def test_the_format_control_offers_fp8_fp6_fp4_where_the_orders_take_them():
     assert app.format.value == "float8_e4m3" and app.comparison.inputs["x"].dtype == x8
     assert list(app.comparison.table["variant"]) == ["np.var", "two-pass", "one-pass"]
     assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
-    app.op.value = "softmax"  # (pass 30: the format went back to float32 without a word)
+    app.op.value = "softmax"  # (naive and shifted compute in it, exp ml_dtypes': issue 38)
+    assert app.format.value == "float8_e4m3" and app.comparison.inputs["x"].dtype == x8
+    assert list(app.comparison.table["variant"]) == ["naive", "shifted"]
+    assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
+    app.op.value = "cdist"  # (pass 30: the format went back to float32 without a word)
     assert app.format.options == fpx.FORMATS and app.format.value == "float32"
     assert app.comparison is not None and app.comparison.format == "float32"
-    assert "softmax takes no float8_e4m3 data: the format is float32" in app.banner.value
+    assert "cdist takes no float8_e4m3 data: the format is float32" in app.banner.value
 
 
 def test_image_fallback_without_ipympl(monkeypatch):

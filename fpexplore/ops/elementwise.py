@@ -76,7 +76,6 @@ timings).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -86,7 +85,8 @@ from .._registry import SMALL_DTYPES
 from ..data import generate
 from ..formats import FormatInfo, as_format, coerce, format_info, scalar_out, ulp_distance
 from ..held import has_nan, held, is_held_data
-from ..numerics import ZIV_SLACK, round_rational, ziv_decide
+from ..numerics import ZIV_SLACK
+from .formula import round_ratio, ziv_round
 from .opspec import OpSpec, OpTable, Recording
 from .variant import EXACT, FORMULA, LIBRARY, Variant
 
@@ -574,29 +574,11 @@ def _ziv(evaluate, info: FormatInfo) -> float:
     P = info.precision + 48
     while P <= _MAX_PREC:
         v = evaluate(P)
-        err = v[2] + v[3] - (P - ZIV_SLACK)
-        if info.storage:
-            r = ziv_decide(v, err, info.precision, info.emin, info.emax)
-        else:
-            r = _decide_in(info, v, err)
+        r = ziv_round(v, v[2] + v[3] - (P - ZIV_SLACK), info)
         if r is not None:
             return r
         P *= 2
     raise RuntimeError(f"correct rounding not decided at {_MAX_PREC} bits")  # pragma: no cover
-
-
-def _decide_in(info: FormatInfo, v, err_exp: int) -> float | None:
-    """:func:`fpexplore.numerics.ziv_decide` for a format with its own subnormals and
-    overflow (FP8, FP6, FP4, fpx.format's): both ends of ``v ± 2**err_exp`` rounded by
-    ``fpx.as_format`` from exact rationals; NaN where both overflow to E4M3's NaN."""
-    sign, man, e, bc = v
-    if not man or err_exp >= e + bc - 2:  # (the interval may hold 0: not decided)
-        return None
-    mid, d = Fraction(man) * Fraction(2) ** e, Fraction(2) ** err_exp
-    ends = [float(np.asarray(as_format(-q if sign else q, info.name))) for q in (mid - d, mid + d)]
-    if math.isnan(ends[0]) and math.isnan(ends[1]):
-        return math.nan
-    return ends[0] if ends[0] == ends[1] else None
 
 
 def _slow_unary(fname: str):
@@ -652,7 +634,7 @@ def _pow_rational(x: float, y: float, info: FormatInfo) -> float | None:
         elif e2 < emin - p - 1:
             value = 0.0
         else:
-            value = _round_exact(1 << max(e2, 0), 1 << max(-e2, 0), info)
+            value = round_ratio(1 << max(e2, 0), 1 << max(-e2, 0), info)
     elif abs(a) * m.bit_length() > 4096:
         return None
     else:
@@ -663,16 +645,8 @@ def _pow_rational(x: float, y: float, info: FormatInfo) -> float | None:
             n_ <<= e2
         else:
             d_ <<= -e2
-        value = _round_exact(n_, d_, info)
+        value = round_ratio(n_, d_, info)
     return -value if negative else value
-
-
-def _round_exact(num: int, den: int, info: FormatInfo) -> float:
-    """num / den > 0 correctly rounded to the format (FP8, FP6, FP4, fpx.format's: with its
-    own subnormals and overflow, by fpx.as_format)."""
-    if info.storage:
-        return round_rational(num, den, info.precision, info.emin, info.emax)
-    return float(np.asarray(as_format(Fraction(num, den), info.name)))
 
 
 def _slow_pow(x: float, y: float, info: FormatInfo) -> float:

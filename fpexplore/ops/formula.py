@@ -16,7 +16,7 @@ import numpy as np
 from .._registry import SMALL_DTYPES
 from ..data import generate
 from ..formats import FormatInfo, as_format, format_info, round_f64
-from ..numerics import round_rational
+from ..numerics import round_rational, ziv_decide
 from ..orders.arith import accumulator_format
 from .opspec import pick, with_settings
 from .variant import Settings, order_of
@@ -33,8 +33,10 @@ __all__ = [
     "accumulator_of",
     "caller",
     "referee",
+    "round_ratio",
     "to_acc",
     "x_inputs",
+    "ziv_round",
 ]
 
 # a formula variant whose sums take an order and an accumulator: "two-pass(order=pairwise)@float32"
@@ -145,6 +147,34 @@ def acc_div_count(v, n: int, acc: FormatInfo):
     num, den = f.as_integer_ratio()
     r = round_rational(num, den * n, acc.precision, acc.emin, acc.emax)
     return np.asarray(r).astype(acc.dtype)[()]
+
+
+# ------------------------------------------------ correct rounding in any format, from exact values
+
+
+def round_ratio(num: int, den: int, info: FormatInfo) -> float:
+    """num / den > 0 correctly rounded to the format (FP8, FP6, FP4, fpx.format's: with its
+    own subnormals and overflow, by fpx.as_format)."""
+    if info.storage:
+        return round_rational(num, den, info.precision, info.emin, info.emax)
+    return float(np.asarray(as_format(Fraction(num, den), info.name)))
+
+
+def ziv_round(v, err_exp: int, info: FormatInfo) -> float | None:
+    """One step of Ziv's loop (:func:`fpexplore.numerics.ziv_decide`) in any format: both ends
+    of ``v ± 2**err_exp`` (an mpmath mpf tuple) rounded to nearest-even, the common result or
+    None. FP8, FP6, FP4 and fpx.format's round by fpx.as_format from exact rationals, with
+    their own subnormals and overflow (NaN where both ends overflow to E4M3's NaN)."""
+    if info.storage:
+        return ziv_decide(v, err_exp, info.precision, info.emin, info.emax)
+    sign, man, e, bc = v
+    if not man or err_exp >= e + bc - 2:  # (the interval may hold 0: not decided)
+        return None
+    mid, d = Fraction(man) * Fraction(2) ** e, Fraction(2) ** err_exp
+    ends = [float(np.asarray(as_format(-q if sign else q, info.name))) for q in (mid - d, mid + d)]
+    if math.isnan(ends[0]) and math.isnan(ends[1]):
+        return math.nan
+    return ends[0] if ends[0] == ends[1] else None
 
 
 # ------------------------------------------------------------- the one-array reductions' specs

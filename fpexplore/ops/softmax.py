@@ -15,6 +15,10 @@ rounded. Sums are ``fpx.sum(values, order, accumulate=accumulate)`` with ``order
 written with ``np.sum`` computes, including NumPy's float32 accumulator for float16 data
 when ``accumulate`` is None). ``exp`` and ``log`` are NumPy's ufuncs in the accumulator
 format (the elementwise ``"numpy"`` variant). The result is rounded once to x's format.
+FP8, FP6 and FP4 data (ml_dtypes' OCP types) and accumulators, and the formats of
+``fpx.format`` up to precision 25, compute in the same way in their own format
+(:func:`softmax_held`): ``exp`` and ``log`` are ml_dtypes' ufuncs, for fpx.format's the
+elementwise ``"wide"`` variant (NumPy has none in them).
 
 ``exact`` variants refuse ``order`` and ``accumulate``: they round the exact real result once.
 The variance is exact rational arithmetic (fpexplore.exact's exact accumulators). softmax and
@@ -30,13 +34,15 @@ docs/performance.md).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import checks
 from ..exact import ExactAccumulator
-from ..formats import FormatInfo, as_format, coerce, scalar_out
+from ..formats import FormatInfo, as_format, coerce, format_info, format_name, scalar_out
+from ..held import as_held, held, is_held_data
 from ..numerics import (
     DD_EXP_MIN,
     DD_EXP_REL,
@@ -47,13 +53,14 @@ from ..numerics import (
     round_scaled_int,
     two_product,
     two_sum,
-    ziv_decide,
 )
 from ..orders.arith import accumulator_format
 from ..orders.registry import kernel_needs, orders_of
 from ..orders.registry import lookup as _order_lookup
 from ..orders.summation import sum as _fsum
+from .elementwise import apply_held
 from .formula import (
+    HELD_PRECISION,
     SUMMED,
     acc_add,
     acc_div,
@@ -61,8 +68,10 @@ from .formula import (
     accumulator_of,
     caller,
     referee,
+    round_ratio,
     to_acc,
     x_inputs,
+    ziv_round,
 )
 from .opspec import OpSpec, OpTable
 from .variant import EXACT, FORMULA, Variant
@@ -70,7 +79,7 @@ from .variant import EXACT, FORMULA, Variant
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["OP_TABLE", "logsumexp", "softmax"]
+__all__ = ["OP_TABLE", "logsumexp", "logsumexp_held", "softmax", "softmax_held"]
 
 _SOFTMAX_VARIANTS = (
     Variant("naive", "e = exp(x); e / sum(e): overflows for large x", FORMULA),
@@ -100,7 +109,8 @@ def softmax(
 
     Parameters
     ----------
-    x : array_like of one of ``fpx.FORMATS``
+    x : array_like of one of ``fpx.FORMATS``, or an FP8, FP6 or FP4 array (ml_dtypes' OCP
+        types: computed in its format, the result of its type; :func:`softmax_held`)
     variant : str
         ``"naive"``: ``e = exp(x)``; ``s = sum(e)``; ``y = e / s``. Overflows to inf/inf = NaN
         once some ``exp(x)`` exceeds the format's range (x > 88.7 in float32, 11.1 in float16).
@@ -122,10 +132,32 @@ def softmax(
         An array of x's shape and format (an empty array for empty input).
     """
     OP_TABLE.lookup("softmax", variant)
+    if (h := held((x,), "softmax")) is not None:  # FP8, FP6, FP4 data: in their format
+        (values,), name = h
+        return softmax_held(values, name, variant, order=order, accumulate=accumulate)
     (x,), info = coerce(x, what="softmax")
+    return softmax_held(x, info.name, variant, order=order, accumulate=accumulate)
+
+
+def softmax_held(
+    x: np.ndarray,
+    name: str,
+    variant: str = "shifted",
+    *,
+    order: str | None = None,
+    accumulate: str | None = None,
+) -> np.ndarray | np.generic:
+    """:func:`softmax` of the values ``x`` of the format ``name``: FP8, FP6 or FP4 values in
+    float32 and a format of fpx.format's in float64 (held formats: the result in ml_dtypes'
+    type, float64 for fpx.format's), or an array of ``fpx.FORMATS``; computing in
+    ``accumulate`` (default: ``name``). In a held format every subtraction, sum and division
+    is rounded once to it (float64 arithmetic, exact or innocuous for precision <= 25), exp
+    is ml_dtypes' ufunc (fpx.format's: NumPy's function in the narrowest wider format,
+    rounded once: the elementwise "wide"); ``exact`` rounds each exact element once."""
+    OP_TABLE.lookup("softmax", variant)
     order = _check_settings("softmax", variant, order, accumulate)
-    acc = accumulator_of(accumulate, info)
-    shape = x.shape
+    info, acc = _formats(name, accumulate, variant, "softmax")
+    shape = np.shape(x)
     flat = np.ravel(x)
     if variant == "exact":
         out = _exact_softmax(flat, info)
@@ -134,10 +166,46 @@ def softmax(
         with np.errstate(all="ignore"):
             if variant == "shifted":
                 xa = acc_sub(xa, _shift(xa, acc), acc)
-            e = np.asarray(np.exp(xa))
-            s = _fsum(e, order, accumulate=accumulate)
+            e = _in_acc("exp", xa, acc)
+            s = _fsum(e, order, accumulate=accumulate if acc.storage else acc.name)
             out = np.asarray(as_format(acc_div(e, s, acc), info.name))
-    return scalar_out(out.reshape(shape))
+    return scalar_out(_out(out, info).reshape(shape))
+
+
+def _formats(name: str, accumulate, variant: str, op: str) -> tuple[FormatInfo, FormatInfo]:
+    """(the data's format, the accumulator's): a held one (FP8, FP6, FP4, fpx.format's) as
+    data or ``accumulate`` computes in itself, up to precision 25."""
+    info = format_info(name)
+    held_acc = is_held_data(format_name(accumulate))
+    if held_acc or (accumulate is None and not info.storage):
+        acc = format_info(format_name(accumulate) if held_acc else name)
+        if variant != "exact" and acc.precision > HELD_PRECISION:
+            raise ValueError(
+                f"{op}: {acc.name} has precision {acc.precision}: its arithmetic is emulated "
+                f"in float64, correctly rounded up to precision {HELD_PRECISION} "
+                "(53 >= 2p + 2); variant 'exact' takes it"
+            )
+        return info, acc
+    return info, accumulator_of(accumulate, info)
+
+
+def _in_acc(function: str, values: np.ndarray, acc: FormatInfo) -> np.ndarray:
+    """NumPy's ``exp`` or ``log`` of values of acc, in acc: its own ufunc for the IEEE
+    formats, ml_dtypes' for FP8, FP6 and FP4, the "wide" elementwise variant for a format of
+    fpx.format's (which NumPy has none of); held values come back in their float type."""
+    if acc.storage:
+        return np.asarray(getattr(np, function)(values))
+    variant = "wide" if acc.user_defined else "numpy"
+    out = apply_held(function, (np.asarray(values),), acc.name, variant)
+    return np.asarray(out).astype(values.dtype)
+
+
+def _out(values, info: FormatInfo) -> np.ndarray:
+    """Values of the data's format in its type: ml_dtypes' for FP8, FP6 and FP4 (a NaN in
+    FP6 or FP4, which have none, refused), float64 for fpx.format's."""
+    if info.storage:
+        return np.asarray(values).astype(info.dtype)
+    return np.asarray(as_held(values, info.name))
 
 
 def logsumexp(
@@ -151,7 +219,8 @@ def logsumexp(
 
     Parameters
     ----------
-    x : array_like of one of ``fpx.FORMATS``
+    x : array_like of one of ``fpx.FORMATS``, or an FP8, FP6 or FP4 array (ml_dtypes' OCP
+        types: computed in its format, the result of its type; :func:`softmax_held`)
     variant : str
         ``"naive"``: ``log(sum(exp(x)))``, each step rounded; overflows like naive softmax.
 
@@ -168,22 +237,40 @@ def logsumexp(
         A NumPy scalar of x's format.
     """
     OP_TABLE.lookup("logsumexp", variant)
+    if (h := held((x,), "logsumexp")) is not None:  # FP8, FP6, FP4 data: in their format
+        (values,), name = h
+        return logsumexp_held(values, name, variant, order=order, accumulate=accumulate)
     (x,), info = coerce(x, what="logsumexp")
+    return logsumexp_held(x, info.name, variant, order=order, accumulate=accumulate)
+
+
+def logsumexp_held(
+    x: np.ndarray,
+    name: str,
+    variant: str = "shifted",
+    *,
+    order: str | None = None,
+    accumulate: str | None = None,
+) -> np.generic:
+    """:func:`logsumexp` of the values ``x`` of the format ``name``, as :func:`softmax_held`
+    says (``log`` as its ``exp``)."""
+    OP_TABLE.lookup("logsumexp", variant)
     order = _check_settings("logsumexp", variant, order, accumulate)
-    acc = accumulator_of(accumulate, info)
+    info, acc = _formats(name, accumulate, variant, "logsumexp")
     flat = np.ravel(x)
     if variant == "exact":
-        return _exact_logsumexp(flat, info)
+        return _out(_exact_logsumexp(flat, info), info)[()]
     xa = to_acc(flat, acc)
+    summed = accumulate if acc.storage else acc.name
     with np.errstate(all="ignore"):
         if variant == "shifted":
             m = _shift(xa, acc)
-            s = _fsum(np.asarray(np.exp(acc_sub(xa, m, acc))), order, accumulate=accumulate)
-            r = acc_add(m, np.log(np.asarray(s)), acc)
+            s = _fsum(_in_acc("exp", acc_sub(xa, m, acc), acc), order, accumulate=summed)
+            r = acc_add(m, _in_acc("log", np.asarray(s), acc), acc)
         else:
-            s = _fsum(np.asarray(np.exp(xa)), order, accumulate=accumulate)
-            r = np.log(np.asarray(s))
-    return np.asarray(as_format(np.asarray(r), info.name))[()]
+            s = _fsum(_in_acc("exp", xa, acc), order, accumulate=summed)
+            r = _in_acc("log", np.asarray(s), acc)
+    return _out(as_format(np.asarray(r), info.name), info)[()]
 
 
 def _check_settings(op: str, variant: str, order, accumulate) -> str:
@@ -265,13 +352,12 @@ def _exact_softmax(flat: np.ndarray, info: FormatInfo) -> np.ndarray:
         return flat.copy()
     x64 = flat.astype(_F64)
     if np.isnan(x64).any() or (x64 == np.inf).any() or (x64 == -np.inf).all():
-        return np.full(n, np.nan).astype(info.dtype)
+        return np.full(n, np.nan)
     x64, M, dh, dl, k_finite = _prepare(flat)
     out = np.zeros(n)  # +0 for -inf elements and negligible terms
     if (x64[x64 > -np.inf] == M).all():  # one distinct value: exactly 1/k
-        v = round_rational(1, k_finite, info.precision, info.emin, info.emax)
-        out[x64 == M] = v
-        return out.astype(info.dtype)
+        out[x64 == M] = round_ratio(1, k_finite, info)
+        return out
     # y < exp(dh) (the sum is >= 1): below half the least subnormal it rounds to +0
     zero_cut = -(info.precision - info.emin + 2) * math.log(2.0) - 1.0
     undecided = np.zeros(n, bool)
@@ -286,7 +372,7 @@ def _exact_softmax(flat: np.ndarray, info: FormatInfo) -> np.ndarray:
     idx = np.flatnonzero(use)
     rel = 4 * DD_EXP_REL  # t and s each < 2**-90, the division and dd roundings far less
     with np.errstate(all="ignore"):
-        if info.precision <= 24:
+        if info.name != "float64":
             band = max(2.0**-50, 2 * rel)  # covers yl (< 2**-53 yh) and the error
             lo = np.asarray(as_format(yh * (1 - band), info.name)).astype(_F64)
             hi = np.asarray(as_format(yh * (1 + band), info.name)).astype(_F64)
@@ -305,7 +391,7 @@ def _exact_softmax(flat: np.ndarray, info: FormatInfo) -> np.ndarray:
     undecided |= small & (x64 > -np.inf)
     if undecided.any():
         _softmax_ziv(x64, M, undecided, out, info)
-    return out.astype(info.dtype)
+    return out
 
 
 def _softmax_ziv(x64, M, undecided, out, info: FormatInfo) -> None:
@@ -334,9 +420,7 @@ def _softmax_ziv(x64, M, undecided, out, info: FormatInfo) -> None:
         for i in todo:
             y = lm.mpf_div(t[i], s, P, "n")
             # relative errors: t < 2**-(P-S), s < 2**-(P-S-1), division 2**-P
-            r = ziv_decide(
-                y, y[2] + y[3] - (P - ZIV_SLACK - 3), info.precision, info.emin, info.emax
-            )
+            r = ziv_round(y, y[2] + y[3] - (P - ZIV_SLACK - 3), info)
             if r is None:
                 rest.append(i)
             else:
@@ -355,21 +439,21 @@ def _decide_lse(L, err: int, M: float, info: FormatInfo):
         mag = L[2] + L[3] if L[1] else err
         if max(mag, err) + 1 <= info.emin - info.precision:
             return 0.0
-    return ziv_decide(L, err, info.precision, info.emin, info.emax) if L[1] else None
+    return ziv_round(L, err, info) if L[1] else None
 
 
 def _exact_logsumexp(flat: np.ndarray, info: FormatInfo):
     x64 = flat.astype(_F64)
     if x64.size == 0 or (x64 == -np.inf).all():
-        return info.dtype.type(-np.inf)
+        return np.asarray(-np.inf)
     if np.isnan(x64).any():
-        return info.dtype.type(np.nan)
+        return np.asarray(np.nan)
     if (x64 == np.inf).any():
-        return info.dtype.type(np.inf)
+        return np.asarray(np.inf)
     x64, M, dh, dl, k_finite = _prepare(flat)
     if k_finite == 1:
         # log(exp(M)) = M exactly; M = -0 gives log(exp(-0)) = log(1) = +0
-        return info.dtype.type(M + 0.0)
+        return np.asarray(M + 0.0)
     from mpmath import libmp as lm
 
     (N, K), _ = _exp_sum_dd(dh, dl)
@@ -380,7 +464,7 @@ def _exact_logsumexp(flat: np.ndarray, info: FormatInfo):
     err = math.ceil(math.log2(DD_EXP_REL)) + 2  # |error of log s| < 2**-88 (rel(s) 2**-89.9)
     r = _decide_lse(L, err, M, info)
     if r is not None:
-        return np.asarray(r).astype(info.dtype)[()]
+        return np.asarray(r)
     # Ziv's loop in mpmath
     lg_n = max(n, 2).bit_length()
     Mm = lm.from_float(M)
@@ -401,12 +485,22 @@ def _exact_logsumexp(flat: np.ndarray, info: FormatInfo):
         L = lm.mpf_add(Mm, lg)
         r = _decide_lse(L, err, M, info)
         if r is not None:
-            return np.asarray(r).astype(info.dtype)[()]
+            return np.asarray(r)
         P *= 2
     raise RuntimeError("logsumexp: correct rounding not decided")  # pragma: no cover
 
 
-_SUMMED_TWO = {"naive": SUMMED, "shifted": SUMMED}
+# naive and shifted compute in held formats too (FP8, FP6, FP4, fpx.format's)
+_SUMMED_TWO = {"naive": replace(SUMMED, held=True), "shifted": replace(SUMMED, held=True)}
+
+
+def _available(fmt: str) -> list[str]:
+    """Every variant; none of a format of fpx.format's past precision 25, where float64
+    arithmetic no longer rounds correctly to it (as variance; its exact variant is
+    :func:`softmax_held`'s, compare's reference alone)."""
+    if is_held_data(fmt) and format_info(fmt).precision > HELD_PRECISION:
+        return []
+    return ["naive", "shifted", "exact"]
 
 
 def _summed_kernels(name, kw, info):
@@ -414,7 +508,8 @@ def _summed_kernels(name, kw, info):
         return []
     acc = kw.get("accumulate")
     order = kw.get("order") or "sequential"
-    return kernel_needs("sum", order, accumulator_format(acc, info), acc, kw)
+    a = format_info(acc) if is_held_data(acc) else accumulator_format(acc, info)
+    return kernel_needs("sum", order, a, acc if a.storage else a.name, kw)
 
 
 OP_TABLE = OpTable(
@@ -423,9 +518,10 @@ OP_TABLE = OpTable(
         "exp(x) / sum(exp(x)) over all elements",
         _SOFTMAX_VARIANTS,
         inputs=x_inputs,
-        call=caller(softmax, ("order", "accumulate")),
+        call=caller(softmax, ("order", "accumulate"), held_function=softmax_held),
         keywords=dict.fromkeys(("order", "accumulate")),
-        reference=referee(softmax),
+        reference=referee(softmax, held_function=softmax_held),
+        available=_available,
         default_variants=("naive", "shifted"),
         max_n=10**6,  # the exact references take a few microseconds per element
         settings=_SUMMED_TWO,
@@ -437,9 +533,10 @@ OP_TABLE = OpTable(
         "log(sum(exp(x))) over all elements",
         _LOGSUMEXP_VARIANTS,
         inputs=x_inputs,
-        call=caller(logsumexp, ("order", "accumulate")),
+        call=caller(logsumexp, ("order", "accumulate"), held_function=logsumexp_held),
         keywords=dict.fromkeys(("order", "accumulate")),
-        reference=referee(logsumexp),
+        reference=referee(logsumexp, held_function=logsumexp_held),
+        available=_available,
         default_variants=("naive", "shifted"),
         max_n=10**6,
         settings=_SUMMED_TWO,
