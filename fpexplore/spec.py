@@ -86,7 +86,7 @@ from .orders.arith import (
     rounded_only,
     split_k_applies,
 )
-from .orders.registry import fusable, lookup, orders_of, roundable
+from .orders.registry import fusable, lookup, orders_for, orders_of, roundable
 from .userformat import user_names
 
 __all__ = ["GRAMMAR", "INPUT_ROUNDINGS", "VariantSpec", "parse_spec"]
@@ -467,8 +467,14 @@ def _check_held(spec: VariantSpec, op: str, table: dict, order: str | None) -> N
             f"{str(spec)!r}: {acc.name} has precision {acc.precision}: {op} emulates its "
             f"arithmetic in float64, correctly rounded up to precision {HELD_PRECISION}"
         )
+    if spec.fma:  # (cdist's expanded: fpx.matmul refuses it when run)
+        raise ValueError(
+            f"{str(spec)!r}: +fma with {acc.name} accumulation is not emulated: its products "
+            "are rounded to it, then added"
+        )
     order_name = lookup(f.order_of, order or "sequential").name
-    if order_name not in (rounding := roundable(f.order_of)):
+    rounding = [n for n in orders_for(f.order_of, acc.name) if n != "exact"]
+    if order_name not in rounding:
         raise ValueError(
             f"{str(spec)!r}: order {order_name!r} does not round each addition to "
             f"{acc.name}; the orders that do: {', '.join(rounding)}"

@@ -386,10 +386,10 @@ def test_fuzz_every_op_format_variant():
 
 
 def test_the_format_control_offers_fp8_fp6_fp4_where_the_orders_take_them():
-    """sum, dot, matmul, mean, variance, softmax, logsumexp and the elementwise functions
-    draw FP8, FP6 and FP4 data (ml_dtypes arrays) and compute in them; the other ops do not:
-    their format control keeps the four formats, and an op that does not take the format
-    chosen goes back to float32, saying so."""
+    """sum, dot, matmul, mean, variance, softmax, logsumexp, cdist and the elementwise
+    functions draw FP8, FP6 and FP4 data (ml_dtypes arrays) and compute in them; the other
+    ops do not: their format control keeps the four formats, and an op that does not take the
+    format chosen goes back to float32, saying so."""
     small = ("float8_e4m3", "float8_e5m2", "float6_e2m3", "float6_e3m2", "float4_e2m1")
     app = fpx.explorer(n=1000)
     assert app.format.options == (*fpx.FORMATS, *small)
@@ -415,10 +415,13 @@ def test_the_format_control_offers_fp8_fp6_fp4_where_the_orders_take_them():
     assert app.format.value == "float8_e4m3" and app.comparison.inputs["x"].dtype == x8
     assert list(app.comparison.table["variant"]) == ["naive", "shifted"]
     assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
-    app.op.value = "cdist"  # (pass 30: the format went back to float32 without a word)
+    app.op.value = "cdist"  # (expanded and direct in it, their matmuls fpx.matmul's)
+    assert app.format.value == "float8_e4m3" and app.comparison.inputs["x"].dtype == x8
+    assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
+    app.op.value = "linspace"  # (pass 30: the format went back to float32 without a word)
     assert app.format.options == fpx.FORMATS and app.format.value == "float32"
     assert app.comparison is not None and app.comparison.format == "float32"
-    assert "cdist takes no float8_e4m3 data: the format is float32" in app.banner.value
+    assert "linspace takes no float8_e4m3 data: the format is float32" in app.banner.value
 
 
 def test_image_fallback_without_ipympl(monkeypatch):
@@ -642,11 +645,11 @@ def test_explorer_refuses_variants_the_format_refuses(kwargs, match):
     [
         ("sum", {"x": ("float8_e4m3fnuz", 64)}),
         ("sum", {"x": ("float8_e8m0fnu", 64)}),
-        ("cdist", {"x": ("float8_e4m3fn", (8, 3)), "y": ("float8_e4m3fn", (8, 3))}),
+        ("cdist", {"x": ("float8_e4m3fnuz", (8, 3)), "y": ("float8_e4m3fnuz", (8, 3))}),
     ],
 )
 def test_arrays_of_a_format_the_op_does_not_take_are_a_message(op, arrays):
-    """AMD's FNUZ FP8 or E8M0 for sum, FP8 for cdist: the app says which input and which
+    """AMD's FNUZ FP8 or E8M0 for sum and cdist: the app says which input and which
     formats the op takes (adversarial pass 12: a TraitError out of the format control, and
     the state's format no longer the control's)."""
     import ml_dtypes
@@ -664,20 +667,21 @@ def test_arrays_of_a_format_the_op_does_not_take_are_a_message(op, arrays):
     assert app.state.format == app.format.value == "float32" and app.comparison is None
 
 
-def test_an_op_that_does_not_take_fp8_arrays_says_so_after_a_switch():
+def test_fp8_arrays_follow_a_switch_to_ops_that_take_them():
+    """(No op with arrays of its own refuses FP8 now: the FNUZ and E8M0 refusals are
+    test_arrays_of_a_format_the_op_does_not_take_are_a_message's.)"""
     import ml_dtypes
 
     a8 = np.random.default_rng(0).uniform(0, 1, (8, 8)).astype(ml_dtypes.float8_e4m3fn)
-    app = fpx.explorer(
-        op="dot", namespace={"a": a8[0], "b": a8[1], "A": a8, "B": a8, "x": a8}, source="arrays"
-    )
+    ns = {"a": a8[0], "b": a8[1], "A": a8, "B": a8, "x": a8, "y": a8[:3]}
+    app = fpx.explorer(op="dot", namespace=ns, source="arrays")
     assert app.comparison is not None and app.state.format == "float8_e4m3"
     app.op.value = "matmul"  # (it takes FP8 arrays)
     assert app.state.format == app.format.value == "float8_e4m3"
     assert app.comparison is not None and app.comparison.inputs["A"] is a8
-    app.op.value = "cdist"
-    assert app.state.format == app.format.value == "float32"
-    assert "x = x is float8_e4m3fn; cdist's formats are" in html.unescape(app.message.value)
+    app.op.value = "cdist"  # (and cdist: issue 38)
+    assert app.state.format == app.format.value == "float8_e4m3"
+    assert app.comparison is not None and app.comparison.inputs["y"] is ns["y"]
     mixed = fpx.explorer(
         op="dot", namespace={"a": a8[0], "b": a8[1].astype(np.float32)}, source="arrays"
     )
@@ -766,9 +770,13 @@ def test_a_format_of_your_own_defined_later_is_a_data_format_of_the_explorer():
         app.op.value = "variance"  # (two-pass and one-pass compute in it)
         assert app.comparison.format == "t_app_h16"
         assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
-        app.op.value = "cdist"
+        for op in ("softmax", "cdist", "exp"):  # (issue 38: they compute in it)
+            app.op.value = op
+            assert app.comparison.format == "t_app_h16", op
+            assert _same_table(app.comparison.table, fpx.compare(**app.arguments()).table)
+        app.op.value = "linspace"
         assert "t_app_h16" not in fmt.options and app.state.format == "float32"
-        assert "cdist takes no t_app_h16 data: the format is float32" in app.banner.value
+        assert "linspace takes no t_app_h16 data: the format is float32" in app.banner.value
     finally:
         _forget("t_app_h16")
 
@@ -1410,10 +1418,10 @@ def test_pass_19_presets_links_and_your_arrays():
     assert fpx.explorer(link=code).comparison.params["block"] == 64
     big = link_of(fpx.explorer(op="sum", n=100000, variants=["pairwise"]).state)
     fp8 = link_of(fpx.explorer(op="sum", n=1000, format="float8_e4m3").state)
-    for link in (big, fp8):
+    for link, fmt in ((big, "float32"), (fp8, "float8_e4m3")):  # (cdist takes FP8: issue 38)
         app = fpx.explorer(link=link, op="cdist")
         assert app.comparison is not None and app.message.value == ""
-        assert (app.state.n, app.state.format) == (100, "float32")
+        assert (app.state.n, app.state.format) == (100, fmt)
     for op in ("dot", "matmul"):  # they take FP8 data: the link's format stays
         app = fpx.explorer(link=fp8, op=op)
         assert app.state.format == "float8_e4m3" and app.comparison is not None

@@ -19,21 +19,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import checks
+from .._registry import SMALL_DTYPES
 from ..data import generate
-from ..formats import FormatInfo, as_format, coerce, round_f64
-from ..numerics import (
-    round_scaled_int,
-)
+from ..formats import FormatInfo, as_format, coerce, format_info, format_name, round_f64
+from ..held import as_held, held, is_held_data
 from ..orders.arith import accumulator_format
 from ..orders.registry import lookup as order_lookup
-from .formula import RoundedArith
+from .formula import HELD_PRECISION, RoundedArith, round_ratio
 from .opspec import OpSpec, OpTable, pick, with_settings
 from .variant import EXACT, FORMULA, Settings, Variant, check_order, order_of
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["OP_TABLE", "cdist"]
+__all__ = ["OP_TABLE", "cdist", "cdist_held"]
 
 _F64 = np.dtype(np.float64)
 
@@ -65,7 +64,8 @@ def cdist(
 
     Parameters
     ----------
-    x, y : arrays (m, d) and (n, d) of one of ``fpx.FORMATS`` (the storage format F)
+    x, y : arrays (m, d) and (n, d) of one of ``fpx.FORMATS`` (the storage format F), or
+        of one FP8, FP6 or FP4 type of ml_dtypes (F is that format: :func:`cdist_held`)
     variant : "expanded", "direct" or "exact" (``fpx.variants("cdist")``)
     order : str
         Evaluation order of every reduction, one of ``fpx.orders("matmul")`` (default
@@ -119,7 +119,56 @@ def cdist(
       NaN or infinite coordinates get the IEEE float64 value of the direct formula.
     """
     OP_TABLE.lookup("cdist", variant)
+    kw = dict(order=order, accumulate=accumulate, fma=fma, clamp=clamp, **order_params)
+    if (h := held((x, y), "cdist", ("x", "y"))) is not None:  # FP8, FP6, FP4: in their format
+        (x, y), name = h
+        return cdist_held(x, y, name, variant, **kw)
     (x, y), info = coerce(x, y, what="cdist", names=("x", "y"))
+    return _cdist(x, y, info, variant, **kw)
+
+
+HELD_EMAX = 255  # a held format's squares and sums stay normal and finite in float64
+
+
+def cdist_held(
+    x: np.ndarray, y: np.ndarray, name: str, variant: str = "expanded", **kw
+) -> np.ndarray:
+    """:func:`cdist` of the values ``x`` and ``y`` of the held format ``name`` (FP8, FP6 or
+    FP4 values in float32, a format of fpx.format's in float64), with :func:`cdist`'s
+    keywords: every elementwise operation rounded once to it, the reductions
+    :func:`fpexplore.matmul` of its data (each product and addition rounded to it, or to
+    ``accumulate``); ``exact`` each distance rounded once. An array of ml_dtypes' type
+    (float64 for fpx.format's). fpx.format's formats up to precision 25 (float64 arithmetic
+    rounds correctly to them) and emax 255 (its squares stay normal in float64)."""
+    OP_TABLE.lookup("cdist", variant)
+    info = format_info(name)
+    if not _fits(info):
+        raise ValueError(
+            f"cdist: {name} (precision {info.precision}, emax {info.emax}) is not emulated: "
+            f"cdist computes a held format in float64 up to precision {HELD_PRECISION} and "
+            f"emax {HELD_EMAX}"
+        )
+    out = _cdist(np.asarray(x), np.asarray(y), info, variant, **kw)
+    return np.asarray(as_held(out, name))
+
+
+def _fits(info: FormatInfo) -> bool:
+    return info.storage or (info.precision <= HELD_PRECISION and info.emax <= HELD_EMAX)
+
+
+def _cdist(
+    x,
+    y,
+    info: FormatInfo,
+    variant: str,
+    *,
+    order=None,
+    accumulate=None,
+    fma=None,
+    clamp=None,
+    **order_params,
+):
+    """cdist of the values x and y of the format ``info`` (see :func:`cdist`)."""
     _check_shapes(x, y)
     _refuse_unused(
         variant, dict(order=order, accumulate=accumulate, fma=fma, clamp=clamp), order_params
@@ -131,7 +180,8 @@ def cdist(
     order = "sequential" if order is None else order
     check_order("matmul", order, "cdist")
     _check_order_params(order, order_params)
-    accumulator_format(accumulate, info)
+    if not is_held_data(format_name(accumulate)):  # (FP8, ..., fpx.format's: matmul's check)
+        accumulator_format(accumulate, info)
     red = dict(order=order, accumulate=accumulate, **order_params)
     if fma and not _CDIST_SETTINGS[variant].fma:  # (the rule a variant spec is checked by)
         why = _CDIST_SETTINGS[variant].why_no_fma
@@ -167,12 +217,10 @@ def _refuse_unused(variant: str, given: dict, order_params: dict) -> None:
 
 def _expanded(x, y, info: FormatInfo, red: dict, fma: bool, clamp: bool) -> np.ndarray:
     """cdist's expanded formula (see :func:`cdist`)."""
-    from ..orders import matmul
-
     F = RoundedArith(info)
     xn = _row_sums(F.mul(x, x), info, red)
     yn = _row_sums(F.mul(y, y), info, red)
-    xy = matmul(x, np.ascontiguousarray(y.T), fma=fma, **red)
+    xy = _matmul(x, np.ascontiguousarray(y.T), info, red, fma)
     d2 = F.add(F.sub(xn[:, None], F.mul(F.const(2.0), xy)), yn[None, :])
     if clamp:
         d2 = np.where(d2 < 0, np.zeros((), info.dtype), d2)
@@ -196,10 +244,19 @@ def _direct(x, y, info: FormatInfo, red: dict) -> np.ndarray:
 
 def _row_sums(t: np.ndarray, info: FormatInfo, red: dict) -> np.ndarray:
     """Each row of t summed in the order (exactly fpx.sum of the row): t @ ones((d, 1))."""
-    from ..orders import matmul
-
     ones = np.ones((t.shape[1], 1), dtype=info.dtype)
-    return matmul(np.ascontiguousarray(t), ones, **red)[:, 0]
+    return _matmul(np.ascontiguousarray(t), ones, info, red)[:, 0]
+
+
+def _matmul(A, B, info: FormatInfo, red: dict, fma: bool = False) -> np.ndarray:
+    """fpx.matmul of A and B, values of ``info`` (held formats: in it, their values back in
+    A's type)."""
+    from ..orders import matmul
+    from ..orders.products import matmul_held
+
+    if info.storage:
+        return matmul(A, B, fma=fma, **red)
+    return np.asarray(matmul_held(A, B, info.name, fma=fma, **red)).astype(A.dtype)
 
 
 def _cdist_exact(x: np.ndarray, y: np.ndarray, info: FormatInfo) -> np.ndarray:
@@ -283,7 +340,8 @@ def _round_sqrt(D: int, K: int, info: FormatInfo) -> float:
     M = D << (2 * k)
     r = math.isqrt(M)
     q = 2 * r + (r * r != M)
-    return round_scaled_int(q, K // 2 - k - 1, info.precision, info.emin, info.emax)
+    e = K // 2 - k - 1
+    return round_ratio(q << max(e, 0), 1 << max(-e, 0), info)
 
 
 def _cdist_inputs(n, fmt, distribution, seed, params):
@@ -293,11 +351,10 @@ def _cdist_inputs(n, fmt, distribution, seed, params):
     d, close = params.get("d", 16), params.get("closeness", 1e-2)  # (checked by compare)
     x = generate(distribution, n * d, "float64", seed).reshape(n, d)
     noise = generate("normal", n * d, "float64", seed + 1).reshape(n, d) * close
-    return {
-        "format": fmt,
-        "x": np.asarray(as_format(x, fmt)),
-        "y": np.asarray(as_format(x + noise, fmt)),
-    }
+    out = {"format": fmt, "x": as_format(x, fmt), "y": as_format(x + noise, fmt)}
+    for k in ("x", "y"):  # (FP8, FP6, FP4: ml_dtypes' types)
+        out[k] = np.asarray(out[k]).astype(SMALL_DTYPES.get(fmt, out[k].dtype))
+    return out
 
 
 _CDIST_KEYS = ("order", "accumulate", "fma", "clamp", "block")
@@ -319,6 +376,8 @@ def _cdist_call(name, settings, inputs, params):
     if name == "exact":
         kw = {}  # rounded once from the exact distances: no order, accumulator or fma
     kw = with_settings(kw, settings, "matmul")  # the spec's own settings win
+    if format_info(inputs["format"]).user_defined:  # (float64 values, the format named)
+        return cdist_held(inputs["x"], inputs["y"], inputs["format"], name, **kw)
     return cdist(inputs["x"], inputs["y"], variant=name, **kw)
 
 
@@ -348,6 +407,7 @@ _CDIST_SETTINGS = {
         order_of="matmul",
         order_params=True,
         accumulate=True,
+        held=True,
         fma=True,
     ),
     "direct": Settings(
@@ -355,6 +415,7 @@ _CDIST_SETTINGS = {
         order_of="matmul",
         order_params=True,
         accumulate=True,
+        held=True,
         why_no_fma=_SQUARES,
     ),
 }
@@ -366,7 +427,8 @@ def _cdist_kernels(name, kw, info):
     if name == "exact":
         return []
     order = kw.get("order") or "sequential"
-    return kernel_needs("matmul", order, info, kw.get("accumulate"))
+    acc = kw.get("accumulate") or (None if info.storage else info.name)  # (held: in it)
+    return kernel_needs("matmul", order, info, acc)
 
 
 OP_TABLE = OpTable(
@@ -376,7 +438,8 @@ OP_TABLE = OpTable(
         _CDIST_VARIANTS,
         inputs=_cdist_inputs,
         call=_cdist_call,
-        reference=lambda inputs, params, fmt: cdist(inputs["x"], inputs["y"], variant="exact"),
+        reference=lambda inputs, params, fmt: _cdist_call("exact", {}, inputs, {}),
+        available=lambda fmt: [v.name for v in _CDIST_VARIANTS] if _fits(format_info(fmt)) else [],
         numpy=_cdist_numpy,
         numpy_label="numpy broadcast",
         default_variants=("expanded", "direct"),
