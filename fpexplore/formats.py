@@ -126,9 +126,9 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         readers = "to_bits, fields, bit_string, hex_string, shortest_repr, ulp, ulp_distance, "
         readers += "next_up, next_down, as_format" + (", mma" if name in FP8_DTYPES else "")
         if _INFO[name].has_negative_zero:  # the formats the rounded orders accumulate in
-            readers += ", sum, dot, matmul, mean, variance, softmax, logsumexp, cdist, exp, log, "
-            readers += "sin, tanh, sqrt, pow, exact_sum, exact_dot, exact_matmul and compare's "
-            readers += "ops but linspace and adam_step"
+            readers += ", sum, dot, matmul, mean, variance, softmax, logsumexp, cdist, linspace, "
+            readers += "exp, log, sin, tanh, sqrt, pow, exact_sum, exact_dot, exact_matmul and "
+            readers += "compare's ops but adam_step"
         hint = (
             f"{name} arrays ({dt}) are read by {readers}; for the others convert it, e.g. "
             "x.astype(np.float32) (exact)"

@@ -39,17 +39,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import checks
+from .._registry import SMALL_DTYPES
 from ..data import generate
 from ..exact import fma as exact_fma
-from ..formats import as_array, as_format, format_info, native, refuse_masked
-from ..numerics import flush_subnormals, odd_add64, round_rational, two_sum
+from ..formats import FormatInfo, as_array, as_format, format_info, native, refuse_masked
+from ..held import as_held, held, is_held_data
+from ..numerics import flush_subnormals, odd_add64, two_sum
+from ..orders.arith import products_exact
+from .formula import HELD_PRECISION, round_ratio
 from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, DTypeLike
 
-__all__ = ["OP_TABLE", "linspace"]
+__all__ = ["HELD_VARIANTS", "OP_TABLE", "linspace", "linspace_held"]
 
 _VARIANTS = (
     Variant("numpy1", "NumPy 1.26: 0-d inputs promoted to float64", LIBRARY),
@@ -412,7 +416,8 @@ def _exact_values(a, b, num, div, dt):
 
 
 def exact_column(s: float, e: float, num: int, div: int, dt) -> np.ndarray:
-    """The exact values s + i*(e - s)/div, i < num, each rounded once to dt.
+    """The exact values s + i*(e - s)/div, i < num, each rounded once to dt (a dtype, or the
+    FormatInfo of a held format: its values in its float type).
 
     Fast path (Ziv's strategy): with q = (e - s)/div = hi + lo + r (hi, lo float64, |r| tiny),
     y_i = s + i*hi + i*lo is formed as an unevaluated float64 pair with error-free TwoProduct
@@ -421,8 +426,8 @@ def exact_column(s: float, e: float, num: int, div: int, dt) -> np.ndarray:
     in float64, then to dt), that is the correctly rounded value; the other elements are
     computed with exact rationals.
     """
-    info = format_info(dt)
-    dt = np.dtype(dt)
+    info = dt if isinstance(dt, FormatInfo) else format_info(dt)  # (held: FP8's, ...)
+    dt = info.dtype
     if not (math.isfinite(s) and math.isfinite(e)):
         with np.errstate(all="ignore"):
             i = np.arange(num, dtype=dt)
@@ -458,7 +463,7 @@ def exact_column(s: float, e: float, num: int, div: int, dt) -> np.ndarray:
         slope = fe.numerator * fs.denominator - fs.numerator * fe.denominator
         for k in bad.tolist():
             n = base + k * slope
-            out[k] = round_rational(n, den, info.precision, info.emin, info.emax) if n else 0.0
+            out[k] = round_ratio(n, den, info) if n else 0.0
     if num:
         out[0] = s  # i = 0 is start itself (keeps the sign of a zero)
     return out
@@ -507,6 +512,8 @@ def linspace(
         a 0-d float32 ``stop``, ``numpy2`` float32).
     """
     spec = OP_TABLE.lookup("linspace", variant)
+    if (h := held((start, stop), "linspace", ("start", "stop"))) is not None:  # FP8, FP6, FP4
+        return _of_held(h, num, variant, dtype, endpoint, axis)
     if isinstance(num, (bool, np.bool_)):
         raise TypeError(f"linspace: num must be an integer, got {checks.shown(num)}")
     try:
@@ -575,12 +582,91 @@ def linspace(
     return _formula(name, start, stop, num, endpoint, dtype, axis)
 
 
+HELD_VARIANTS = ("lerp", "fma", "exact")  # those that compute in held formats
+
+
+def linspace_held(
+    start, stop, num: int, fmt: str, variant: str = "exact", *, endpoint=True, axis: int = 0
+) -> np.ndarray:
+    """:func:`linspace` of ends ``start`` and ``stop`` that are values of the held format
+    ``fmt`` (FP8, FP6 or FP4 values in float32, a format of fpx.format's in float64):
+    ``lerp`` and ``fma`` as written, every operation rounded once to it (``i`` and ``div``
+    too, as a cast to a dtype rounds them; fma's ``i*step + start`` rounded once), ``exact``
+    each element once. An array of ml_dtypes' type (float64 for fpx.format's). The library
+    variants have no such semantics (NumPy and CuPy have no FP8 linspace) and are refused;
+    fpx.format's formats up to precision 25 and emax 511 (float64 holds their products)."""
+    name = OP_TABLE.lookup("linspace", variant).name
+    info = format_info(fmt)
+    if name not in HELD_VARIANTS:
+        raise ValueError(
+            f"linspace variant {checks.shown(name)} has no {fmt} semantics to reproduce "
+            f"(NumPy and CuPy compute no linspace in it); the variants that do: "
+            + ", ".join(HELD_VARIANTS)
+        )
+    if not _fits(info):
+        raise ValueError(
+            f"linspace: {fmt} (precision {info.precision}, emax {info.emax}) is not emulated: "
+            f"linspace computes a held format in float64 up to precision {HELD_PRECISION} "
+            "and emax 511 (float64 holds its products)"
+        )
+    num = checks.integer("num", num, 0)
+    endpoint = checks.boolean("endpoint", endpoint)
+    a, b = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (start, stop)))
+    axis = checks.integer("axis", axis)
+    if not -a.ndim - 1 <= axis <= a.ndim:
+        raise ValueError(f"linspace: axis {axis} is out of bounds for a {a.ndim + 1}-D result")
+    div = (num - 1) if endpoint else num
+    shape = (num,) + a.shape
+    i = np.arange(num, dtype=np.float64).reshape((-1,) + (1,) * a.ndim)
+
+    def rn(v):
+        return np.asarray(as_format(np.asarray(v, dtype=np.float64), fmt), dtype=np.float64)
+
+    with np.errstate(all="ignore"):
+        if name == "exact":
+            y = np.empty((num, a.size))
+            for c, (s, e) in enumerate(zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())):
+                y[:, c] = exact_column(s, e, num, div, info)
+            y = y.reshape(shape)
+        elif div <= 0:
+            y = rn(rn(0.0 * rn(b - a)) + a)  # 0*delta + start, as NumPy
+        elif name == "lerp":
+            t = rn(rn(i) / rn(div))
+            y = rn(rn(a * rn(1.0 - t)) + rn(b * t))
+        else:  # fma: i*step is exact in float64; the sum rounded to odd, then once to fmt
+            step = rn(rn(b - a) / rn(div))
+            p = np.broadcast_to(rn(i) * step, shape)
+            y = rn(odd_add64(p, np.broadcast_to(a, shape)))
+        y = np.array(np.broadcast_to(y, shape))
+    if endpoint and num > 1:
+        y[-1, ...] = b
+    return np.asarray(as_held(np.moveaxis(y, 0, axis), fmt))
+
+
+def _of_held(h: tuple, num, variant: str, dtype, endpoint, axis) -> np.ndarray:
+    """linspace of FP8, FP6 or FP4 ends (``held``'s values and format), in their format."""
+    (a, b), name = h
+    if dtype is not None:
+        raise TypeError(
+            f"linspace: dtype={checks.shown(dtype)} with {name} ends: the result is in "
+            "their format; convert them first for another, e.g. start.astype(np.float32)"
+        )
+    return linspace_held(a, b, num, name, variant, endpoint=endpoint, axis=axis)
+
+
+def _fits(info: FormatInfo) -> bool:
+    return info.precision <= HELD_PRECISION and products_exact(info)
+
+
 # ----------------------------------------------------------------------------- the op
 
 
 def _inputs(n, fmt, distribution, seed, params):
-    """start and stop: two values drawn from the distribution; num = n."""
+    """start and stop: two values drawn from the distribution (FP8, FP6, FP4: of ml_dtypes'
+    types); num = n."""
     a, b = generate(distribution, 2, fmt, seed)
+    if fmt in SMALL_DTYPES:
+        a, b = (np.asarray(v).astype(SMALL_DTYPES[fmt])[()] for v in (a, b))
     return {"format": fmt, "start": a, "stop": b, "num": n}
 
 
@@ -591,6 +677,8 @@ def _args(inputs, params):
 
 def _call(name, settings, inputs, params):
     s, e, num, kw = _args(inputs, params)
+    if format_info(inputs["format"]).user_defined:  # (float64 values, the format named)
+        return linspace_held(s, e, num, inputs["format"], name, **kw)
     return linspace(s, e, num, variant=name, **kw)
 
 
@@ -601,12 +689,21 @@ def _numpy(inputs, params):
 
 
 def _reference(inputs, params, fmt):
+    if is_held_data(inputs["format"]):  # (the data's format: results are measured in it)
+        return _call("exact", {}, inputs, params)
     s, e, num, kw = _args(inputs, params)
     div = num - 1 if kw.get("endpoint", True) else num
     y = exact_column(float(s), float(e), num, div, format_info(fmt).dtype)
     if kw.get("endpoint", True) and num > 1:
         y[-1] = float(e)
     return y
+
+
+def _available(fmt: str) -> list[str]:
+    """Every variant (bfloat16: lerp, fma and exact); of held data lerp, fma and exact."""
+    if fmt == "bfloat16" or is_held_data(fmt):
+        return list(HELD_VARIANTS) if _fits(format_info(fmt)) else []
+    return [v.name for v in _VARIANTS]
 
 
 OP_TABLE = OpTable(
@@ -642,7 +739,7 @@ OP_TABLE = OpTable(
             ),
         ),
         default_variants=("numpy1", "numpy2", "cupy-scalar", "lerp", "fma"),
-        unsupported={"bfloat16": {"numpy1", "numpy2", "cupy", "cupy-array", "cupy-scalar"}},
+        available=_available,
         bytes_per_element=96.0,
         rank=10,
     ),
