@@ -132,11 +132,8 @@ def softmax(
         An array of x's shape and format (an empty array for empty input).
     """
     OP_TABLE.lookup("softmax", variant)
-    if (h := held((x,), "softmax")) is not None:  # FP8, FP6, FP4 data: in their format
-        (values,), name = h
-        return softmax_held(values, name, variant, order=order, accumulate=accumulate)
-    (x,), info = coerce(x, what="softmax")
-    return softmax_held(x, info.name, variant, order=order, accumulate=accumulate)
+    values, name = _values(x, "softmax")
+    return softmax_held(values, name, variant, order=order, accumulate=accumulate)
 
 
 def softmax_held(
@@ -170,6 +167,16 @@ def softmax_held(
             s = _fsum(e, order, accumulate=accumulate if acc.storage else acc.name)
             out = np.asarray(as_format(acc_div(e, s, acc), info.name))
     return scalar_out(_out(out, info).reshape(shape))
+
+
+def _values(x, op: str) -> tuple[np.ndarray, str]:
+    """x's values and format: FP8, FP6 and FP4 arrays' in float32 (computed in their format),
+    others as the package's coercion gives them."""
+    if (h := held((x,), op)) is not None:
+        (values,), name = h
+        return values, name
+    (x,), info = coerce(x, what=op)
+    return x, info.name
 
 
 def _formats(name: str, accumulate, variant: str, op: str) -> tuple[FormatInfo, FormatInfo]:
@@ -237,11 +244,8 @@ def logsumexp(
         A NumPy scalar of x's format.
     """
     OP_TABLE.lookup("logsumexp", variant)
-    if (h := held((x,), "logsumexp")) is not None:  # FP8, FP6, FP4 data: in their format
-        (values,), name = h
-        return logsumexp_held(values, name, variant, order=order, accumulate=accumulate)
-    (x,), info = coerce(x, what="logsumexp")
-    return logsumexp_held(x, info.name, variant, order=order, accumulate=accumulate)
+    values, name = _values(x, "logsumexp")
+    return logsumexp_held(values, name, variant, order=order, accumulate=accumulate)
 
 
 def logsumexp_held(
