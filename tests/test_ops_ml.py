@@ -558,9 +558,9 @@ def is_midpoint(q: Fraction, fmt) -> bool:
 def test_adam_exact_interval_path_in_every_format(fmt, monkeypatch):
     """Force the exact-rational / mpmath-interval path for every element (float64 always
     takes it; narrower formats only where the float64 bounds leave an element undecided)."""
-    from fpexplore.ops import adam as adam_module
+    from fpexplore.ops import adam_exact
 
-    monkeypatch.setattr(adam_module, "_adam_bounds", lambda P, *a: np.ones(P.size, bool))
+    monkeypatch.setattr(adam_exact, "_adam_bounds", lambda P, *a: np.ones(P.size, bool))
     for k, (hp, step, wd) in enumerate([(HYPER, 2, 0.0), (HYPER, 5000, 0.01)]):
         p, g, m, v = adam_data(fmt, 60, 50 + k)
         got = adam_step(p, g, m, v, step, variant="exact", weight_decay=wd, **hp)

@@ -18,6 +18,7 @@ package (nothing registers itself): adding an op is adding a module and its test
 - ``softmax``      softmax and logsumexp (naive, shifted)
 - ``cdist``        cdist: the expanded formula against the direct one
 - ``adam``         the Adam step in its operation orders
+- ``adam_exact``   the Adam step's exact variant (error bounds, exact rationals, intervals)
 - ``_error_bounds`` float64 arithmetic with rigorous error bounds (adam's exact variant)
 """
 
