@@ -121,8 +121,9 @@ def as_held(value, name: str) -> np.generic:
         return out.astype(np.float64)[()]
     if not has_nan(name) and np.isnan(out.astype(np.float64)).any():
         raise ValueError(
-            f"the result is NaN, which {name} cannot hold (it has no NaN): an accumulator "
-            "went to NaN (E4M3 past 448, or inf - inf in one with infinities); give one that "
-            "saturates or a wider one, e.g. accumulate='float32'"
+            f"the result is NaN, which {name} cannot hold (it has no NaN): a step went to "
+            "NaN (an E4M3 accumulator past 448, inf - inf in one with infinities, or 0/0 where "
+            "everything underflowed to 0, as exp(-3.75) in FP6); give a wider accumulator, "
+            "e.g. accumulate='float32'"
         )
     return out.astype(SMALL_DTYPES[name])[()]

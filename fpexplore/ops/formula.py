@@ -31,6 +31,7 @@ __all__ = [
     "acc_mul",
     "acc_sub",
     "accumulator_of",
+    "check_held_order",
     "caller",
     "referee",
     "round_ratio",
@@ -147,6 +148,20 @@ def acc_div_count(v, n: int, acc: FormatInfo):
     num, den = f.as_integer_ratio()
     r = round_rational(num, den * n, acc.precision, acc.emin, acc.emax)
     return np.asarray(r).astype(acc.dtype)[()]
+
+
+def check_held_order(op: str, order: str, acc: FormatInfo) -> None:
+    """ValueError naming ``order`` (a sum order's name) where the held format ``acc`` (FP8,
+    FP6, FP4, fpx.format's) is summed in an order that does not round each addition to it
+    (the sum's own message named ``accumulate``, which nobody gave)."""
+    from ..orders.registry import orders_for
+
+    rounding = [n for n in orders_for("sum", acc.name) if n != "exact"]
+    if not acc.storage and order not in rounding:
+        raise ValueError(
+            f"{op}: order {order!r} does not round each addition to {acc.name}, the format "
+            f"{op} computes in; the orders that do: {', '.join(rounding)}"
+        )
 
 
 # ------------------------------------------------ correct rounding in any format, from exact values

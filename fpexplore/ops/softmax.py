@@ -67,6 +67,7 @@ from .formula import (
     acc_sub,
     accumulator_of,
     caller,
+    check_held_order,
     referee,
     round_ratio,
     to_acc,
@@ -154,6 +155,8 @@ def softmax_held(
     OP_TABLE.lookup("softmax", variant)
     order = _check_settings("softmax", variant, order, accumulate)
     info, acc = _formats(name, accumulate, variant, "softmax")
+    if variant != "exact":
+        check_held_order("softmax", order, acc)
     shape = np.shape(x)
     flat = np.ravel(x)
     if variant == "exact":
@@ -261,6 +264,8 @@ def logsumexp_held(
     OP_TABLE.lookup("logsumexp", variant)
     order = _check_settings("logsumexp", variant, order, accumulate)
     info, acc = _formats(name, accumulate, variant, "logsumexp")
+    if variant != "exact":
+        check_held_order("logsumexp", order, acc)
     flat = np.ravel(x)
     if variant == "exact":
         return _out(_exact_logsumexp(flat, info), info)[()]

@@ -35,6 +35,7 @@ from .formula import (
     acc_sub,
     accumulator_of,
     caller,
+    check_held_order,
     referee,
     to_acc,
     x_inputs,
@@ -197,6 +198,8 @@ def variance_held(
             f"variance: {acc.name} has precision {acc.precision}: its arithmetic is emulated "
             f"in float64, correctly rounded up to precision {HELD_PRECISION} (53 >= 2p + 2)"
         )
+    if variant != "exact":
+        check_held_order("variance", order, acc)
     x = np.ravel(x)
     if x.size - ddof <= 0:
         return _undefined(x.size, ddof, name)
