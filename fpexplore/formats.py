@@ -127,8 +127,8 @@ def _unsupported_dtype(dt: np.dtype) -> TypeError:
         readers += "next_up, next_down, as_format" + (", mma" if name in FP8_DTYPES else "")
         if _INFO[name].has_negative_zero:  # the formats the rounded orders accumulate in
             readers += ", sum, dot, matmul, mean, variance, softmax, logsumexp, cdist, linspace, "
-            readers += "exp, log, sin, tanh, sqrt, pow, exact_sum, exact_dot, exact_matmul and "
-            readers += "compare's ops but adam_step"
+            readers += "adam_step, exp, log, sin, tanh, sqrt, pow, exact_sum, exact_dot, "
+            readers += "exact_matmul and compare"
         hint = (
             f"{name} arrays ({dt}) are read by {readers}; for the others convert it, e.g. "
             "x.astype(np.float32) (exact)"

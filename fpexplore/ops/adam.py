@@ -44,12 +44,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import checks
+from .._registry import SMALL_DTYPES
 from ..data import generate
-from ..exact import fma as exact_fma
 from ..formats import FormatInfo, coerce, format_info, scalar_out
+from ..held import as_held, has_nan, held
 from ..metrics import pass_rate
+from ..orders.arith import products_exact
 from .adam_exact import exact_step
-from .formula import RoundedArith
+from .formula import HELD_PRECISION, RoundedArith
 from .opspec import OpSpec, OpTable, pick
 from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
 
@@ -61,6 +63,7 @@ __all__ = [
     "ADAM_SQRT",
     "OP_TABLE",
     "AdamHyper",
+    "adam_held",
     "adam_pass_rates",
     "adam_run",
     "adam_step",
@@ -191,7 +194,11 @@ def _torch_sqrt(a: np.ndarray, info: FormatInfo) -> np.ndarray:
 
 
 def _adam_arrays(param, grad, m, v):
-    arrays, info = coerce(param, grad, m, v, what="adam_step", names=("param", "grad", "m", "v"))
+    names = ("param", "grad", "m", "v")
+    if (h := held((param, grad, m, v), "adam_step", names)) is not None:  # FP8, FP6, FP4
+        arrays, info = h[0], format_info(h[1])
+    else:
+        arrays, info = coerce(param, grad, m, v, what="adam_step", names=names)
     shapes = [a.shape for a in arrays]
     if len(set(shapes)) != 1:
         raise ValueError(
@@ -287,12 +294,53 @@ def adam_step(
 def _step(param, grad, m, v, h: AdamHyper, variant: str, moments: str, sqrt):
     """:func:`adam_step` with its arguments checked (``moments`` resolved)."""
     (param, grad, m, v), info = _adam_arrays(param, grad, m, v)
+    return _computed((param, grad, m, v), info, h, variant, moments, sqrt)
+
+
+def adam_held(param, grad, m, v, name: str, step: int, **kw) -> tuple:
+    """:func:`adam_step` (its keywords) of the values of the held format ``name``: FP8, FP6 or
+    FP4 values in float32, a format of fpx.format's in float64, of one shape. Every
+    operation rounded once to it (fma's product exact in float64, its sum once), the exact
+    variant each output once; arrays of ml_dtypes' type (float64 for fpx.format's). Formats
+    up to precision 25 and emax 511 (float64 arithmetic rounds correctly to them)."""
+    variant = kw.pop("variant", "div-then-mul")
+    OP_TABLE.lookup("adam_step", variant)
+    moments = _moments_for(variant, kw.pop("moments", None))
+    sqrt = kw.pop("sqrt", "ieee")
+    _check_sqrt(variant, sqrt)
+    arrays = [np.asarray(a, dtype=np.float64) for a in (param, grad, m, v)]
+    if len({a.shape for a in arrays}) != 1:
+        raise ValueError("adam_step: param, grad, m and v must have the same shape")
+    h = AdamHyper(step=step, **kw)
+    return _computed(arrays, format_info(name), h, variant, moments, sqrt)
+
+
+def _computed(arrays, info: FormatInfo, h: AdamHyper, variant: str, moments: str, sqrt):
+    """(param', m', v') of the values ``arrays`` of ``info`` (held: checked, in their type)."""
+    if not info.storage:
+        _check_held(info, sqrt)
     if variant == "exact":
-        out = exact_step(param, grad, m, v, info, h, _ieee(h))
+        out = exact_step(*arrays, info, h, _ieee(h))
     else:
         F = RoundedArith(info, _sqrt_of(sqrt, info))
-        out = _adam_formula(F, param, grad, m, v, variant, moments, h)
+        out = _adam_formula(F, *arrays, variant, moments, h)
+    if not info.storage:
+        return tuple(scalar_out(np.asarray(as_held(a, info.name))) for a in out)
     return tuple(scalar_out(np.asarray(a, dtype=info.dtype)) for a in out)
+
+
+def _check_held(info: FormatInfo, sqrt) -> None:
+    if info.precision > HELD_PRECISION or not products_exact(info):
+        raise ValueError(
+            f"adam_step: {info.name} (precision {info.precision}, emax {info.emax}) is not "
+            f"emulated: adam_step computes a held format in float64 up to precision "
+            f"{HELD_PRECISION} and emax 511"
+        )
+    if sqrt != "ieee":
+        raise ValueError(
+            f"adam_step: sqrt={checks.shown(sqrt)} with {info.name} data: its square root is "
+            "the correctly rounded one, sqrt='ieee' (torch has no such format)"
+        )
 
 
 def _adam_formula(F, param, grad, m, v, variant: str, moments: str, h: AdamHyper):
@@ -314,11 +362,11 @@ def _adam_formula(F, param, grad, m, v, variant: str, moments: str, h: AdamHyper
             else:
                 m1 = F.sub(g, F.mul(diff, F.sub(F.const(1.0), w)))
         elif small:
-            m1 = exact_fma(w, diff, m)
+            m1 = F.fma(w, diff, m)
         else:
-            m1 = exact_fma(F.sub(w, F.const(1.0)), diff, g)
+            m1 = F.fma(F.sub(w, F.const(1.0)), diff, g)
     if variant == "torch":  # addcmul_: (value * g) * g + beta2 * v, the last step fused
-        v1 = exact_fma(F.mul(F.const(1.0 - beta2), g), g, F.mul(F.const(beta2), v))
+        v1 = F.fma(F.mul(F.const(1.0 - beta2), g), g, F.mul(F.const(beta2), v))
     else:
         v1 = F.add(F.mul(F.const(beta2), v), F.mul(F.mul(F.const(1.0 - beta2), g), g))
     if variant == "torch":
@@ -334,7 +382,7 @@ def _adam_formula(F, param, grad, m, v, variant: str, moments: str, h: AdamHyper
     else:
         r = F.div(m_hat, den)
         if variant == "div-then-mul+fma":
-            p1 = exact_fma(-lr_f, r, param)
+            p1 = F.fma(-lr_f, r, param)
         else:
             p1 = F.sub(param, F.mul(lr_f, r))
     return p1, m1, v1
@@ -485,11 +533,16 @@ def _adam_inputs(n, fmt, distribution, seed, params):
     the step. The table measures the new parameters."""
     p = generate(distribution, n, fmt, seed)
     g0 = generate("normal", n, fmt, seed + 1)
+    g = generate("normal", n, fmt, seed + 2)
+    if fmt in SMALL_DTYPES:  # FP8, FP6, FP4: ml_dtypes' types
+        p, g0, g = (a.astype(SMALL_DTYPES[fmt]) for a in (p, g0, g))
     zero = np.zeros_like(p)
     h = {k: params.get(k, v) for k, v in _ADAM_HYPER.items()}
-    _, m, v = adam_step(p, g0, zero, zero, 1, variant="div-then-mul", **h)
+    if format_info(fmt).user_defined:  # (float64 values, the format named)
+        _, m, v = adam_held(p, g0, zero, zero, fmt, 1, **h)
+    else:
+        _, m, v = adam_step(p, g0, zero, zero, 1, variant="div-then-mul", **h)
     h["step"] = _adam_step_of({}, params)
-    g = generate("normal", n, fmt, seed + 2)
     return {"format": fmt, "param": p, "grad": g, "m": m, "v": v, "hyper": h}
 
 
@@ -541,9 +594,10 @@ def _adam_call(name, settings, inputs, params):
         )
     step = _adam_step_of(hyper, params)
     h = {k: v for k, v in hyper.items() if k != "step"}
-    return adam_step(
-        inputs["param"], inputs["grad"], inputs["m"], inputs["v"], step, variant=name, **h, **kw
-    )[0]
+    arrays = [inputs[k] for k in ("param", "grad", "m", "v")]
+    if format_info(inputs["format"]).user_defined:  # (float64 values, the format named)
+        return adam_held(*arrays, inputs["format"], step, variant=name, **h, **kw)[0]
+    return adam_step(*arrays, step, variant=name, **h, **kw)[0]
 
 
 _ADAM_SETTINGS = {
@@ -558,6 +612,14 @@ _ADAM_SETTINGS = {
 }
 
 
+def _available(fmt: str) -> list[str]:
+    """Every variant; none of a held format past precision 25 or emax 511, nor of FP6 and
+    FP4: a zero moment over eps, which rounds to 0 there, is 0/0, a NaN they cannot hold."""
+    info = format_info(fmt)
+    fits = info.precision <= HELD_PRECISION and products_exact(info) and has_nan(info.name)
+    return [v.name for v in _ADAM_VARIANTS] if info.storage or fits else []
+
+
 OP_TABLE = OpTable(
     OpSpec(
         "adam_step",
@@ -570,6 +632,7 @@ OP_TABLE = OpTable(
         ),
         default_variants=("div-then-mul", "mul-then-div", "div-then-mul+fma", "torch"),
         default_n=1000,  # float64's exact reference is mpmath intervals for every element
+        available=_available,
         bytes_per_element=160.0,
         settings=_ADAM_SETTINGS,
         keywords={k: _keyword_check(k) for k in (*_ADAM_HYPER, "step", "moments")},

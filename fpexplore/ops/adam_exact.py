@@ -217,6 +217,9 @@ def _adam_exact_slow(P, G0, M, V, info, outs, which, h) -> None:
             u_neg = m1.neg != LR.neg
             outs[0][idx] = (Pp + _X(Fraction(0), not u_neg)).rounded(info)
             continue
+        if (q := _rational_step(p, m1.q, v1.q, h, bc_cache)) is not None:
+            outs[0][idx] = _X(q, q < 0).rounded(info)  # (an exact zero: IEEE x - x is +0)
+            continue
         prec = 128
         while True:
             with _iv_prec(prec) as iv:
@@ -232,10 +235,27 @@ def _adam_exact_slow(P, G0, M, V, info, outs, which, h) -> None:
             if lo != 0 and hi != 0:  # an end at zero leaves the sign of a zero result open
                 rlo = _X(lo, lo < 0).rounded(info)
                 rhi = _X(hi, hi < 0).rounded(info)
-                if same_bits(rlo, rhi):
+                if same_bits(rlo, rhi) or (math.isnan(rlo) and math.isnan(rhi)):  # (E4M3)
                     outs[0][idx] = rlo
                     break
             prec *= 2
+
+
+def _rational_step(p: float, m1: Fraction, v1: Fraction, h, cache: dict) -> Fraction | None:
+    """param' exactly where it is rational: ``sqrt(v1/bc2)`` rational (``v1 = 0`` included;
+    the step at most 4096, its bias corrections exact Fractions). The interval loop would not
+    end on such a value where it is a midpoint of the format and an interval on the way is
+    not a point (sqrt(v'/bc2) = 4/3); here it is exact at once."""
+    if h.step > 4096:
+        return None
+    if "exact" not in cache:
+        cache["exact"] = tuple(1 - Fraction(b) ** h.step for b in (h.beta1, h.beta2))
+    bc1, bc2 = cache["exact"]
+    vh = v1 / bc2
+    rn, rd = math.isqrt(vh.numerator), math.isqrt(vh.denominator)
+    if rn * rn != vh.numerator or rd * rd != vh.denominator:
+        return None
+    return Fraction(p) - Fraction(h.lr) * (m1 / bc1) / (Fraction(rn, rd) + Fraction(h.eps))
 
 
 def _iv_of(iv, q: Fraction):

@@ -15,8 +15,9 @@ import numpy as np
 
 from .._registry import SMALL_DTYPES
 from ..data import generate
+from ..exact import fma as exact_fma
 from ..formats import FormatInfo, as_format, format_info, round_f64
-from ..numerics import round_rational, ziv_decide
+from ..numerics import odd_add64, round_rational, ziv_decide
 from ..orders.arith import accumulator_format
 from .opspec import pick, with_settings
 from .variant import Settings, order_of
@@ -78,6 +79,17 @@ class RoundedArith:
 
     def div(self, a, b):
         return self._apply(np.divide, a, b)
+
+    def fma(self, a, b, c):
+        """``a*b + c`` rounded once (:func:`fpexplore.fma`; a held format of precision <= 26
+        and emax <= 511: the product exact in float64, the sum rounded to odd there, then
+        once to the format)."""
+        if self.info.storage:
+            return exact_fma(a, b, c)
+        a, b, c = (np.asarray(v, dtype=_F64) for v in (a, b, c))
+        with np.errstate(all="ignore"):
+            p, c = np.broadcast_arrays(a * b, c)
+            return round_f64(odd_add64(p, c), self.info)
 
     def sqrt(self, a):
         if self.sqrt_with == "ieee":
