@@ -49,9 +49,8 @@ from ..data import generate
 from ..formats import FormatInfo, coerce, format_info, scalar_out
 from ..held import as_held, has_nan, held
 from ..metrics import pass_rate
-from ..orders.arith import products_exact
 from .adam_exact import exact_step
-from .formula import HELD_PRECISION, RoundedArith
+from .formula import RoundedArith, check_held_fits, held_fits
 from .opspec import OpSpec, OpTable, pick
 from .variant import EXACT, FORMULA, LIBRARY, Settings, Variant
 
@@ -330,12 +329,7 @@ def _computed(arrays, info: FormatInfo, h: AdamHyper, variant: str, moments: str
 
 
 def _check_held(info: FormatInfo, sqrt) -> None:
-    if info.precision > HELD_PRECISION or not products_exact(info):
-        raise ValueError(
-            f"adam_step: {info.name} (precision {info.precision}, emax {info.emax}) is not "
-            f"emulated: adam_step computes a held format in float64 up to precision "
-            f"{HELD_PRECISION} and emax 511"
-        )
+    check_held_fits("adam_step", info)
     if sqrt != "ieee":
         raise ValueError(
             f"adam_step: sqrt={checks.shown(sqrt)} with {info.name} data: its square root is "
@@ -616,8 +610,8 @@ def _available(fmt: str) -> list[str]:
     """Every variant; none of a held format past precision 25 or emax 511, nor of FP6 and
     FP4: a zero moment over eps, which rounds to 0 there, is 0/0, a NaN they cannot hold."""
     info = format_info(fmt)
-    fits = info.precision <= HELD_PRECISION and products_exact(info) and has_nan(info.name)
-    return [v.name for v in _ADAM_VARIANTS] if info.storage or fits else []
+    fits = held_fits(info) and (info.storage or has_nan(info.name))
+    return [v.name for v in _ADAM_VARIANTS] if fits else []
 
 
 OP_TABLE = OpTable(

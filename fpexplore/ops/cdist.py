@@ -25,7 +25,7 @@ from ..formats import FormatInfo, as_format, coerce, format_info, format_name, r
 from ..held import as_held, held, is_held_data
 from ..orders.arith import accumulator_format
 from ..orders.registry import lookup as order_lookup
-from .formula import HELD_PRECISION, RoundedArith, round_ratio
+from .formula import RoundedArith, check_held_fits, held_fits, round_ratio
 from .opspec import OpSpec, OpTable, pick, with_settings
 from .variant import EXACT, FORMULA, Settings, Variant, check_order, order_of
 
@@ -142,18 +142,9 @@ def cdist_held(
     rounds correctly to them) and emax 255 (its squares stay normal in float64)."""
     OP_TABLE.lookup("cdist", variant)
     info = format_info(name)
-    if not _fits(info):
-        raise ValueError(
-            f"cdist: {name} (precision {info.precision}, emax {info.emax}) is not emulated: "
-            f"cdist computes a held format in float64 up to precision {HELD_PRECISION} and "
-            f"emax {HELD_EMAX}"
-        )
+    check_held_fits("cdist", info, HELD_EMAX)
     out = _cdist(np.asarray(x), np.asarray(y), info, variant, **kw)
     return np.asarray(as_held(out, name))
-
-
-def _fits(info: FormatInfo) -> bool:
-    return info.storage or (info.precision <= HELD_PRECISION and info.emax <= HELD_EMAX)
 
 
 def _cdist(
@@ -439,7 +430,9 @@ OP_TABLE = OpTable(
         inputs=_cdist_inputs,
         call=_cdist_call,
         reference=lambda inputs, params, fmt: _cdist_call("exact", {}, inputs, {}),
-        available=lambda fmt: [v.name for v in _CDIST_VARIANTS] if _fits(format_info(fmt)) else [],
+        available=lambda fmt: (
+            [v.name for v in _CDIST_VARIANTS] if held_fits(format_info(fmt), HELD_EMAX) else []
+        ),
         numpy=_cdist_numpy,
         numpy_label="numpy broadcast",
         default_variants=("expanded", "direct"),

@@ -32,7 +32,9 @@ __all__ = [
     "acc_mul",
     "acc_sub",
     "accumulator_of",
+    "check_held_fits",
     "check_held_order",
+    "check_held_precision",
     "caller",
     "referee",
     "round_ratio",
@@ -168,11 +170,39 @@ def check_held_order(op: str, order: str, acc: FormatInfo) -> None:
     (the sum's own message named ``accumulate``, which nobody gave)."""
     from ..orders.registry import orders_for
 
+    if acc.storage:
+        return
     rounding = [n for n in orders_for("sum", acc.name) if n != "exact"]
-    if not acc.storage and order not in rounding:
+    if order not in rounding:
         raise ValueError(
             f"{op}: order {order!r} does not round each addition to {acc.name}, the format "
             f"{op} computes in; the orders that do: {', '.join(rounding)}"
+        )
+
+
+def check_held_precision(op: str, acc: FormatInfo, why: str = "") -> None:
+    """ValueError where ``op`` would compute in the held format ``acc`` past precision 25,
+    where float64 arithmetic no longer rounds correctly to it (``why``: what to do)."""
+    if not acc.storage and acc.precision > HELD_PRECISION:
+        raise ValueError(
+            f"{op}: {acc.name} has precision {acc.precision}: its arithmetic is emulated "
+            f"in float64, correctly rounded up to precision {HELD_PRECISION} (53 >= 2p + 2)" + why
+        )
+
+
+def held_fits(info: FormatInfo, emax: int = 511) -> bool:
+    """Whether an op computes in ``info`` in float64: a storage format, or a held one up to
+    precision 25 and ``emax`` (511: float64 holds every product of its values)."""
+    return info.storage or (info.precision <= HELD_PRECISION and info.emax <= emax)
+
+
+def check_held_fits(op: str, info: FormatInfo, emax: int = 511, why: str = "") -> None:
+    """ValueError naming ``info`` where not :func:`held_fits`."""
+    if not held_fits(info, emax):
+        raise ValueError(
+            f"{op}: {info.name} (precision {info.precision}, emax {info.emax}) is not emulated: "
+            f"{op} computes a held format in float64 up to precision {HELD_PRECISION} and "
+            f"emax {emax}{why}"
         )
 
 

@@ -45,8 +45,7 @@ from ..exact import fma as exact_fma
 from ..formats import FormatInfo, as_array, as_format, format_info, native, refuse_masked
 from ..held import as_held, held, is_held_data
 from ..numerics import flush_subnormals, odd_add64, two_sum
-from ..orders.arith import products_exact
-from .formula import HELD_PRECISION, round_ratio
+from .formula import check_held_fits, held_fits, round_ratio
 from .opspec import OpSpec, OpTable, Recording, pick
 from .variant import EXACT, FORMULA, HYPOTHESIS, LIBRARY, Variant
 
@@ -603,12 +602,7 @@ def linspace_held(
             f"(NumPy and CuPy compute no linspace in it); the variants that do: "
             + ", ".join(HELD_VARIANTS)
         )
-    if not _fits(info):
-        raise ValueError(
-            f"linspace: {fmt} (precision {info.precision}, emax {info.emax}) is not emulated: "
-            f"linspace computes a held format in float64 up to precision {HELD_PRECISION} "
-            "and emax 511 (float64 holds its products)"
-        )
+    check_held_fits("linspace", info, why=" (float64 holds its products)")
     num = checks.integer("num", num, 0)
     endpoint = checks.boolean("endpoint", endpoint)
     a, b = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (start, stop)))
@@ -652,10 +646,6 @@ def _of_held(h: tuple, num, variant: str, dtype, endpoint, axis) -> np.ndarray:
             "their format; convert them first for another, e.g. start.astype(np.float32)"
         )
     return linspace_held(a, b, num, name, variant, endpoint=endpoint, axis=axis)
-
-
-def _fits(info: FormatInfo) -> bool:
-    return info.precision <= HELD_PRECISION and products_exact(info)
 
 
 # ----------------------------------------------------------------------------- the op
@@ -702,7 +692,7 @@ def _reference(inputs, params, fmt):
 def _available(fmt: str) -> list[str]:
     """Every variant (bfloat16: lerp, fma and exact); of held data lerp, fma and exact."""
     if fmt == "bfloat16" or is_held_data(fmt):
-        return list(HELD_VARIANTS) if _fits(format_info(fmt)) else []
+        return list(HELD_VARIANTS) if held_fits(format_info(fmt)) else []
     return [v.name for v in _VARIANTS]
 
 

@@ -68,6 +68,7 @@ from .formula import (
     accumulator_of,
     caller,
     check_held_order,
+    check_held_precision,
     referee,
     round_ratio,
     to_acc,
@@ -189,12 +190,8 @@ def _formats(name: str, accumulate, variant: str, op: str) -> tuple[FormatInfo, 
     held_acc = is_held_data(format_name(accumulate))
     if held_acc or (accumulate is None and not info.storage):
         acc = format_info(format_name(accumulate) if held_acc else name)
-        if variant != "exact" and acc.precision > HELD_PRECISION:
-            raise ValueError(
-                f"{op}: {acc.name} has precision {acc.precision}: its arithmetic is emulated "
-                f"in float64, correctly rounded up to precision {HELD_PRECISION} "
-                "(53 >= 2p + 2); variant 'exact' takes it"
-            )
+        if variant != "exact":
+            check_held_precision(op, acc, "; variant 'exact' takes it")
         return info, acc
     return info, accumulator_of(accumulate, info)
 

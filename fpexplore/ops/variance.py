@@ -36,6 +36,7 @@ from .formula import (
     accumulator_of,
     caller,
     check_held_order,
+    check_held_precision,
     referee,
     to_acc,
     x_inputs,
@@ -193,11 +194,7 @@ def variance_held(
     ddof, order = _checked(variant, ddof, order, accumulate)
     info = format_info(name)
     acc = info if accumulate is None else format_info(format_name(accumulate))
-    if acc.precision > HELD_PRECISION and not acc.storage:
-        raise ValueError(
-            f"variance: {acc.name} has precision {acc.precision}: its arithmetic is emulated "
-            f"in float64, correctly rounded up to precision {HELD_PRECISION} (53 >= 2p + 2)"
-        )
+    check_held_precision("variance", acc)
     if variant != "exact":
         check_held_order("variance", order, acc)
     x = np.ravel(x)
